@@ -1,0 +1,435 @@
+//! One parse per file, then the language's queries over that one tree.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
+
+use crate::languages::{Language, LanguageSpec, text};
+use crate::model::{CallSite, Def, DefKind, FileExtract};
+
+/// The closed vocabulary of capture names a query may use.
+const CAPTURES: [&str; 12] = [
+    "name",
+    "receiver",
+    "reference.call",
+    "import",
+    "definition.function",
+    "definition.class",
+    "definition.struct",
+    "definition.enum",
+    "definition.trait",
+    "definition.impl",
+    "definition.module",
+    "definition.method",
+];
+
+/// A query file that does not compile, or uses a capture outside the vocabulary.
+#[derive(Debug, Clone, thiserror::Error)]
+pub enum ExtractError {
+    #[error("{file}:{row}: {message}")]
+    Query { file: &'static str, row: usize, message: String },
+    #[error("{file}: capture @{capture} is not in the capture vocabulary")]
+    Capture { file: &'static str, capture: String },
+    #[error("grammar of {0} could not be loaded")]
+    Grammar(&'static str),
+}
+
+struct Compiled {
+    defs: Query,
+    calls: Query,
+    imports: Query,
+}
+
+fn compile(spec: &LanguageSpec, (file, source): (&'static str, &'static str)) -> Result<Query, ExtractError> {
+    let q = Query::new(&(spec.grammar)(), source).map_err(|e| ExtractError::Query {
+        file,
+        row: e.row + 1,
+        message: e.message,
+    })?;
+    if let Some(bad) = q.capture_names().iter().find(|c| !CAPTURES.contains(c)) {
+        return Err(ExtractError::Capture { file, capture: (*bad).to_owned() });
+    }
+    Ok(q)
+}
+
+fn compiled(lang: Language) -> Result<&'static Compiled, ExtractError> {
+    type Slot = OnceLock<Result<Compiled, ExtractError>>;
+    static SLOTS: OnceLock<HashMap<Language, Slot>> = OnceLock::new();
+    let slots = SLOTS.get_or_init(|| Language::ALL.iter().map(|l| (*l, OnceLock::new())).collect());
+    let slot = &slots[&lang];
+    slot.get_or_init(|| {
+        let spec = lang.spec();
+        Ok(Compiled {
+            defs: compile(spec, spec.definitions)?,
+            calls: compile(spec, spec.calls)?,
+            imports: compile(spec, spec.imports)?,
+        })
+    })
+    .as_ref()
+    .map_err(Clone::clone)
+}
+
+/// Compiles every language's queries (a test calls this so a broken `.scm` fails CI).
+pub fn validate_queries() -> Result<(), ExtractError> {
+    for lang in Language::ALL {
+        compiled(*lang)?;
+    }
+    Ok(())
+}
+
+thread_local! {
+    static PARSERS: RefCell<HashMap<Language, Parser>> = RefCell::new(HashMap::new());
+}
+
+fn line_of(node: Node<'_>) -> u32 {
+    node.start_position().row as u32 + 1
+}
+
+fn count_errors(root: Node<'_>) -> u32 {
+    if !root.has_error() {
+        return 0;
+    }
+    let mut n = 0;
+    let mut cursor = root.walk();
+    'walk: loop {
+        let node = cursor.node();
+        if node.is_error() || node.is_missing() {
+            n += 1;
+        }
+        // Only descend into subtrees that contain errors.
+        if node.has_error() && !node.is_error() && cursor.goto_first_child() {
+            continue;
+        }
+        while !cursor.goto_next_sibling() {
+            if !cursor.goto_parent() {
+                break 'walk;
+            }
+        }
+    }
+    n
+}
+
+fn signature(node: Node<'_>, src: &[u8]) -> String {
+    let end = node.child_by_field_name("body").map(|b| b.start_byte()).unwrap_or(node.end_byte());
+    let raw = String::from_utf8_lossy(&src[node.start_byte()..end]);
+    let mut sig: String = raw.split_whitespace().collect::<Vec<_>>().join(" ");
+    while sig.ends_with(':') || sig.ends_with('{') {
+        sig.pop();
+        sig = sig.trim_end().to_owned();
+    }
+    if sig.chars().count() > 200 {
+        sig = sig.chars().take(200).collect::<String>() + "…";
+    }
+    sig
+}
+
+fn kind_of(capture: &str) -> Option<DefKind> {
+    Some(match capture {
+        "definition.function" => DefKind::Function,
+        "definition.method" => DefKind::Method,
+        "definition.class" => DefKind::Class,
+        "definition.struct" => DefKind::Struct,
+        "definition.enum" => DefKind::Enum,
+        "definition.trait" => DefKind::Trait,
+        "definition.impl" => DefKind::Impl,
+        "definition.module" => DefKind::Module,
+        _ => return None,
+    })
+}
+
+/// Parses `src` once and extracts definitions, call sites and imports.
+/// Broken source is data: a tree with errors still yields what it holds.
+pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> {
+    let queries = compiled(lang)?;
+    let spec = lang.spec();
+    let tree = PARSERS.with(|cell| {
+        let mut parsers = cell.borrow_mut();
+        let parser = match parsers.entry(lang) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                let mut p = Parser::new();
+                p.set_language(&(spec.grammar)()).map_err(|_| ExtractError::Grammar(spec.name))?;
+                v.insert(p)
+            }
+        };
+        Ok::<_, ExtractError>(parser.parse(src, None))
+    })?;
+    let Some(tree) = tree else {
+        return Ok(FileExtract { parse_errors: 1, ..FileExtract::default() });
+    };
+    let root = tree.root_node();
+    let mut out = FileExtract { parse_errors: count_errors(root), ..FileExtract::default() };
+
+    // Definitions.
+    let mut cursor = QueryCursor::new();
+    let names = queries.defs.capture_names();
+    let mut raw: Vec<(Node<'_>, DefKind, String)> = Vec::new();
+    let mut matches = cursor.matches(&queries.defs, root, src);
+    while let Some(m) = matches.next() {
+        let mut def_node = None;
+        let mut name = None;
+        for c in m.captures() {
+            let cap = names[c.index as usize];
+            if cap == "name" {
+                name = Some(c.node);
+            } else if let Some(kind) = kind_of(cap) {
+                def_node = Some((c.node, kind));
+            }
+        }
+        if let (Some((node, kind)), Some(name)) = (def_node, name) {
+            let mut n = text(name, src).to_owned();
+            if kind.is_type() {
+                n = (spec.clean_type_name)(&n);
+            }
+            if !n.is_empty() {
+                raw.push((node, kind, n));
+            }
+        }
+    }
+    raw.sort_by_key(|(n, _, _)| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
+    raw.dedup_by_key(|(n, k, _)| (n.start_byte(), n.end_byte(), *k));
+
+    // Nesting: a stack of open definitions gives each its innermost parent.
+    let mut stack: Vec<usize> = Vec::new();
+    for (node, kind, name) in raw {
+        while let Some(&top) = stack.last() {
+            if out.defs[top].end_byte >= node.end_byte() && out.defs[top].start_byte <= node.start_byte() {
+                break;
+            }
+            stack.pop();
+        }
+        let parent = stack.last().copied();
+        let mut kind = kind;
+        let mut owner = None;
+        if let Some(p) = parent {
+            let pd = &out.defs[p];
+            if kind == DefKind::Function && pd.kind.is_type() {
+                kind = DefKind::Method;
+                owner = Some(pd.name.clone());
+            }
+        }
+        let qualname = match parent {
+            Some(p) => format!("{}{}{}", out.defs[p].qualname, spec.qual_sep, name),
+            None => name.clone(),
+        };
+        let parent_test = parent.is_some_and(|p| out.defs[p].is_test);
+        let is_test = parent_test || (spec.is_test_def)(node, src);
+        out.defs.push(Def {
+            signature: signature(node, src),
+            name,
+            kind,
+            qualname,
+            parent,
+            owner,
+            line: line_of(node),
+            end_line: node.end_position().row as u32 + 1,
+            start_byte: node.start_byte(),
+            end_byte: node.end_byte(),
+            is_test,
+        });
+        stack.push(out.defs.len() - 1);
+    }
+
+    // Call sites, attributed to their innermost enclosing definition.
+    let names = queries.calls.capture_names();
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(&queries.calls, root, src);
+    let mut seen = std::collections::HashSet::new();
+    while let Some(m) = matches.next() {
+        let (mut call, mut name, mut receiver) = (None, None, None);
+        for c in m.captures() {
+            match names[c.index as usize] {
+                "reference.call" => call = Some(c.node),
+                "name" => name = Some(c.node),
+                "receiver" => receiver = Some(c.node),
+                _ => {}
+            }
+        }
+        let (Some(call), Some(name)) = (call, name) else { continue };
+        if !seen.insert(call.id()) {
+            continue;
+        }
+        let callee = text(name, src).to_owned();
+        if callee.is_empty() {
+            continue;
+        }
+        let receiver = receiver.map(|r| {
+            let t = text(r, src);
+            t.split_whitespace().collect::<Vec<_>>().join(" ")
+        });
+        out.calls.push(CallSite {
+            callee,
+            receiver,
+            enclosing: enclosing(&out.defs, call.start_byte()),
+            line: line_of(call),
+        });
+    }
+    out.calls.sort_by_key(|c| c.line);
+
+    // Imports.
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(&queries.imports, root, src);
+    while let Some(m) = matches.next() {
+        for c in m.captures() {
+            (spec.imports_of)(c.node, src, &mut out.imports);
+        }
+    }
+    Ok(out)
+}
+
+/// The innermost definition containing `byte` (definitions sorted by start, nested).
+fn enclosing(defs: &[Def], byte: usize) -> Option<usize> {
+    let idx = defs.partition_point(|d| d.start_byte <= byte);
+    let mut cur = idx.checked_sub(1)?;
+    loop {
+        if defs[cur].end_byte >= byte {
+            return Some(cur);
+        }
+        cur = defs[cur].parent?;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_language_query_compiles_with_the_capture_vocabulary() {
+        validate_queries().unwrap();
+    }
+
+    #[cfg(feature = "python")]
+    #[test]
+    fn python_defs_calls_imports() {
+        let src = br#"
+import os.path as p
+from .util import helper as h, other
+from ..pkg import *
+
+class Greeter(Base):
+    def greet(self, name: str) -> str:
+        self.log(name)
+        return h(name)
+
+def main():
+    Greeter().greet("x")
+    p.join("a", "b")
+
+main()
+"#;
+        let x = extract(Language::Python, src).unwrap();
+        let defs: Vec<_> = x.defs.iter().map(|d| (d.qualname.as_str(), d.kind.as_str(), d.line)).collect();
+        assert_eq!(defs, [("Greeter", "class", 6), ("Greeter.greet", "method", 7), ("main", "function", 11)]);
+        assert_eq!(x.defs[1].owner.as_deref(), Some("Greeter"));
+        assert_eq!(x.defs[1].signature, "def greet(self, name: str) -> str");
+        let calls: Vec<_> = x
+            .calls
+            .iter()
+            .map(|c| (c.callee.as_str(), c.receiver.as_deref(), c.enclosing.map(|i| x.defs[i].name.as_str()), c.line))
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                ("log", Some("self"), Some("greet"), 8),
+                ("h", None, Some("greet"), 9),
+                ("Greeter", None, Some("main"), 12),
+                ("greet", Some("Greeter()"), Some("main"), 12),
+                ("join", Some("p"), Some("main"), 13),
+                ("main", None, None, 15),
+            ]
+        );
+        let imports: Vec<_> = x
+            .imports
+            .iter()
+            .map(|i| (i.module.as_str(), i.name.as_deref(), i.alias.as_str(), i.level))
+            .collect();
+        assert_eq!(
+            imports,
+            [
+                ("os.path", None, "p", 0),
+                ("util", Some("helper"), "h", 1),
+                ("util", Some("other"), "other", 1),
+                ("pkg", None, "*", 2),
+            ]
+        );
+        assert_eq!(x.parse_errors, 0);
+    }
+
+    #[cfg(feature = "rust")]
+    #[test]
+    fn rust_defs_calls_imports_and_tests() {
+        let src = br#"
+use crate::store::{self, Index as Idx, open};
+use std::collections::*;
+
+pub struct Engine<T> { t: T }
+
+impl<T> Engine<T> {
+    pub fn run(&self) -> u32 {
+        self.step();
+        Self::helper();
+        store::open::<u8>();
+        helper()
+    }
+}
+
+fn helper() -> u32 { 1 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn works() { super::helper(); }
+}
+"#;
+        let x = extract(Language::Rust, src).unwrap();
+        let defs: Vec<_> =
+            x.defs.iter().map(|d| (d.qualname.as_str(), d.kind.as_str(), d.is_test)).collect();
+        assert_eq!(
+            defs,
+            [
+                ("Engine", "struct", false),
+                ("Engine", "impl", false),
+                ("Engine::run", "method", false),
+                ("helper", "function", false),
+                ("tests", "module", true),
+                ("tests::works", "function", true),
+            ]
+        );
+        assert_eq!(x.defs[2].owner.as_deref(), Some("Engine"));
+        assert_eq!(x.defs[2].signature, "pub fn run(&self) -> u32");
+        let calls: Vec<_> = x.calls.iter().map(|c| (c.callee.as_str(), c.receiver.as_deref())).collect();
+        assert_eq!(
+            calls,
+            [
+                ("step", Some("self")),
+                ("helper", Some("Self")),
+                ("open", Some("store")),
+                ("helper", None),
+                ("helper", Some("super")),
+            ]
+        );
+        let imports: Vec<_> =
+            x.imports.iter().map(|i| (i.module.as_str(), i.name.as_deref(), i.alias.as_str())).collect();
+        assert_eq!(
+            imports,
+            [
+                ("crate", Some("store"), "store"),
+                ("crate::store", Some("Index"), "Idx"),
+                ("crate::store", Some("open"), "open"),
+                ("std::collections", Some("*"), "*"),
+            ]
+        );
+    }
+
+    #[test]
+    fn broken_source_is_still_extracted() {
+        #[cfg(feature = "python")]
+        {
+            let x = extract(Language::Python, b"def ok():\n    pass\n\ndef broken(:\n").unwrap();
+            assert!(x.parse_errors > 0);
+            assert!(x.defs.iter().any(|d| d.name == "ok"));
+        }
+    }
+}

@@ -1,0 +1,91 @@
+//! Python: definitions, calls and `import` / `from ... import` bindings.
+
+use tree_sitter::Node;
+
+use super::{LanguageSpec, text};
+use crate::model::Import;
+
+pub(crate) static SPEC: LanguageSpec = LanguageSpec {
+    name: "python",
+    extensions: &["py", "pyi"],
+    grammar: || tree_sitter::Language::new(tree_sitter_python::LANGUAGE),
+    definitions: ("python/definitions.scm", include_str!("definitions.scm")),
+    calls: ("python/calls.scm", include_str!("calls.scm")),
+    imports: ("python/imports.scm", include_str!("imports.scm")),
+    qual_sep: ".",
+    imports_of,
+    is_test_def: |_, _| false,
+    clean_type_name: |s| s.to_owned(),
+};
+
+fn line(node: Node<'_>) -> u32 {
+    node.start_position().row as u32 + 1
+}
+
+fn imports_of(node: Node<'_>, src: &[u8], out: &mut Vec<Import>) {
+    let ln = line(node);
+    match node.kind() {
+        "import_statement" => {
+            let mut cursor = node.walk();
+            for child in node.children_by_field_name("name", &mut cursor) {
+                match child.kind() {
+                    // `import a.b` binds `a`; the receiver text `a.b` still names module a.b.
+                    "dotted_name" => {
+                        let module = text(child, src).to_owned();
+                        let alias = module.split('.').next().unwrap_or("").to_owned();
+                        out.push(Import { module, name: None, alias, level: 0, line: ln });
+                    }
+                    "aliased_import" => {
+                        let module = child.child_by_field_name("name").map(|n| text(n, src)).unwrap_or("");
+                        let alias = child.child_by_field_name("alias").map(|n| text(n, src)).unwrap_or("");
+                        out.push(Import {
+                            module: module.to_owned(),
+                            name: None,
+                            alias: alias.to_owned(),
+                            level: 0,
+                            line: ln,
+                        });
+                    }
+                    _ => {}
+                }
+            }
+        }
+        "import_from_statement" => {
+            let (module, level) = match node.child_by_field_name("module_name") {
+                Some(m) if m.kind() == "relative_import" => {
+                    let t = text(m, src);
+                    let level = t.chars().take_while(|c| *c == '.').count() as u32;
+                    (t.trim_start_matches('.').to_owned(), level)
+                }
+                Some(m) => (text(m, src).to_owned(), 0),
+                None => (String::new(), 0),
+            };
+            let mut cursor = node.walk();
+            let mut any_star = false;
+            for child in node.children(&mut cursor) {
+                if child.kind() == "wildcard_import" {
+                    any_star = true;
+                }
+            }
+            if any_star {
+                out.push(Import { module: module.clone(), name: None, alias: "*".into(), level, line: ln });
+            }
+            let mut cursor = node.walk();
+            for child in node.children_by_field_name("name", &mut cursor) {
+                let (name, alias) = match child.kind() {
+                    "dotted_name" => {
+                        let t = text(child, src);
+                        (t.to_owned(), t.to_owned())
+                    }
+                    "aliased_import" => (
+                        child.child_by_field_name("name").map(|n| text(n, src)).unwrap_or("").to_owned(),
+                        child.child_by_field_name("alias").map(|n| text(n, src)).unwrap_or("").to_owned(),
+                    ),
+                    _ => continue,
+                };
+                out.push(Import { module: module.clone(), name: Some(name), alias, level, line: ln });
+            }
+        }
+        _ => {}
+    }
+}

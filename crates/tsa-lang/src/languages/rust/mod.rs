@@ -1,0 +1,114 @@
+//! Rust: items, calls (`f()`, `Type::f()`, `recv.f()`), `use` trees, test attributes.
+
+use tree_sitter::Node;
+
+use super::{LanguageSpec, text};
+use crate::model::Import;
+
+pub(crate) static SPEC: LanguageSpec = LanguageSpec {
+    name: "rust",
+    extensions: &["rs"],
+    grammar: || tree_sitter::Language::new(tree_sitter_rust::LANGUAGE),
+    definitions: ("rust/definitions.scm", include_str!("definitions.scm")),
+    calls: ("rust/calls.scm", include_str!("calls.scm")),
+    imports: ("rust/imports.scm", include_str!("imports.scm")),
+    qual_sep: "::",
+    imports_of,
+    is_test_def,
+    clean_type_name,
+};
+
+/// `&'a mut foo::Bar<T>` -> `Bar`.
+fn clean_type_name(s: &str) -> String {
+    let s = s.split('<').next().unwrap_or(s);
+    let s = s.rsplit("::").next().unwrap_or(s);
+    s.trim_start_matches(['&', '*'])
+        .trim_start_matches("mut ")
+        .trim_start_matches("dyn ")
+        .trim()
+        .to_owned()
+}
+
+/// Attributes directly before `node` (`#[test]`, `#[cfg(test)]`, `#[tokio::test]`).
+fn is_test_def(node: Node<'_>, src: &[u8]) -> bool {
+    let mut prev = node.prev_sibling();
+    while let Some(p) = prev {
+        if p.kind() == "attribute_item" {
+            let t: String = text(p, src).chars().filter(|c| !c.is_whitespace()).collect();
+            if t == "#[test]" || t.ends_with("::test]") || t.contains("cfg(test)") {
+                return true;
+            }
+        } else if p.kind() != "line_comment" && p.kind() != "block_comment" {
+            break;
+        }
+        prev = p.prev_sibling();
+    }
+    false
+}
+
+fn imports_of(node: Node<'_>, src: &[u8], out: &mut Vec<Import>) {
+    let line = node.start_position().row as u32 + 1;
+    let mut flat = Vec::new();
+    flatten(node, src, &[], &mut flat);
+    for (path, alias) in flat {
+        let (module, name) = match path.split_last() {
+            Some((last, rest)) => (rest.join("::"), Some(last.clone())),
+            None => continue,
+        };
+        out.push(Import { module, name, alias, level: 0, line });
+    }
+}
+
+fn segments(node: Node<'_>, src: &[u8]) -> Vec<String> {
+    text(node, src).split("::").map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect()
+}
+
+/// Flattens a use tree into (full path, bound name); star imports bind `*`.
+fn flatten(node: Node<'_>, src: &[u8], prefix: &[String], out: &mut Vec<(Vec<String>, String)>) {
+    match node.kind() {
+        "identifier" | "scoped_identifier" | "crate" | "super" | "self" | "metavariable" => {
+            let mut path = prefix.to_vec();
+            let segs = segments(node, src);
+            if segs.as_slice() == ["self"] && !prefix.is_empty() {
+                // `use a::b::{self}` binds `b`.
+                let alias = prefix.last().cloned().unwrap_or_default();
+                out.push((path, alias));
+                return;
+            }
+            path.extend(segs);
+            let alias = path.last().cloned().unwrap_or_default();
+            out.push((path, alias));
+        }
+        "use_as_clause" => {
+            let mut path = prefix.to_vec();
+            if let Some(p) = node.child_by_field_name("path") {
+                path.extend(segments(p, src));
+            }
+            let alias = node.child_by_field_name("alias").map(|a| text(a, src).to_owned()).unwrap_or_default();
+            out.push((path, alias));
+        }
+        "scoped_use_list" => {
+            let mut path = prefix.to_vec();
+            if let Some(p) = node.child_by_field_name("path") {
+                path.extend(segments(p, src));
+            }
+            if let Some(list) = node.child_by_field_name("list") {
+                flatten(list, src, &path, out);
+            }
+        }
+        "use_list" => {
+            let mut cursor = node.walk();
+            for child in node.named_children(&mut cursor) {
+                flatten(child, src, prefix, out);
+            }
+        }
+        "use_wildcard" => {
+            let mut path = prefix.to_vec();
+            let t = text(node, src).trim_end_matches('*').trim_end_matches("::");
+            path.extend(t.split("::").filter(|s| !s.is_empty()).map(str::to_owned));
+            path.push("*".into());
+            out.push((path, "*".into()));
+        }
+        _ => {}
+    }
+}

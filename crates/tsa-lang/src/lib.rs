@@ -1,0 +1,13 @@
+//! Languages: which files are which language, their tree-sitter grammars and
+//! `.scm` queries, and extraction of definitions, call sites and imports from
+//! one parse of one file. Knows nothing about storage or resolution across files.
+
+mod extract;
+mod languages;
+mod model;
+mod test_paths;
+
+pub use extract::{ExtractError, extract, validate_queries};
+pub use languages::Language;
+pub use model::{CallSite, Def, DefKind, FileExtract, Import};
+pub use test_paths::is_test_path;

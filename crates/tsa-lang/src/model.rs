@@ -1,0 +1,114 @@
+//! What extraction produces for one file.
+
+/// The kind of a definition.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DefKind {
+    Function,
+    Method,
+    Class,
+    Struct,
+    Enum,
+    Trait,
+    Impl,
+    Module,
+}
+
+impl DefKind {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            DefKind::Function => "function",
+            DefKind::Method => "method",
+            DefKind::Class => "class",
+            DefKind::Struct => "struct",
+            DefKind::Enum => "enum",
+            DefKind::Trait => "trait",
+            DefKind::Impl => "impl",
+            DefKind::Module => "module",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<DefKind> {
+        [
+            DefKind::Function,
+            DefKind::Method,
+            DefKind::Class,
+            DefKind::Struct,
+            DefKind::Enum,
+            DefKind::Trait,
+            DefKind::Impl,
+            DefKind::Module,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == s)
+    }
+
+    /// Functions and methods: the things that have callers and callees.
+    pub const fn is_callable(self) -> bool {
+        matches!(self, DefKind::Function | DefKind::Method)
+    }
+
+    /// Types that own methods.
+    pub const fn is_type(self) -> bool {
+        matches!(self, DefKind::Class | DefKind::Struct | DefKind::Enum | DefKind::Trait | DefKind::Impl)
+    }
+}
+
+/// A definition: function, method, class, struct, enum, trait, impl or module.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Def {
+    pub name: String,
+    pub kind: DefKind,
+    /// Qualified name in the language's own notation (`Class.method`, `Type::method`).
+    pub qualname: String,
+    /// Index of the enclosing definition in [`FileExtract::defs`].
+    pub parent: Option<usize>,
+    /// The owning type of a method (class, or the type of an impl/trait).
+    pub owner: Option<String>,
+    /// 1-based, inclusive.
+    pub line: u32,
+    pub end_line: u32,
+    pub start_byte: usize,
+    pub end_byte: usize,
+    /// The header up to the body, whitespace collapsed.
+    pub signature: String,
+    /// Test-only by language rules (`#[test]`, `#[cfg(test)] mod`); path rules are the caller's.
+    pub is_test: bool,
+}
+
+/// A call site.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CallSite {
+    /// The called name without receiver (`helper` in `self.helper()`).
+    pub callee: String,
+    /// The receiver or path text (`self`, `os.path`, `Vec`), when there is one.
+    pub receiver: Option<String>,
+    /// Index of the innermost enclosing definition; `None` at module level.
+    pub enclosing: Option<usize>,
+    /// 1-based.
+    pub line: u32,
+}
+
+/// One name bound by an import statement.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Import {
+    /// The module path as written (`os.path`, `crate::index::store`); empty for `from . import x`.
+    pub module: String,
+    /// The imported item, if the statement names one (`from m import name`, `use m::name`).
+    pub name: Option<String>,
+    /// The local name the statement binds (`*` for a star import).
+    pub alias: String,
+    /// Python relative-import level (number of leading dots); 0 otherwise.
+    pub level: u32,
+    /// 1-based.
+    pub line: u32,
+}
+
+/// Everything extracted from one file, from one parse.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct FileExtract {
+    pub defs: Vec<Def>,
+    pub calls: Vec<CallSite>,
+    pub imports: Vec<Import>,
+    /// ERROR and MISSING nodes in the parse tree. A file with errors is still indexed.
+    pub parse_errors: u32,
+}
