@@ -10,9 +10,10 @@ use crate::languages::{Language, LanguageSpec, text};
 use crate::model::{CallSite, Def, DefKind, FileExtract};
 
 /// The closed vocabulary of capture names a query may use.
-const CAPTURES: [&str; 12] = [
+const CAPTURES: [&str; 13] = [
     "name",
     "receiver",
+    "path",
     "reference.call",
     "import",
     "definition.function",
@@ -238,12 +239,16 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
     let mut matches = cursor.matches(&queries.calls, root, src);
     let mut seen = std::collections::HashSet::new();
     while let Some(m) = matches.next() {
-        let (mut call, mut name, mut receiver) = (None, None, None);
+        let (mut call, mut name, mut receiver, mut path) = (None, None, None, false);
         for c in m.captures() {
             match names[c.index as usize] {
                 "reference.call" => call = Some(c.node),
                 "name" => name = Some(c.node),
                 "receiver" => receiver = Some(c.node),
+                "path" => {
+                    receiver = Some(c.node);
+                    path = true;
+                }
                 _ => {}
             }
         }
@@ -262,6 +267,7 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
         out.calls.push(CallSite {
             callee,
             receiver,
+            path,
             enclosing: enclosing(&out.defs, call.start_byte()),
             line: line_of(call),
         });
@@ -399,15 +405,15 @@ mod tests {
         );
         assert_eq!(x.defs[2].owner.as_deref(), Some("Engine"));
         assert_eq!(x.defs[2].signature, "pub fn run(&self) -> u32");
-        let calls: Vec<_> = x.calls.iter().map(|c| (c.callee.as_str(), c.receiver.as_deref())).collect();
+        let calls: Vec<_> = x.calls.iter().map(|c| (c.callee.as_str(), c.receiver.as_deref(), c.path)).collect();
         assert_eq!(
             calls,
             [
-                ("step", Some("self")),
-                ("helper", Some("Self")),
-                ("open", Some("store")),
-                ("helper", None),
-                ("helper", Some("super")),
+                ("step", Some("self"), false),
+                ("helper", Some("Self"), true),
+                ("open", Some("store"), true),
+                ("helper", None, false),
+                ("helper", Some("super"), true),
             ]
         );
         let imports: Vec<_> =

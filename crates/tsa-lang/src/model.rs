@@ -82,6 +82,8 @@ pub struct CallSite {
     pub callee: String,
     /// The receiver or path text (`self`, `os.path`, `Vec`), when there is one.
     pub receiver: Option<String>,
+    /// True when the receiver is a path (`Type::f()`, `module::f()`), not a value.
+    pub path: bool,
     /// Index of the innermost enclosing definition; `None` at module level.
     pub enclosing: Option<usize>,
     /// 1-based.

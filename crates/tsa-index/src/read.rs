@@ -1,0 +1,299 @@
+//! Read queries over a built index. Every query answers from SQLite; none parses.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, Row, params_from_iter};
+
+use crate::resolve::Resolution;
+use crate::store;
+use crate::IndexError;
+
+/// A stored definition.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SymbolRow {
+    pub id: i64,
+    pub name: String,
+    pub kind: String,
+    pub qualname: String,
+    pub owner: Option<String>,
+    pub file: String,
+    pub language: String,
+    pub line: u32,
+    pub end_line: u32,
+    pub signature: String,
+    pub is_test: bool,
+}
+
+/// A stored call site with both ends.
+#[derive(Clone, Debug)]
+pub struct CallRow {
+    pub line: u32,
+    pub file: String,
+    pub language: String,
+    /// The enclosing definition; `None` for module-level code.
+    pub caller: Option<SymbolRow>,
+    pub callee_name: String,
+    pub receiver: Option<String>,
+    pub path_call: bool,
+    pub target: Option<SymbolRow>,
+    pub resolution: Resolution,
+    pub confidence: f64,
+}
+
+/// Counts describing the index.
+#[derive(Clone, Debug, Default)]
+pub struct Status {
+    pub files: u64,
+    pub symbols: u64,
+    pub calls: u64,
+    pub imports: u64,
+    pub files_by_language: BTreeMap<String, u64>,
+    pub symbols_by_kind: BTreeMap<String, u64>,
+    pub calls_by_resolution: BTreeMap<String, u64>,
+    pub parse_error_files: Vec<(String, u32)>,
+    pub index_bytes: u64,
+    pub built_at: Option<u64>,
+}
+
+/// A read handle on one project's index.
+pub struct Index {
+    conn: Connection,
+    root: PathBuf,
+}
+
+const SYMBOL_COLS: &str = "s.id, n.name, s.kind, s.qualname, o.name, f.path, f.language, s.line, s.end_line, s.signature, s.is_test";
+const SYMBOL_FROM: &str =
+    "symbols s JOIN names n ON n.id = s.name_id JOIN files f ON f.id = s.file_id LEFT JOIN names o ON o.id = s.owner_id";
+
+fn symbol_at(r: &Row<'_>, at: usize) -> rusqlite::Result<SymbolRow> {
+    Ok(SymbolRow {
+        id: r.get(at)?,
+        name: r.get(at + 1)?,
+        kind: r.get(at + 2)?,
+        qualname: r.get(at + 3)?,
+        owner: r.get(at + 4)?,
+        file: r.get(at + 5)?,
+        language: r.get(at + 6)?,
+        line: r.get(at + 7)?,
+        end_line: r.get(at + 8)?,
+        signature: r.get(at + 9)?,
+        is_test: r.get(at + 10)?,
+    })
+}
+
+fn opt_symbol_at(r: &Row<'_>, at: usize) -> rusqlite::Result<Option<SymbolRow>> {
+    match r.get::<_, Option<i64>>(at)? {
+        Some(_) => symbol_at(r, at).map(Some),
+        None => Ok(None),
+    }
+}
+
+impl Index {
+    /// Opens the index of `root`; `None` when it has never been built.
+    pub fn open(root: &Path) -> Result<Option<Index>, IndexError> {
+        Ok(store::open_for_read(root)?.map(|conn| Index { conn, root: root.to_path_buf() }))
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// Counts by kind, language and resolution class, parse-error files, size.
+    pub fn status(&self) -> Result<Status, IndexError> {
+        let c = &self.conn;
+        let count = |sql: &str| -> Result<u64, IndexError> { Ok(c.query_row(sql, [], |r| r.get::<_, i64>(0))? as u64) };
+        let group = |sql: &str| -> Result<BTreeMap<String, u64>, IndexError> {
+            let mut stmt = c.prepare(sql)?;
+            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        };
+        let mut calls_by_resolution = BTreeMap::new();
+        {
+            let mut stmt = c.prepare("SELECT resolution, count(*) FROM calls GROUP BY resolution")?;
+            let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?;
+            for row in rows {
+                let (code, n) = row?;
+                calls_by_resolution.insert(Resolution::from_code(code).as_str().to_owned(), n as u64);
+            }
+        }
+        let parse_error_files = {
+            let mut stmt = c.prepare("SELECT path, parse_errors FROM files WHERE parse_errors > 0 ORDER BY path")?;
+            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, u32>(1)?)))?;
+            rows.collect::<Result<_, _>>()?
+        };
+        let path = store::index_path(&self.root);
+        let size = |p: PathBuf| std::fs::metadata(p).map(|m| m.len()).unwrap_or(0);
+        let index_bytes = size(path.clone()) + size(path.with_extension("db-wal"));
+        Ok(Status {
+            files: count("SELECT count(*) FROM files")?,
+            symbols: count("SELECT count(*) FROM symbols")?,
+            calls: count("SELECT count(*) FROM calls")?,
+            imports: count("SELECT count(*) FROM imports")?,
+            files_by_language: group("SELECT language, count(*) FROM files GROUP BY language")?,
+            symbols_by_kind: group("SELECT kind, count(*) FROM symbols GROUP BY kind")?,
+            calls_by_resolution,
+            parse_error_files,
+            index_bytes,
+            built_at: store::get_meta(c, "built_at")?.and_then(|v| v.parse().ok()),
+        })
+    }
+
+    /// Definitions named `name`, optionally of type `owner` and in `file`.
+    pub fn find_symbols(&self, name: &str, owner: Option<&str>, file: Option<&str>) -> Result<Vec<SymbolRow>, IndexError> {
+        let mut sql = format!("SELECT {SYMBOL_COLS} FROM {SYMBOL_FROM} WHERE n.name = ?1");
+        let mut args: Vec<String> = vec![name.to_owned()];
+        if let Some(o) = owner {
+            args.push(o.to_owned());
+            sql.push_str(&format!(" AND o.name = ?{}", args.len()));
+        }
+        if let Some(f) = file {
+            args.push(f.to_owned());
+            sql.push_str(&format!(" AND f.path = ?{}", args.len()));
+        }
+        sql.push_str(" ORDER BY s.is_test, f.path, s.line");
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map(params_from_iter(args.iter()), |r| symbol_at(r, 0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    fn calls_where(&self, clause: &str, ids: &[i64]) -> Result<Vec<CallRow>, IndexError> {
+        if ids.is_empty() {
+            return Ok(Vec::new());
+        }
+        let marks = vec!["?"; ids.len()].join(",");
+        let sql = format!(
+            "SELECT c.line, cf.path, cf.language, cn.name, c.receiver, c.path_call, c.resolution, c.confidence,
+                    s.id, n.name, s.kind, s.qualname, o.name, f.path, f.language, s.line, s.end_line, s.signature, s.is_test,
+                    t.id, tn.name, t.kind, t.qualname, tow.name, tf.path, tf.language, t.line, t.end_line, t.signature, t.is_test
+             FROM calls c
+             JOIN files cf ON cf.id = c.file_id
+             JOIN names cn ON cn.id = c.callee_id
+             LEFT JOIN symbols s ON s.id = c.caller_id
+             LEFT JOIN names n ON n.id = s.name_id
+             LEFT JOIN names o ON o.id = s.owner_id
+             LEFT JOIN files f ON f.id = s.file_id
+             LEFT JOIN symbols t ON t.id = c.target_id
+             LEFT JOIN names tn ON tn.id = t.name_id
+             LEFT JOIN names tow ON tow.id = t.owner_id
+             LEFT JOIN files tf ON tf.id = t.file_id
+             WHERE {clause} IN ({marks})
+             ORDER BY cf.path, c.line, c.id"
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map(params_from_iter(ids.iter()), |r| {
+            Ok(CallRow {
+                line: r.get(0)?,
+                file: r.get(1)?,
+                language: r.get(2)?,
+                callee_name: r.get(3)?,
+                receiver: r.get(4)?,
+                path_call: r.get(5)?,
+                resolution: Resolution::from_code(r.get(6)?),
+                confidence: r.get(7)?,
+                caller: opt_symbol_at(r, 8)?,
+                target: opt_symbol_at(r, 19)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Call sites bound to any of `targets`.
+    pub fn callers(&self, targets: &[i64]) -> Result<Vec<CallRow>, IndexError> {
+        self.calls_where("c.target_id", targets)
+    }
+
+    /// Call sites inside any of `callers`.
+    pub fn callees(&self, callers: &[i64]) -> Result<Vec<CallRow>, IndexError> {
+        self.calls_where("c.caller_id", callers)
+    }
+
+    /// Unresolved call sites of `name` in `language` (they might be callers).
+    pub fn unresolved_sites(&self, name: &str, language: &str) -> Result<u64, IndexError> {
+        Ok(self.conn.query_row(
+            "SELECT count(*) FROM calls c JOIN names n ON n.id = c.callee_id JOIN files f ON f.id = c.file_id
+             WHERE n.name = ?1 AND c.resolution = ?2 AND f.language = ?3",
+            rusqlite::params![name, Resolution::Unknown.code(), language],
+            |r| r.get::<_, i64>(0),
+        )? as u64)
+    }
+
+    /// Whether any call site exists at all (an empty graph gets a different hint).
+    pub fn has_calls(&self) -> Result<bool, IndexError> {
+        Ok(self.conn.query_row("SELECT EXISTS(SELECT 1 FROM calls)", [], |r| r.get(0))?)
+    }
+
+    /// Whether the index holds any file.
+    pub fn has_files(&self) -> Result<bool, IndexError> {
+        Ok(self.conn.query_row("SELECT EXISTS(SELECT 1 FROM files)", [], |r| r.get(0))?)
+    }
+
+    /// FTS5 BM25 search: (rows with raw bm25 scores, best first; exact total matches).
+    /// Raw scores are negative; more negative is better.
+    pub fn search(
+        &self,
+        query: &str,
+        language: Option<&str>,
+        kinds: &[&str],
+        fetch: usize,
+    ) -> Result<(Vec<(SymbolRow, f64)>, u64), IndexError> {
+        let terms: Vec<String> = query
+            .split_whitespace()
+            .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
+            .collect();
+        if terms.is_empty() {
+            return Ok((Vec::new(), 0));
+        }
+        let expr = terms.join(" OR ");
+        let mut filter = String::new();
+        let mut args: Vec<String> = vec![expr];
+        if let Some(l) = language {
+            args.push(l.to_owned());
+            filter.push_str(&format!(" AND f.language = ?{}", args.len()));
+        }
+        if !kinds.is_empty() {
+            let start = args.len() + 1;
+            args.extend(kinds.iter().map(|k| k.to_string()));
+            let marks: Vec<String> = (start..=args.len()).map(|i| format!("?{i}")).collect();
+            filter.push_str(&format!(" AND s.kind IN ({})", marks.join(",")));
+        }
+        let total: i64 = self.conn.query_row(
+            &format!(
+                "SELECT count(*) FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid
+                 JOIN files f ON f.id = s.file_id WHERE symbols_fts MATCH ?1{filter}"
+            ),
+            params_from_iter(args.iter()),
+            |r| r.get(0),
+        )?;
+        let sql = format!(
+            "SELECT {SYMBOL_COLS}, bm25(symbols_fts, 10.0, 5.0, 2.0, 0.5) AS score
+             FROM symbols_fts JOIN {SYMBOL_FROM} ON s.id = symbols_fts.rowid
+             WHERE symbols_fts MATCH ?1{filter}
+             ORDER BY score, f.path, s.line LIMIT {fetch}"
+        );
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map(params_from_iter(args.iter()), |r| Ok((symbol_at(r, 0)?, r.get::<_, f64>(11)?)))?;
+        Ok((rows.collect::<Result<_, _>>()?, total as u64))
+    }
+
+    /// Up to `n` defined names close to `name` (for NOT_FOUND suggestions).
+    pub fn suggest(&self, name: &str, n: usize) -> Result<Vec<String>, IndexError> {
+        let mut stmt = self.conn.prepare("SELECT DISTINCT n.name FROM symbols s JOIN names n ON n.id = s.name_id")?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        let lower = name.to_lowercase();
+        let mut scored: Vec<(f64, String)> = Vec::new();
+        for row in rows {
+            let cand = row?;
+            let c = cand.to_lowercase();
+            let mut score = strsim::jaro_winkler(&lower, &c);
+            if c.contains(&lower) || lower.contains(&c) {
+                score = score.max(0.85);
+            }
+            if score >= 0.8 {
+                scored.push((score, cand));
+            }
+        }
+        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+        Ok(scored.into_iter().take(n).map(|(_, s)| s).collect())
+    }
+}

@@ -1,0 +1,233 @@
+//! Call resolution: binds each call site to a definition, or says why it cannot.
+//!
+//! Works on an in-memory model loaded from (or about to be written to) the index,
+//! so it does no IO. Order per call: the caller's own scope, `self`/`Self`, imports
+//! (following re-exports), then a unique same-language definition; else a
+//! stdlib/builtin/external class from per-language data, else `unknown`.
+//! A binding never crosses languages, and a production caller is never bound to a
+//! test-only definition when a production one exists.
+
+mod python;
+mod rust;
+
+use std::collections::HashMap;
+
+use tsa_lang::{DefKind, Language};
+
+/// How a call site was resolved (stored as a small integer).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Resolution {
+    /// Bound in the caller's own file.
+    Local,
+    /// Bound to a definition in another project file.
+    Project,
+    /// A standard-library function or type.
+    Stdlib,
+    /// A language builtin.
+    Builtin,
+    /// A third-party library.
+    External,
+    /// Nothing matched, or more than one candidate did.
+    Unknown,
+}
+
+impl Resolution {
+    pub const ALL: [Resolution; 6] = [
+        Resolution::Local,
+        Resolution::Project,
+        Resolution::Stdlib,
+        Resolution::Builtin,
+        Resolution::External,
+        Resolution::Unknown,
+    ];
+
+    pub const fn code(self) -> i64 {
+        match self {
+            Resolution::Local => 0,
+            Resolution::Project => 1,
+            Resolution::Stdlib => 2,
+            Resolution::Builtin => 3,
+            Resolution::External => 4,
+            Resolution::Unknown => 5,
+        }
+    }
+
+    pub fn from_code(code: i64) -> Resolution {
+        Resolution::ALL.into_iter().find(|r| r.code() == code).unwrap_or(Resolution::Unknown)
+    }
+
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Resolution::Local => "local",
+            Resolution::Project => "project",
+            Resolution::Stdlib => "stdlib",
+            Resolution::Builtin => "builtin",
+            Resolution::External => "external",
+            Resolution::Unknown => "unknown",
+        }
+    }
+}
+
+/// A file of the model.
+#[derive(Clone, Debug)]
+pub struct MFile {
+    pub id: i64,
+    pub path: String,
+    pub lang: Language,
+    pub is_test: bool,
+}
+
+/// A definition of the model.
+#[derive(Clone, Debug)]
+pub struct MSym {
+    pub id: i64,
+    pub file: usize,
+    pub name: String,
+    pub kind: DefKind,
+    pub owner: Option<String>,
+    pub parent: Option<usize>,
+    pub is_test: bool,
+}
+
+/// An import binding of the model.
+#[derive(Clone, Debug)]
+pub struct MImport {
+    pub module: String,
+    pub name: Option<String>,
+    pub alias: String,
+    pub level: u32,
+}
+
+/// A call site to resolve.
+#[derive(Clone, Debug)]
+pub struct MCall {
+    pub file: usize,
+    pub caller: Option<usize>,
+    pub callee: String,
+    pub receiver: Option<String>,
+    /// The receiver is a path (`Type::f`), not a value (`x.f`).
+    pub path: bool,
+}
+
+/// The outcome for one call site.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Binding {
+    pub target: Option<usize>,
+    pub resolution: Resolution,
+    pub confidence: f64,
+}
+
+impl Binding {
+    pub const UNKNOWN: Binding = Binding { target: None, resolution: Resolution::Unknown, confidence: 0.0 };
+
+    fn class(resolution: Resolution) -> Binding {
+        Binding { target: None, resolution, confidence: 0.9 }
+    }
+}
+
+/// The whole project as the resolver sees it.
+pub struct Model {
+    pub files: Vec<MFile>,
+    pub syms: Vec<MSym>,
+    pub imports: Vec<Vec<MImport>>,
+    /// Per file: definitions by name.
+    by_file_name: Vec<HashMap<String, Vec<usize>>>,
+    /// (language, name) -> definitions.
+    by_name: HashMap<(Language, String), Vec<usize>>,
+    /// (language, owner type, method name) -> methods.
+    by_owner: HashMap<(Language, String, String), Vec<usize>>,
+    python: python::Modules,
+    rust: rust::Modules,
+}
+
+impl Model {
+    pub fn new(files: Vec<MFile>, syms: Vec<MSym>, imports: Vec<Vec<MImport>>) -> Model {
+        let mut by_file_name: Vec<HashMap<String, Vec<usize>>> = vec![HashMap::new(); files.len()];
+        let mut by_name: HashMap<(Language, String), Vec<usize>> = HashMap::new();
+        let mut by_owner: HashMap<(Language, String, String), Vec<usize>> = HashMap::new();
+        for (i, s) in syms.iter().enumerate() {
+            let lang = files[s.file].lang;
+            by_file_name[s.file].entry(s.name.clone()).or_default().push(i);
+            by_name.entry((lang, s.name.clone())).or_default().push(i);
+            if let Some(owner) = &s.owner {
+                by_owner.entry((lang, owner.clone(), s.name.clone())).or_default().push(i);
+            }
+        }
+        let python = python::Modules::new(&files);
+        let rust = rust::Modules::new(&files);
+        Model { files, syms, imports, by_file_name, by_name, by_owner, python, rust }
+    }
+
+    /// Resolves one call site.
+    pub fn resolve(&self, call: &MCall) -> Binding {
+        let lang = self.files[call.file].lang;
+        let b = match lang {
+            #[allow(unreachable_patterns)]
+            Language::Python => python::resolve(self, call),
+            #[allow(unreachable_patterns)]
+            Language::Rust => rust::resolve(self, call),
+        };
+        // Never bind across languages, whatever a rule said.
+        match b.target {
+            Some(t) if self.files[self.syms[t].file].lang != lang => Binding::UNKNOWN,
+            Some(t) if self.syms[t].file == call.file => Binding { resolution: Resolution::Local, ..b },
+            Some(_) => Binding { resolution: Resolution::Project, ..b },
+            None => b,
+        }
+    }
+
+    fn caller_is_test(&self, call: &MCall) -> bool {
+        self.files[call.file].is_test || call.caller.is_some_and(|c| self.syms[c].is_test)
+    }
+
+    /// The innermost type (class, impl, trait, struct) enclosing a definition.
+    fn enclosing_type(&self, sym: Option<usize>) -> Option<&str> {
+        let mut cur = sym;
+        while let Some(i) = cur {
+            let s = &self.syms[i];
+            if s.kind.is_type() {
+                return Some(&s.name);
+            }
+            cur = s.parent;
+        }
+        None
+    }
+
+    fn in_file(&self, file: usize, name: &str) -> &[usize] {
+        self.by_file_name[file].get(name).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    fn named(&self, lang: Language, name: &str) -> &[usize] {
+        self.by_name.get(&(lang, name.to_owned())).map(Vec::as_slice).unwrap_or(&[])
+    }
+
+    fn methods(&self, lang: Language, owner: &str, name: &str) -> &[usize] {
+        self.by_owner
+            .get(&(lang, owner.to_owned(), name.to_owned()))
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
+    }
+
+    /// The single candidate left after dropping test-only definitions for a
+    /// production caller (when a production candidate exists); `None` if zero or many.
+    fn unique(&self, mut cands: Vec<usize>, caller_is_test: bool) -> Option<usize> {
+        if !caller_is_test && cands.iter().any(|&c| !self.syms[c].is_test) {
+            cands.retain(|&c| !self.syms[c].is_test);
+        }
+        cands.sort_unstable();
+        cands.dedup();
+        (cands.len() == 1).then(|| cands[0])
+    }
+
+    /// A unique project-wide definition of a plain (non-method) name.
+    fn unique_global(&self, call: &MCall, kinds: &[DefKind]) -> Option<usize> {
+        let lang = self.files[call.file].lang;
+        let cands: Vec<usize> =
+            self.named(lang, &call.callee).iter().copied().filter(|&s| kinds.contains(&self.syms[s].kind)).collect();
+        self.unique(cands, self.caller_is_test(call))
+    }
+}
+
+fn bound(target: usize, confidence: f64) -> Binding {
+    Binding { target: Some(target), resolution: Resolution::Project, confidence }
+}

@@ -1,0 +1,325 @@
+//! Rust resolution: same-file items, `self`/`Self`, `use` paths (crate, self,
+//! super, sibling crates of the workspace, `pub use` re-exports), std/prelude
+//! names, then a unique project item.
+
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
+use tsa_lang::{DefKind, Language};
+
+use super::{Binding, MCall, MFile, MImport, Model, Resolution, bound};
+
+fn std_names() -> &'static HashSet<&'static str> {
+    static S: OnceLock<HashSet<&'static str>> = OnceLock::new();
+    S.get_or_init(|| {
+        include_str!("rust_std.txt").lines().filter(|l| !l.starts_with('#') && !l.is_empty()).collect()
+    })
+}
+
+/// Crate roots and module paths of the project's Rust files.
+pub(super) struct Modules {
+    /// (crate dir, module path) -> file.
+    files: HashMap<(String, Vec<String>), usize>,
+    /// Per file: (crate dir, module path).
+    of_file: HashMap<usize, (String, Vec<String>)>,
+    /// Crate name (`tsa_index`) -> crate dir.
+    crates: HashMap<String, String>,
+}
+
+/// (crate dir, module path) of a file: `crates/x/src/a/b.rs` -> (`crates/x`, [a, b]).
+fn locate(path: &str) -> (String, Vec<String>) {
+    let parts: Vec<&str> = path.split('/').collect();
+    match parts.iter().rposition(|p| *p == "src") {
+        Some(i) => {
+            let dir = parts[..i].join("/");
+            let mut module: Vec<String> = parts[i + 1..].iter().map(|s| s.to_string()).collect();
+            if let Some(last) = module.last_mut() {
+                *last = last.trim_end_matches(".rs").to_owned();
+            }
+            if module.last().is_some_and(|l| l == "mod") {
+                module.pop();
+            }
+            if module.len() == 1 && (module[0] == "lib" || module[0] == "main") {
+                module.clear();
+            }
+            (dir, module)
+        }
+        // tests/, examples/, benches/, build.rs: each file is a crate root of its own.
+        None => (path.trim_end_matches(".rs").to_owned(), Vec::new()),
+    }
+}
+
+impl Modules {
+    pub(super) fn new(files: &[MFile]) -> Modules {
+        let mut out = Modules { files: HashMap::new(), of_file: HashMap::new(), crates: HashMap::new() };
+        for (i, f) in files.iter().enumerate() {
+            if f.lang != Language::Rust {
+                continue;
+            }
+            let (dir, module) = locate(&f.path);
+            if module.is_empty() && f.path.ends_with("src/lib.rs") {
+                let name = dir.rsplit('/').next().unwrap_or(&dir).replace('-', "_");
+                out.crates.insert(name, dir.clone());
+            }
+            out.files.insert((dir.clone(), module.clone()), i);
+            out.of_file.insert(i, (dir, module));
+        }
+        out
+    }
+}
+
+enum Module {
+    Project(usize),
+    Std,
+    External,
+    Unknown,
+}
+
+/// Resolves a module path written in `file`.
+fn module(m: &Model, file: usize, segs: &[String]) -> Module {
+    let mods = &m.rust;
+    let Some((dir, here)) = mods.of_file.get(&file) else { return Module::Unknown };
+    let Some(first) = segs.first() else { return Module::Unknown };
+    let lookup = |dir: &str, path: Vec<String>| mods.files.get(&(dir.to_owned(), path)).copied();
+    let (dir, path): (String, Vec<String>) = match first.as_str() {
+        "std" | "core" | "alloc" => return Module::Std,
+        "crate" => (dir.clone(), segs[1..].to_vec()),
+        "self" => (dir.clone(), here.iter().chain(&segs[1..]).cloned().collect()),
+        "super" => {
+            let mut base = here.clone();
+            let mut rest = segs;
+            while rest.first().is_some_and(|s| s == "super") {
+                base.pop();
+                rest = &rest[1..];
+            }
+            (dir.clone(), base.into_iter().chain(rest.iter().cloned()).collect())
+        }
+        name if mods.crates.contains_key(name) => (mods.crates[name].clone(), segs[1..].to_vec()),
+        _ => {
+            // A child module of this one, or of the crate root.
+            let child: Vec<String> = here.iter().chain(segs).cloned().collect();
+            if let Some(f) = lookup(dir, child) {
+                return Module::Project(f);
+            }
+            if let Some(f) = lookup(dir, segs.to_vec()) {
+                return Module::Project(f);
+            }
+            return Module::External;
+        }
+    };
+    match lookup(&dir, path) {
+        Some(f) => Module::Project(f),
+        None => Module::Unknown,
+    }
+}
+
+enum Target {
+    Symbol(usize),
+    Module(usize),
+    Std,
+    External,
+    Unknown,
+}
+
+fn segs(module: &str) -> Vec<String> {
+    module.split("::").filter(|s| !s.is_empty()).map(str::to_owned).collect()
+}
+
+fn import_target(m: &Model, file: usize, imp: &MImport, depth: u32) -> Target {
+    let Some(name) = &imp.name else { return Target::Unknown };
+    let mut path = segs(&imp.module);
+    if path.is_empty() {
+        // `use foo;` names a crate or module.
+        return match module(m, file, std::slice::from_ref(name)) {
+            Module::Project(f) => Target::Module(f),
+            Module::Std => Target::Std,
+            Module::External => Target::External,
+            Module::Unknown => Target::Unknown,
+        };
+    }
+    match module(m, file, &path) {
+        Module::Project(f) => {
+            if let Some(s) = in_module(m, f, name, depth + 1) {
+                return Target::Symbol(s);
+            }
+            path.push(name.clone());
+            match module(m, file, &path) {
+                Module::Project(sf) => Target::Module(sf),
+                _ => Target::Unknown,
+            }
+        }
+        Module::Std => Target::Std,
+        Module::External => Target::External,
+        Module::Unknown => Target::Unknown,
+    }
+}
+
+/// A top-level item `name` of module file `f`, following `pub use` re-exports.
+fn in_module(m: &Model, f: usize, name: &str, depth: u32) -> Option<usize> {
+    if depth > 6 {
+        return None;
+    }
+    let items: Vec<usize> = m
+        .in_file(f, name)
+        .iter()
+        .copied()
+        .filter(|&s| {
+            m.syms[s].parent.is_none()
+                && matches!(m.syms[s].kind, DefKind::Function | DefKind::Struct | DefKind::Enum | DefKind::Trait)
+        })
+        .collect();
+    if let Some(s) = m.unique(items, false) {
+        return Some(s);
+    }
+    for imp in m.imports[f].iter().filter(|i| i.alias == name) {
+        if let Target::Symbol(s) = import_target(m, f, imp, depth) {
+            return Some(s);
+        }
+    }
+    None
+}
+
+/// Methods `name` of type `owner` anywhere in the project (impl blocks may live in
+/// other files), preferring the caller's file.
+fn method(m: &Model, call: &MCall, owner: &str, name: &str) -> Binding {
+    let cands = m.methods(Language::Rust, owner, name).to_vec();
+    let same_file: Vec<usize> = cands.iter().copied().filter(|&s| m.syms[s].file == call.file).collect();
+    let test = m.caller_is_test(call);
+    if let Some(s) = m.unique(same_file, test) {
+        return Binding { target: Some(s), resolution: Resolution::Local, confidence: 1.0 };
+    }
+    match m.unique(cands, test) {
+        Some(s) => bound(s, 0.9),
+        None => Binding::UNKNOWN,
+    }
+}
+
+fn from_target(m: &Model, call: &MCall, t: Target) -> Binding {
+    match t {
+        Target::Symbol(s) => bound(s, 0.9),
+        Target::Std => Binding::class(Resolution::Stdlib),
+        Target::External => Binding::class(Resolution::External),
+        Target::Module(_) | Target::Unknown => {
+            let _ = (m, call);
+            Binding::UNKNOWN
+        }
+    }
+}
+
+pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
+    let file = call.file;
+    let name = call.callee.as_str();
+    let test = m.caller_is_test(call);
+    let callable = [DefKind::Function, DefKind::Struct, DefKind::Enum];
+    let receiver = call.receiver.as_deref();
+    if let Some(recv) = receiver
+        && !call.path
+    {
+        // A method call on a value: only `self.f()` has a type we know here.
+        return match (recv, m.enclosing_type(call.caller)) {
+            ("self", Some(owner)) => method(m, call, &owner.to_owned(), name),
+            _ => Binding::UNKNOWN,
+        };
+    }
+    match receiver {
+        None => {
+            // 1. An item of this file (free functions and tuple-struct constructors).
+            let local: Vec<usize> = m
+                .in_file(file, name)
+                .iter()
+                .copied()
+                .filter(|&s| callable.contains(&m.syms[s].kind))
+                .collect();
+            if let Some(s) = m.unique(local, test) {
+                return Binding { target: Some(s), resolution: Resolution::Local, confidence: 1.0 };
+            }
+            // 2. A `use` binding.
+            if let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == name) {
+                return from_target(m, call, import_target(m, file, imp, 0));
+            }
+            // 3. Prelude and std names.
+            if std_names().contains(name) {
+                return Binding::class(Resolution::Stdlib);
+            }
+            // 4. A unique project item.
+            match m.unique_global(call, &callable) {
+                Some(s) => bound(s, 0.5),
+                None => Binding::UNKNOWN,
+            }
+        }
+        Some("Self") => match m.enclosing_type(call.caller) {
+            Some(owner) => method(m, call, &owner.to_owned(), name),
+            None => Binding::UNKNOWN,
+        },
+        Some(recv) if recv.contains("::") || recv == "crate" || recv == "super" => {
+            let path = segs(recv.split('<').next().unwrap_or(recv));
+            // `Type::f` under a path: try the last segment as a type first.
+            if let Some(last) = path.last()
+                && last.chars().next().is_some_and(char::is_uppercase)
+            {
+                let b = method(m, call, last, name);
+                if b.target.is_some() {
+                    return b;
+                }
+            }
+            match module(m, file, &path) {
+                Module::Project(f) => match in_module(m, f, name, 1) {
+                    Some(s) => bound(s, 0.9),
+                    None => Binding::UNKNOWN,
+                },
+                Module::Std => Binding::class(Resolution::Stdlib),
+                Module::External => Binding::class(Resolution::External),
+                Module::Unknown => Binding::UNKNOWN,
+            }
+        }
+        Some(recv) => {
+            let recv = recv.split('<').next().unwrap_or(recv);
+            // A `use`d module or type.
+            if let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == recv) {
+                return match import_target(m, file, imp, 0) {
+                    Target::Module(f) => match in_module(m, f, name, 1) {
+                        Some(s) => bound(s, 0.9),
+                        None => Binding::UNKNOWN,
+                    },
+                    Target::Symbol(s) if m.syms[s].kind != DefKind::Function => {
+                        method(m, call, &m.syms[s].name.clone(), name)
+                    }
+                    t => from_target(m, call, t),
+                };
+            }
+            // A type defined in the project.
+            if recv.chars().next().is_some_and(char::is_uppercase) {
+                let b = method(m, call, recv, name);
+                if b.target.is_some() {
+                    return b;
+                }
+                if std_names().contains(recv) {
+                    return Binding::class(Resolution::Stdlib);
+                }
+                return Binding::UNKNOWN;
+            }
+            // A child module: `store::open()`.
+            match module(m, file, &[recv.to_owned()]) {
+                Module::Project(f) => match in_module(m, f, name, 1) {
+                    Some(s) => bound(s, 0.9),
+                    None => Binding::UNKNOWN,
+                },
+                Module::Std => Binding::class(Resolution::Stdlib),
+                _ => Binding::UNKNOWN,
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::locate;
+
+    #[test]
+    fn module_paths_of_files() {
+        assert_eq!(locate("crates/x/src/a/b.rs"), ("crates/x".into(), vec!["a".into(), "b".into()]));
+        assert_eq!(locate("src/lib.rs"), ("".into(), vec![]));
+        assert_eq!(locate("src/a/mod.rs"), ("".into(), vec!["a".into()]));
+        assert_eq!(locate("tests/it.rs"), ("tests/it".into(), vec![]));
+    }
+}

@@ -1,0 +1,115 @@
+//! Walks the project with ripgrep's `ignore` walker: gitignore-aware, hidden and
+//! vendored folders skipped, files over the size limit skipped and counted.
+
+use std::path::{Path, PathBuf};
+
+use tsa_lang::Language;
+
+/// Folders never indexed, wherever they sit (besides hidden ones and .gitignore).
+pub const SKIPPED_DIRS: [&str; 10] = [
+    "node_modules",
+    "target",
+    "vendor",
+    "venv",
+    "__pycache__",
+    "site-packages",
+    "bin",
+    "obj",
+    "Pods",
+    "third_party",
+];
+
+/// Walk settings.
+#[derive(Clone, Debug)]
+pub struct WalkOptions {
+    /// Files larger than this many bytes are skipped.
+    pub max_file_size: u64,
+    /// Stop after this many candidate files.
+    pub max_files: usize,
+}
+
+impl Default for WalkOptions {
+    fn default() -> Self {
+        WalkOptions { max_file_size: 2 * 1024 * 1024, max_files: 200_000 }
+    }
+}
+
+/// A candidate source file.
+#[derive(Clone, Debug)]
+pub struct SourceFile {
+    /// Project-relative, `/`-separated.
+    pub rel: String,
+    pub abs: PathBuf,
+    pub language: Language,
+    pub size: u64,
+    pub mtime_ns: i64,
+}
+
+/// What the walk found and what it skipped.
+#[derive(Clone, Debug, Default)]
+pub struct WalkResult {
+    pub files: Vec<SourceFile>,
+    pub skipped_unknown_extension: usize,
+    pub skipped_too_large: usize,
+    pub truncated_by_max_files: bool,
+}
+
+fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
+    meta.modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(0)
+}
+
+/// Project-relative `/` path of `abs` under `root`.
+pub fn relative(root: &Path, abs: &Path) -> Option<String> {
+    let rel = abs.strip_prefix(root).ok()?;
+    let parts: Vec<_> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+    Some(parts.join("/"))
+}
+
+/// Walks `root` (never following symlinks out of it) and sorts the result by path.
+pub fn walk(root: &Path, opts: &WalkOptions) -> WalkResult {
+    let mut out = WalkResult::default();
+    let walker = ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .git_ignore(true)
+        .git_global(false)
+        .git_exclude(true)
+        .require_git(false)
+        .follow_links(false)
+        .filter_entry(|e| {
+            !(e.file_type().is_some_and(|t| t.is_dir())
+                && SKIPPED_DIRS.contains(&e.file_name().to_string_lossy().as_ref()))
+        })
+        .build();
+    for entry in walker.flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Some(rel) = relative(root, entry.path()) else { continue };
+        let Some(language) = Language::from_path(&rel) else {
+            out.skipped_unknown_extension += 1;
+            continue;
+        };
+        let Ok(meta) = entry.metadata() else { continue };
+        if meta.len() > opts.max_file_size {
+            out.skipped_too_large += 1;
+            continue;
+        }
+        if out.files.len() >= opts.max_files {
+            out.truncated_by_max_files = true;
+            break;
+        }
+        out.files.push(SourceFile {
+            rel,
+            abs: entry.path().to_path_buf(),
+            language,
+            size: meta.len(),
+            mtime_ns: mtime_ns(&meta),
+        });
+    }
+    out.files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    out
+}

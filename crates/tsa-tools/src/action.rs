@@ -1,0 +1,75 @@
+//! The action trait: typed arguments in, a success envelope (or a typed error) out.
+
+use schemars::JsonSchema;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value};
+use tsa_envelope::Success;
+
+use crate::{Context, ToolError};
+
+/// One facade action. Its `Args` type is the single source of the MCP input schema,
+/// the CLI flags and the strict parameter check.
+pub trait Action: Send + Sync + 'static {
+    type Args: DeserializeOwned + JsonSchema;
+    const FACADE: &'static str;
+    const NAME: &'static str;
+    /// One line for the facade description.
+    const SUMMARY: &'static str;
+    /// Accepted alternative parameter names: (alias, canonical).
+    const ALIASES: &'static [(&'static str, &'static str)] = &[];
+
+    fn run(&self, ctx: &Context, args: Self::Args) -> Result<Success, ToolError>;
+}
+
+/// Object-safe view of an [`Action`] for the registry.
+pub trait DynAction: Send + Sync {
+    fn facade(&self) -> &'static str;
+    fn name(&self) -> &'static str;
+    fn summary(&self) -> &'static str;
+    fn aliases(&self) -> &'static [(&'static str, &'static str)];
+    /// The JSON schema of the arguments (inline, draft 2020-12).
+    fn schema(&self) -> Map<String, Value>;
+    fn run_json(&self, ctx: &Context, args: Map<String, Value>) -> Result<Success, ToolError>;
+}
+
+/// The inline JSON schema of `T`.
+pub fn schema_of<T: JsonSchema>() -> Map<String, Value> {
+    let schema = schemars::generate::SchemaSettings::draft2020_12()
+        .with(|s| s.inline_subschemas = true)
+        .into_generator()
+        .into_root_schema_for::<T>();
+    match schema.to_value() {
+        Value::Object(mut m) => {
+            m.remove("$schema");
+            m.remove("title");
+            m
+        }
+        _ => Map::new(),
+    }
+}
+
+impl<A: Action> DynAction for A {
+    fn facade(&self) -> &'static str {
+        A::FACADE
+    }
+    fn name(&self) -> &'static str {
+        A::NAME
+    }
+    fn summary(&self) -> &'static str {
+        A::SUMMARY
+    }
+    fn aliases(&self) -> &'static [(&'static str, &'static str)] {
+        A::ALIASES
+    }
+    fn schema(&self) -> Map<String, Value> {
+        schema_of::<A::Args>()
+    }
+    fn run_json(&self, ctx: &Context, args: Map<String, Value>) -> Result<Success, ToolError> {
+        let args: A::Args = serde_path_to_error::deserialize(Value::Object(args)).map_err(|e| {
+            let path = e.path().to_string();
+            let inner = e.into_inner().to_string();
+            ToolError::Validation(if path == "." { inner } else { format!("parameter '{path}': {inner}") })
+        })?;
+        self.run(ctx, args)
+    }
+}

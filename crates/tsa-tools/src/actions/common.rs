@@ -1,0 +1,170 @@
+//! Helpers shared by actions: opening (or first building) the index, limits,
+//! symbol lookup with honest NOT_FOUND answers, and row rendering.
+
+use std::num::NonZeroUsize;
+use std::path::Path;
+
+use serde_json::{Value, json};
+use tsa_envelope::{Success, Verdict};
+use tsa_index::{BuildOptions, CallRow, Index, SymbolRow};
+
+use crate::source::source_file;
+use crate::{Context, ToolError};
+
+/// An open index, and a warning when this call had to build it first.
+pub struct Opened {
+    pub index: Index,
+    pub built_now: Option<String>,
+}
+
+/// Opens the project's index, building it on first use.
+pub fn open_index(ctx: &Context) -> Result<Opened, ToolError> {
+    let root = ctx.root()?;
+    if let Some(index) = Index::open(root)? {
+        if !index.has_files()? {
+            return Err(ToolError::EmptyProject);
+        }
+        return Ok(Opened { index, built_now: None });
+    }
+    let report = tsa_index::build(root, &BuildOptions::default())?;
+    if report.total_files == 0 {
+        return Err(ToolError::EmptyProject);
+    }
+    let index = Index::open(root)?.ok_or_else(|| ToolError::Internal("index missing right after build".into()))?;
+    Ok(Opened {
+        index,
+        built_now: Some(format!(
+            "index_built_on_first_use: indexed {} files in {} ms",
+            report.indexed, report.elapsed_ms
+        )),
+    })
+}
+
+/// A `limit`-style parameter: absent -> default; 0 -> validation error.
+pub fn cap(name: &str, value: Option<i64>, default: usize) -> Result<NonZeroUsize, ToolError> {
+    match value {
+        None => Ok(NonZeroUsize::new(default).unwrap_or(NonZeroUsize::MIN)),
+        Some(v) if v >= 1 => Ok(NonZeroUsize::new(v as usize).unwrap_or(NonZeroUsize::MIN)),
+        Some(v) => Err(ToolError::Validation(format!("parameter '{name}' must be >= 1, got {v}"))),
+    }
+}
+
+/// Splits `Class.method` / `Type::method` into (owner, name).
+pub fn split_qualified(input: &str) -> (Option<&str>, &str) {
+    let input = input.trim();
+    if input.contains('/') || input.contains('\\') {
+        return (None, input);
+    }
+    let split = input.rfind("::").map(|i| (i, 2)).or_else(|| input.rfind('.').map(|i| (i, 1)));
+    match split {
+        Some((i, w)) if i > 0 && i + w < input.len() => {
+            let owner = &input[..i];
+            let owner = owner.rsplit("::").next().unwrap_or(owner);
+            let owner = owner.rsplit('.').next().unwrap_or(owner);
+            (Some(owner), &input[i + w..])
+        }
+        _ => (None, input),
+    }
+}
+
+/// The definitions a name refers to, or the NOT_FOUND answer to give instead.
+pub enum Targets {
+    Found(Vec<SymbolRow>),
+    Missing(Success),
+}
+
+/// Looks up `function_name` (optionally qualified) in `file_path`, keeping the
+/// kinds that can be called. Never answers for another symbol: a miss is NOT_FOUND
+/// with close names as suggestions.
+pub fn find_targets(
+    ctx: &Context,
+    index: &Index,
+    tool_label: &str,
+    function_name: &str,
+    file_path: Option<&str>,
+) -> Result<Targets, ToolError> {
+    let root: &Path = ctx.root()?;
+    if function_name.trim().is_empty() {
+        return Err(ToolError::Validation("parameter 'function_name' must be a non-empty string".into()));
+    }
+    let file = match file_path {
+        Some(p) => Some(source_file(root, p)?),
+        None => None,
+    };
+    let (owner, name) = split_qualified(function_name);
+    let defs: Vec<SymbolRow> = index
+        .find_symbols(name, owner, file.as_deref())?
+        .into_iter()
+        .filter(|s| !matches!(s.kind.as_str(), "impl" | "module"))
+        .collect();
+    if !defs.is_empty() {
+        return Ok(Targets::Found(defs));
+    }
+    let mut miss = Success::new(Verdict::NotFound, format!("{tool_label}: '{function_name}' not found"))
+        .with("function", function_name);
+    if let Some(f) = &file {
+        let elsewhere: Vec<String> = index.find_symbols(name, owner, None)?.into_iter().map(|s| s.file).collect();
+        if !elsewhere.is_empty() {
+            return Ok(Targets::Missing(
+                miss.with("file_path_mismatch", true)
+                    .with("candidate_files", json!(elsewhere))
+                    .with_next_step(format!(
+                        "'{function_name}' is not defined in {f}; re-run with file_path set to one of candidate_files"
+                    )),
+            ));
+        }
+    }
+    let suggestions = index.suggest(name, 5)?;
+    miss = miss.with("suggestions", json!(suggestions));
+    let step = if !index.has_calls()? {
+        "Call-graph index is empty or has not been built yet. Run `index action=full` first, then retry.".to_owned()
+    } else if let Some(s) = suggestions.first() {
+        format!("Symbol '{function_name}' not in the index. Did you mean '{s}'? Check spelling or qualify as ClassName.method.")
+    } else {
+        format!("Symbol '{function_name}' not in the index. Check spelling, or search with search action=symbol.")
+    };
+    Ok(Targets::Missing(miss.with_next_step(step)))
+}
+
+/// The definitions list shown beside callers/callees.
+pub fn definitions_json(defs: &[SymbolRow]) -> Value {
+    Value::Array(
+        defs.iter()
+            .map(|d| {
+                json!({
+                    "name": d.name,
+                    "qualified_name": d.qualname,
+                    "kind": d.kind,
+                    "file": d.file,
+                    "line": d.line,
+                    "end_line": d.end_line,
+                    "language": d.language,
+                    "signature": d.signature,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// `callee_full`: the call as written, receiver included.
+pub fn callee_full(row: &CallRow) -> String {
+    match &row.receiver {
+        Some(r) if row.path_call => format!("{r}::{}", row.callee_name),
+        Some(r) => format!("{r}.{}", row.callee_name),
+        None => row.callee_name.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_qualified;
+
+    #[test]
+    fn splits_qualified_names() {
+        assert_eq!(split_qualified("Greeter.greet"), (Some("Greeter"), "greet"));
+        assert_eq!(split_qualified("crate::a::Engine::run"), (Some("Engine"), "run"));
+        assert_eq!(split_qualified("pkg.mod.Cls.m"), (Some("Cls"), "m"));
+        assert_eq!(split_qualified("build"), (None, "build"));
+        assert_eq!(split_qualified(".x"), (None, ".x"));
+    }
+}

@@ -1,0 +1,129 @@
+//! The 8 facades, every action name of the reference surface, and which of them
+//! this build implements (the action registry in `actions/mod.rs`).
+
+/// A facade tool and every action name it answers to.
+pub struct Facade {
+    pub name: &'static str,
+    pub title: &'static str,
+    pub read_only: bool,
+    /// Every action of the reference surface, sorted.
+    pub actions: &'static [&'static str],
+}
+
+/// The 8 facades in `tools/list` order (`set_project_path` follows them).
+pub const FACADES: [Facade; 8] = [
+    Facade {
+        name: "search",
+        title: "Find symbols and text",
+        read_only: true,
+        actions: &["batch", "chain", "content", "grep", "query", "select", "subscribe", "symbol", "unsubscribe"],
+    },
+    Facade {
+        name: "nav",
+        title: "Navigate the call graph",
+        read_only: true,
+        actions: &[
+            "call_path",
+            "callee_tree",
+            "callees",
+            "caller_tree",
+            "callers",
+            "co_change",
+            "context",
+            "impact",
+            "lineage",
+            "navigate",
+            "resolve",
+            "test_map",
+            "trace",
+            "xref",
+        ],
+    },
+    Facade {
+        name: "structure",
+        title: "Outline and read files",
+        read_only: true,
+        actions: &[
+            "analyze",
+            "ast_path",
+            "class_detail",
+            "class_tree",
+            "explore",
+            "outline",
+            "read",
+            "signatures",
+            "sitemap",
+        ],
+    },
+    Facade {
+        name: "health",
+        title: "Code health and dead code",
+        read_only: true,
+        actions: &[
+            "dead", "deps", "file", "heatmap", "imports", "matrix", "overview", "patterns", "project", "routes",
+            "scale", "test_gap",
+        ],
+    },
+    Facade {
+        name: "edit",
+        title: "Edit safety and change impact",
+        read_only: false,
+        actions: &["ast_diff", "classify", "constraints", "guard", "impact", "pr", "refactor", "safe"],
+    },
+    Facade {
+        name: "project",
+        title: "Project hub",
+        read_only: false,
+        actions: &[
+            "doc_sync", "files", "journal", "metrics", "overview", "parser", "skills", "smart", "tools", "workflow",
+        ],
+    },
+    Facade {
+        name: "index",
+        title: "Build and inspect the index",
+        read_only: false,
+        actions: &["auto", "build", "cache", "full", "knowledge", "status", "sync"],
+    },
+    Facade {
+        name: "viz",
+        title: "Diagrams and clone groups",
+        read_only: false,
+        actions: &["graph", "knowledge", "similarity", "uml"],
+    },
+];
+
+pub fn facade(name: &str) -> Option<&'static Facade> {
+    FACADES.iter().find(|f| f.name == name)
+}
+
+/// Actions of `facade` that this build implements, sorted.
+pub fn available_actions(facade: &str) -> Vec<&'static str> {
+    let mut v: Vec<&'static str> =
+        crate::actions::REGISTRY.iter().filter(|a| a.facade() == facade).map(|a| a.name()).collect();
+    v.sort_unstable();
+    v
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_reference_surface_has_73_actions_sorted() {
+        let total: usize = FACADES.iter().map(|f| f.actions.len()).sum();
+        assert_eq!(total, 73);
+        for f in &FACADES {
+            let mut sorted = f.actions.to_vec();
+            sorted.sort_unstable();
+            assert_eq!(sorted, f.actions, "{}", f.name);
+        }
+    }
+
+    #[test]
+    fn every_registered_action_is_in_the_catalog() {
+        for a in crate::actions::REGISTRY {
+            let f = facade(a.facade()).expect("facade");
+            assert!(f.actions.contains(&a.name()), "{} {}", a.facade(), a.name());
+        }
+    }
+}

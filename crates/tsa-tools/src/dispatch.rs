@@ -1,0 +1,232 @@
+//! The one dispatcher: tool -> action -> strict parameters -> path boundary ->
+//! action -> envelope -> format. MCP and the CLI both call [`call`].
+
+use serde_json::{Map, Value, json};
+use tsa_envelope::{Envelope, ErrorType, Failure};
+use tsa_format::{OutputFormat, render};
+
+use crate::action::DynAction;
+use crate::actions::{REGISTRY, set_project_path};
+use crate::catalog::facade;
+use crate::security::resolve_in_root;
+use crate::{Context, ToolError};
+
+/// Parameters every action accepts.
+pub const UNIVERSAL_PARAMS: [&str; 2] = ["output_format", "compact_only"];
+/// Parameters that name paths and are checked against the project boundary.
+pub const PATH_PARAMS: [&str; 6] = ["file_path", "source_file", "target_file", "directory", "path", "roots"];
+
+/// A rendered answer and whether it is a failure (MCP `isError`, CLI exit 1).
+#[derive(Clone, Debug)]
+pub struct Reply {
+    pub body: Map<String, Value>,
+    pub is_error: bool,
+    pub format: OutputFormat,
+    pub compact_only: bool,
+}
+
+/// The closest candidate by normalised edit distance (>= 0.6), if any.
+pub(crate) fn closest<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    candidates
+        .into_iter()
+        .map(|c| (strsim::normalized_levenshtein(input, c), c))
+        .filter(|(s, _)| *s >= 0.6)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, c)| c)
+}
+
+/// Answers one tool call. Never panics on bad input: every failure is an envelope.
+pub fn call(ctx: &mut Context, tool: &str, args: Value, default_format: OutputFormat) -> Reply {
+    let mut format = default_format;
+    let mut compact_only = false;
+    let identifier = identifier(&args);
+    let outcome = (|| -> Result<Envelope, Failure> {
+        let mut args = match args {
+            Value::Object(m) => m,
+            Value::Null => Map::new(),
+            other => {
+                return Err(ToolError::Validation(format!(
+                    "arguments must be a JSON object, got {}",
+                    kind_of(&other)
+                ))
+                .into_failure());
+            }
+        };
+        if let Some(v) = args.remove("output_format") {
+            format = match v.as_str().and_then(OutputFormat::parse) {
+                Some(f) => f,
+                None => {
+                    return Err(ToolError::Validation(format!(
+                        "parameter 'output_format' must be \"toon\" or \"json\", got {v}"
+                    ))
+                    .into_failure());
+                }
+            };
+        }
+        if let Some(v) = args.remove("compact_only") {
+            compact_only = v.as_bool().ok_or_else(|| {
+                ToolError::Validation(format!("parameter 'compact_only' must be a boolean, got {v}")).into_failure()
+            })?;
+        }
+        if tool == "set_project_path" {
+            return set_project_path::run(ctx, args).map(Envelope::from).map_err(ToolError::into_failure);
+        }
+        let Some(f) = facade(tool) else {
+            let tools: Vec<&str> =
+                crate::FACADES.iter().map(|f| f.name).chain(std::iter::once("set_project_path")).collect();
+            let mut failure = Failure::new(ErrorType::UnknownTool, format!("Unknown tool: {tool}"))
+                .with("available_tools", json!(tools));
+            if let Some(s) = closest(tool, tools.iter().copied()) {
+                failure = failure.with_hint(format!("Did you mean tool '{s}'? Else call one of: {}", tools.join(", ")));
+            }
+            return Err(failure);
+        };
+        let action = match args.remove("action") {
+            None => return Err(action_error(f.name, "missing required parameter 'action'", None)),
+            Some(Value::String(s)) => s,
+            Some(other) => {
+                return Err(action_error(f.name, &format!("parameter 'action' must be a string, got {other}"), None));
+            }
+        };
+        if !f.actions.contains(&action.as_str()) {
+            let suggestion = closest(&action, f.actions.iter().copied());
+            let msg = format!(
+                "{}unknown action '{action}'; valid actions are: {}",
+                suggestion.map(|s| format!("did you mean: {s}? ")).unwrap_or_default(),
+                f.actions.join(", ")
+            );
+            return Err(action_error(f.name, &msg, suggestion));
+        }
+        let Some(handler) = REGISTRY.iter().find(|a| a.facade() == f.name && a.name() == action) else {
+            let available = crate::available_actions(f.name);
+            return Err(Failure::new(
+                ErrorType::UnsupportedAction,
+                format!("action '{action}' of tool '{}' is not available in this build", f.name),
+            )
+            .with_hint(format!(
+                "Not yet available in this build. Available {} actions: {}",
+                f.name,
+                available.join(", ")
+            ))
+            .with("facade", f.name)
+            .with("action", action.as_str())
+            .with("available_actions", json!(available)));
+        };
+        check_params(*handler, &mut args).map_err(ToolError::into_failure)?;
+        check_paths(ctx, &args).map_err(ToolError::into_failure)?;
+        handler.run_json(ctx, args).map(Envelope::from).map_err(ToolError::into_failure)
+    })();
+    let envelope = match outcome {
+        Ok(e) => e,
+        Err(f) => Envelope::from(f.with_subject(tool, identifier.as_deref())),
+    };
+    Reply {
+        is_error: !envelope.is_success(),
+        body: render(&envelope, format, compact_only),
+        format,
+        compact_only,
+    }
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Null => "null",
+        Value::Bool(_) => "a boolean",
+        Value::Number(_) => "a number",
+        Value::String(_) => "a string",
+        Value::Array(_) => "an array",
+        Value::Object(_) => "an object",
+    }
+}
+
+/// The first non-empty identifier of the request, for error summary lines.
+fn identifier(args: &Value) -> Option<String> {
+    ["file_path", "symbol", "function_name", "query", "mode", "action"]
+        .iter()
+        .find_map(|k| args.get(*k).and_then(Value::as_str).filter(|s| !s.trim().is_empty()).map(str::to_owned))
+}
+
+fn action_error(facade: &str, msg: &str, suggestion: Option<&str>) -> Failure {
+    let actions = facade_actions(facade);
+    let next = match suggestion {
+        Some(s) => format!("Did you mean action '{s}'? Else set action to one of: {}", actions.join(", ")),
+        None => format!("Set action to one of: {}", actions.join(", ")),
+    };
+    Failure::new(ErrorType::Validation, msg)
+        .with_hint(next)
+        .with("facade", facade)
+        .with("available_actions", json!(actions))
+        .with("suggestion", suggestion.map(Value::from).unwrap_or(Value::Null))
+}
+
+fn facade_actions(name: &str) -> Vec<&'static str> {
+    facade(name).map(|f| f.actions.to_vec()).unwrap_or_default()
+}
+
+/// Strict parameters: aliases renamed, unknown keys and missing required keys refused.
+fn check_params(handler: &dyn DynAction, args: &mut Map<String, Value>) -> Result<(), ToolError> {
+    for (alias, canonical) in handler.aliases() {
+        if let Some(v) = args.remove(*alias) {
+            if args.contains_key(*canonical) {
+                return Err(ToolError::Validation(format!(
+                    "parameters '{alias}' and '{canonical}' mean the same thing; pass only one"
+                )));
+            }
+            args.insert((*canonical).to_owned(), v);
+        }
+    }
+    let schema = handler.schema();
+    let props: Vec<&str> = schema
+        .get("properties")
+        .and_then(Value::as_object)
+        .map(|p| p.keys().map(String::as_str).collect())
+        .unwrap_or_default();
+    let mut allowed: Vec<&str> = props.clone();
+    allowed.extend(handler.aliases().iter().map(|(a, _)| *a));
+    allowed.extend(UNIVERSAL_PARAMS);
+    allowed.push("action");
+    allowed.sort_unstable();
+    let mut unknown: Vec<&String> = args.keys().filter(|k| !props.contains(&k.as_str())).collect();
+    unknown.sort();
+    if let Some(key) = unknown.first() {
+        let hint = closest(key, allowed.iter().copied()).map(|s| format!(" — did you mean '{s}'?")).unwrap_or_default();
+        return Err(ToolError::Validation(format!(
+            "unknown parameter '{key}' for tool '{}' action '{}'{hint}; allowed parameters: {}",
+            handler.facade(),
+            handler.name(),
+            allowed.join(", ")
+        )));
+    }
+    if let Some(required) = schema.get("required").and_then(Value::as_array) {
+        for r in required.iter().filter_map(Value::as_str) {
+            if !args.contains_key(r) || args[r].is_null() {
+                return Err(ToolError::Validation(format!(
+                    "missing required parameter '{r}' for tool '{}' action '{}'",
+                    handler.facade(),
+                    handler.name()
+                )));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every path parameter must resolve inside the project root.
+fn check_paths(ctx: &Context, args: &Map<String, Value>) -> Result<(), ToolError> {
+    let present: Vec<&Value> = PATH_PARAMS.iter().filter_map(|k| args.get(*k)).collect();
+    if present.is_empty() {
+        return Ok(());
+    }
+    let root = ctx.root()?;
+    for v in present {
+        let paths: Vec<&str> = match v {
+            Value::String(s) => vec![s.as_str()],
+            Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
+            _ => continue,
+        };
+        for p in paths {
+            resolve_in_root(root, p)?;
+        }
+    }
+    Ok(())
+}

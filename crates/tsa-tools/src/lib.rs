@@ -1,0 +1,23 @@
+//! Tools and actions: the one request path shared by MCP and the CLI.
+//!
+//! `arguments -> dispatch (tool, action, strict parameter check, path boundary)
+//! -> action (reads the index, returns a typed envelope) -> format`. Only this
+//! crate decides what a tool answers; transports only carry the bytes.
+
+mod action;
+mod actions;
+mod catalog;
+mod context;
+mod dispatch;
+mod error;
+mod schema;
+mod security;
+mod source;
+
+pub use catalog::{FACADES, Facade, available_actions};
+pub use context::Context;
+pub use dispatch::{Reply, call};
+pub use error::ToolError;
+pub use schema::{ToolDescription, tool_descriptions};
+pub use security::resolve_in_root;
+pub use tsa_format::OutputFormat;

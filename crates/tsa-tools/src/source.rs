@@ -1,0 +1,100 @@
+//! Reading project source for answers: file checks for `file_path` arguments and
+//! inlined bodies (line ranges of definitions), each file read at most once.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::{Value, json};
+use tsa_lang::Language;
+
+use crate::{ToolError, security::resolve_in_root};
+
+/// Resolves a `file_path` argument that must name an existing, readable source
+/// file of a supported language; returns the project-relative path.
+pub fn source_file(root: &Path, input: &str) -> Result<String, ToolError> {
+    let (abs, rel) = resolve_in_root(root, input)?;
+    if !abs.exists() {
+        return Err(ToolError::NotFound(rel));
+    }
+    if abs.is_dir() {
+        return Err(ToolError::Validation(format!("file_path must be a file, got directory '{rel}'")));
+    }
+    if Language::from_path(&rel).is_none() {
+        return Err(ToolError::Language(rel));
+    }
+    let bytes = std::fs::read(&abs).map_err(|e| ToolError::Internal(format!("cannot read '{rel}': {e}")))?;
+    if bytes[..bytes.len().min(8192)].contains(&0) {
+        return Err(ToolError::Binary(rel));
+    }
+    if std::str::from_utf8(&bytes).is_err() {
+        return Err(ToolError::Encoding(rel));
+    }
+    Ok(rel)
+}
+
+/// Caps on inlined bodies.
+#[derive(Clone, Copy)]
+pub struct BodyBudget {
+    pub rows: usize,
+    pub lines_each: usize,
+    pub lines_total: usize,
+}
+
+/// Reads definition bodies from the working tree, each file once.
+pub struct Bodies<'a> {
+    root: &'a Path,
+    files: HashMap<String, Option<Vec<String>>>,
+    budget: BodyBudget,
+    rows: usize,
+    lines: usize,
+}
+
+impl<'a> Bodies<'a> {
+    pub fn new(root: &'a Path, budget: BodyBudget) -> Self {
+        Bodies { root, files: HashMap::new(), budget, rows: 0, lines: 0 }
+    }
+
+    /// True when at least one body was inlined.
+    pub fn any(&self) -> bool {
+        self.rows > 0
+    }
+
+    /// The `body` object of a definition, or `None` when the budget is spent or the
+    /// file cannot be read.
+    pub fn body(&mut self, name: &str, file: &str, start: u32, end: u32) -> Option<Value> {
+        if self.rows >= self.budget.rows || self.lines >= self.budget.lines_total || start == 0 {
+            return None;
+        }
+        let root = self.root;
+        let lines = self
+            .files
+            .entry(file.to_owned())
+            .or_insert_with(|| {
+                let bytes = std::fs::read(root.join(file)).ok()?;
+                Some(String::from_utf8_lossy(&bytes).lines().map(str::to_owned).collect())
+            })
+            .as_ref()?;
+        let first = start as usize - 1;
+        let last = (end as usize).min(lines.len());
+        if first >= last {
+            return None;
+        }
+        let room = self.budget.lines_each.min(self.budget.lines_total - self.lines);
+        let shown = (last - first).min(room);
+        let content = lines[first..first + shown].join("\n") + "\n";
+        self.rows += 1;
+        self.lines += shown;
+        let mut body = json!({
+            "name": name,
+            "file": file,
+            "start_line": start,
+            "end_line": first + shown,
+            "content": content,
+        });
+        if shown < last - first {
+            body["truncated"] = json!(true);
+            body["full_at"] = json!(format!("{file}:{start}"));
+        }
+        Some(body)
+    }
+}
