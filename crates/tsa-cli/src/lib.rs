@@ -58,7 +58,11 @@ pub fn run_with(argv: Vec<std::ffi::OsString>) -> ExitCode {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() { ExitCode::from(2) } else { ExitCode::SUCCESS };
+            return if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            };
         }
     };
     match cli.command {
@@ -77,13 +81,20 @@ fn serve(root: Option<PathBuf>) -> ExitCode {
         Some(r) => match Context::with_root(&r) {
             Ok(c) => c,
             Err(e) => {
-                let _ = writeln!(std::io::stderr(), "tsa mcp: bad project root {}: {e}", r.display());
+                let _ = writeln!(
+                    std::io::stderr(),
+                    "tsa mcp: bad project root {}: {e}",
+                    r.display()
+                );
                 return ExitCode::from(2);
             }
         },
         None => Context::new(),
     };
-    let rt = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+    let rt = match tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+    {
         Ok(rt) => rt,
         Err(e) => {
             let _ = writeln!(std::io::stderr(), "tsa mcp: cannot start runtime: {e}");
@@ -118,7 +129,12 @@ fn tool(root: PathBuf, format: Option<String>, words: Vec<String>) -> ExitCode {
     let set = ctx.set_root(&root);
     let reply = match set {
         // A bad root still answers through the dispatcher (it reports project_not_set).
-        Ok(_) | Err(_) => call(&mut ctx, &parsed.tool, Value::Object(args), OutputFormat::Json),
+        Ok(_) | Err(_) => call(
+            &mut ctx,
+            &parsed.tool,
+            Value::Object(args),
+            OutputFormat::Json,
+        ),
     };
     let text = match reply.format {
         OutputFormat::Toon if !reply.compact_only => match reply.body.get("toon_content") {
@@ -128,5 +144,9 @@ fn tool(root: PathBuf, format: Option<String>, words: Vec<String>) -> ExitCode {
         _ => serde_json::to_string_pretty(&Value::Object(reply.body)).unwrap_or_default(),
     };
     let code = write_out(&text);
-    if reply.is_error { ExitCode::from(1) } else { code }
+    if reply.is_error {
+        ExitCode::from(1)
+    } else {
+        code
+    }
 }

@@ -26,12 +26,20 @@ fn tools_help() -> String {
 
 fn tool_help(name: &str) -> Option<String> {
     let t = tool_descriptions().into_iter().find(|t| t.name == name)?;
-    let mut s = format!("tsa {name}: {}\n\n{}\n\nParameters (as --kebab-case flags):\n", t.title, t.description);
+    let mut s = format!(
+        "tsa {name}: {}\n\n{}\n\nParameters (as --kebab-case flags):\n",
+        t.title, t.description
+    );
     if let Some(props) = t.input_schema.get("properties").and_then(Value::as_object) {
         for (k, v) in props {
             let ty = v.get("type").and_then(Value::as_str).unwrap_or("string");
             let desc = v.get("description").and_then(Value::as_str).unwrap_or("");
-            s.push_str(&format!("  --{:<22} {:<8} {}\n", k.replace('_', "-"), ty, desc.replace('\n', " ")));
+            s.push_str(&format!(
+                "  --{:<22} {:<8} {}\n",
+                k.replace('_', "-"),
+                ty,
+                desc.replace('\n', " ")
+            ));
         }
     }
     Some(s)
@@ -39,11 +47,16 @@ fn tool_help(name: &str) -> Option<String> {
 
 /// Parses `words` = `[tool, action?, --flag value, ...]`.
 pub fn parse(words: &[String]) -> Result<Call, Parsed> {
-    let Some(tool) = words.first() else { return Err(Parsed::Help(tools_help())) };
+    let Some(tool) = words.first() else {
+        return Err(Parsed::Help(tools_help()));
+    };
     if words.iter().any(|w| w == "--help" || w == "-h") {
         return Err(Parsed::Help(tool_help(tool).unwrap_or_else(tools_help)));
     }
-    let schema = tool_descriptions().into_iter().find(|t| t.name == tool).map(|t| t.input_schema);
+    let schema = tool_descriptions()
+        .into_iter()
+        .find(|t| t.name == tool)
+        .map(|t| t.input_schema);
     let prop_type = |key: &str| -> &'static str {
         let ty = schema
             .as_ref()
@@ -52,7 +65,11 @@ pub fn parse(words: &[String]) -> Result<Call, Parsed> {
             .and_then(|p| p.get("type"))
             .and_then(|t| match t {
                 Value::String(s) => Some(s.clone()),
-                Value::Array(a) => a.iter().filter_map(Value::as_str).find(|s| *s != "null").map(str::to_owned),
+                Value::Array(a) => a
+                    .iter()
+                    .filter_map(Value::as_str)
+                    .find(|s| *s != "null")
+                    .map(str::to_owned),
                 _ => None,
             });
         match ty.as_deref() {
@@ -73,14 +90,20 @@ pub fn parse(words: &[String]) -> Result<Call, Parsed> {
     }
     while let Some(flag) = rest.first() {
         let Some(name) = flag.strip_prefix("--") else {
-            return Err(Parsed::Invalid(format!("tsa {tool}: unexpected argument '{flag}' (parameters are --name value)")));
+            return Err(Parsed::Invalid(format!(
+                "tsa {tool}: unexpected argument '{flag}' (parameters are --name value)"
+            )));
         };
         let (name, inline) = match name.split_once('=') {
             Some((n, v)) => (n, Some(v.to_owned())),
             None => (name, None),
         };
         let key = name.replace('-', "_");
-        let key = if key == "format" { "output_format".to_owned() } else { key };
+        let key = if key == "format" {
+            "output_format".to_owned()
+        } else {
+            key
+        };
         rest = &rest[1..];
         let ty = prop_type(&key);
         let value = match inline {
@@ -109,20 +132,37 @@ pub fn parse(words: &[String]) -> Result<Call, Parsed> {
                 "false" => Value::Bool(false),
                 _ => Value::String(v),
             },
-            (_, None) => return Err(Parsed::Invalid(format!("tsa {tool}: --{name} needs a value"))),
-            ("integer", Some(v)) => v.parse::<i64>().map(Value::from).unwrap_or(Value::String(v)),
-            ("number", Some(v)) => v.parse::<f64>().map(Value::from).unwrap_or(Value::String(v)),
+            (_, None) => {
+                return Err(Parsed::Invalid(format!(
+                    "tsa {tool}: --{name} needs a value"
+                )));
+            }
+            ("integer", Some(v)) => v
+                .parse::<i64>()
+                .map(Value::from)
+                .unwrap_or(Value::String(v)),
+            ("number", Some(v)) => v
+                .parse::<f64>()
+                .map(Value::from)
+                .unwrap_or(Value::String(v)),
             ("array", Some(v)) => {
                 let mut items: Vec<Value> = match args.remove(&key) {
                     Some(Value::Array(a)) => a,
                     _ => Vec::new(),
                 };
-                items.extend(v.split(',').filter(|s| !s.is_empty()).map(|s| Value::String(s.to_owned())));
+                items.extend(
+                    v.split(',')
+                        .filter(|s| !s.is_empty())
+                        .map(|s| Value::String(s.to_owned())),
+                );
                 Value::Array(items)
             }
             (_, Some(v)) => Value::String(v),
         };
         args.insert(key, typed);
     }
-    Ok(Call { tool: tool.clone(), args })
+    Ok(Call {
+        tool: tool.clone(),
+        args,
+    })
 }

@@ -48,7 +48,10 @@ impl From<Failure> for Envelope {
 
 fn insert_payload(map: &mut Map<String, Value>, key: &str, value: Value) {
     // The envelope owns its reserved keys; a payload cannot shadow them.
-    debug_assert!(!RESERVED_KEYS.contains(&key), "payload key {key} is reserved");
+    debug_assert!(
+        !RESERVED_KEYS.contains(&key),
+        "payload key {key} is reserved"
+    );
     if !RESERVED_KEYS.contains(&key) {
         map.insert(key.to_owned(), value);
     }
@@ -70,7 +73,11 @@ impl Success {
     /// A success with `verdict`. ERROR belongs to failures, so it is written as WARN
     /// here; no success envelope ever carries ERROR.
     pub fn new(verdict: Verdict, summary_line: impl Into<String>) -> Self {
-        let verdict = if verdict == Verdict::Error { Verdict::Warn } else { verdict };
+        let verdict = if verdict == Verdict::Error {
+            Verdict::Warn
+        } else {
+            verdict
+        };
         Success {
             verdict,
             summary_line: one_line(&summary_line.into()),
@@ -160,11 +167,18 @@ impl Success {
         m.insert("success".into(), Value::Bool(true));
         m.insert("verdict".into(), json!(self.verdict));
         m.insert("summary_line".into(), json!(self.summary_line));
-        for (k, v) in self.payload.iter().filter(|(k, _)| !RESERVED_KEYS.contains(&k.as_str())) {
+        for (k, v) in self
+            .payload
+            .iter()
+            .filter(|(k, _)| !RESERVED_KEYS.contains(&k.as_str()))
+        {
             m.insert(k.clone(), v.clone());
         }
         for (spelling, list) in &self.lists {
-            m.insert(spelling.list_key.into(), Value::Array(list.items().to_vec()));
+            m.insert(
+                spelling.list_key.into(),
+                Value::Array(list.items().to_vec()),
+            );
             m.insert(spelling.total_key.into(), json!(list.total()));
             m.insert(spelling.listed_key.into(), json!(list.listed()));
             m.insert(spelling.cap_key.into(), json!(list.cap()));
@@ -263,7 +277,11 @@ impl Failure {
         m.insert("recovery_hint".into(), json!(self.hint));
         m.insert("verdict".into(), json!(Verdict::Error));
         m.insert("summary_line".into(), json!(summary));
-        for (k, v) in self.payload.iter().filter(|(k, _)| !RESERVED_KEYS.contains(&k.as_str())) {
+        for (k, v) in self
+            .payload
+            .iter()
+            .filter(|(k, _)| !RESERVED_KEYS.contains(&k.as_str()))
+        {
             m.insert(k.clone(), v.clone());
         }
         if let Some(tool) = &self.suggested_tool {
@@ -337,7 +355,10 @@ mod tests {
         assert_eq!(j["callers_listed"], 3);
         assert_eq!(j["listed_cap"], 3);
         assert_eq!(j["truncated"], true);
-        assert_eq!(j["next_step"], "showing 3 of 39 callers — raise limit. Bodies are inlined.");
+        assert_eq!(
+            j["next_step"],
+            "showing 3 of 39 callers — raise limit. Bodies are inlined."
+        );
         assert_eq!(j["agent_summary"]["next_step"], j["next_step"]);
     }
 

@@ -42,7 +42,11 @@ impl<T> Capped<T> {
             }
             kept.push(item);
         }
-        Capped { items: kept, total, cap }
+        Capped {
+            items: kept,
+            total,
+            cap,
+        }
     }
 
     pub fn items(&self) -> &[T] {
@@ -129,7 +133,10 @@ mod tests {
     #[test]
     fn counts_everything_before_the_cut() {
         let c = Capped::collect(0..39, cap(3));
-        assert_eq!((c.total(), c.listed(), c.cap(), c.truncated()), (39, 3, 3, true));
+        assert_eq!(
+            (c.total(), c.listed(), c.cap(), c.truncated()),
+            (39, 3, 3, true)
+        );
     }
 
     #[test]

@@ -130,8 +130,16 @@ mod tests {
 
     #[test]
     fn impact_mapping_is_monotonic() {
-        let order = [ImpactLevel::None, ImpactLevel::Low, ImpactLevel::Medium, ImpactLevel::High];
-        let verdicts: Vec<_> = order.iter().map(|l| Verdict::from_impact(*l).as_str()).collect();
+        let order = [
+            ImpactLevel::None,
+            ImpactLevel::Low,
+            ImpactLevel::Medium,
+            ImpactLevel::High,
+        ];
+        let verdicts: Vec<_> = order
+            .iter()
+            .map(|l| Verdict::from_impact(*l).as_str())
+            .collect();
         assert_eq!(verdicts, ["SAFE", "CAUTION", "REVIEW", "UNSAFE"]);
     }
 }

@@ -64,7 +64,12 @@ pub fn from_toon(text: &str) -> Result<Value, FormatError> {
 }
 
 /// Keys whose (large string) values never sit beside the TOON blob.
-const LARGE_STRING_KEYS: [&str; 4] = ["content", "mermaid", "partial_content_result", "table_output"];
+const LARGE_STRING_KEYS: [&str; 4] = [
+    "content",
+    "mermaid",
+    "partial_content_result",
+    "table_output",
+];
 /// Non-empty objects that still travel beside the TOON blob.
 const PASS_THROUGH_OBJECTS: [&str; 3] = ["agent_summary", "errors_summary", "limits"];
 
@@ -104,14 +109,41 @@ pub fn compact(mut response: Map<String, Value>) -> Map<String, Value> {
     response
 }
 
+/// Writes integral floats as integers (`1.0` -> `1`, `-0.0` -> `0`), the canonical
+/// number form TOON uses, so JSON and decoded TOON are the same value.
+pub fn canonical_numbers(value: &mut Value) {
+    match value {
+        Value::Number(n) if !n.is_i64() && !n.is_u64() => {
+            if let Some(f) = n.as_f64()
+                && f.fract() == 0.0
+                && f.abs() < 9.0e15
+            {
+                *value = Value::from(f as i64);
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(canonical_numbers),
+        Value::Object(o) => o.values_mut().for_each(canonical_numbers),
+        _ => {}
+    }
+}
+
 /// Renders an envelope in the requested format, applying `compact_only`.
 pub fn render(envelope: &Envelope, format: OutputFormat, compact_only: bool) -> Map<String, Value> {
-    let payload = envelope.to_json();
+    let mut payload = Value::Object(envelope.to_json());
+    canonical_numbers(&mut payload);
+    let payload = match payload {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
     match format {
         OutputFormat::Json => payload,
         OutputFormat::Toon => {
             let response = toon_response(payload);
-            if compact_only { compact(response) } else { response }
+            if compact_only {
+                compact(response)
+            } else {
+                response
+            }
         }
     }
 }
@@ -146,7 +178,17 @@ mod tests {
         let env = Envelope::from(Success::new(Verdict::Safe, "x").with("file_path", "a.py"));
         let r = render(&env, OutputFormat::Toon, true);
         let keys: Vec<_> = r.keys().cloned().collect();
-        assert_eq!(keys, ["format", "toon_content", "success", "verdict", "summary_line", "file_path"]);
+        assert_eq!(
+            keys,
+            [
+                "format",
+                "toon_content",
+                "success",
+                "verdict",
+                "summary_line",
+                "file_path"
+            ]
+        );
         assert_eq!(compact(r.clone()), r);
     }
 

@@ -10,8 +10,7 @@ fn fixture_dir() -> PathBuf {
     if let Ok(dir) = std::env::var("TSA_TOON_FIXTURES") {
         return PathBuf::from(dir);
     }
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../../../shared/conformance/toon/v4.1/fixtures")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/conformance/toon/v4.1/fixtures")
 }
 
 #[test]
@@ -28,7 +27,10 @@ fn all_v4_1_encode_cases_pass() {
         let doc: Value = serde_json::from_str(&std::fs::read_to_string(file).unwrap()).unwrap();
         for (i, case) in doc["tests"].as_array().unwrap().iter().enumerate() {
             let opts = &case["options"];
-            let delimiter = opts["delimiter"].as_str().and_then(|s| s.chars().next()).unwrap_or(',');
+            let delimiter = opts["delimiter"]
+                .as_str()
+                .and_then(|s| s.chars().next())
+                .unwrap_or(',');
             let indent = opts["indentSize"].as_u64().unwrap_or(2) as usize;
             let got = tsa_format::to_toon_with(&case["input"], delimiter, indent);
             let should_error = case["shouldError"].as_bool().unwrap_or(false);
@@ -48,7 +50,12 @@ fn all_v4_1_encode_cases_pass() {
             }
         }
     }
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
     assert_eq!(passed, 179, "expected the 179 v4.1 encode cases");
 }
 
@@ -60,9 +67,15 @@ fn default_encoding_round_trips_every_encode_input() {
         let doc: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         for case in doc["tests"].as_array().unwrap() {
             let input = &case["input"];
-            let Ok(text) = tsa_format::to_toon(input) else { continue };
+            let Ok(text) = tsa_format::to_toon(input) else {
+                continue;
+            };
             let back = tsa_format::from_toon(&text).unwrap_or_else(|e| panic!("{text}: {e}"));
-            assert!(same_json(&back, input), "{}: {input} -> {text} -> {back}", path.display());
+            assert!(
+                same_json(&back, input),
+                "{}: {input} -> {text} -> {back}",
+                path.display()
+            );
         }
     }
 }
@@ -75,7 +88,9 @@ fn same_json(a: &Value, b: &Value) -> bool {
             x.len() == y.len() && x.iter().zip(y).all(|(a, b)| same_json(a, b))
         }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| same_json(v, w)))
         }
         _ => a == b,
     }

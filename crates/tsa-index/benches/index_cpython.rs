@@ -1,1 +1,141 @@
-fn main() {}
+//! Indexing benchmark on real code: the installed CPython standard library (or any
+//! directory in `TSA_BENCH_CORPUS`), copied into a temp dir so nothing is written
+//! outside it. Reports medians of cold builds, no-change and one-file incremental
+//! builds, caller-query latency, files/s, index size and peak RSS.
+//!
+//! Run: `cargo bench -p tsa-index --bench index_cpython` (`TSA_BENCH_RUNS` = 5).
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use tsa_index::{BuildMode, BuildOptions, Index, build, index_dir};
+
+fn corpus() -> PathBuf {
+    if let Some(dir) = std::env::var_os("TSA_BENCH_CORPUS") {
+        return PathBuf::from(dir);
+    }
+    let out = Command::new("python3")
+        .args(["-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"])
+        .output()
+        .expect("python3 is needed to locate the CPython standard library (or set TSA_BENCH_CORPUS)");
+    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
+}
+
+fn copy_tree(from: &Path, to: &Path) -> u64 {
+    let mut bytes = 0;
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let name = entry.file_name();
+        if name == "site-packages" || name == "__pycache__" {
+            continue;
+        }
+        let Ok(ft) = entry.file_type() else { continue };
+        if ft.is_dir() {
+            bytes += copy_tree(&entry.path(), &to.join(&name));
+        } else if ft.is_file() {
+            bytes += std::fs::copy(entry.path(), to.join(&name)).unwrap_or(0);
+        }
+    }
+    bytes
+}
+
+fn peak_rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse::<f64>().ok())
+        .map(|kb| kb / 1024.0)
+        .unwrap_or(f64::NAN)
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn main() {
+    let runs: usize = std::env::var("TSA_BENCH_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(5);
+    let src = corpus();
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("corpus");
+    let bytes = copy_tree(&src, &root);
+    let full = BuildOptions { mode: BuildMode::Full, ..BuildOptions::default() };
+    let incr = BuildOptions::default();
+
+    let mut cold = Vec::new();
+    let mut report = None;
+    for _ in 0..runs {
+        let _ = std::fs::remove_dir_all(index_dir(&root));
+        let t = Instant::now();
+        let r = build(&root, &full).unwrap();
+        cold.push(t.elapsed());
+        report = Some(r);
+    }
+    let r = report.unwrap();
+    let mut noop = Vec::new();
+    for _ in 0..runs {
+        let t = Instant::now();
+        let n = build(&root, &incr).unwrap();
+        noop.push(t.elapsed());
+        assert_eq!(n.indexed, 0);
+    }
+    // One changed file: append a function to a module every run.
+    let victim = root.join("json/__init__.py");
+    let mut one = Vec::new();
+    for i in 0..runs {
+        let mut f = std::fs::OpenOptions::new().append(true).open(&victim).unwrap();
+        writeln!(f, "\ndef _bench_added_{i}():\n    return dumps({{}})\n").unwrap();
+        let t = Instant::now();
+        let n = build(&root, &incr).unwrap();
+        one.push(t.elapsed());
+        assert_eq!(n.indexed, 1);
+    }
+    let index = Index::open(&root).unwrap().unwrap();
+    let st = index.status().unwrap();
+    let targets: Vec<i64> = index.find_symbols("dumps", None, Some("json/__init__.py")).unwrap().iter().map(|s| s.id).collect();
+    let mut query = Vec::new();
+    let mut callers = 0;
+    for _ in 0..(runs * 20) {
+        let t = Instant::now();
+        callers = index.callers(&targets).unwrap().len();
+        query.push(t.elapsed());
+    }
+    let cold_med = median(cold);
+    let files = r.total_files;
+    let unknown = st.calls_by_resolution.get("unknown").copied().unwrap_or(0);
+    let mut out = std::io::stderr().lock();
+    let _ = writeln!(out, "corpus: {} ({} files indexed, {:.1} MiB copied)", src.display(), files, bytes as f64 / 1048576.0);
+    let _ = writeln!(out, "workers: {}  runs: {runs}", r.workers);
+    let _ = writeln!(
+        out,
+        "cold build      median {:8.1} ms  ({:.0} files/s)",
+        ms(cold_med),
+        files as f64 / cold_med.as_secs_f64()
+    );
+    let _ = writeln!(
+        out,
+        "  last cold build phases: walk {} ms, parse+extract {} ms, write {} ms, resolve {} ms",
+        r.walk_ms, r.parse_ms, r.write_ms, r.resolve_ms
+    );
+    let _ = writeln!(out, "no-change sync  median {:8.1} ms", ms(median(noop)));
+    let _ = writeln!(out, "one-file change median {:8.1} ms", ms(median(one)));
+    let _ = writeln!(out, "callers(json.dumps) median {:6.3} ms  ({callers} callers)", ms(median(query)));
+    let _ = writeln!(
+        out,
+        "index: {} symbols, {} call sites ({:.1}% resolved), {} parse-error files, {:.1} MiB",
+        st.symbols,
+        st.calls,
+        100.0 * (st.calls - unknown) as f64 / st.calls.max(1) as f64,
+        st.parse_error_files.len(),
+        st.index_bytes as f64 / 1048576.0
+    );
+    let _ = writeln!(out, "calls by resolution: {:?}", st.calls_by_resolution);
+    let _ = writeln!(out, "peak RSS: {:.1} MiB", peak_rss_mib());
+}

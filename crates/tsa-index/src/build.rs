@@ -10,10 +10,10 @@ use rayon::prelude::*;
 use rusqlite::Connection;
 use tsa_lang::{FileExtract, Language, extract, is_test_path};
 
+use crate::IndexError;
 use crate::resolve::{Binding, MCall, MFile, MImport, MSym, Model, Resolution};
 use crate::store::{self, FileRow, Writer};
 use crate::walk::{SourceFile, WalkOptions, walk};
-use crate::IndexError;
 
 /// Full wipes and rebuilds; incremental re-parses only files whose content changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -69,6 +69,12 @@ pub struct BuildReport {
     pub calls_resolved: usize,
     pub workers: usize,
     pub elapsed_ms: u128,
+    /// Wall time per phase: walk, parse (read + hash + parse + extract, parallel),
+    /// write (one transaction), resolve.
+    pub walk_ms: u128,
+    pub parse_ms: u128,
+    pub write_ms: u128,
+    pub resolve_ms: u128,
     /// Per-file outcomes of files that were indexed, deleted, skipped or failed.
     pub files: Vec<FileStatus>,
 }
@@ -90,7 +96,14 @@ struct Stored {
 fn stored_files(conn: &Connection) -> Result<HashMap<String, Stored>, IndexError> {
     let mut stmt = conn.prepare("SELECT path, hash, size, mtime_ns FROM files")?;
     let rows = stmt.query_map([], |r| {
-        Ok((r.get::<_, String>(0)?, Stored { hash: r.get(1)?, size: r.get(2)?, mtime_ns: r.get(3)? }))
+        Ok((
+            r.get::<_, String>(0)?,
+            Stored {
+                hash: r.get(1)?,
+                size: r.get(2)?,
+                mtime_ns: r.get(3)?,
+            },
+        ))
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
@@ -132,11 +145,19 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
     let started = Instant::now();
     let mut conn = store::open_for_write(root)?;
     let walked = walk(root, &opts.walk);
+    let walk_ms = started.elapsed().as_millis();
     let stored = match opts.mode {
         BuildMode::Full => HashMap::new(),
         BuildMode::Incremental => stored_files(&conn)?,
     };
-    let outcomes: Vec<Outcome> = walked.files.par_iter().map(|f| examine(f, stored.get(&f.rel))).collect();
+    let t = Instant::now();
+    let outcomes: Vec<Outcome> = walked
+        .files
+        .par_iter()
+        .map(|f| examine(f, stored.get(&f.rel)))
+        .collect();
+    let parse_ms = t.elapsed().as_millis();
+    let t = Instant::now();
 
     let mut report = BuildReport {
         mode_used: opts.mode.as_str(),
@@ -145,6 +166,8 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
         skipped_too_large: walked.skipped_too_large,
         truncated_by_max_files: walked.truncated_by_max_files,
         workers: rayon::current_num_threads(),
+        walk_ms,
+        parse_ms,
         ..BuildReport::default()
     };
     let tx = conn.transaction()?;
@@ -159,7 +182,10 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
         let mut w = Writer::new(&tx);
         let on_disk: HashSet<&str> = walked.files.iter().map(|f| f.rel.as_str()).collect();
         if !walked.truncated_by_max_files {
-            let mut gone: Vec<&String> = stored.keys().filter(|p| !on_disk.contains(p.as_str())).collect();
+            let mut gone: Vec<&String> = stored
+                .keys()
+                .filter(|p| !on_disk.contains(p.as_str()))
+                .collect();
             gone.sort();
             for path in gone {
                 w.delete_file(path)?;
@@ -203,7 +229,10 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
                         file: f.rel.clone(),
                         status: "indexed",
                         reason: if x.parse_errors > 0 {
-                            format!("{} parse error node(s); indexed what parsed", x.parse_errors)
+                            format!(
+                                "{} parse error node(s); indexed what parsed",
+                                x.parse_errors
+                            )
                         } else {
                             String::new()
                         },
@@ -244,9 +273,12 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
             }
         }
     }
+    report.write_ms = t.elapsed().as_millis();
+    let t = Instant::now();
     if changed {
         report.calls_resolved = resolve_all(&tx)?;
     }
+    report.resolve_ms = t.elapsed().as_millis();
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -267,9 +299,16 @@ pub(crate) fn load_model(conn: &Connection) -> Result<(Model, HashMap<i64, usize
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
             let lang: String = r.get(2)?;
-            let Some(lang) = Language::from_name(&lang) else { continue };
+            let Some(lang) = Language::from_name(&lang) else {
+                continue;
+            };
             file_idx.insert(r.get::<_, i64>(0)?, files.len());
-            files.push(MFile { id: r.get(0)?, path: r.get(1)?, lang, is_test: r.get(3)? });
+            files.push(MFile {
+                id: r.get(0)?,
+                path: r.get(1)?,
+                lang,
+                is_test: r.get(3)?,
+            });
         }
     }
     let mut syms = Vec::new();
@@ -283,9 +322,13 @@ pub(crate) fn load_model(conn: &Connection) -> Result<(Model, HashMap<i64, usize
         )?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
-            let Some(&file) = file_idx.get(&r.get::<_, i64>(1)?) else { continue };
+            let Some(&file) = file_idx.get(&r.get::<_, i64>(1)?) else {
+                continue;
+            };
             let kind: String = r.get(3)?;
-            let Some(kind) = tsa_lang::DefKind::parse(&kind) else { continue };
+            let Some(kind) = tsa_lang::DefKind::parse(&kind) else {
+                continue;
+            };
             sym_idx.insert(r.get::<_, i64>(0)?, syms.len());
             parents.push(r.get::<_, Option<i64>>(5)?);
             syms.push(MSym {
@@ -304,11 +347,19 @@ pub(crate) fn load_model(conn: &Connection) -> Result<(Model, HashMap<i64, usize
     }
     let mut imports: Vec<Vec<MImport>> = vec![Vec::new(); files.len()];
     {
-        let mut stmt = conn.prepare("SELECT file_id, module, name, alias, level FROM imports ORDER BY id")?;
+        let mut stmt =
+            conn.prepare("SELECT file_id, module, name, alias, level FROM imports ORDER BY id")?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
-            let Some(&file) = file_idx.get(&r.get::<_, i64>(0)?) else { continue };
-            imports[file].push(MImport { module: r.get(1)?, name: r.get(2)?, alias: r.get(3)?, level: r.get(4)? });
+            let Some(&file) = file_idx.get(&r.get::<_, i64>(0)?) else {
+                continue;
+            };
+            imports[file].push(MImport {
+                module: r.get(1)?,
+                name: r.get(2)?,
+                alias: r.get(3)?,
+                level: r.get(4)?,
+            });
         }
     }
     Ok((Model::new(files, syms, imports), sym_idx))
@@ -317,7 +368,12 @@ pub(crate) fn load_model(conn: &Connection) -> Result<(Model, HashMap<i64, usize
 /// Re-resolves every call site and writes the ones whose binding changed.
 fn resolve_all(conn: &Connection) -> Result<usize, IndexError> {
     let (model, sym_idx) = load_model(conn)?;
-    let file_idx: HashMap<i64, usize> = model.files.iter().enumerate().map(|(i, f)| (f.id, i)).collect();
+    let file_idx: HashMap<i64, usize> = model
+        .files
+        .iter()
+        .enumerate()
+        .map(|(i, f)| (f.id, i))
+        .collect();
     struct Row {
         id: i64,
         call: MCall,
@@ -332,12 +388,16 @@ fn resolve_all(conn: &Connection) -> Result<usize, IndexError> {
         )?;
         let mut q = stmt.query([])?;
         while let Some(r) = q.next()? {
-            let Some(&file) = file_idx.get(&r.get::<_, i64>(1)?) else { continue };
+            let Some(&file) = file_idx.get(&r.get::<_, i64>(1)?) else {
+                continue;
+            };
             rows.push(Row {
                 id: r.get(0)?,
                 call: MCall {
                     file,
-                    caller: r.get::<_, Option<i64>>(2)?.and_then(|c| sym_idx.get(&c).copied()),
+                    caller: r
+                        .get::<_, Option<i64>>(2)?
+                        .and_then(|c| sym_idx.get(&c).copied()),
                     callee: r.get(3)?,
                     receiver: r.get(4)?,
                     path: r.get(5)?,
@@ -358,17 +418,36 @@ fn resolve_all(conn: &Connection) -> Result<usize, IndexError> {
             resolved += 1;
         }
         if target != row.target || b.resolution.code() != row.resolution {
-            update.execute(rusqlite::params![row.id, target, b.resolution.code(), b.confidence])?;
+            update.execute(rusqlite::params![
+                row.id,
+                target,
+                b.resolution.code(),
+                b.confidence
+            ])?;
         }
     }
     Ok(resolved)
 }
 
-/// Files that differ between disk and index: (new, modified, deleted), by path.
-pub fn pending_changes(root: &Path, opts: &WalkOptions) -> Result<(Vec<String>, Vec<String>, Vec<String>), IndexError> {
+/// Files that differ between disk and index, by project-relative path.
+#[derive(Clone, Debug, Default)]
+pub struct Pending {
+    pub new: Vec<String>,
+    pub modified: Vec<String>,
+    pub deleted: Vec<String>,
+}
+
+impl Pending {
+    pub fn total(&self) -> usize {
+        self.new.len() + self.modified.len() + self.deleted.len()
+    }
+}
+
+/// Compares the files on disk with the index (stat first, then the content hash).
+pub fn pending_changes(root: &Path, opts: &WalkOptions) -> Result<Pending, IndexError> {
     let Some(conn) = store::open_for_read(root)? else {
         let w = walk(root, opts);
-        return Ok((w.files.into_iter().map(|f| f.rel).collect(), Vec::new(), Vec::new()));
+        return Ok(Pending { new: w.files.into_iter().map(|f| f.rel).collect(), ..Pending::default() });
     };
     let stored = stored_files(&conn)?;
     let w = walk(root, opts);
@@ -391,7 +470,10 @@ pub fn pending_changes(root: &Path, opts: &WalkOptions) -> Result<(Vec<String>, 
             }
         }
     }
-    let mut deleted: Vec<String> = stored.into_keys().filter(|p| !seen.contains(p.as_str())).collect();
+    let mut deleted: Vec<String> = stored
+        .into_keys()
+        .filter(|p| !seen.contains(p.as_str()))
+        .collect();
     deleted.sort();
-    Ok((new, modified, deleted))
+    Ok(Pending { new, modified, deleted })
 }

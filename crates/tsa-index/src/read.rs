@@ -5,9 +5,9 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, Row, params_from_iter};
 
+use crate::IndexError;
 use crate::resolve::Resolution;
 use crate::store;
-use crate::IndexError;
 
 /// A stored definition.
 #[derive(Clone, Debug, PartialEq)]
@@ -63,8 +63,7 @@ pub struct Index {
 }
 
 const SYMBOL_COLS: &str = "s.id, n.name, s.kind, s.qualname, o.name, f.path, f.language, s.line, s.end_line, s.signature, s.is_test";
-const SYMBOL_FROM: &str =
-    "symbols s JOIN names n ON n.id = s.name_id JOIN files f ON f.id = s.file_id LEFT JOIN names o ON o.id = s.owner_id";
+const SYMBOL_FROM: &str = "symbols s JOIN names n ON n.id = s.name_id JOIN files f ON f.id = s.file_id LEFT JOIN names o ON o.id = s.owner_id";
 
 fn symbol_at(r: &Row<'_>, at: usize) -> rusqlite::Result<SymbolRow> {
     Ok(SymbolRow {
@@ -92,7 +91,10 @@ fn opt_symbol_at(r: &Row<'_>, at: usize) -> rusqlite::Result<Option<SymbolRow>> 
 impl Index {
     /// Opens the index of `root`; `None` when it has never been built.
     pub fn open(root: &Path) -> Result<Option<Index>, IndexError> {
-        Ok(store::open_for_read(root)?.map(|conn| Index { conn, root: root.to_path_buf() }))
+        Ok(store::open_for_read(root)?.map(|conn| Index {
+            conn,
+            root: root.to_path_buf(),
+        }))
     }
 
     pub fn root(&self) -> &Path {
@@ -102,23 +104,31 @@ impl Index {
     /// Counts by kind, language and resolution class, parse-error files, size.
     pub fn status(&self) -> Result<Status, IndexError> {
         let c = &self.conn;
-        let count = |sql: &str| -> Result<u64, IndexError> { Ok(c.query_row(sql, [], |r| r.get::<_, i64>(0))? as u64) };
+        let count = |sql: &str| -> Result<u64, IndexError> {
+            Ok(c.query_row(sql, [], |r| r.get::<_, i64>(0))? as u64)
+        };
         let group = |sql: &str| -> Result<BTreeMap<String, u64>, IndexError> {
             let mut stmt = c.prepare(sql)?;
-            let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64)))?;
+            let rows = stmt.query_map([], |r| {
+                Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as u64))
+            })?;
             Ok(rows.collect::<Result<_, _>>()?)
         };
         let mut calls_by_resolution = BTreeMap::new();
         {
-            let mut stmt = c.prepare("SELECT resolution, count(*) FROM calls GROUP BY resolution")?;
+            let mut stmt =
+                c.prepare("SELECT resolution, count(*) FROM calls GROUP BY resolution")?;
             let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?;
             for row in rows {
                 let (code, n) = row?;
-                calls_by_resolution.insert(Resolution::from_code(code).as_str().to_owned(), n as u64);
+                calls_by_resolution
+                    .insert(Resolution::from_code(code).as_str().to_owned(), n as u64);
             }
         }
         let parse_error_files = {
-            let mut stmt = c.prepare("SELECT path, parse_errors FROM files WHERE parse_errors > 0 ORDER BY path")?;
+            let mut stmt = c.prepare(
+                "SELECT path, parse_errors FROM files WHERE parse_errors > 0 ORDER BY path",
+            )?;
             let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, u32>(1)?)))?;
             rows.collect::<Result<_, _>>()?
         };
@@ -140,7 +150,12 @@ impl Index {
     }
 
     /// Definitions named `name`, optionally of type `owner` and in `file`.
-    pub fn find_symbols(&self, name: &str, owner: Option<&str>, file: Option<&str>) -> Result<Vec<SymbolRow>, IndexError> {
+    pub fn find_symbols(
+        &self,
+        name: &str,
+        owner: Option<&str>,
+        file: Option<&str>,
+    ) -> Result<Vec<SymbolRow>, IndexError> {
         let mut sql = format!("SELECT {SYMBOL_COLS} FROM {SYMBOL_FROM} WHERE n.name = ?1");
         let mut args: Vec<String> = vec![name.to_owned()];
         if let Some(o) = owner {
@@ -220,12 +235,16 @@ impl Index {
 
     /// Whether any call site exists at all (an empty graph gets a different hint).
     pub fn has_calls(&self) -> Result<bool, IndexError> {
-        Ok(self.conn.query_row("SELECT EXISTS(SELECT 1 FROM calls)", [], |r| r.get(0))?)
+        Ok(self
+            .conn
+            .query_row("SELECT EXISTS(SELECT 1 FROM calls)", [], |r| r.get(0))?)
     }
 
     /// Whether the index holds any file.
     pub fn has_files(&self) -> Result<bool, IndexError> {
-        Ok(self.conn.query_row("SELECT EXISTS(SELECT 1 FROM files)", [], |r| r.get(0))?)
+        Ok(self
+            .conn
+            .query_row("SELECT EXISTS(SELECT 1 FROM files)", [], |r| r.get(0))?)
     }
 
     /// FTS5 BM25 search: (rows with raw bm25 scores, best first; exact total matches).
@@ -267,18 +286,24 @@ impl Index {
         )?;
         let sql = format!(
             "SELECT {SYMBOL_COLS}, bm25(symbols_fts, 10.0, 5.0, 2.0, 0.5) AS score
-             FROM symbols_fts JOIN {SYMBOL_FROM} ON s.id = symbols_fts.rowid
+             FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid
+             JOIN names n ON n.id = s.name_id JOIN files f ON f.id = s.file_id
+             LEFT JOIN names o ON o.id = s.owner_id
              WHERE symbols_fts MATCH ?1{filter}
              ORDER BY score, f.path, s.line LIMIT {fetch}"
         );
         let mut stmt = self.conn.prepare(&sql)?;
-        let rows = stmt.query_map(params_from_iter(args.iter()), |r| Ok((symbol_at(r, 0)?, r.get::<_, f64>(11)?)))?;
+        let rows = stmt.query_map(params_from_iter(args.iter()), |r| {
+            Ok((symbol_at(r, 0)?, r.get::<_, f64>(11)?))
+        })?;
         Ok((rows.collect::<Result<_, _>>()?, total as u64))
     }
 
     /// Up to `n` defined names close to `name` (for NOT_FOUND suggestions).
     pub fn suggest(&self, name: &str, n: usize) -> Result<Vec<String>, IndexError> {
-        let mut stmt = self.conn.prepare("SELECT DISTINCT n.name FROM symbols s JOIN names n ON n.id = s.name_id")?;
+        let mut stmt = self
+            .conn
+            .prepare("SELECT DISTINCT n.name FROM symbols s JOIN names n ON n.id = s.name_id")?;
         let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
         let lower = name.to_lowercase();
         let mut scored: Vec<(f64, String)> = Vec::new();

@@ -95,7 +95,11 @@ pub fn open_for_write(root: &Path) -> Result<Connection, IndexError> {
     let conn = Connection::open(index_path(root))?;
     configure(&conn)?;
     let version: Option<String> = conn
-        .query_row("SELECT value FROM meta WHERE key='schema_version'", [], |r| r.get(0))
+        .query_row(
+            "SELECT value FROM meta WHERE key='schema_version'",
+            [],
+            |r| r.get(0),
+        )
         .optional()
         .unwrap_or(None);
     if version.as_deref() != Some(&SCHEMA_VERSION.to_string()) {
@@ -125,7 +129,11 @@ pub fn open_for_read(root: &Path) -> Result<Option<Connection>, IndexError> {
     )?;
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
     let version: Option<String> = conn
-        .query_row("SELECT value FROM meta WHERE key='schema_version'", [], |r| r.get(0))
+        .query_row(
+            "SELECT value FROM meta WHERE key='schema_version'",
+            [],
+            |r| r.get(0),
+        )
         .optional()
         .unwrap_or(None);
     if version.as_deref() != Some(&SCHEMA_VERSION.to_string()) {
@@ -181,18 +189,25 @@ pub struct Writer<'t> {
 
 impl<'t> Writer<'t> {
     pub fn new(tx: &'t Transaction<'t>) -> Self {
-        Writer { tx, names: HashMap::new() }
+        Writer {
+            tx,
+            names: HashMap::new(),
+        }
     }
 
     fn name_id(&mut self, name: &str) -> Result<i64, IndexError> {
         if let Some(id) = self.names.get(name) {
             return Ok(*id);
         }
-        let mut get = self.tx.prepare_cached("SELECT id FROM names WHERE name = ?1")?;
+        let mut get = self
+            .tx
+            .prepare_cached("SELECT id FROM names WHERE name = ?1")?;
         let id = match get.query_row([name], |r| r.get(0)).optional()? {
             Some(id) => id,
             None => {
-                self.tx.prepare_cached("INSERT INTO names(name) VALUES (?1)")?.execute([name])?;
+                self.tx
+                    .prepare_cached("INSERT INTO names(name) VALUES (?1)")?
+                    .execute([name])?;
                 self.tx.last_insert_rowid()
             }
         };
@@ -308,7 +323,9 @@ pub fn set_meta(tx: &Transaction<'_>, key: &str, value: &str) -> Result<(), Inde
 
 /// Reads a meta value.
 pub fn get_meta(conn: &Connection, key: &str) -> Result<Option<String>, IndexError> {
-    Ok(conn.query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0)).optional()?)
+    Ok(conn
+        .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+        .optional()?)
 }
 
 #[cfg(test)]
@@ -317,7 +334,10 @@ mod tests {
 
     #[test]
     fn splits_identifiers_into_words() {
-        assert_eq!(identifier_words("parseHTTPRequest_v2"), "parse http request v2");
+        assert_eq!(
+            identifier_words("parseHTTPRequest_v2"),
+            "parse http request v2"
+        );
         assert_eq!(identifier_words("build_index"), "build index");
         assert_eq!(identifier_words("Foo"), "foo");
     }

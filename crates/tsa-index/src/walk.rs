@@ -30,7 +30,10 @@ pub struct WalkOptions {
 
 impl Default for WalkOptions {
     fn default() -> Self {
-        WalkOptions { max_file_size: 2 * 1024 * 1024, max_files: 200_000 }
+        WalkOptions {
+            max_file_size: 2 * 1024 * 1024,
+            max_files: 200_000,
+        }
     }
 }
 
@@ -65,7 +68,10 @@ fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
 /// Project-relative `/` path of `abs` under `root`.
 pub fn relative(root: &Path, abs: &Path) -> Option<String> {
     let rel = abs.strip_prefix(root).ok()?;
-    let parts: Vec<_> = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect();
+    let parts: Vec<_> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
     Some(parts.join("/"))
 }
 
@@ -88,7 +94,9 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> WalkResult {
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;
         }
-        let Some(rel) = relative(root, entry.path()) else { continue };
+        let Some(rel) = relative(root, entry.path()) else {
+            continue;
+        };
         let Some(language) = Language::from_path(&rel) else {
             out.skipped_unknown_extension += 1;
             continue;

@@ -30,27 +30,37 @@ const CAPTURES: [&str; 13] = [
 #[derive(Debug, Clone, thiserror::Error)]
 pub enum ExtractError {
     #[error("{file}:{row}: {message}")]
-    Query { file: &'static str, row: usize, message: String },
+    Query {
+        file: &'static str,
+        row: usize,
+        message: String,
+    },
     #[error("{file}: capture @{capture} is not in the capture vocabulary")]
     Capture { file: &'static str, capture: String },
     #[error("grammar of {0} could not be loaded")]
     Grammar(&'static str),
 }
 
+/// The three query files of a language compiled into one query, so each file's
+/// tree is walked once; pattern indices tell which file a match came from.
 struct Compiled {
-    defs: Query,
-    calls: Query,
-    imports: Query,
+    query: Query,
+    /// Patterns `0..defs_end` are definitions, `defs_end..calls_end` calls, the rest imports.
+    defs_end: usize,
+    calls_end: usize,
 }
 
-fn compile(spec: &LanguageSpec, (file, source): (&'static str, &'static str)) -> Result<Query, ExtractError> {
+fn compile(spec: &LanguageSpec, file: &'static str, source: &str) -> Result<Query, ExtractError> {
     let q = Query::new(&(spec.grammar)(), source).map_err(|e| ExtractError::Query {
         file,
         row: e.row + 1,
         message: e.message,
     })?;
     if let Some(bad) = q.capture_names().iter().find(|c| !CAPTURES.contains(c)) {
-        return Err(ExtractError::Capture { file, capture: (*bad).to_owned() });
+        return Err(ExtractError::Capture {
+            file,
+            capture: (*bad).to_owned(),
+        });
     }
     Ok(q)
 }
@@ -58,15 +68,22 @@ fn compile(spec: &LanguageSpec, (file, source): (&'static str, &'static str)) ->
 fn compiled(lang: Language) -> Result<&'static Compiled, ExtractError> {
     type Slot = OnceLock<Result<Compiled, ExtractError>>;
     static SLOTS: OnceLock<HashMap<Language, Slot>> = OnceLock::new();
-    let slots = SLOTS.get_or_init(|| Language::ALL.iter().map(|l| (*l, OnceLock::new())).collect());
+    let slots = SLOTS.get_or_init(|| {
+        Language::ALL
+            .iter()
+            .map(|l| (*l, OnceLock::new()))
+            .collect()
+    });
     let slot = &slots[&lang];
     slot.get_or_init(|| {
         let spec = lang.spec();
-        Ok(Compiled {
-            defs: compile(spec, spec.definitions)?,
-            calls: compile(spec, spec.calls)?,
-            imports: compile(spec, spec.imports)?,
-        })
+        // Compile each file alone first: errors then name the right file and row.
+        let defs = compile(spec, spec.definitions.0, spec.definitions.1)?.pattern_count();
+        let calls = compile(spec, spec.calls.0, spec.calls.1)?.pattern_count();
+        compile(spec, spec.imports.0, spec.imports.1)?;
+        let joined = format!("{}\n{}\n{}", spec.definitions.1, spec.calls.1, spec.imports.1);
+        let query = compile(spec, spec.name, &joined)?;
+        Ok(Compiled { query, defs_end: defs, calls_end: defs + calls })
     })
     .as_ref()
     .map_err(Clone::clone)
@@ -113,7 +130,10 @@ fn count_errors(root: Node<'_>) -> u32 {
 }
 
 fn signature(node: Node<'_>, src: &[u8]) -> String {
-    let end = node.child_by_field_name("body").map(|b| b.start_byte()).unwrap_or(node.end_byte());
+    let end = node
+        .child_by_field_name("body")
+        .map(|b| b.start_byte())
+        .unwrap_or(node.end_byte());
     let raw = String::from_utf8_lossy(&src[node.start_byte()..end]);
     let mut sig: String = raw.split_whitespace().collect::<Vec<_>>().join(" ");
     while sig.ends_with(':') || sig.ends_with('{') {
@@ -151,42 +171,73 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
             std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
             std::collections::hash_map::Entry::Vacant(v) => {
                 let mut p = Parser::new();
-                p.set_language(&(spec.grammar)()).map_err(|_| ExtractError::Grammar(spec.name))?;
+                p.set_language(&(spec.grammar)())
+                    .map_err(|_| ExtractError::Grammar(spec.name))?;
                 v.insert(p)
             }
         };
         Ok::<_, ExtractError>(parser.parse(src, None))
     })?;
     let Some(tree) = tree else {
-        return Ok(FileExtract { parse_errors: 1, ..FileExtract::default() });
+        return Ok(FileExtract {
+            parse_errors: 1,
+            ..FileExtract::default()
+        });
     };
     let root = tree.root_node();
-    let mut out = FileExtract { parse_errors: count_errors(root), ..FileExtract::default() };
+    let mut out = FileExtract {
+        parse_errors: count_errors(root),
+        ..FileExtract::default()
+    };
 
-    // Definitions.
-    let mut cursor = QueryCursor::new();
-    let names = queries.defs.capture_names();
+    // One walk over the tree: sort matches into definitions, calls and imports.
+    let names = queries.query.capture_names();
     let mut raw: Vec<(Node<'_>, DefKind, String)> = Vec::new();
-    let mut matches = cursor.matches(&queries.defs, root, src);
+    let mut raw_calls: Vec<(Node<'_>, Node<'_>, Option<Node<'_>>, bool)> = Vec::new();
+    let mut raw_imports: Vec<Node<'_>> = Vec::new();
+    let mut cursor = QueryCursor::new();
+    let mut matches = cursor.matches(&queries.query, root, src);
     while let Some(m) = matches.next() {
-        let mut def_node = None;
-        let mut name = None;
-        for c in m.captures() {
-            let cap = names[c.index as usize];
-            if cap == "name" {
-                name = Some(c.node);
-            } else if let Some(kind) = kind_of(cap) {
-                def_node = Some((c.node, kind));
+        let pattern = m.pattern_index;
+        if pattern < queries.defs_end {
+            let mut def_node = None;
+            let mut name = None;
+            for c in m.captures() {
+                let cap = names[c.index as usize];
+                if cap == "name" {
+                    name = Some(c.node);
+                } else if let Some(kind) = kind_of(cap) {
+                    def_node = Some((c.node, kind));
+                }
             }
-        }
-        if let (Some((node, kind)), Some(name)) = (def_node, name) {
-            let mut n = text(name, src).to_owned();
-            if kind.is_type() {
-                n = (spec.clean_type_name)(&n);
+            if let (Some((node, kind)), Some(name)) = (def_node, name) {
+                let mut n = text(name, src).to_owned();
+                if kind.is_type() {
+                    n = (spec.clean_type_name)(&n);
+                }
+                if !n.is_empty() {
+                    raw.push((node, kind, n));
+                }
             }
-            if !n.is_empty() {
-                raw.push((node, kind, n));
+        } else if pattern < queries.calls_end {
+            let (mut call, mut name, mut receiver, mut path) = (None, None, None, false);
+            for c in m.captures() {
+                match names[c.index as usize] {
+                    "reference.call" => call = Some(c.node),
+                    "name" => name = Some(c.node),
+                    "receiver" => receiver = Some(c.node),
+                    "path" => {
+                        receiver = Some(c.node);
+                        path = true;
+                    }
+                    _ => {}
+                }
             }
+            if let (Some(call), Some(name)) = (call, name) {
+                raw_calls.push((call, name, receiver, path));
+            }
+        } else {
+            raw_imports.extend(m.captures().iter().map(|c| c.node));
         }
     }
     raw.sort_by_key(|(n, _, _)| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
@@ -196,7 +247,9 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
     let mut stack: Vec<usize> = Vec::new();
     for (node, kind, name) in raw {
         while let Some(&top) = stack.last() {
-            if out.defs[top].end_byte >= node.end_byte() && out.defs[top].start_byte <= node.start_byte() {
+            if out.defs[top].end_byte >= node.end_byte()
+                && out.defs[top].start_byte <= node.start_byte()
+            {
                 break;
             }
             stack.pop();
@@ -234,25 +287,8 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
     }
 
     // Call sites, attributed to their innermost enclosing definition.
-    let names = queries.calls.capture_names();
-    let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(&queries.calls, root, src);
     let mut seen = std::collections::HashSet::new();
-    while let Some(m) = matches.next() {
-        let (mut call, mut name, mut receiver, mut path) = (None, None, None, false);
-        for c in m.captures() {
-            match names[c.index as usize] {
-                "reference.call" => call = Some(c.node),
-                "name" => name = Some(c.node),
-                "receiver" => receiver = Some(c.node),
-                "path" => {
-                    receiver = Some(c.node);
-                    path = true;
-                }
-                _ => {}
-            }
-        }
-        let (Some(call), Some(name)) = (call, name) else { continue };
+    for (call, name, receiver, path) in raw_calls {
         if !seen.insert(call.id()) {
             continue;
         }
@@ -275,12 +311,8 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
     out.calls.sort_by_key(|c| c.line);
 
     // Imports.
-    let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(&queries.imports, root, src);
-    while let Some(m) = matches.next() {
-        for c in m.captures() {
-            (spec.imports_of)(c.node, src, &mut out.imports);
-        }
+    for node in raw_imports {
+        (spec.imports_of)(node, src, &mut out.imports);
     }
     Ok(out)
 }
@@ -326,14 +358,32 @@ def main():
 main()
 "#;
         let x = extract(Language::Python, src).unwrap();
-        let defs: Vec<_> = x.defs.iter().map(|d| (d.qualname.as_str(), d.kind.as_str(), d.line)).collect();
-        assert_eq!(defs, [("Greeter", "class", 6), ("Greeter.greet", "method", 7), ("main", "function", 11)]);
+        let defs: Vec<_> = x
+            .defs
+            .iter()
+            .map(|d| (d.qualname.as_str(), d.kind.as_str(), d.line))
+            .collect();
+        assert_eq!(
+            defs,
+            [
+                ("Greeter", "class", 6),
+                ("Greeter.greet", "method", 7),
+                ("main", "function", 11)
+            ]
+        );
         assert_eq!(x.defs[1].owner.as_deref(), Some("Greeter"));
         assert_eq!(x.defs[1].signature, "def greet(self, name: str) -> str");
         let calls: Vec<_> = x
             .calls
             .iter()
-            .map(|c| (c.callee.as_str(), c.receiver.as_deref(), c.enclosing.map(|i| x.defs[i].name.as_str()), c.line))
+            .map(|c| {
+                (
+                    c.callee.as_str(),
+                    c.receiver.as_deref(),
+                    c.enclosing.map(|i| x.defs[i].name.as_str()),
+                    c.line,
+                )
+            })
             .collect();
         assert_eq!(
             calls,
@@ -349,7 +399,14 @@ main()
         let imports: Vec<_> = x
             .imports
             .iter()
-            .map(|i| (i.module.as_str(), i.name.as_deref(), i.alias.as_str(), i.level))
+            .map(|i| {
+                (
+                    i.module.as_str(),
+                    i.name.as_deref(),
+                    i.alias.as_str(),
+                    i.level,
+                )
+            })
             .collect();
         assert_eq!(
             imports,
@@ -386,12 +443,15 @@ fn helper() -> u32 { 1 }
 #[cfg(test)]
 mod tests {
     #[test]
-    fn works() { super::helper(); }
+    fn works() { super::helper(); assert_eq!(self.check(crate::x::y(1)), inner(2)); }
 }
 "#;
         let x = extract(Language::Rust, src).unwrap();
-        let defs: Vec<_> =
-            x.defs.iter().map(|d| (d.qualname.as_str(), d.kind.as_str(), d.is_test)).collect();
+        let defs: Vec<_> = x
+            .defs
+            .iter()
+            .map(|d| (d.qualname.as_str(), d.kind.as_str(), d.is_test))
+            .collect();
         assert_eq!(
             defs,
             [
@@ -405,7 +465,11 @@ mod tests {
         );
         assert_eq!(x.defs[2].owner.as_deref(), Some("Engine"));
         assert_eq!(x.defs[2].signature, "pub fn run(&self) -> u32");
-        let calls: Vec<_> = x.calls.iter().map(|c| (c.callee.as_str(), c.receiver.as_deref(), c.path)).collect();
+        let calls: Vec<_> = x
+            .calls
+            .iter()
+            .map(|c| (c.callee.as_str(), c.receiver.as_deref(), c.path))
+            .collect();
         assert_eq!(
             calls,
             [
@@ -414,10 +478,16 @@ mod tests {
                 ("open", Some("store"), true),
                 ("helper", None, false),
                 ("helper", Some("super"), true),
+                ("check", Some("self"), false),
+                ("y", Some("x"), true),
+                ("inner", None, false),
             ]
         );
-        let imports: Vec<_> =
-            x.imports.iter().map(|i| (i.module.as_str(), i.name.as_deref(), i.alias.as_str())).collect();
+        let imports: Vec<_> = x
+            .imports
+            .iter()
+            .map(|i| (i.module.as_str(), i.name.as_deref(), i.alias.as_str()))
+            .collect();
         assert_eq!(
             imports,
             [

@@ -49,7 +49,10 @@ impl DefKind {
 
     /// Types that own methods.
     pub const fn is_type(self) -> bool {
-        matches!(self, DefKind::Class | DefKind::Struct | DefKind::Enum | DefKind::Trait | DefKind::Impl)
+        matches!(
+            self,
+            DefKind::Class | DefKind::Struct | DefKind::Enum | DefKind::Trait | DefKind::Impl
+        )
     }
 }
 

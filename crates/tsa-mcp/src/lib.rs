@@ -5,8 +5,9 @@ use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation, ListToolsResult,
-    PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool, ToolAnnotations,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
+    ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -31,10 +32,14 @@ impl TsaServer {
                     .destructive(false)
                     .idempotent(t.read_only)
                     .open_world(false);
-                Tool::new(t.name, t.description, Arc::new(t.input_schema)).with_annotations(annotations)
+                Tool::new(t.name, t.description, Arc::new(t.input_schema))
+                    .with_annotations(annotations)
             })
             .collect();
-        TsaServer { ctx: Arc::new(Mutex::new(ctx)), tools: Arc::new(tools) }
+        TsaServer {
+            ctx: Arc::new(Mutex::new(ctx)),
+            tools: Arc::new(tools),
+        }
     }
 
     fn answer(&self, name: &str, args: Value) -> CallToolResult {

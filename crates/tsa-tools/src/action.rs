@@ -68,7 +68,11 @@ impl<A: Action> DynAction for A {
         let args: A::Args = serde_path_to_error::deserialize(Value::Object(args)).map_err(|e| {
             let path = e.path().to_string();
             let inner = e.into_inner().to_string();
-            ToolError::Validation(if path == "." { inner } else { format!("parameter '{path}': {inner}") })
+            ToolError::Validation(if path == "." {
+                inner
+            } else {
+                format!("parameter '{path}': {inner}")
+            })
         })?;
         self.run(ctx, args)
     }

@@ -16,7 +16,17 @@ pub const FACADES: [Facade; 8] = [
         name: "search",
         title: "Find symbols and text",
         read_only: true,
-        actions: &["batch", "chain", "content", "grep", "query", "select", "subscribe", "symbol", "unsubscribe"],
+        actions: &[
+            "batch",
+            "chain",
+            "content",
+            "grep",
+            "query",
+            "select",
+            "subscribe",
+            "symbol",
+            "unsubscribe",
+        ],
     },
     Facade {
         name: "nav",
@@ -60,29 +70,47 @@ pub const FACADES: [Facade; 8] = [
         title: "Code health and dead code",
         read_only: true,
         actions: &[
-            "dead", "deps", "file", "heatmap", "imports", "matrix", "overview", "patterns", "project", "routes",
-            "scale", "test_gap",
+            "dead", "deps", "file", "heatmap", "imports", "matrix", "overview", "patterns",
+            "project", "routes", "scale", "test_gap",
         ],
     },
     Facade {
         name: "edit",
         title: "Edit safety and change impact",
         read_only: false,
-        actions: &["ast_diff", "classify", "constraints", "guard", "impact", "pr", "refactor", "safe"],
+        actions: &[
+            "ast_diff",
+            "classify",
+            "constraints",
+            "guard",
+            "impact",
+            "pr",
+            "refactor",
+            "safe",
+        ],
     },
     Facade {
         name: "project",
         title: "Project hub",
         read_only: false,
         actions: &[
-            "doc_sync", "files", "journal", "metrics", "overview", "parser", "skills", "smart", "tools", "workflow",
+            "doc_sync", "files", "journal", "metrics", "overview", "parser", "skills", "smart",
+            "tools", "workflow",
         ],
     },
     Facade {
         name: "index",
         title: "Build and inspect the index",
         read_only: false,
-        actions: &["auto", "build", "cache", "full", "knowledge", "status", "sync"],
+        actions: &[
+            "auto",
+            "build",
+            "cache",
+            "full",
+            "knowledge",
+            "status",
+            "sync",
+        ],
     },
     Facade {
         name: "viz",
@@ -98,8 +126,11 @@ pub fn facade(name: &str) -> Option<&'static Facade> {
 
 /// Actions of `facade` that this build implements, sorted.
 pub fn available_actions(facade: &str) -> Vec<&'static str> {
-    let mut v: Vec<&'static str> =
-        crate::actions::REGISTRY.iter().filter(|a| a.facade() == facade).map(|a| a.name()).collect();
+    let mut v: Vec<&'static str> = crate::actions::REGISTRY
+        .iter()
+        .filter(|a| a.facade() == facade)
+        .map(|a| a.name())
+        .collect();
     v.sort_unstable();
     v
 }

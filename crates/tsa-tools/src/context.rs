@@ -29,10 +29,15 @@ impl Context {
         let canonical = std::fs::canonicalize(root)
             .map_err(|_| ToolError::NotFound(root.display().to_string()))?;
         if !canonical.is_dir() {
-            return Err(ToolError::Validation(format!("project path must be a directory: {}", root.display())));
+            return Err(ToolError::Validation(format!(
+                "project path must be a directory: {}",
+                root.display()
+            )));
         }
         if canonical.parent().is_none() {
-            return Err(ToolError::Validation("project path must not be the filesystem root".into()));
+            return Err(ToolError::Validation(
+                "project path must not be the filesystem root".into(),
+            ));
         }
         self.root = Some(canonical.clone());
         Ok(canonical)

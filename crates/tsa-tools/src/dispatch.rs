@@ -14,7 +14,14 @@ use crate::{Context, ToolError};
 /// Parameters every action accepts.
 pub const UNIVERSAL_PARAMS: [&str; 2] = ["output_format", "compact_only"];
 /// Parameters that name paths and are checked against the project boundary.
-pub const PATH_PARAMS: [&str; 6] = ["file_path", "source_file", "target_file", "directory", "path", "roots"];
+pub const PATH_PARAMS: [&str; 6] = [
+    "file_path",
+    "source_file",
+    "target_file",
+    "directory",
+    "path",
+    "roots",
+];
 
 /// A rendered answer and whether it is a failure (MCP `isError`, CLI exit 1).
 #[derive(Clone, Debug)]
@@ -26,10 +33,17 @@ pub struct Reply {
 }
 
 /// The closest candidate by normalised edit distance (>= 0.6), if any.
-pub(crate) fn closest<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+pub(crate) fn closest<'a>(
+    input: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<&'a str> {
     candidates
         .into_iter()
-        .map(|c| (strsim::normalized_levenshtein(input, c), c))
+        .map(|c| {
+            let prefix = !input.is_empty() && (c.starts_with(input) || input.starts_with(c));
+            let score = strsim::normalized_levenshtein(input, c);
+            (if prefix { score.max(0.8) } else { score }, c)
+        })
         .filter(|(s, _)| *s >= 0.6)
         .max_by(|a, b| a.0.total_cmp(&b.0))
         .map(|(_, c)| c)
@@ -65,43 +79,70 @@ pub fn call(ctx: &mut Context, tool: &str, args: Value, default_format: OutputFo
         }
         if let Some(v) = args.remove("compact_only") {
             compact_only = v.as_bool().ok_or_else(|| {
-                ToolError::Validation(format!("parameter 'compact_only' must be a boolean, got {v}")).into_failure()
+                ToolError::Validation(format!(
+                    "parameter 'compact_only' must be a boolean, got {v}"
+                ))
+                .into_failure()
             })?;
         }
         if tool == "set_project_path" {
-            return set_project_path::run(ctx, args).map(Envelope::from).map_err(ToolError::into_failure);
+            return set_project_path::run(ctx, args)
+                .map(Envelope::from)
+                .map_err(ToolError::into_failure);
         }
         let Some(f) = facade(tool) else {
-            let tools: Vec<&str> =
-                crate::FACADES.iter().map(|f| f.name).chain(std::iter::once("set_project_path")).collect();
-            let mut failure = Failure::new(ErrorType::UnknownTool, format!("Unknown tool: {tool}"))
-                .with("available_tools", json!(tools));
-            if let Some(s) = closest(tool, tools.iter().copied()) {
-                failure = failure.with_hint(format!("Did you mean tool '{s}'? Else call one of: {}", tools.join(", ")));
-            }
-            return Err(failure);
+            let tools: Vec<&str> = crate::FACADES
+                .iter()
+                .map(|f| f.name)
+                .chain(std::iter::once("set_project_path"))
+                .collect();
+            let hint = match closest(tool, tools.iter().copied()) {
+                Some(s) => format!("Did you mean tool '{s}'? Else call one of: {}", tools.join(", ")),
+                None => format!("Call one of: {}", tools.join(", ")),
+            };
+            return Err(Failure::new(ErrorType::UnknownTool, format!("Unknown tool: {tool}"))
+                .with_hint(hint)
+                .with("available_tools", json!(tools)));
         };
         let action = match args.remove("action") {
-            None => return Err(action_error(f.name, "missing required parameter 'action'", None)),
+            None => {
+                return Err(action_error(
+                    f.name,
+                    "missing required parameter 'action'",
+                    None,
+                ));
+            }
             Some(Value::String(s)) => s,
             Some(other) => {
-                return Err(action_error(f.name, &format!("parameter 'action' must be a string, got {other}"), None));
+                return Err(action_error(
+                    f.name,
+                    &format!("parameter 'action' must be a string, got {other}"),
+                    None,
+                ));
             }
         };
         if !f.actions.contains(&action.as_str()) {
             let suggestion = closest(&action, f.actions.iter().copied());
             let msg = format!(
                 "{}unknown action '{action}'; valid actions are: {}",
-                suggestion.map(|s| format!("did you mean: {s}? ")).unwrap_or_default(),
+                suggestion
+                    .map(|s| format!("did you mean: {s}? "))
+                    .unwrap_or_default(),
                 f.actions.join(", ")
             );
             return Err(action_error(f.name, &msg, suggestion));
         }
-        let Some(handler) = REGISTRY.iter().find(|a| a.facade() == f.name && a.name() == action) else {
+        let Some(handler) = REGISTRY
+            .iter()
+            .find(|a| a.facade() == f.name && a.name() == action)
+        else {
             let available = crate::available_actions(f.name);
             return Err(Failure::new(
                 ErrorType::UnsupportedAction,
-                format!("action '{action}' of tool '{}' is not available in this build", f.name),
+                format!(
+                    "action '{action}' of tool '{}' is not available in this build",
+                    f.name
+                ),
             )
             .with_hint(format!(
                 "Not yet available in this build. Available {} actions: {}",
@@ -114,7 +155,10 @@ pub fn call(ctx: &mut Context, tool: &str, args: Value, default_format: OutputFo
         };
         check_params(*handler, &mut args).map_err(ToolError::into_failure)?;
         check_paths(ctx, &args).map_err(ToolError::into_failure)?;
-        handler.run_json(ctx, args).map(Envelope::from).map_err(ToolError::into_failure)
+        handler
+            .run_json(ctx, args)
+            .map(Envelope::from)
+            .map_err(ToolError::into_failure)
     })();
     let envelope = match outcome {
         Ok(e) => e,
@@ -141,22 +185,40 @@ fn kind_of(v: &Value) -> &'static str {
 
 /// The first non-empty identifier of the request, for error summary lines.
 fn identifier(args: &Value) -> Option<String> {
-    ["file_path", "symbol", "function_name", "query", "mode", "action"]
-        .iter()
-        .find_map(|k| args.get(*k).and_then(Value::as_str).filter(|s| !s.trim().is_empty()).map(str::to_owned))
+    [
+        "file_path",
+        "symbol",
+        "function_name",
+        "query",
+        "mode",
+        "action",
+    ]
+    .iter()
+    .find_map(|k| {
+        args.get(*k)
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty())
+            .map(str::to_owned)
+    })
 }
 
 fn action_error(facade: &str, msg: &str, suggestion: Option<&str>) -> Failure {
     let actions = facade_actions(facade);
     let next = match suggestion {
-        Some(s) => format!("Did you mean action '{s}'? Else set action to one of: {}", actions.join(", ")),
+        Some(s) => format!(
+            "Did you mean action '{s}'? Else set action to one of: {}",
+            actions.join(", ")
+        ),
         None => format!("Set action to one of: {}", actions.join(", ")),
     };
     Failure::new(ErrorType::Validation, msg)
         .with_hint(next)
         .with("facade", facade)
         .with("available_actions", json!(actions))
-        .with("suggestion", suggestion.map(Value::from).unwrap_or(Value::Null))
+        .with(
+            "suggestion",
+            suggestion.map(Value::from).unwrap_or(Value::Null),
+        )
 }
 
 fn facade_actions(name: &str) -> Vec<&'static str> {
@@ -186,10 +248,15 @@ fn check_params(handler: &dyn DynAction, args: &mut Map<String, Value>) -> Resul
     allowed.extend(UNIVERSAL_PARAMS);
     allowed.push("action");
     allowed.sort_unstable();
-    let mut unknown: Vec<&String> = args.keys().filter(|k| !props.contains(&k.as_str())).collect();
+    let mut unknown: Vec<&String> = args
+        .keys()
+        .filter(|k| !props.contains(&k.as_str()))
+        .collect();
     unknown.sort();
     if let Some(key) = unknown.first() {
-        let hint = closest(key, allowed.iter().copied()).map(|s| format!(" — did you mean '{s}'?")).unwrap_or_default();
+        let hint = closest(key, allowed.iter().copied())
+            .map(|s| format!(" — did you mean '{s}'?"))
+            .unwrap_or_default();
         return Err(ToolError::Validation(format!(
             "unknown parameter '{key}' for tool '{}' action '{}'{hint}; allowed parameters: {}",
             handler.facade(),

@@ -50,7 +50,9 @@ impl ToolError {
         match t {
             ErrorType::FileNotFound => f.with_suggested_tool("project action=files"),
             ErrorType::ProjectNotSet => f.with_suggested_tool("set_project_path"),
-            ErrorType::EmptyProject | ErrorType::IndexError => f.with_suggested_tool("index action=full"),
+            ErrorType::EmptyProject | ErrorType::IndexError => {
+                f.with_suggested_tool("index action=full")
+            }
             _ => f,
         }
     }

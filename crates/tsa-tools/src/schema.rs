@@ -27,7 +27,13 @@ fn param_list(schema: &Map<String, Value>) -> String {
         .and_then(Value::as_object)
         .map(|p| {
             p.keys()
-                .map(|k| if required.contains(&k.as_str()) { format!("{k}*") } else { k.clone() })
+                .map(|k| {
+                    if required.contains(&k.as_str()) {
+                        format!("{k}*")
+                    } else {
+                        k.clone()
+                    }
+                })
                 .collect::<Vec<_>>()
                 .join(", ")
         })
@@ -46,16 +52,21 @@ pub fn tool_descriptions() -> Vec<ToolDescription> {
         let mut lines = Vec::new();
         for a in REGISTRY.iter().filter(|a| a.facade() == f.name) {
             let schema = a.schema();
-            lines.push(format!("{}({}): {}", a.name(), param_list(&schema), a.summary()));
+            lines.push(format!(
+                "{}({}): {}",
+                a.name(),
+                param_list(&schema),
+                a.summary()
+            ));
             if let Some(p) = schema.get("properties").and_then(Value::as_object) {
                 for (k, v) in p {
                     props.entry(k.clone()).or_insert_with(|| v.clone());
                 }
             }
             for (alias, canonical) in a.aliases() {
-                props
-                    .entry((*alias).to_owned())
-                    .or_insert_with(|| json!({"type": "string", "description": format!("Alias of {canonical}.")}));
+                props.entry((*alias).to_owned()).or_insert_with(
+                    || json!({"type": "string", "description": format!("Alias of {canonical}.")}),
+                );
             }
         }
         props.insert(
@@ -67,7 +78,12 @@ pub fn tool_descriptions() -> Vec<ToolDescription> {
             json!({"type": "boolean", "description": "With toon: keep only the control surface keys beside toon_content."}),
         );
         let available = crate::available_actions(f.name);
-        let missing: Vec<&str> = f.actions.iter().copied().filter(|a| !available.contains(a)).collect();
+        let missing: Vec<&str> = f
+            .actions
+            .iter()
+            .copied()
+            .filter(|a| !available.contains(a))
+            .collect();
         let mut description = format!("{}. Actions (* = required): {}.", f.title, lines.join("; "));
         if !missing.is_empty() {
             description.push_str(&format!(

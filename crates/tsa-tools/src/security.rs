@@ -11,14 +11,22 @@ use crate::ToolError;
 /// is canonicalised and the rest may not contain `..`.
 pub fn resolve_in_root(root: &Path, input: &str) -> Result<(PathBuf, String), ToolError> {
     if input.trim().is_empty() {
-        return Err(ToolError::Validation("path must be a non-empty string".into()));
+        return Err(ToolError::Validation(
+            "path must be a non-empty string".into(),
+        ));
     }
     if input.contains('\0') {
-        return Err(ToolError::Validation("path must not contain NUL bytes".into()));
+        return Err(ToolError::Validation(
+            "path must not contain NUL bytes".into(),
+        ));
     }
     let normalised = input.replace('\\', "/");
     let candidate = Path::new(&normalised);
-    let joined = if candidate.is_absolute() { candidate.to_path_buf() } else { root.join(candidate) };
+    let joined = if candidate.is_absolute() {
+        candidate.to_path_buf()
+    } else {
+        root.join(candidate)
+    };
     let resolved = match std::fs::canonicalize(&joined) {
         Ok(p) => p,
         Err(_) => {
@@ -50,7 +58,11 @@ pub fn resolve_in_root(root: &Path, input: &str) -> Result<(PathBuf, String), To
     let Ok(rel) = resolved.strip_prefix(root) else {
         return Err(ToolError::Outside(input.to_owned()));
     };
-    let rel = rel.components().map(|c| c.as_os_str().to_string_lossy().into_owned()).collect::<Vec<_>>().join("/");
+    let rel = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect::<Vec<_>>()
+        .join("/");
     Ok((resolved, rel))
 }
 
@@ -67,16 +79,35 @@ mod tests {
         std::fs::write(proj.join("a.py"), "x = 1\n").unwrap();
         std::fs::write(root.join("secret.py"), "x = 1\n").unwrap();
         assert_eq!(resolve_in_root(&proj, "a.py").unwrap().1, "a.py");
-        assert_eq!(resolve_in_root(&proj, "./a.py").unwrap_or_else(|e| panic!("{e}")).1, "a.py");
-        for bad in ["../secret.py", "/etc/passwd", "../nope/x.py", "sub/../../secret.py"] {
-            assert!(matches!(resolve_in_root(&proj, bad), Err(ToolError::Outside(_))), "{bad}");
+        assert_eq!(
+            resolve_in_root(&proj, "./a.py")
+                .unwrap_or_else(|e| panic!("{e}"))
+                .1,
+            "a.py"
+        );
+        for bad in [
+            "../secret.py",
+            "/etc/passwd",
+            "../nope/x.py",
+            "sub/../../secret.py",
+        ] {
+            assert!(
+                matches!(resolve_in_root(&proj, bad), Err(ToolError::Outside(_))),
+                "{bad}"
+            );
         }
         #[cfg(unix)]
         {
             std::os::unix::fs::symlink(root.join("secret.py"), proj.join("link.py")).unwrap();
-            assert!(matches!(resolve_in_root(&proj, "link.py"), Err(ToolError::Outside(_))));
+            assert!(matches!(
+                resolve_in_root(&proj, "link.py"),
+                Err(ToolError::Outside(_))
+            ));
         }
         // Missing but inside: resolves, and the caller reports file_not_found.
-        assert_eq!(resolve_in_root(&proj, "missing.py").unwrap().1, "missing.py");
+        assert_eq!(
+            resolve_in_root(&proj, "missing.py").unwrap().1,
+            "missing.py"
+        );
     }
 }

@@ -17,12 +17,15 @@ pub fn source_file(root: &Path, input: &str) -> Result<String, ToolError> {
         return Err(ToolError::NotFound(rel));
     }
     if abs.is_dir() {
-        return Err(ToolError::Validation(format!("file_path must be a file, got directory '{rel}'")));
+        return Err(ToolError::Validation(format!(
+            "file_path must be a file, got directory '{rel}'"
+        )));
     }
     if Language::from_path(&rel).is_none() {
         return Err(ToolError::Language(rel));
     }
-    let bytes = std::fs::read(&abs).map_err(|e| ToolError::Internal(format!("cannot read '{rel}': {e}")))?;
+    let bytes = std::fs::read(&abs)
+        .map_err(|e| ToolError::Internal(format!("cannot read '{rel}': {e}")))?;
     if bytes[..bytes.len().min(8192)].contains(&0) {
         return Err(ToolError::Binary(rel));
     }
@@ -51,7 +54,13 @@ pub struct Bodies<'a> {
 
 impl<'a> Bodies<'a> {
     pub fn new(root: &'a Path, budget: BodyBudget) -> Self {
-        Bodies { root, files: HashMap::new(), budget, rows: 0, lines: 0 }
+        Bodies {
+            root,
+            files: HashMap::new(),
+            budget,
+            rows: 0,
+            lines: 0,
+        }
     }
 
     /// True when at least one body was inlined.
@@ -71,7 +80,12 @@ impl<'a> Bodies<'a> {
             .entry(file.to_owned())
             .or_insert_with(|| {
                 let bytes = std::fs::read(root.join(file)).ok()?;
-                Some(String::from_utf8_lossy(&bytes).lines().map(str::to_owned).collect())
+                Some(
+                    String::from_utf8_lossy(&bytes)
+                        .lines()
+                        .map(str::to_owned)
+                        .collect(),
+                )
             })
             .as_ref()?;
         let first = start as usize - 1;
@@ -79,7 +93,10 @@ impl<'a> Bodies<'a> {
         if first >= last {
             return None;
         }
-        let room = self.budget.lines_each.min(self.budget.lines_total - self.lines);
+        let room = self
+            .budget
+            .lines_each
+            .min(self.budget.lines_total - self.lines);
         let shown = (last - first).min(room);
         let content = lines[first..first + shown].join("\n") + "\n";
         self.rows += 1;

@@ -53,7 +53,10 @@ impl Resolution {
     }
 
     pub fn from_code(code: i64) -> Resolution {
-        Resolution::ALL.into_iter().find(|r| r.code() == code).unwrap_or(Resolution::Unknown)
+        Resolution::ALL
+            .into_iter()
+            .find(|r| r.code() == code)
+            .unwrap_or(Resolution::Unknown)
     }
 
     pub const fn as_str(self) -> &'static str {
@@ -118,10 +121,18 @@ pub struct Binding {
 }
 
 impl Binding {
-    pub const UNKNOWN: Binding = Binding { target: None, resolution: Resolution::Unknown, confidence: 0.0 };
+    pub const UNKNOWN: Binding = Binding {
+        target: None,
+        resolution: Resolution::Unknown,
+        confidence: 0.0,
+    };
 
     fn class(resolution: Resolution) -> Binding {
-        Binding { target: None, resolution, confidence: 0.9 }
+        Binding {
+            target: None,
+            resolution,
+            confidence: 0.9,
+        }
     }
 }
 
@@ -147,15 +158,30 @@ impl Model {
         let mut by_owner: HashMap<(Language, String, String), Vec<usize>> = HashMap::new();
         for (i, s) in syms.iter().enumerate() {
             let lang = files[s.file].lang;
-            by_file_name[s.file].entry(s.name.clone()).or_default().push(i);
+            by_file_name[s.file]
+                .entry(s.name.clone())
+                .or_default()
+                .push(i);
             by_name.entry((lang, s.name.clone())).or_default().push(i);
             if let Some(owner) = &s.owner {
-                by_owner.entry((lang, owner.clone(), s.name.clone())).or_default().push(i);
+                by_owner
+                    .entry((lang, owner.clone(), s.name.clone()))
+                    .or_default()
+                    .push(i);
             }
         }
         let python = python::Modules::new(&files);
         let rust = rust::Modules::new(&files);
-        Model { files, syms, imports, by_file_name, by_name, by_owner, python, rust }
+        Model {
+            files,
+            syms,
+            imports,
+            by_file_name,
+            by_name,
+            by_owner,
+            python,
+            rust,
+        }
     }
 
     /// Resolves one call site.
@@ -170,8 +196,14 @@ impl Model {
         // Never bind across languages, whatever a rule said.
         match b.target {
             Some(t) if self.files[self.syms[t].file].lang != lang => Binding::UNKNOWN,
-            Some(t) if self.syms[t].file == call.file => Binding { resolution: Resolution::Local, ..b },
-            Some(_) => Binding { resolution: Resolution::Project, ..b },
+            Some(t) if self.syms[t].file == call.file => Binding {
+                resolution: Resolution::Local,
+                ..b
+            },
+            Some(_) => Binding {
+                resolution: Resolution::Project,
+                ..b
+            },
             None => b,
         }
     }
@@ -194,11 +226,17 @@ impl Model {
     }
 
     fn in_file(&self, file: usize, name: &str) -> &[usize] {
-        self.by_file_name[file].get(name).map(Vec::as_slice).unwrap_or(&[])
+        self.by_file_name[file]
+            .get(name)
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
     }
 
     fn named(&self, lang: Language, name: &str) -> &[usize] {
-        self.by_name.get(&(lang, name.to_owned())).map(Vec::as_slice).unwrap_or(&[])
+        self.by_name
+            .get(&(lang, name.to_owned()))
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
     }
 
     fn methods(&self, lang: Language, owner: &str, name: &str) -> &[usize] {
@@ -222,12 +260,20 @@ impl Model {
     /// A unique project-wide definition of a plain (non-method) name.
     fn unique_global(&self, call: &MCall, kinds: &[DefKind]) -> Option<usize> {
         let lang = self.files[call.file].lang;
-        let cands: Vec<usize> =
-            self.named(lang, &call.callee).iter().copied().filter(|&s| kinds.contains(&self.syms[s].kind)).collect();
+        let cands: Vec<usize> = self
+            .named(lang, &call.callee)
+            .iter()
+            .copied()
+            .filter(|&s| kinds.contains(&self.syms[s].kind))
+            .collect();
         self.unique(cands, self.caller_is_test(call))
     }
 }
 
 fn bound(target: usize, confidence: f64) -> Binding {
-    Binding { target: Some(target), resolution: Resolution::Project, confidence }
+    Binding {
+        target: Some(target),
+        resolution: Resolution::Project,
+        confidence,
+    }
 }

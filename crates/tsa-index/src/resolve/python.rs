@@ -89,17 +89,28 @@ fn module(m: &Model, file: usize, name: &str, level: u32) -> Module {
         // Several files end with this path: take the one nearest the importer.
         let here = &m.files[file].path;
         let score = |f: usize| {
-            m.files[f].path.chars().zip(here.chars()).take_while(|(a, b)| a == b).count()
+            m.files[f]
+                .path
+                .chars()
+                .zip(here.chars())
+                .take_while(|(a, b)| a == b)
+                .count()
         };
         let best = files.iter().map(|&f| score(f)).max().unwrap_or(0);
-        let top: Vec<usize> = files.iter().copied().filter(|&f| score(f) == best).collect();
+        let top: Vec<usize> = files
+            .iter()
+            .copied()
+            .filter(|&f| score(f) == best)
+            .collect();
         if top.len() == 1 {
             return Module::Project(top[0]);
         }
         return Module::Unknown;
     }
     let top = name.split('.').next().unwrap_or("");
-    Module::Outside { stdlib: stdlib().contains(top) }
+    Module::Outside {
+        stdlib: stdlib().contains(top),
+    }
 }
 
 /// What an imported name is.
@@ -122,7 +133,11 @@ fn import_target(m: &Model, file: usize, imp: &MImport, depth: u32) -> Target {
                 if let Some(s) = in_module(m, f, name, depth + 1) {
                     return Target::Symbol(s);
                 }
-                let sub = if imp.module.is_empty() { name.clone() } else { format!("{}.{}", imp.module, name) };
+                let sub = if imp.module.is_empty() {
+                    name.clone()
+                } else {
+                    format!("{}.{}", imp.module, name)
+                };
                 match module(m, file, &sub, imp.level) {
                     Module::Project(sf) => Target::Module(sf),
                     _ => Target::Unknown,
@@ -143,7 +158,10 @@ fn in_module(m: &Model, f: usize, name: &str, depth: u32) -> Option<usize> {
         .in_file(f, name)
         .iter()
         .copied()
-        .filter(|&s| m.syms[s].parent.is_none() && matches!(m.syms[s].kind, DefKind::Function | DefKind::Class))
+        .filter(|&s| {
+            m.syms[s].parent.is_none()
+                && matches!(m.syms[s].kind, DefKind::Function | DefKind::Class)
+        })
         .collect();
     if let Some(&s) = local.last() {
         // The last top-level definition wins, as at run time.
@@ -182,7 +200,11 @@ fn visible(m: &Model, sym: usize, caller: Option<usize>) -> bool {
 }
 
 fn outside(stdlib: bool) -> Binding {
-    Binding::class(if stdlib { Resolution::Stdlib } else { Resolution::External })
+    Binding::class(if stdlib {
+        Resolution::Stdlib
+    } else {
+        Resolution::External
+    })
 }
 
 pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
@@ -199,7 +221,11 @@ pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
                 .filter(|&s| visible(m, s, call.caller))
                 .collect();
             if let Some(&s) = local.last() {
-                return Binding { target: Some(s), resolution: Resolution::Local, confidence: 1.0 };
+                return Binding {
+                    target: Some(s),
+                    resolution: Resolution::Local,
+                    confidence: 1.0,
+                };
             }
             // 2. Imports, following re-exports.
             if let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == name) {
@@ -229,7 +255,9 @@ pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
         }
         Some(recv) => {
             if recv == "self" || recv == "cls" {
-                let Some(class) = m.enclosing_type(call.caller) else { return Binding::UNKNOWN };
+                let Some(class) = m.enclosing_type(call.caller) else {
+                    return Binding::UNKNOWN;
+                };
                 let cands: Vec<usize> = m
                     .methods(Language::Python, class, name)
                     .iter()
@@ -237,7 +265,11 @@ pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
                     .filter(|&s| m.syms[s].file == file)
                     .collect();
                 return match cands.last() {
-                    Some(&s) => Binding { target: Some(s), resolution: Resolution::Local, confidence: 1.0 },
+                    Some(&s) => Binding {
+                        target: Some(s),
+                        resolution: Resolution::Local,
+                        confidence: 1.0,
+                    },
                     None => Binding::UNKNOWN,
                 };
             }
@@ -281,7 +313,11 @@ pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
                 .collect();
             if let Some(&c) = classes.last() {
                 return match method_of(m, c, name).last() {
-                    Some(&s) => Binding { target: Some(s), resolution: Resolution::Local, confidence: 1.0 },
+                    Some(&s) => Binding {
+                        target: Some(s),
+                        resolution: Resolution::Local,
+                        confidence: 1.0,
+                    },
                     None => Binding::UNKNOWN,
                 };
             }
@@ -293,5 +329,9 @@ pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
 /// Methods `name` defined in class `class` (same file, owner = class name).
 fn method_of(m: &Model, class: usize, name: &str) -> Vec<usize> {
     let c = &m.syms[class];
-    m.in_file(c.file, name).iter().copied().filter(|&s| m.syms[s].parent == Some(class)).collect()
+    m.in_file(c.file, name)
+        .iter()
+        .copied()
+        .filter(|&s| m.syms[s].parent == Some(class))
+        .collect()
 }

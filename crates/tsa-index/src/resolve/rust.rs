@@ -12,7 +12,10 @@ use super::{Binding, MCall, MFile, MImport, Model, Resolution, bound};
 fn std_names() -> &'static HashSet<&'static str> {
     static S: OnceLock<HashSet<&'static str>> = OnceLock::new();
     S.get_or_init(|| {
-        include_str!("rust_std.txt").lines().filter(|l| !l.starts_with('#') && !l.is_empty()).collect()
+        include_str!("rust_std.txt")
+            .lines()
+            .filter(|l| !l.starts_with('#') && !l.is_empty())
+            .collect()
     })
 }
 
@@ -51,7 +54,11 @@ fn locate(path: &str) -> (String, Vec<String>) {
 
 impl Modules {
     pub(super) fn new(files: &[MFile]) -> Modules {
-        let mut out = Modules { files: HashMap::new(), of_file: HashMap::new(), crates: HashMap::new() };
+        let mut out = Modules {
+            files: HashMap::new(),
+            of_file: HashMap::new(),
+            crates: HashMap::new(),
+        };
         for (i, f) in files.iter().enumerate() {
             if f.lang != Language::Rust {
                 continue;
@@ -78,13 +85,20 @@ enum Module {
 /// Resolves a module path written in `file`.
 fn module(m: &Model, file: usize, segs: &[String]) -> Module {
     let mods = &m.rust;
-    let Some((dir, here)) = mods.of_file.get(&file) else { return Module::Unknown };
-    let Some(first) = segs.first() else { return Module::Unknown };
+    let Some((dir, here)) = mods.of_file.get(&file) else {
+        return Module::Unknown;
+    };
+    let Some(first) = segs.first() else {
+        return Module::Unknown;
+    };
     let lookup = |dir: &str, path: Vec<String>| mods.files.get(&(dir.to_owned(), path)).copied();
     let (dir, path): (String, Vec<String>) = match first.as_str() {
         "std" | "core" | "alloc" => return Module::Std,
         "crate" => (dir.clone(), segs[1..].to_vec()),
-        "self" => (dir.clone(), here.iter().chain(&segs[1..]).cloned().collect()),
+        "self" => (
+            dir.clone(),
+            here.iter().chain(&segs[1..]).cloned().collect(),
+        ),
         "super" => {
             let mut base = here.clone();
             let mut rest = segs;
@@ -92,7 +106,10 @@ fn module(m: &Model, file: usize, segs: &[String]) -> Module {
                 base.pop();
                 rest = &rest[1..];
             }
-            (dir.clone(), base.into_iter().chain(rest.iter().cloned()).collect())
+            (
+                dir.clone(),
+                base.into_iter().chain(rest.iter().cloned()).collect(),
+            )
         }
         name if mods.crates.contains_key(name) => (mods.crates[name].clone(), segs[1..].to_vec()),
         _ => {
@@ -122,11 +139,17 @@ enum Target {
 }
 
 fn segs(module: &str) -> Vec<String> {
-    module.split("::").filter(|s| !s.is_empty()).map(str::to_owned).collect()
+    module
+        .split("::")
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 fn import_target(m: &Model, file: usize, imp: &MImport, depth: u32) -> Target {
-    let Some(name) = &imp.name else { return Target::Unknown };
+    let Some(name) = &imp.name else {
+        return Target::Unknown;
+    };
     let mut path = segs(&imp.module);
     if path.is_empty() {
         // `use foo;` names a crate or module.
@@ -165,7 +188,10 @@ fn in_module(m: &Model, f: usize, name: &str, depth: u32) -> Option<usize> {
         .copied()
         .filter(|&s| {
             m.syms[s].parent.is_none()
-                && matches!(m.syms[s].kind, DefKind::Function | DefKind::Struct | DefKind::Enum | DefKind::Trait)
+                && matches!(
+                    m.syms[s].kind,
+                    DefKind::Function | DefKind::Struct | DefKind::Enum | DefKind::Trait
+                )
         })
         .collect();
     if let Some(s) = m.unique(items, false) {
@@ -183,10 +209,18 @@ fn in_module(m: &Model, f: usize, name: &str, depth: u32) -> Option<usize> {
 /// other files), preferring the caller's file.
 fn method(m: &Model, call: &MCall, owner: &str, name: &str) -> Binding {
     let cands = m.methods(Language::Rust, owner, name).to_vec();
-    let same_file: Vec<usize> = cands.iter().copied().filter(|&s| m.syms[s].file == call.file).collect();
+    let same_file: Vec<usize> = cands
+        .iter()
+        .copied()
+        .filter(|&s| m.syms[s].file == call.file)
+        .collect();
     let test = m.caller_is_test(call);
     if let Some(s) = m.unique(same_file, test) {
-        return Binding { target: Some(s), resolution: Resolution::Local, confidence: 1.0 };
+        return Binding {
+            target: Some(s),
+            resolution: Resolution::Local,
+            confidence: 1.0,
+        };
     }
     match m.unique(cands, test) {
         Some(s) => bound(s, 0.9),
@@ -194,16 +228,25 @@ fn method(m: &Model, call: &MCall, owner: &str, name: &str) -> Binding {
     }
 }
 
-fn from_target(m: &Model, call: &MCall, t: Target) -> Binding {
+fn from_target(t: Target) -> Binding {
     match t {
         Target::Symbol(s) => bound(s, 0.9),
         Target::Std => Binding::class(Resolution::Stdlib),
         Target::External => Binding::class(Resolution::External),
-        Target::Module(_) | Target::Unknown => {
-            let _ = (m, call);
-            Binding::UNKNOWN
-        }
+        Target::Module(_) | Target::Unknown => Binding::UNKNOWN,
     }
+}
+
+/// The innermost inline `mod` enclosing `start` (itself included); `None` at file level.
+fn module_scope(m: &Model, start: Option<usize>) -> Option<usize> {
+    let mut cur = start;
+    while let Some(i) = cur {
+        if m.syms[i].kind == DefKind::Module {
+            return Some(i);
+        }
+        cur = m.syms[i].parent;
+    }
+    None
 }
 
 pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
@@ -217,25 +260,32 @@ pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
     {
         // A method call on a value: only `self.f()` has a type we know here.
         return match (recv, m.enclosing_type(call.caller)) {
-            ("self", Some(owner)) => method(m, call, &owner.to_owned(), name),
+            ("self", Some(owner)) => method(m, call, owner, name),
             _ => Binding::UNKNOWN,
         };
     }
     match receiver {
         None => {
-            // 1. An item of this file (free functions and tuple-struct constructors).
+            // 1. An item of the caller's own module in this file (free functions and
+            //    tuple-struct constructors); `mod tests` items are not visible outside.
+            let scope = module_scope(m, call.caller);
             let local: Vec<usize> = m
                 .in_file(file, name)
                 .iter()
                 .copied()
                 .filter(|&s| callable.contains(&m.syms[s].kind))
+                .filter(|&s| module_scope(m, m.syms[s].parent) == scope)
                 .collect();
             if let Some(s) = m.unique(local, test) {
-                return Binding { target: Some(s), resolution: Resolution::Local, confidence: 1.0 };
+                return Binding {
+                    target: Some(s),
+                    resolution: Resolution::Local,
+                    confidence: 1.0,
+                };
             }
             // 2. A `use` binding.
             if let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == name) {
-                return from_target(m, call, import_target(m, file, imp, 0));
+                return from_target(import_target(m, file, imp, 0));
             }
             // 3. Prelude and std names.
             if std_names().contains(name) {
@@ -248,7 +298,7 @@ pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
             }
         }
         Some("Self") => match m.enclosing_type(call.caller) {
-            Some(owner) => method(m, call, &owner.to_owned(), name),
+            Some(owner) => method(m, call, owner, name),
             None => Binding::UNKNOWN,
         },
         Some(recv) if recv.contains("::") || recv == "crate" || recv == "super" => {
@@ -282,9 +332,9 @@ pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
                         None => Binding::UNKNOWN,
                     },
                     Target::Symbol(s) if m.syms[s].kind != DefKind::Function => {
-                        method(m, call, &m.syms[s].name.clone(), name)
+                        method(m, call, &m.syms[s].name, name)
                     }
-                    t => from_target(m, call, t),
+                    t => from_target(t),
                 };
             }
             // A type defined in the project.
@@ -317,7 +367,10 @@ mod tests {
 
     #[test]
     fn module_paths_of_files() {
-        assert_eq!(locate("crates/x/src/a/b.rs"), ("crates/x".into(), vec!["a".into(), "b".into()]));
+        assert_eq!(
+            locate("crates/x/src/a/b.rs"),
+            ("crates/x".into(), vec!["a".into(), "b".into()])
+        );
         assert_eq!(locate("src/lib.rs"), ("".into(), vec![]));
         assert_eq!(locate("src/a/mod.rs"), ("".into(), vec!["a".into()]));
         assert_eq!(locate("tests/it.rs"), ("tests/it".into(), vec![]));

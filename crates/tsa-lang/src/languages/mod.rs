@@ -68,10 +68,12 @@ impl Language {
     /// The language of a path by its extension; `None` for anything unknown.
     pub fn from_path(path: &str) -> Option<Language> {
         let ext = path.rsplit_once('.').map(|(_, e)| e)?;
-        Language::ALL
-            .iter()
-            .copied()
-            .find(|l| l.spec().extensions.iter().any(|x| x.eq_ignore_ascii_case(ext)))
+        Language::ALL.iter().copied().find(|l| {
+            l.spec()
+                .extensions
+                .iter()
+                .any(|x| x.eq_ignore_ascii_case(ext))
+        })
     }
 
     pub fn extensions(self) -> &'static [&'static str] {

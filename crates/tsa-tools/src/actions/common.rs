@@ -24,13 +24,17 @@ pub fn open_index(ctx: &Context) -> Result<Opened, ToolError> {
         if !index.has_files()? {
             return Err(ToolError::EmptyProject);
         }
-        return Ok(Opened { index, built_now: None });
+        return Ok(Opened {
+            index,
+            built_now: None,
+        });
     }
     let report = tsa_index::build(root, &BuildOptions::default())?;
     if report.total_files == 0 {
         return Err(ToolError::EmptyProject);
     }
-    let index = Index::open(root)?.ok_or_else(|| ToolError::Internal("index missing right after build".into()))?;
+    let index = Index::open(root)?
+        .ok_or_else(|| ToolError::Internal("index missing right after build".into()))?;
     Ok(Opened {
         index,
         built_now: Some(format!(
@@ -45,7 +49,9 @@ pub fn cap(name: &str, value: Option<i64>, default: usize) -> Result<NonZeroUsiz
     match value {
         None => Ok(NonZeroUsize::new(default).unwrap_or(NonZeroUsize::MIN)),
         Some(v) if v >= 1 => Ok(NonZeroUsize::new(v as usize).unwrap_or(NonZeroUsize::MIN)),
-        Some(v) => Err(ToolError::Validation(format!("parameter '{name}' must be >= 1, got {v}"))),
+        Some(v) => Err(ToolError::Validation(format!(
+            "parameter '{name}' must be >= 1, got {v}"
+        ))),
     }
 }
 
@@ -55,7 +61,10 @@ pub fn split_qualified(input: &str) -> (Option<&str>, &str) {
     if input.contains('/') || input.contains('\\') {
         return (None, input);
     }
-    let split = input.rfind("::").map(|i| (i, 2)).or_else(|| input.rfind('.').map(|i| (i, 1)));
+    let split = input
+        .rfind("::")
+        .map(|i| (i, 2))
+        .or_else(|| input.rfind('.').map(|i| (i, 1)));
     match split {
         Some((i, w)) if i > 0 && i + w < input.len() => {
             let owner = &input[..i];
@@ -85,7 +94,9 @@ pub fn find_targets(
 ) -> Result<Targets, ToolError> {
     let root: &Path = ctx.root()?;
     if function_name.trim().is_empty() {
-        return Err(ToolError::Validation("parameter 'function_name' must be a non-empty string".into()));
+        return Err(ToolError::Validation(
+            "parameter 'function_name' must be a non-empty string".into(),
+        ));
     }
     let file = match file_path {
         Some(p) => Some(source_file(root, p)?),
@@ -100,10 +111,17 @@ pub fn find_targets(
     if !defs.is_empty() {
         return Ok(Targets::Found(defs));
     }
-    let mut miss = Success::new(Verdict::NotFound, format!("{tool_label}: '{function_name}' not found"))
-        .with("function", function_name);
+    let mut miss = Success::new(
+        Verdict::NotFound,
+        format!("{tool_label}: '{function_name}' not found"),
+    )
+    .with("function", function_name);
     if let Some(f) = &file {
-        let elsewhere: Vec<String> = index.find_symbols(name, owner, None)?.into_iter().map(|s| s.file).collect();
+        let elsewhere: Vec<String> = index
+            .find_symbols(name, owner, None)?
+            .into_iter()
+            .map(|s| s.file)
+            .collect();
         if !elsewhere.is_empty() {
             return Ok(Targets::Missing(
                 miss.with("file_path_mismatch", true)
@@ -119,9 +137,13 @@ pub fn find_targets(
     let step = if !index.has_calls()? {
         "Call-graph index is empty or has not been built yet. Run `index action=full` first, then retry.".to_owned()
     } else if let Some(s) = suggestions.first() {
-        format!("Symbol '{function_name}' not in the index. Did you mean '{s}'? Check spelling or qualify as ClassName.method.")
+        format!(
+            "Symbol '{function_name}' not in the index. Did you mean '{s}'? Check spelling or qualify as ClassName.method."
+        )
     } else {
-        format!("Symbol '{function_name}' not in the index. Check spelling, or search with search action=symbol.")
+        format!(
+            "Symbol '{function_name}' not in the index. Check spelling, or search with search action=symbol."
+        )
     };
     Ok(Targets::Missing(miss.with_next_step(step)))
 }
@@ -162,7 +184,10 @@ mod tests {
     #[test]
     fn splits_qualified_names() {
         assert_eq!(split_qualified("Greeter.greet"), (Some("Greeter"), "greet"));
-        assert_eq!(split_qualified("crate::a::Engine::run"), (Some("Engine"), "run"));
+        assert_eq!(
+            split_qualified("crate::a::Engine::run"),
+            (Some("Engine"), "run")
+        );
         assert_eq!(split_qualified("pkg.mod.Cls.m"), (Some("Cls"), "m"));
         assert_eq!(split_qualified("build"), (None, "build"));
         assert_eq!(split_qualified(".x"), (None, ".x"));

@@ -47,7 +47,13 @@ impl Action for Full {
             Mode::Full => BuildMode::Full,
             Mode::Incremental => BuildMode::Incremental,
         };
-        let opts = BuildOptions { mode, walk: WalkOptions { max_files: max_files.get(), ..WalkOptions::default() } };
+        let opts = BuildOptions {
+            mode,
+            walk: WalkOptions {
+                max_files: max_files.get(),
+                ..WalkOptions::default()
+            },
+        };
         let r = tsa_index::build(root, &opts)?;
         if r.total_files == 0 {
             return Err(ToolError::EmptyProject);
@@ -65,8 +71,15 @@ impl Action for Full {
                 })
             })
             .collect();
-        let issues = Capped::collect(issues, std::num::NonZeroUsize::new(20).unwrap_or(std::num::NonZeroUsize::MIN));
-        let verdict = if r.errors > 0 || r.truncated_by_max_files { Verdict::Warn } else { Verdict::Info };
+        let issues = Capped::collect(
+            issues,
+            std::num::NonZeroUsize::new(20).unwrap_or(std::num::NonZeroUsize::MIN),
+        );
+        let verdict = if r.errors > 0 || r.truncated_by_max_files {
+            Verdict::Warn
+        } else {
+            Verdict::Info
+        };
         let summary = format!(
             "index full mode={} files={} indexed={} cached={} deleted={} errors={} elapsed_ms={}",
             r.mode_used, r.total_files, r.indexed, r.cached, r.deleted, r.errors, r.elapsed_ms
@@ -107,7 +120,10 @@ impl Action for Full {
             )
             .with_next_step("Ask the graph: nav action=callers function_name=<name>, or search action=symbol query=<words>");
         if r.truncated_by_max_files {
-            s = s.with_warning(format!("truncated_by_max_files: stopped at {} files; raise max_files", max_files));
+            s = s.with_warning(format!(
+                "truncated_by_max_files: stopped at {} files; raise max_files",
+                max_files
+            ));
         }
         Ok(s)
     }

@@ -38,23 +38,32 @@ impl Action for Status {
             .duration_since(std::time::UNIX_EPOCH)
             .map(|d| d.as_secs())
             .unwrap_or(0);
-        let mut s_pending = None;
-        if args.include_lag.unwrap_or(true) {
-            let (new, modified, deleted) = pending_changes(root, &WalkOptions::default())?;
-            s_pending = Some((new, modified, deleted));
-        }
-        let pending = s_pending.as_ref().map(|(n, m, d)| n.len() + m.len() + d.len());
+        let lag = match args.include_lag.unwrap_or(true) {
+            true => Some(pending_changes(root, &WalkOptions::default())?),
+            false => None,
+        };
+        let pending = lag.as_ref().map(|p| p.total());
         let stale = pending.is_some_and(|p| p > 0);
         let empty = st.files == 0;
-        let verdict = if stale || empty { Verdict::Warn } else { Verdict::Info };
+        let verdict = if stale || empty {
+            Verdict::Warn
+        } else {
+            Verdict::Info
+        };
         let resolved = st.calls - st.calls_by_resolution.get("unknown").copied().unwrap_or(0);
         let summary = format!(
             "index status files={} symbols={} call_edges={} resolved={} stale={}",
             st.files, st.symbols, st.calls, resolved, stale
         );
-        let errors: Vec<_> =
-            st.parse_error_files.iter().map(|(f, n)| json!({"file": f, "parse_errors": n})).collect();
-        let errors = Capped::collect(errors, std::num::NonZeroUsize::new(20).unwrap_or(std::num::NonZeroUsize::MIN));
+        let errors: Vec<_> = st
+            .parse_error_files
+            .iter()
+            .map(|(f, n)| json!({"file": f, "parse_errors": n}))
+            .collect();
+        let errors = Capped::collect(
+            errors,
+            std::num::NonZeroUsize::new(20).unwrap_or(std::num::NonZeroUsize::MIN),
+        );
         let mut s = Success::new(verdict, summary)
             .with("index_state", if empty { "empty" } else { "ready" })
             .with("index_path", ".tsa/index.db")
@@ -79,9 +88,12 @@ impl Action for Status {
                 },
                 errors,
             );
-        if let Some((new, modified, deleted)) = &s_pending {
+        if let Some(p) = &lag {
             s = s
-                .with("pending_changes", json!({"new": new.len(), "modified": modified.len(), "deleted": deleted.len()}))
+                .with(
+                    "pending_changes",
+                    json!({"new": p.new.len(), "modified": p.modified.len(), "deleted": p.deleted.len()}),
+                )
                 .with("up_to_date", !stale);
         }
         s = s.with_next_step(if stale {
@@ -92,7 +104,10 @@ impl Action for Status {
             "Index is current; query it with nav action=callers or search action=symbol"
         });
         if stale {
-            s = s.with_warning(format!("stale_index: {} file(s) changed since the last build", pending.unwrap_or(0)));
+            s = s.with_warning(format!(
+                "stale_index: {} file(s) changed since the last build",
+                pending.unwrap_or(0)
+            ));
         }
         Ok(s)
     }

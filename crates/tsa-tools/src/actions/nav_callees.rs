@@ -43,7 +43,13 @@ impl Action for Callees {
         let limit = cap("limit", args.limit, 50)?;
         let opened = open_index(ctx)?;
         let index = &opened.index;
-        let defs = match find_targets(ctx, index, "callees", &args.function_name, args.file_path.as_deref())? {
+        let defs = match find_targets(
+            ctx,
+            index,
+            "callees",
+            &args.function_name,
+            args.file_path.as_deref(),
+        )? {
             Targets::Found(d) => d,
             Targets::Missing(s) => return Ok(s),
         };
@@ -60,10 +66,20 @@ impl Action for Callees {
                 seen.insert(key)
             })
             .collect();
-        let unknown = rows.iter().filter(|r| r.resolution == tsa_index::Resolution::Unknown).count();
+        let unknown = rows
+            .iter()
+            .filter(|r| r.resolution == tsa_index::Resolution::Unknown)
+            .count();
         let total = rows.len();
         let capped = Capped::collect(rows, limit);
-        let mut bodies = Bodies::new(ctx.root()?, BodyBudget { rows: 12, lines_each: 40, lines_total: 320 });
+        let mut bodies = Bodies::new(
+            ctx.root()?,
+            BodyBudget {
+                rows: 12,
+                lines_each: 40,
+                lines_total: 320,
+            },
+        );
         let listed = capped.map(|r| {
             let mut row = json!({
                 "name": r.callee_name,
@@ -84,13 +100,21 @@ impl Action for Callees {
             }
             row
         });
-        let verdict = if total > 0 { Verdict::Info } else { Verdict::NotFound };
+        let verdict = if total > 0 {
+            Verdict::Info
+        } else {
+            Verdict::NotFound
+        };
         let follow_up = if total == 0 {
-            format!("'{}' makes no calls the index knows of.", args.function_name)
+            format!(
+                "'{}' makes no calls the index knows of.",
+                args.function_name
+            )
         } else if bodies.any() {
             BODY_NOTE.to_owned()
         } else {
-            "Review callees above, then nav action=callers to see who else depends on them.".to_owned()
+            "Review callees above, then nav action=callers to see who else depends on them."
+                .to_owned()
         };
         let mut s = Success::new(verdict, format!("callees: '{}' calls {} function(s)", args.function_name, total))
             .with("data_source", "sql")
@@ -110,8 +134,10 @@ impl Action for Callees {
             )
             .with("unresolved_callees", unknown)
             .with_next_step(follow_up);
-        if defs.len() > 1 && args.file_path.is_none() {
-            s = s.with("ambiguous", true).with("candidate_count", defs.len());
+        if defs.len() > 1 {
+            s = s
+                .with("ambiguous", true)
+                .with("candidate_count", defs.len());
         }
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);

@@ -53,14 +53,21 @@ impl Action for Callers {
     type Args = Args;
     const FACADE: &'static str = "nav";
     const NAME: &'static str = "callers";
-    const SUMMARY: &'static str = "who calls a function (exact count, capped list, bodies inlined, resolution per edge)";
+    const SUMMARY: &'static str =
+        "who calls a function (exact count, capped list, bodies inlined, resolution per edge)";
     const ALIASES: &'static [(&'static str, &'static str)] = &[("symbol", "function_name")];
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let limit = cap("limit", args.limit, 50)?;
         let opened = open_index(ctx)?;
         let index = &opened.index;
-        let defs = match find_targets(ctx, index, "callers", &args.function_name, args.file_path.as_deref())? {
+        let defs = match find_targets(
+            ctx,
+            index,
+            "callers",
+            &args.function_name,
+            args.file_path.as_deref(),
+        )? {
             Targets::Found(d) => d,
             Targets::Missing(s) => return Ok(s),
         };
@@ -89,7 +96,14 @@ impl Action for Callers {
         let total = attributed.len();
         let capped = Capped::collect(attributed, limit);
         let root = ctx.root()?;
-        let mut bodies = Bodies::new(root, BodyBudget { rows: 12, lines_each: 40, lines_total: 320 });
+        let mut bodies = Bodies::new(
+            root,
+            BodyBudget {
+                rows: 12,
+                lines_each: 40,
+                lines_total: 320,
+            },
+        );
         let listed = capped.map(|r| {
             let c = r.caller.as_ref().expect("attributed rows have a caller");
             let mut row = json!({
@@ -108,8 +122,12 @@ impl Action for Callers {
             }
             row
         });
-        let ambiguous = defs.len() > 1 && args.file_path.is_none();
-        let verdict = if total > 0 { Verdict::Info } else { Verdict::NotFound };
+        let ambiguous = defs.len() > 1;
+        let verdict = if total > 0 {
+            Verdict::Info
+        } else {
+            Verdict::NotFound
+        };
         let follow_up = if total == 0 {
             format!(
                 "No call site is bound to '{}'. {}",
@@ -153,7 +171,9 @@ impl Action for Callers {
             .with_next_step(follow_up)
             .with_agent("total_callers", total);
         if ambiguous {
-            s = s.with("ambiguous", true).with("candidate_count", defs.len());
+            s = s
+                .with("ambiguous", true)
+                .with("candidate_count", defs.len());
         }
         if unresolved > 0 {
             s = s.with_warning(format!(
@@ -166,4 +186,3 @@ impl Action for Callers {
         Ok(s)
     }
 }
-

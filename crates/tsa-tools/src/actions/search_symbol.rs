@@ -53,13 +53,26 @@ fn kind_weight(kind: &str) -> f64 {
 }
 
 fn expresses_test_intent(q: &str) -> bool {
-    q.split(|c: char| !c.is_alphanumeric() && c != '_').any(|w| {
-        matches!(
-            w.to_lowercase().as_str(),
-            "test" | "tests" | "testing" | "tested" | "test_case" | "test_cases" | "spec" | "specs" | "unit_test"
-                | "unit_tests" | "benchmark" | "benchmarks" | "fixture" | "fixtures"
-        )
-    })
+    q.split(|c: char| !c.is_alphanumeric() && c != '_')
+        .any(|w| {
+            matches!(
+                w.to_lowercase().as_str(),
+                "test"
+                    | "tests"
+                    | "testing"
+                    | "tested"
+                    | "test_case"
+                    | "test_cases"
+                    | "spec"
+                    | "specs"
+                    | "unit_test"
+                    | "unit_tests"
+                    | "benchmark"
+                    | "benchmarks"
+                    | "fixture"
+                    | "fixtures"
+            )
+        })
 }
 
 impl Action for Symbol {
@@ -71,7 +84,9 @@ impl Action for Symbol {
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let limit = cap("limit", args.limit, 15)?;
         if args.query.trim().is_empty() {
-            return Err(ToolError::Validation("parameter 'query' must be a non-empty string".into()));
+            return Err(ToolError::Validation(
+                "parameter 'query' must be a non-empty string".into(),
+            ));
         }
         let language = match &args.language {
             None => None,
@@ -114,7 +129,11 @@ impl Action for Symbol {
                 } else {
                     ((raw - worst) / (best - worst)).clamp(0.0, 1.0)
                 };
-                let exact = if s.name == args.query.trim() { 1.0 } else { 0.9 };
+                let exact = if s.name == args.query.trim() {
+                    1.0
+                } else {
+                    0.9
+                };
                 let score = rel * kind_weight(&s.kind) * exact;
                 let tier = u8::from(!test_intent && (s.is_test || is_test_path(&s.file)));
                 (tier, score, s)
@@ -136,7 +155,10 @@ impl Action for Symbol {
         // is always wider than the limit) are counted, not ranked.
         let beyond_window = (total as usize).saturating_sub(scored.len());
         let capped = Capped::collect(
-            scored.into_iter().map(Some).chain(std::iter::repeat_n(None, beyond_window)),
+            scored
+                .into_iter()
+                .map(Some)
+                .chain(std::iter::repeat_n(None, beyond_window)),
             limit,
         );
         let capped = capped.map(|r| r.expect("the fetch window is wider than the limit"));
@@ -145,7 +167,14 @@ impl Action for Symbol {
         files.dedup();
         let file_count = files.len();
         let count = capped.listed();
-        let mut bodies = Bodies::new(ctx.root()?, BodyBudget { rows: 8, lines_each: 30, lines_total: 200 });
+        let mut bodies = Bodies::new(
+            ctx.root()?,
+            BodyBudget {
+                rows: 8,
+                lines_each: 30,
+                lines_total: 200,
+            },
+        );
         let listed = capped.map(|(_, score, s)| {
             let mut row = json!({
                 "name": s.name,
@@ -163,34 +192,47 @@ impl Action for Symbol {
             }
             row
         });
-        let verdict = if count > 0 { Verdict::Info } else { Verdict::NotFound };
+        let verdict = if count > 0 {
+            Verdict::Info
+        } else {
+            Verdict::NotFound
+        };
         let follow_up = if count == 0 {
-            "No symbol matches; try fewer or other words, or search action=content for text.".to_owned()
+            "No symbol matches; try fewer or other words, or search action=content for text."
+                .to_owned()
         } else {
             "Take the top result's name to nav action=callers or nav action=callees.".to_owned()
         };
-        let mut s = Success::new(verdict, format!("search_symbol '{}': {} matches", args.query, total))
-            .with("query", args.query.as_str())
-            .with("match_count", count)
-            .with("file_count", file_count)
-            .with("data_source", "fts5")
-            .with("ranking_method", "fts5_bm25")
-            .with("language_filter", language.map(Into::into).unwrap_or(serde_json::Value::Null))
-            .with("kind_filter", format!("{kind:?}").to_lowercase())
-            .with_list(
-                ListSpelling {
-                    list_key: "results",
-                    total_key: "total_matches",
-                    listed_key: "count",
-                    cap_key: "listed_cap",
-                    noun: "matches",
-                    remedy: "raise limit, or narrow with kind= or language=".into(),
-                },
-                listed,
-            )
-            .with_next_step(follow_up);
+        let mut s = Success::new(
+            verdict,
+            format!("search_symbol '{}': {} matches", args.query, total),
+        )
+        .with("query", args.query.as_str())
+        .with("match_count", count)
+        .with("file_count", file_count)
+        .with("data_source", "fts5")
+        .with("ranking_method", "fts5_bm25")
+        .with(
+            "language_filter",
+            language.map(Into::into).unwrap_or(serde_json::Value::Null),
+        )
+        .with("kind_filter", format!("{kind:?}").to_lowercase())
+        .with_list(
+            ListSpelling {
+                list_key: "results",
+                total_key: "total_matches",
+                listed_key: "count",
+                cap_key: "listed_cap",
+                noun: "matches",
+                remedy: "raise limit, or narrow with kind= or language=".into(),
+            },
+            listed,
+        )
+        .with_next_step(follow_up);
         if matches!(kind, Kind::Variable | Kind::Import | Kind::Constant) {
-            s = s.with_warning("kind_not_indexed: this build's index stores functions, methods and types only");
+            s = s.with_warning(
+                "kind_not_indexed: this build's index stores functions, methods and types only",
+            );
         }
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);

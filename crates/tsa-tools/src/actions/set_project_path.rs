@@ -19,20 +19,29 @@ pub struct Args {
 
 pub fn run(ctx: &mut Context, args: Map<String, Value>) -> Result<Success, ToolError> {
     if !matches!(args.get("project_path"), Some(Value::String(s)) if !s.trim().is_empty()) {
-        return Err(ToolError::Validation("project_path parameter is required and must be a string".into()));
+        return Err(ToolError::Validation(
+            "project_path parameter is required and must be a string".into(),
+        ));
     }
     let args: Args = serde_path_to_error::deserialize(Value::Object(args)).map_err(|e| {
-        ToolError::Validation(format!("{}; allowed parameters: project_path", e.into_inner()))
+        ToolError::Validation(format!(
+            "{}; allowed parameters: project_path",
+            e.into_inner()
+        ))
     })?;
     let path = args.project_path;
     let p = Path::new(&path);
     if !p.is_absolute() {
-        return Err(ToolError::Validation(format!("project_path must be an absolute path, got '{path}'")));
+        return Err(ToolError::Validation(format!(
+            "project_path must be an absolute path, got '{path}'"
+        )));
     }
     let root = ctx.set_root(p)?;
     let shown = root.display().to_string();
-    Ok(Success::new(Verdict::Info, format!("set_project_path: {shown}"))
-        .with("status", "success")
-        .with("project_root", shown)
-        .with_next_step("Build the index: index action=full"))
+    Ok(
+        Success::new(Verdict::Info, format!("set_project_path: {shown}"))
+            .with("status", "success")
+            .with("project_root", shown)
+            .with_next_step("Build the index: index action=full"),
+    )
 }

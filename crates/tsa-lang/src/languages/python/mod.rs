@@ -33,11 +33,23 @@ fn imports_of(node: Node<'_>, src: &[u8], out: &mut Vec<Import>) {
                     "dotted_name" => {
                         let module = text(child, src).to_owned();
                         let alias = module.split('.').next().unwrap_or("").to_owned();
-                        out.push(Import { module, name: None, alias, level: 0, line: ln });
+                        out.push(Import {
+                            module,
+                            name: None,
+                            alias,
+                            level: 0,
+                            line: ln,
+                        });
                     }
                     "aliased_import" => {
-                        let module = child.child_by_field_name("name").map(|n| text(n, src)).unwrap_or("");
-                        let alias = child.child_by_field_name("alias").map(|n| text(n, src)).unwrap_or("");
+                        let module = child
+                            .child_by_field_name("name")
+                            .map(|n| text(n, src))
+                            .unwrap_or("");
+                        let alias = child
+                            .child_by_field_name("alias")
+                            .map(|n| text(n, src))
+                            .unwrap_or("");
                         out.push(Import {
                             module: module.to_owned(),
                             name: None,
@@ -68,7 +80,13 @@ fn imports_of(node: Node<'_>, src: &[u8], out: &mut Vec<Import>) {
                 }
             }
             if any_star {
-                out.push(Import { module: module.clone(), name: None, alias: "*".into(), level, line: ln });
+                out.push(Import {
+                    module: module.clone(),
+                    name: None,
+                    alias: "*".into(),
+                    level,
+                    line: ln,
+                });
             }
             let mut cursor = node.walk();
             for child in node.children_by_field_name("name", &mut cursor) {
@@ -78,12 +96,26 @@ fn imports_of(node: Node<'_>, src: &[u8], out: &mut Vec<Import>) {
                         (t.to_owned(), t.to_owned())
                     }
                     "aliased_import" => (
-                        child.child_by_field_name("name").map(|n| text(n, src)).unwrap_or("").to_owned(),
-                        child.child_by_field_name("alias").map(|n| text(n, src)).unwrap_or("").to_owned(),
+                        child
+                            .child_by_field_name("name")
+                            .map(|n| text(n, src))
+                            .unwrap_or("")
+                            .to_owned(),
+                        child
+                            .child_by_field_name("alias")
+                            .map(|n| text(n, src))
+                            .unwrap_or("")
+                            .to_owned(),
                     ),
                     _ => continue,
                 };
-                out.push(Import { module: module.clone(), name: Some(name), alias, level, line: ln });
+                out.push(Import {
+                    module: module.clone(),
+                    name: Some(name),
+                    alias,
+                    level,
+                    line: ln,
+                });
             }
         }
         _ => {}

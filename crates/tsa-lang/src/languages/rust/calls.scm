@@ -5,3 +5,11 @@
 (call_expression function: (generic_function function: (identifier) @name)) @reference.call
 (call_expression function: (generic_function function: (scoped_identifier path: (_) @path name: (identifier) @name))) @reference.call
 (call_expression function: (generic_function function: (field_expression value: (_) @receiver field: (field_identifier) @name))) @reference.call
+; Calls inside macro arguments (`assert_eq!(helper(), 2)`), which the grammar keeps
+; as token trees: a name, or a path or receiver and a name, then a `(...)` tree.
+((token_tree (identifier) @path . "::" . (identifier) @name . (token_tree) @reference.call)
+  (#match? @reference.call "^\\("))
+((token_tree (_) @receiver . "." . (identifier) @name . (token_tree) @reference.call)
+  (#match? @reference.call "^\\("))
+((token_tree (identifier) @name . (token_tree) @reference.call)
+  (#match? @reference.call "^\\("))

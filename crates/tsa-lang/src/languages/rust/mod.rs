@@ -34,7 +34,10 @@ fn is_test_def(node: Node<'_>, src: &[u8]) -> bool {
     let mut prev = node.prev_sibling();
     while let Some(p) = prev {
         if p.kind() == "attribute_item" {
-            let t: String = text(p, src).chars().filter(|c| !c.is_whitespace()).collect();
+            let t: String = text(p, src)
+                .chars()
+                .filter(|c| !c.is_whitespace())
+                .collect();
             if t == "#[test]" || t.ends_with("::test]") || t.contains("cfg(test)") {
                 return true;
             }
@@ -55,12 +58,22 @@ fn imports_of(node: Node<'_>, src: &[u8], out: &mut Vec<Import>) {
             Some((last, rest)) => (rest.join("::"), Some(last.clone())),
             None => continue,
         };
-        out.push(Import { module, name, alias, level: 0, line });
+        out.push(Import {
+            module,
+            name,
+            alias,
+            level: 0,
+            line,
+        });
     }
 }
 
 fn segments(node: Node<'_>, src: &[u8]) -> Vec<String> {
-    text(node, src).split("::").map(|s| s.trim().to_owned()).filter(|s| !s.is_empty()).collect()
+    text(node, src)
+        .split("::")
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .collect()
 }
 
 /// Flattens a use tree into (full path, bound name); star imports bind `*`.
@@ -84,7 +97,10 @@ fn flatten(node: Node<'_>, src: &[u8], prefix: &[String], out: &mut Vec<(Vec<Str
             if let Some(p) = node.child_by_field_name("path") {
                 path.extend(segments(p, src));
             }
-            let alias = node.child_by_field_name("alias").map(|a| text(a, src).to_owned()).unwrap_or_default();
+            let alias = node
+                .child_by_field_name("alias")
+                .map(|a| text(a, src).to_owned())
+                .unwrap_or_default();
             out.push((path, alias));
         }
         "scoped_use_list" => {

@@ -1,0 +1,9 @@
+//! End-to-end tests: the `tsa` binary over the CLI and as an MCP stdio server,
+//! on fixture projects copied into temporary directories.
+
+mod bad_input;
+mod cli;
+mod drift;
+mod mcp;
+mod props;
+mod support;

@@ -1,0 +1,97 @@
+//! Helpers: copy a fixture into a temp dir, run the CLI, parse its JSON.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+pub fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if name == ".tsa" {
+            continue;
+        }
+        let target = to.join(&name);
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &target);
+        } else {
+            std::fs::copy(entry.path(), &target).unwrap();
+        }
+    }
+}
+
+/// A private copy of `tests/fixtures/<name>` (the project root is `dir.path()/<name>`).
+pub struct Project {
+    _dir: tempfile::TempDir,
+    pub root: PathBuf,
+}
+
+pub fn project(name: &str) -> Project {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap().join(name);
+    copy_dir(&fixtures().join(name), &root);
+    Project { _dir: dir, root }
+}
+
+pub fn empty_project() -> Project {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap().join("empty");
+    std::fs::create_dir_all(&root).unwrap();
+    std::fs::write(root.join("README.md"), "nothing to index\n").unwrap();
+    Project { _dir: dir, root }
+}
+
+pub fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_tsa")
+}
+
+/// Runs `tsa --project-root <root> <args...>`; returns (exit code, stdout, stderr).
+pub fn run(root: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(bin())
+        .arg("--project-root")
+        .arg(root)
+        .args(args)
+        .env_remove("TREE_SITTER_PROJECT_ROOT")
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Runs the CLI and parses its JSON answer.
+pub fn json(root: &Path, args: &[&str]) -> (i32, Value) {
+    let (code, out, err) = run(root, args);
+    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}\nstderr: {err}"));
+    (code, v)
+}
+
+/// Asserts the contract every envelope keeps.
+pub fn assert_envelope(v: &Value) {
+    let success = v["success"].as_bool().expect("success is a bool");
+    let verdict = v["verdict"].as_str().expect("verdict is a string");
+    assert!(
+        ["SAFE", "CAUTION", "REVIEW", "UNSAFE", "INFO", "WARN", "ERROR", "NOT_FOUND"].contains(&verdict),
+        "verdict {verdict}"
+    );
+    assert_eq!(v["agent_summary"]["verdict"], v["verdict"], "verdicts agree");
+    assert_eq!(v["agent_summary"]["summary_line"], v["summary_line"], "summary mirrored");
+    assert!(v["summary_line"].as_str().is_some_and(|s| !s.is_empty()));
+    if success {
+        assert!(v.get("error").is_none());
+        assert_ne!(verdict, "ERROR");
+    } else {
+        assert_eq!(verdict, "ERROR");
+        assert!(v["error"].as_str().is_some_and(|s| !s.is_empty()), "error text");
+        assert!(v["error_type"].as_str().is_some_and(|s| !s.is_empty()), "error_type");
+        assert!(v["hint"].as_str().is_some_and(|s| !s.is_empty()), "hint");
+    }
+}
