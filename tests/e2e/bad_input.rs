@@ -32,31 +32,73 @@ fn direct(root: &std::path::Path, tool: &str, args: Value, error_type: &str) -> 
 fn missing_required_argument() {
     let p = project("python");
     let v = cli(&p.root, &["nav", "callers"], "validation");
-    assert!(v["error"].as_str().unwrap().contains("missing required parameter 'function_name'"));
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("missing required parameter 'function_name'")
+    );
 }
 
 #[test]
 fn wrong_type_and_zero_limit() {
     let p = project("python");
-    let v = cli(&p.root, &["nav", "callers", "--function-name", "build", "--limit", "abc"], "validation");
+    let v = cli(
+        &p.root,
+        &[
+            "nav",
+            "callers",
+            "--function-name",
+            "build",
+            "--limit",
+            "abc",
+        ],
+        "validation",
+    );
     assert!(v["error"].as_str().unwrap().contains("limit"), "{v}");
-    let v = direct(&p.root, "nav", json!({"action": "callers", "function_name": "build", "limit": "abc"}), "validation");
+    let v = direct(
+        &p.root,
+        "nav",
+        json!({"action": "callers", "function_name": "build", "limit": "abc"}),
+        "validation",
+    );
     assert!(v["error"].as_str().unwrap().contains("limit"));
-    let v = cli(&p.root, &["nav", "callers", "--function-name", "build", "--limit", "0"], "validation");
+    let v = cli(
+        &p.root,
+        &["nav", "callers", "--function-name", "build", "--limit", "0"],
+        "validation",
+    );
     assert!(v["error"].as_str().unwrap().contains(">= 1"));
-    direct(&p.root, "nav", json!({"action": "callers", "function_name": "build", "limit": -3}), "validation");
-    direct(&p.root, "nav", json!({"action": "callers", "function_name": "build", "output_format": "xml"}), "validation");
+    direct(
+        &p.root,
+        "nav",
+        json!({"action": "callers", "function_name": "build", "limit": -3}),
+        "validation",
+    );
+    direct(
+        &p.root,
+        "nav",
+        json!({"action": "callers", "function_name": "build", "output_format": "xml"}),
+        "validation",
+    );
     direct(&p.root, "nav", json!("callers"), "validation");
 }
 
 #[test]
 fn unknown_argument_is_rejected_with_the_allowed_list() {
     let p = project("python");
-    let v = cli(&p.root, &["nav", "callers", "--function-name", "build", "--limt", "3"], "validation");
+    let v = cli(
+        &p.root,
+        &["nav", "callers", "--function-name", "build", "--limt", "3"],
+        "validation",
+    );
     let err = v["error"].as_str().unwrap();
     assert!(err.contains("unknown parameter 'limt'"), "{err}");
     assert!(err.contains("did you mean 'limit'"), "{err}");
-    assert!(err.contains("allowed parameters: action, compact_only, file_path, function_name, limit"), "{err}");
+    assert!(
+        err.contains("allowed parameters: action, compact_only, file_path, function_name, limit"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -64,12 +106,27 @@ fn unknown_action_tool_and_unsupported_action() {
     let p = project("python");
     let v = cli(&p.root, &["nav", "caller"], "validation");
     assert_eq!(v["suggestion"], "callers");
-    assert!(v["error"].as_str().unwrap().starts_with("did you mean: callers? unknown action 'caller'"));
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("did you mean: callers? unknown action 'caller'")
+    );
     direct(&p.root, "nav", json!({}), "validation");
-    let v = direct(&p.root, "navigate", json!({"action": "callers"}), "unknown_tool");
+    let v = direct(
+        &p.root,
+        "navigate",
+        json!({"action": "callers"}),
+        "unknown_tool",
+    );
     assert!(v["hint"].as_str().unwrap().contains("nav"));
     let v = cli(&p.root, &["health", "dead"], "unsupported_action");
-    assert!(v["error"].as_str().unwrap().contains("not available in this build"));
+    assert!(
+        v["error"]
+            .as_str()
+            .unwrap()
+            .contains("not available in this build")
+    );
     assert_eq!(v["facade"], "health");
 }
 
@@ -79,24 +136,90 @@ fn paths_outside_the_root_are_refused() {
     let outside = p.root.parent().unwrap().join("secret.py");
     std::fs::write(&outside, "def build():\n    pass\n").unwrap();
     for path in ["../secret.py", outside.to_str().unwrap(), "/etc/passwd"] {
-        cli(&p.root, &["nav", "callers", "--function-name", "build", "--file-path", path], "security_violation");
+        cli(
+            &p.root,
+            &[
+                "nav",
+                "callers",
+                "--function-name",
+                "build",
+                "--file-path",
+                path,
+            ],
+            "security_violation",
+        );
     }
     #[cfg(unix)]
     {
         std::os::unix::fs::symlink(&outside, p.root.join("link.py")).unwrap();
-        cli(&p.root, &["nav", "callers", "--function-name", "build", "--file-path", "link.py"], "security_violation");
+        cli(
+            &p.root,
+            &[
+                "nav",
+                "callers",
+                "--function-name",
+                "build",
+                "--file-path",
+                "link.py",
+            ],
+            "security_violation",
+        );
     }
 }
 
 #[test]
 fn missing_binary_and_non_utf8_files() {
     let p = project("python");
-    cli(&p.root, &["nav", "callers", "--function-name", "build", "--file-path", "app/nope.py"], "file_not_found");
+    cli(
+        &p.root,
+        &[
+            "nav",
+            "callers",
+            "--function-name",
+            "build",
+            "--file-path",
+            "app/nope.py",
+        ],
+        "file_not_found",
+    );
     std::fs::write(p.root.join("app/blob.py"), [0u8, 159, 146, 150, 0, 1]).unwrap();
-    cli(&p.root, &["nav", "callers", "--function-name", "build", "--file-path", "app/blob.py"], "binary_file");
+    cli(
+        &p.root,
+        &[
+            "nav",
+            "callers",
+            "--function-name",
+            "build",
+            "--file-path",
+            "app/blob.py",
+        ],
+        "binary_file",
+    );
     std::fs::write(p.root.join("app/latin.py"), b"def caf\xe9():\n    pass\n").unwrap();
-    cli(&p.root, &["nav", "callers", "--function-name", "build", "--file-path", "app/latin.py"], "encoding_error");
-    cli(&p.root, &["nav", "callers", "--function-name", "build", "--file-path", "README.md"], "language_unsupported");
+    cli(
+        &p.root,
+        &[
+            "nav",
+            "callers",
+            "--function-name",
+            "build",
+            "--file-path",
+            "app/latin.py",
+        ],
+        "encoding_error",
+    );
+    cli(
+        &p.root,
+        &[
+            "nav",
+            "callers",
+            "--function-name",
+            "build",
+            "--file-path",
+            "README.md",
+        ],
+        "language_unsupported",
+    );
     // The index itself copes with both: the binary is skipped, the Latin-1 file indexed.
     let (_, v) = cli_json(&p.root, &["index", "full"]);
     assert_eq!(v["phases"]["skipped_binary"], 1, "{v}");
@@ -106,7 +229,11 @@ fn missing_binary_and_non_utf8_files() {
 #[test]
 fn empty_project_is_an_error_not_an_empty_answer() {
     let p = empty_project();
-    cli(&p.root, &["nav", "callers", "--function-name", "build"], "empty_project");
+    cli(
+        &p.root,
+        &["nav", "callers", "--function-name", "build"],
+        "empty_project",
+    );
     cli(&p.root, &["index", "full"], "empty_project");
 }
 
@@ -114,19 +241,37 @@ fn empty_project_is_an_error_not_an_empty_answer() {
 fn set_project_path_refuses_relative_missing_and_root() {
     let p = project("python");
     let mut ctx = Context::new();
-    let reply = call(&mut ctx, "nav", json!({"action": "callers", "function_name": "build"}), OutputFormat::Json);
+    let reply = call(
+        &mut ctx,
+        "nav",
+        json!({"action": "callers", "function_name": "build"}),
+        OutputFormat::Json,
+    );
     expect_error(&Value::Object(reply.body), "project_not_set");
     for (arg, ty) in [
         (json!({"project_path": "relative/dir"}), "validation"),
-        (json!({"project_path": "/definitely/not/here"}), "file_not_found"),
+        (
+            json!({"project_path": "/definitely/not/here"}),
+            "file_not_found",
+        ),
         (json!({"project_path": "/"}), "validation"),
         (json!({}), "validation"),
         (json!({"project_path": p.root, "extra": 1}), "validation"),
     ] {
-        let reply = call(&mut ctx, "set_project_path", arg.clone(), OutputFormat::Json);
+        let reply = call(
+            &mut ctx,
+            "set_project_path",
+            arg.clone(),
+            OutputFormat::Json,
+        );
         expect_error(&Value::Object(reply.body), ty);
     }
-    let reply = call(&mut ctx, "set_project_path", json!({"project_path": p.root}), OutputFormat::Json);
+    let reply = call(
+        &mut ctx,
+        "set_project_path",
+        json!({"project_path": p.root}),
+        OutputFormat::Json,
+    );
     let v = Value::Object(reply.body);
     assert_envelope(&v);
     assert_eq!(v["status"], "success");

@@ -5,7 +5,12 @@ use serde_json::Value;
 use crate::support::{assert_envelope, json, project, run};
 
 fn names(v: &Value, list: &str) -> Vec<String> {
-    v[list].as_array().unwrap().iter().map(|r| r["qualified_name"].as_str().unwrap_or("").to_owned()).collect()
+    v[list]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["qualified_name"].as_str().unwrap_or("").to_owned())
+        .collect()
 }
 
 #[test]
@@ -13,7 +18,16 @@ fn callers_limit_keeps_the_four_part_truncation_shape() {
     let p = project("python");
     let (code, v) = json(
         &p.root,
-        &["nav", "callers", "--function-name", "build", "--file-path", "app/core.py", "--limit", "3"],
+        &[
+            "nav",
+            "callers",
+            "--function-name",
+            "build",
+            "--file-path",
+            "app/core.py",
+            "--limit",
+            "3",
+        ],
     );
     assert_eq!(code, 0);
     assert_envelope(&v);
@@ -24,21 +38,58 @@ fn callers_limit_keeps_the_four_part_truncation_shape() {
     assert_eq!(v["truncated"], true);
     assert_eq!(v["callers"].as_array().unwrap().len(), 3);
     let step = v["next_step"].as_str().unwrap();
-    assert!(step.starts_with("showing 3 of 7 callers — raise limit"), "{step}");
+    assert!(
+        step.starts_with("showing 3 of 7 callers — raise limit"),
+        "{step}"
+    );
     assert_eq!(v["agent_summary"]["next_step"], v["next_step"]);
     assert_eq!(v["unattributed_call_sites"], 1);
-    assert!(v["callers"][0]["body"]["content"].as_str().unwrap().contains("build"));
+    assert!(
+        v["callers"][0]["body"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("build")
+    );
 }
 
 #[test]
 fn callers_are_exactly_the_known_ones() {
     let p = project("python");
-    let (_, v) = json(&p.root, &["nav", "callers", "--function-name", "build", "--file-path", "app/core.py"]);
+    let (_, v) = json(
+        &p.root,
+        &[
+            "nav",
+            "callers",
+            "--function-name",
+            "build",
+            "--file-path",
+            "app/core.py",
+        ],
+    );
     assert_eq!(v["truncated"], false);
     let mut got = names(&v, "callers");
     got.sort();
-    assert_eq!(got, ["Engine.run", "legacy", "main", "nightly", "run_cli", "serve", "weekly"]);
-    let by_name = |n: &str| v["callers"].as_array().unwrap().iter().find(|r| r["qualified_name"] == n).unwrap().clone();
+    assert_eq!(
+        got,
+        [
+            "Engine.run",
+            "legacy",
+            "main",
+            "nightly",
+            "run_cli",
+            "serve",
+            "weekly"
+        ]
+    );
+    let by_name = |n: &str| {
+        v["callers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|r| r["qualified_name"] == n)
+            .unwrap()
+            .clone()
+    };
     assert_eq!(by_name("Engine.run")["callee_resolution"], "local");
     assert_eq!(by_name("nightly")["callee_resolution"], "project");
     assert_eq!(by_name("weekly")["callee_resolution"], "project");
@@ -48,9 +99,29 @@ fn callers_are_exactly_the_known_ones() {
 #[test]
 fn production_callers_never_bind_to_test_only_or_other_language_definitions() {
     let p = project("python");
-    let (_, v) = json(&p.root, &["nav", "callers", "--function-name", "build", "--file-path", "tests/test_core.py"]);
+    let (_, v) = json(
+        &p.root,
+        &[
+            "nav",
+            "callers",
+            "--function-name",
+            "build",
+            "--file-path",
+            "tests/test_core.py",
+        ],
+    );
     assert_eq!(names(&v, "callers"), ["test_build"]);
-    let (_, v) = json(&p.root, &["nav", "callers", "--function-name", "build", "--file-path", "native/src/lib.rs"]);
+    let (_, v) = json(
+        &p.root,
+        &[
+            "nav",
+            "callers",
+            "--function-name",
+            "build",
+            "--file-path",
+            "native/src/lib.rs",
+        ],
+    );
     assert_eq!(v["caller_count"], 0);
     assert_eq!(v["verdict"], "NOT_FOUND");
     // Unqualified: three definitions share the name; every edge stays in its language.
@@ -66,15 +137,33 @@ fn production_callers_never_bind_to_test_only_or_other_language_definitions() {
 #[test]
 fn callees_class_each_call() {
     let p = project("python");
-    let (_, v) = json(&p.root, &["nav", "callees", "--function-name", "Engine.run"]);
+    let (_, v) = json(
+        &p.root,
+        &["nav", "callees", "--function-name", "Engine.run"],
+    );
     assert_envelope(&v);
     let rows = v["callees"].as_array().unwrap();
-    let find = |n: &str| rows.iter().find(|r| r["name"] == n).unwrap_or_else(|| panic!("{n} in {rows:?}"));
+    let find = |n: &str| {
+        rows.iter()
+            .find(|r| r["name"] == n)
+            .unwrap_or_else(|| panic!("{n} in {rows:?}"))
+    };
     assert_eq!(find("step")["callee_resolution"], "local");
     assert_eq!(find("build")["callee_resolution"], "local");
-    let (_, v) = json(&p.root, &["nav", "callees", "--function-name", "build", "--file-path", "app/core.py"]);
+    let (_, v) = json(
+        &p.root,
+        &[
+            "nav",
+            "callees",
+            "--function-name",
+            "build",
+            "--file-path",
+            "app/core.py",
+        ],
+    );
     let rows = v["callees"].as_array().unwrap();
-    let class = |n: &str| rows.iter().find(|r| r["name"] == n).unwrap()["callee_resolution"].clone();
+    let class =
+        |n: &str| rows.iter().find(|r| r["name"] == n).unwrap()["callee_resolution"].clone();
     assert_eq!(class("dumps"), "stdlib");
     assert_eq!(class("len"), "builtin");
     let (_, v) = json(&p.root, &["nav", "callees", "--function-name", "main"]);
@@ -89,11 +178,27 @@ fn rust_resolution_follows_use_paths_self_and_test_modules() {
     let (_, v) = json(&p.root, &["nav", "callers", "--function-name", "open"]);
     let mut got = names(&v, "callers");
     got.sort();
-    assert_eq!(got, ["Engine::new", "Engine::reload", "restart", "start", "warm"]);
-    let (_, v) = json(&p.root, &["nav", "callers", "--function-name", "Engine::step"]);
+    assert_eq!(
+        got,
+        ["Engine::new", "Engine::reload", "restart", "start", "warm"]
+    );
+    let (_, v) = json(
+        &p.root,
+        &["nav", "callers", "--function-name", "Engine::step"],
+    );
     assert_eq!(names(&v, "callers"), ["Engine::run"]);
     // The production `helper()` in lib.rs binds to the production helper only.
-    let (_, v) = json(&p.root, &["nav", "callers", "--function-name", "helper", "--file-path", "src/lib.rs"]);
+    let (_, v) = json(
+        &p.root,
+        &[
+            "nav",
+            "callers",
+            "--function-name",
+            "helper",
+            "--file-path",
+            "src/lib.rs",
+        ],
+    );
     assert_eq!(v["ambiguous"], true);
     for row in v["callers"].as_array().unwrap() {
         let caller = row["qualified_name"].as_str().unwrap();
@@ -103,10 +208,22 @@ fn rust_resolution_follows_use_paths_self_and_test_modules() {
         let _ = line;
     }
     let (_, v) = json(&p.root, &["nav", "callees", "--function-name", "start"]);
-    let helper = v["callees"].as_array().unwrap().iter().find(|r| r["name"] == "helper").unwrap().clone();
+    let helper = v["callees"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "helper")
+        .unwrap()
+        .clone();
     assert_eq!(helper["definition_line"], 19);
     let (_, v) = json(&p.root, &["nav", "callees", "--function-name", "starts"]);
-    let helper = v["callees"].as_array().unwrap().iter().find(|r| r["name"] == "helper").unwrap().clone();
+    let helper = v["callees"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "helper")
+        .unwrap()
+        .clone();
     assert_eq!(helper["qualified_name"], "tests::helper");
 }
 
@@ -117,8 +234,17 @@ fn unknown_symbol_is_not_found_with_suggestions() {
     assert_eq!(code, 0);
     assert_envelope(&v);
     assert_eq!(v["verdict"], "NOT_FOUND");
-    assert!(v.get("callers").is_none(), "never answered for another symbol");
-    assert!(v["suggestions"].as_array().unwrap().iter().any(|s| s == "build"));
+    assert!(
+        v.get("callers").is_none(),
+        "never answered for another symbol"
+    );
+    assert!(
+        v["suggestions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|s| s == "build")
+    );
 }
 
 #[test]
@@ -131,15 +257,34 @@ fn search_symbol_ranks_with_normalised_bm25() {
     assert_eq!(results[0]["relevance_score"], 1.0);
     assert_eq!(results[0]["name"], "build");
     // Production definitions rank before the test helper.
-    let files: Vec<&str> = results.iter().map(|r| r["file"].as_str().unwrap()).collect();
-    assert_eq!(files.last().copied(), Some("tests/test_core.py"), "{files:?}");
-    assert!(results.iter().all(|r| (0.0..=1.0).contains(&r["relevance_score"].as_f64().unwrap())));
-    let (_, v) = json(&p.root, &["search", "symbol", "--query", "build", "--limit", "1"]);
+    let files: Vec<&str> = results
+        .iter()
+        .map(|r| r["file"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        files.last().copied(),
+        Some("tests/test_core.py"),
+        "{files:?}"
+    );
+    assert!(
+        results
+            .iter()
+            .all(|r| (0.0..=1.0).contains(&r["relevance_score"].as_f64().unwrap()))
+    );
+    let (_, v) = json(
+        &p.root,
+        &["search", "symbol", "--query", "build", "--limit", "1"],
+    );
     assert_eq!(v["count"], 1);
     // build x3 and test_build (identifiers are split into words).
     assert_eq!(v["total_matches"], 4);
     assert_eq!(v["truncated"], true);
-    assert!(v["next_step"].as_str().unwrap().starts_with("showing 1 of 4 matches"));
+    assert!(
+        v["next_step"]
+            .as_str()
+            .unwrap()
+            .starts_with("showing 1 of 4 matches")
+    );
 }
 
 #[test]
@@ -165,7 +310,17 @@ fn index_full_is_incremental_by_content_hash() {
     let (_, v) = json(&p.root, &["index", "full"]);
     assert_eq!(v["phases"]["files_indexed"], 1);
     assert_eq!(v["phases"]["files_deleted"], 1);
-    let (_, v) = json(&p.root, &["nav", "callers", "--function-name", "build", "--file-path", "app/core.py"]);
+    let (_, v) = json(
+        &p.root,
+        &[
+            "nav",
+            "callers",
+            "--function-name",
+            "build",
+            "--file-path",
+            "app/core.py",
+        ],
+    );
     assert_eq!(v["caller_count"], 6, "legacy() went with orphan.py");
     let (_, v) = json(&p.root, &["index", "status"]);
     assert_envelope(&v);
@@ -180,7 +335,11 @@ fn index_status_reports_staleness_and_parse_errors() {
     let (_, v) = json(&p.root, &["index", "status"]);
     assert_eq!(v["verdict"], "NOT_FOUND");
     json(&p.root, &["index", "full"]);
-    std::fs::write(p.root.join("app/broken.py"), "def ok():\n    pass\n\ndef broken(:\n").unwrap();
+    std::fs::write(
+        p.root.join("app/broken.py"),
+        "def ok():\n    pass\n\ndef broken(:\n",
+    )
+    .unwrap();
     let (_, v) = json(&p.root, &["index", "status"]);
     assert_eq!(v["verdict"], "WARN");
     assert_eq!(v["pending_changes"]["new"], 1);
@@ -189,13 +348,25 @@ fn index_status_reports_staleness_and_parse_errors() {
     assert_eq!(v["parse_error_file_count"], 1);
     assert_eq!(v["parse_error_files"][0]["file"], "app/broken.py");
     let (_, v) = json(&p.root, &["search", "symbol", "--query", "ok"]);
-    assert_eq!(v["results"][0]["file"], "app/broken.py", "a file with parse errors is still indexed");
+    assert_eq!(
+        v["results"][0]["file"], "app/broken.py",
+        "a file with parse errors is still indexed"
+    );
 }
 
 #[test]
 fn toon_output_decodes_to_the_json_payload() {
     let p = project("python");
-    let args = ["nav", "callers", "--function-name", "build", "--file-path", "app/core.py", "--limit", "3"];
+    let args = [
+        "nav",
+        "callers",
+        "--function-name",
+        "build",
+        "--file-path",
+        "app/core.py",
+        "--limit",
+        "3",
+    ];
     json(&p.root, &["index", "full"]);
     let (_, as_json) = json(&p.root, &args);
     let (code, toon, _) = run(&p.root, &[&args[..], &["--format", "toon"]].concat());
@@ -208,7 +379,10 @@ fn toon_output_decodes_to_the_json_payload() {
 fn cli_and_in_process_dispatch_agree() {
     let p = project("python");
     json(&p.root, &["index", "full"]);
-    let (_, cli) = json(&p.root, &["search", "symbol", "--query", "engine", "--limit", "2"]);
+    let (_, cli) = json(
+        &p.root,
+        &["search", "symbol", "--query", "engine", "--limit", "2"],
+    );
     let mut ctx = tsa_tools::Context::with_root(&p.root).unwrap();
     let reply = tsa_tools::call(
         &mut ctx,

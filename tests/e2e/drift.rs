@@ -8,8 +8,14 @@ use tsa_envelope::{CONTROL_SURFACE, Verdict};
 fn table_keys(doc: &str, marker: &str) -> BTreeSet<String> {
     let start = format!("<!-- drift:{marker}:start -->");
     let end = format!("<!-- drift:{marker}:end -->");
-    let from = doc.find(&start).unwrap_or_else(|| panic!("missing {start}")) + start.len();
-    let to = doc[from..].find(&end).unwrap_or_else(|| panic!("missing {end}")) + from;
+    let from = doc
+        .find(&start)
+        .unwrap_or_else(|| panic!("missing {start}"))
+        + start.len();
+    let to = doc[from..]
+        .find(&end)
+        .unwrap_or_else(|| panic!("missing {end}"))
+        + from;
     doc[from..to]
         .lines()
         .filter_map(|l| l.strip_prefix("| `"))
@@ -20,7 +26,11 @@ fn table_keys(doc: &str, marker: &str) -> BTreeSet<String> {
 
 #[test]
 fn documented_verdicts_and_control_surface_match_the_code() {
-    let doc = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/envelope-contract.md")).unwrap();
+    let doc = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/docs/envelope-contract.md"
+    ))
+    .unwrap();
     let verdicts: BTreeSet<String> = Verdict::ALL.iter().map(|v| v.as_str().to_owned()).collect();
     assert_eq!(table_keys(&doc, "verdicts"), verdicts);
     let surface: BTreeSet<String> = CONTROL_SURFACE.iter().map(|s| s.to_string()).collect();

@@ -7,3 +7,4 @@ mod drift;
 mod mcp;
 mod props;
 mod support;
+mod tidy;

@@ -20,25 +20,49 @@ fn args(v: Value) -> Map<String, Value> {
 async fn mcp_session_lists_nine_tools_and_answers_callers_in_every_format() {
     let p = project("python");
     let mut cmd = tokio::process::Command::new(bin());
-    cmd.arg("mcp").arg("--project-root").arg(&p.root).env_remove("TREE_SITTER_PROJECT_ROOT");
+    cmd.arg("mcp")
+        .arg("--project-root")
+        .arg(&p.root)
+        .env_remove("TREE_SITTER_PROJECT_ROOT");
     let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
 
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();
-    assert_eq!(names, ["search", "nav", "structure", "health", "edit", "project", "index", "viz", "set_project_path"]);
+    assert_eq!(
+        names,
+        [
+            "search",
+            "nav",
+            "structure",
+            "health",
+            "edit",
+            "project",
+            "index",
+            "viz",
+            "set_project_path"
+        ]
+    );
     let nav = tools.iter().find(|t| t.name == "nav").unwrap();
     let actions = &nav.input_schema["properties"]["action"]["enum"];
     assert_eq!(actions.as_array().unwrap().len(), 14);
-    assert_eq!(nav.input_schema["properties"]["limit"]["type"], json!(["integer", "null"]));
+    assert_eq!(
+        nav.input_schema["properties"]["limit"]["type"],
+        json!(["integer", "null"])
+    );
 
     let built = client
-        .call_tool(CallToolRequestParams::new("index").with_arguments(args(json!({"action": "full", "output_format": "json"}))))
+        .call_tool(
+            CallToolRequestParams::new("index")
+                .with_arguments(args(json!({"action": "full", "output_format": "json"}))),
+        )
         .await
         .unwrap();
     assert_eq!(text(&built)["phases"]["files_indexed"], 8);
 
     let call = |extra: Value| {
-        let mut a = args(json!({"action": "callers", "function_name": "build", "file_path": "app/core.py", "limit": 3}));
+        let mut a = args(
+            json!({"action": "callers", "function_name": "build", "file_path": "app/core.py", "limit": 3}),
+        );
         a.extend(args(extra));
         CallToolRequestParams::new("nav").with_arguments(a)
     };
@@ -54,34 +78,66 @@ async fn mcp_session_lists_nine_tools_and_answers_callers_in_every_format() {
     assert_eq!(payload["callers_listed"], 3);
     assert_eq!(payload["listed_cap"], 3);
     assert_eq!(payload["truncated"], true);
-    assert!(payload["next_step"].as_str().unwrap().starts_with("showing 3 of 7 callers"));
+    assert!(
+        payload["next_step"]
+            .as_str()
+            .unwrap()
+            .starts_with("showing 3 of 7 callers")
+    );
     // Scalars beside the blob, lists only inside it.
     assert_eq!(v["caller_count"], 7);
     assert!(v.get("callers").is_none());
 
     // JSON on request.
-    let r = client.call_tool(call(json!({"output_format": "json"}))).await.unwrap();
+    let r = client
+        .call_tool(call(json!({"output_format": "json"})))
+        .await
+        .unwrap();
     let j = text(&r);
     assert_eq!(j["caller_count"], 7);
     assert_eq!(j["callers"].as_array().unwrap().len(), 3);
-    assert_eq!(j, payload, "the TOON blob decodes to exactly the JSON payload");
+    assert_eq!(
+        j, payload,
+        "the TOON blob decodes to exactly the JSON payload"
+    );
 
     // compact_only: only control-surface keys.
-    let r = client.call_tool(call(json!({"compact_only": true}))).await.unwrap();
+    let r = client
+        .call_tool(call(json!({"compact_only": true})))
+        .await
+        .unwrap();
     let c = text(&r);
     let keys: Vec<&str> = c.as_object().unwrap().keys().map(String::as_str).collect();
-    assert_eq!(keys, ["format", "toon_content", "success", "verdict", "summary_line"]);
-    assert_eq!(tsa_format::from_toon(c["toon_content"].as_str().unwrap()).unwrap(), payload);
+    assert_eq!(
+        keys,
+        [
+            "format",
+            "toon_content",
+            "success",
+            "verdict",
+            "summary_line"
+        ]
+    );
+    assert_eq!(
+        tsa_format::from_toon(c["toon_content"].as_str().unwrap()).unwrap(),
+        payload
+    );
 
     // Failures set isError and keep the error envelope.
     let r = client
-        .call_tool(CallToolRequestParams::new("nav").with_arguments(args(json!({"action": "callers", "output_format": "json"}))))
+        .call_tool(
+            CallToolRequestParams::new("nav")
+                .with_arguments(args(json!({"action": "callers", "output_format": "json"}))),
+        )
         .await
         .unwrap();
     assert_eq!(r.is_error, Some(true));
     let e = text(&r);
     assert_eq!(e["error_type"], "validation");
-    let r = client.call_tool(CallToolRequestParams::new("bogus")).await.unwrap();
+    let r = client
+        .call_tool(CallToolRequestParams::new("bogus"))
+        .await
+        .unwrap();
     assert_eq!(r.is_error, Some(true));
     let r = client
         .call_tool(
@@ -103,13 +159,17 @@ async fn mcp_without_a_root_asks_for_set_project_path() {
     cmd.arg("mcp").env_remove("TREE_SITTER_PROJECT_ROOT");
     let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
     let q = || {
-        CallToolRequestParams::new("nav")
-            .with_arguments(args(json!({"action": "callers", "function_name": "open", "output_format": "json"})))
+        CallToolRequestParams::new("nav").with_arguments(args(
+            json!({"action": "callers", "function_name": "open", "output_format": "json"}),
+        ))
     };
     let e = text(&client.call_tool(q()).await.unwrap());
     assert_eq!(e["error_type"], "project_not_set");
     let r = client
-        .call_tool(CallToolRequestParams::new("set_project_path").with_arguments(args(json!({"project_path": p.root}))))
+        .call_tool(
+            CallToolRequestParams::new("set_project_path")
+                .with_arguments(args(json!({"project_path": p.root}))),
+        )
         .await
         .unwrap();
     assert_eq!(r.is_error, Some(false));

@@ -6,7 +6,9 @@ use std::num::NonZeroUsize;
 
 use proptest::prelude::*;
 use serde_json::{Value, json};
-use tsa_envelope::{CONTROL_SURFACE, Capped, Envelope, ErrorType, Failure, ListSpelling, Success, Verdict};
+use tsa_envelope::{
+    CONTROL_SURFACE, Capped, Envelope, ErrorType, Failure, ListSpelling, Success, Verdict,
+};
 use tsa_format::{OutputFormat, compact, from_toon, render};
 
 fn scalar() -> impl Strategy<Value = Value> {
@@ -76,8 +78,14 @@ fn envelope() -> impl Strategy<Value = Envelope> {
             }
             Envelope::from(s)
         });
-    let failure = (error_type(), "[ -~]{1,30}", prop::option::of("[a-z ]{1,20}"))
-        .prop_map(|(t, msg, ident)| Envelope::from(Failure::new(t, msg).with_subject("nav", ident.as_deref())));
+    let failure = (
+        error_type(),
+        "[ -~]{1,30}",
+        prop::option::of("[a-z ]{1,20}"),
+    )
+        .prop_map(|(t, msg, ident)| {
+            Envelope::from(Failure::new(t, msg).with_subject("nav", ident.as_deref()))
+        });
     prop_oneof![3 => success, 1 => failure]
 }
 

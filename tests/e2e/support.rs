@@ -70,7 +70,8 @@ pub fn run(root: &Path, args: &[&str]) -> (i32, String, String) {
 /// Runs the CLI and parses its JSON answer.
 pub fn json(root: &Path, args: &[&str]) -> (i32, Value) {
     let (code, out, err) = run(root, args);
-    let v: Value = serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}\nstderr: {err}"));
+    let v: Value = serde_json::from_str(&out)
+        .unwrap_or_else(|e| panic!("not JSON ({e}): {out}\nstderr: {err}"));
     (code, v)
 }
 
@@ -79,19 +80,41 @@ pub fn assert_envelope(v: &Value) {
     let success = v["success"].as_bool().expect("success is a bool");
     let verdict = v["verdict"].as_str().expect("verdict is a string");
     assert!(
-        ["SAFE", "CAUTION", "REVIEW", "UNSAFE", "INFO", "WARN", "ERROR", "NOT_FOUND"].contains(&verdict),
+        [
+            "SAFE",
+            "CAUTION",
+            "REVIEW",
+            "UNSAFE",
+            "INFO",
+            "WARN",
+            "ERROR",
+            "NOT_FOUND"
+        ]
+        .contains(&verdict),
         "verdict {verdict}"
     );
-    assert_eq!(v["agent_summary"]["verdict"], v["verdict"], "verdicts agree");
-    assert_eq!(v["agent_summary"]["summary_line"], v["summary_line"], "summary mirrored");
+    assert_eq!(
+        v["agent_summary"]["verdict"], v["verdict"],
+        "verdicts agree"
+    );
+    assert_eq!(
+        v["agent_summary"]["summary_line"], v["summary_line"],
+        "summary mirrored"
+    );
     assert!(v["summary_line"].as_str().is_some_and(|s| !s.is_empty()));
     if success {
         assert!(v.get("error").is_none());
         assert_ne!(verdict, "ERROR");
     } else {
         assert_eq!(verdict, "ERROR");
-        assert!(v["error"].as_str().is_some_and(|s| !s.is_empty()), "error text");
-        assert!(v["error_type"].as_str().is_some_and(|s| !s.is_empty()), "error_type");
+        assert!(
+            v["error"].as_str().is_some_and(|s| !s.is_empty()),
+            "error text"
+        );
+        assert!(
+            v["error_type"].as_str().is_some_and(|s| !s.is_empty()),
+            "error_type"
+        );
         assert!(v["hint"].as_str().is_some_and(|s| !s.is_empty()), "hint");
     }
 }

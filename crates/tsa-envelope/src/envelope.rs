@@ -253,6 +253,18 @@ impl Failure {
         self
     }
 
+    /// Removes `secret` (an absolute project root, say) from the error text.
+    pub fn redact(mut self, secret: &str) -> Self {
+        if !secret.is_empty() {
+            let with_sep = format!("{secret}/");
+            self.error = self
+                .error
+                .replace(&with_sep, "")
+                .replace(secret, "<project root>");
+        }
+        self
+    }
+
     /// Sets the summary line `<tool>: <error_type> — <identifier>` (identifier optional).
     pub fn with_subject(mut self, tool: &str, identifier: Option<&str>) -> Self {
         let line = match identifier.filter(|s| !s.trim().is_empty()) {

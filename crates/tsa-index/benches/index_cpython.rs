@@ -17,9 +17,14 @@ fn corpus() -> PathBuf {
         return PathBuf::from(dir);
     }
     let out = Command::new("python3")
-        .args(["-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])"])
+        .args([
+            "-c",
+            "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
+        ])
         .output()
-        .expect("python3 is needed to locate the CPython standard library (or set TSA_BENCH_CORPUS)");
+        .expect(
+            "python3 is needed to locate the CPython standard library (or set TSA_BENCH_CORPUS)",
+        );
     PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
 }
 
@@ -61,12 +66,18 @@ fn ms(d: Duration) -> f64 {
 }
 
 fn main() {
-    let runs: usize = std::env::var("TSA_BENCH_RUNS").ok().and_then(|v| v.parse().ok()).unwrap_or(5);
+    let runs: usize = std::env::var("TSA_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(5);
     let src = corpus();
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("corpus");
     let bytes = copy_tree(&src, &root);
-    let full = BuildOptions { mode: BuildMode::Full, ..BuildOptions::default() };
+    let full = BuildOptions {
+        mode: BuildMode::Full,
+        ..BuildOptions::default()
+    };
     let incr = BuildOptions::default();
 
     let mut cold = Vec::new();
@@ -90,7 +101,10 @@ fn main() {
     let victim = root.join("json/__init__.py");
     let mut one = Vec::new();
     for i in 0..runs {
-        let mut f = std::fs::OpenOptions::new().append(true).open(&victim).unwrap();
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&victim)
+            .unwrap();
         writeln!(f, "\ndef _bench_added_{i}():\n    return dumps({{}})\n").unwrap();
         let t = Instant::now();
         let n = build(&root, &incr).unwrap();
@@ -99,7 +113,12 @@ fn main() {
     }
     let index = Index::open(&root).unwrap().unwrap();
     let st = index.status().unwrap();
-    let targets: Vec<i64> = index.find_symbols("dumps", None, Some("json/__init__.py")).unwrap().iter().map(|s| s.id).collect();
+    let targets: Vec<i64> = index
+        .find_symbols("dumps", None, Some("json/__init__.py"))
+        .unwrap()
+        .iter()
+        .map(|s| s.id)
+        .collect();
     let mut query = Vec::new();
     let mut callers = 0;
     for _ in 0..(runs * 20) {
@@ -111,7 +130,13 @@ fn main() {
     let files = r.total_files;
     let unknown = st.calls_by_resolution.get("unknown").copied().unwrap_or(0);
     let mut out = std::io::stderr().lock();
-    let _ = writeln!(out, "corpus: {} ({} files indexed, {:.1} MiB copied)", src.display(), files, bytes as f64 / 1048576.0);
+    let _ = writeln!(
+        out,
+        "corpus: {} ({} files indexed, {:.1} MiB copied)",
+        src.display(),
+        files,
+        bytes as f64 / 1048576.0
+    );
     let _ = writeln!(out, "workers: {}  runs: {runs}", r.workers);
     let _ = writeln!(
         out,
@@ -126,7 +151,11 @@ fn main() {
     );
     let _ = writeln!(out, "no-change sync  median {:8.1} ms", ms(median(noop)));
     let _ = writeln!(out, "one-file change median {:8.1} ms", ms(median(one)));
-    let _ = writeln!(out, "callers(json.dumps) median {:6.3} ms  ({callers} callers)", ms(median(query)));
+    let _ = writeln!(
+        out,
+        "callers(json.dumps) median {:6.3} ms  ({callers} callers)",
+        ms(median(query))
+    );
     let _ = writeln!(
         out,
         "index: {} symbols, {} call sites ({:.1}% resolved), {} parse-error files, {:.1} MiB",

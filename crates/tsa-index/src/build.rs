@@ -447,7 +447,10 @@ impl Pending {
 pub fn pending_changes(root: &Path, opts: &WalkOptions) -> Result<Pending, IndexError> {
     let Some(conn) = store::open_for_read(root)? else {
         let w = walk(root, opts);
-        return Ok(Pending { new: w.files.into_iter().map(|f| f.rel).collect(), ..Pending::default() });
+        return Ok(Pending {
+            new: w.files.into_iter().map(|f| f.rel).collect(),
+            ..Pending::default()
+        });
     };
     let stored = stored_files(&conn)?;
     let w = walk(root, opts);
@@ -475,5 +478,9 @@ pub fn pending_changes(root: &Path, opts: &WalkOptions) -> Result<Pending, Index
         .filter(|p| !seen.contains(p.as_str()))
         .collect();
     deleted.sort();
-    Ok(Pending { new, modified, deleted })
+    Ok(Pending {
+        new,
+        modified,
+        deleted,
+    })
 }

@@ -12,7 +12,9 @@ mod walk;
 
 use std::path::Path;
 
-pub use build::{BuildMode, BuildOptions, BuildReport, FileStatus, Pending, build, pending_changes};
+pub use build::{
+    BuildMode, BuildOptions, BuildReport, FileStatus, Pending, build, pending_changes,
+};
 pub use read::{CallRow, Index, Status, SymbolRow};
 pub use resolve::Resolution;
 pub use store::{identifier_words, index_dir, index_path};

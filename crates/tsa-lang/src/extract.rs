@@ -81,9 +81,16 @@ fn compiled(lang: Language) -> Result<&'static Compiled, ExtractError> {
         let defs = compile(spec, spec.definitions.0, spec.definitions.1)?.pattern_count();
         let calls = compile(spec, spec.calls.0, spec.calls.1)?.pattern_count();
         compile(spec, spec.imports.0, spec.imports.1)?;
-        let joined = format!("{}\n{}\n{}", spec.definitions.1, spec.calls.1, spec.imports.1);
+        let joined = format!(
+            "{}\n{}\n{}",
+            spec.definitions.1, spec.calls.1, spec.imports.1
+        );
         let query = compile(spec, spec.name, &joined)?;
-        Ok(Compiled { query, defs_end: defs, calls_end: defs + calls })
+        Ok(Compiled {
+            query,
+            defs_end: defs,
+            calls_end: defs + calls,
+        })
     })
     .as_ref()
     .map_err(Clone::clone)
@@ -298,7 +305,17 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
         }
         let receiver = receiver.map(|r| {
             let t = text(r, src);
-            t.split_whitespace().collect::<Vec<_>>().join(" ")
+            let mut t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+            if t.len() > 160 {
+                // Long builder chains: keep the head, where the type usually is.
+                let cut = (0..=160)
+                    .rev()
+                    .find(|i| t.is_char_boundary(*i))
+                    .unwrap_or(0);
+                t.truncate(cut);
+                t.push('…');
+            }
+            t
         });
         out.calls.push(CallSite {
             callee,

@@ -97,12 +97,17 @@ pub fn call(ctx: &mut Context, tool: &str, args: Value, default_format: OutputFo
                 .chain(std::iter::once("set_project_path"))
                 .collect();
             let hint = match closest(tool, tools.iter().copied()) {
-                Some(s) => format!("Did you mean tool '{s}'? Else call one of: {}", tools.join(", ")),
+                Some(s) => format!(
+                    "Did you mean tool '{s}'? Else call one of: {}",
+                    tools.join(", ")
+                ),
                 None => format!("Call one of: {}", tools.join(", ")),
             };
-            return Err(Failure::new(ErrorType::UnknownTool, format!("Unknown tool: {tool}"))
-                .with_hint(hint)
-                .with("available_tools", json!(tools)));
+            return Err(
+                Failure::new(ErrorType::UnknownTool, format!("Unknown tool: {tool}"))
+                    .with_hint(hint)
+                    .with("available_tools", json!(tools)),
+            );
         };
         let action = match args.remove("action") {
             None => {
@@ -162,7 +167,14 @@ pub fn call(ctx: &mut Context, tool: &str, args: Value, default_format: OutputFo
     })();
     let envelope = match outcome {
         Ok(e) => e,
-        Err(f) => Envelope::from(f.with_subject(tool, identifier.as_deref())),
+        Err(f) => {
+            // Error texts never carry the absolute project root.
+            let root = ctx
+                .root()
+                .map(|r| r.display().to_string())
+                .unwrap_or_default();
+            Envelope::from(f.redact(&root).with_subject(tool, identifier.as_deref()))
+        }
     };
     Reply {
         is_error: !envelope.is_success(),

@@ -29,6 +29,7 @@ pub struct Args {
     pub mode: Option<Mode>,
     /// Most files to index (>= 1, default 20000).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub max_files: Option<i64>,
 }
 

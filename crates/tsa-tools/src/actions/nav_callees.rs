@@ -24,6 +24,7 @@ pub struct Args {
     pub file_path: Option<String>,
     /// Most callees to list (>= 1, default 50). The exact total is always reported.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub limit: Option<i64>,
     /// Only `point` (direct callees) in this build.
     #[serde(default)]

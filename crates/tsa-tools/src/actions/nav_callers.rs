@@ -1,11 +1,12 @@
 //! `nav callers`: who calls a function, from call edges bound to its definition.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
+use tsa_index::CallRow;
 
 use super::common::{Targets, cap, definitions_json, find_targets, open_index};
 use crate::action::Action;
@@ -23,6 +24,7 @@ pub struct Args {
     pub file_path: Option<String>,
     /// Most callers to list (>= 1, default 50). The exact total is always reported.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub limit: Option<i64>,
     /// Only `point` (direct callers) in this build.
     #[serde(default)]
@@ -73,18 +75,33 @@ impl Action for Callers {
         };
         let ids: Vec<i64> = defs.iter().map(|d| d.id).collect();
         let rows = index.callers(&ids)?;
-        let mut seen = HashSet::new();
+        // One row per calling definition; its call lines are kept together.
+        let mut slot: HashMap<i64, usize> = HashMap::new();
         let mut unattributed = 0usize;
-        let mut attributed = Vec::new();
+        let mut attributed: Vec<(CallRow, Vec<u32>)> = Vec::new();
         for r in rows {
             let Some(caller) = &r.caller else {
                 unattributed += 1;
                 continue;
             };
-            if seen.insert((r.file.clone(), caller.id, r.line)) {
-                attributed.push(r);
+            match slot.get(&caller.id) {
+                Some(&i) => attributed[i].1.push(r.line),
+                None => {
+                    slot.insert(caller.id, attributed.len());
+                    let line = r.line;
+                    attributed.push((r, vec![line]));
+                }
             }
         }
+        let call_sites: usize = attributed.iter().map(|(_, l)| l.len()).sum();
+        // Production callers first, then tests; each group by file and line.
+        attributed.sort_by(|(a, al), (b, bl)| {
+            let key = |r: &CallRow| r.caller.as_ref().is_some_and(|c| c.is_test);
+            key(a)
+                .cmp(&key(b))
+                .then_with(|| a.file.cmp(&b.file))
+                .then(al[0].cmp(&bl[0]))
+        });
         let mut languages: Vec<&str> = defs.iter().map(|d| d.language.as_str()).collect();
         languages.sort_unstable();
         languages.dedup();
@@ -104,7 +121,7 @@ impl Action for Callers {
                 lines_total: 320,
             },
         );
-        let listed = capped.map(|r| {
+        let listed = capped.map(|(r, lines)| {
             let c = r.caller.as_ref().expect("attributed rows have a caller");
             let mut row = json!({
                 "name": c.name,
@@ -117,6 +134,9 @@ impl Action for Callers {
                 "callee_resolved_file": r.target.as_ref().map(|t| t.file.clone()).unwrap_or_default(),
                 "confidence": r.confidence,
             });
+            if lines.len() > 1 {
+                row["call_lines"] = json!(lines);
+            }
             if let Some(b) = bodies.body(&c.qualname, &c.file, c.line, c.end_line) {
                 row["body"] = b;
             }
@@ -165,6 +185,7 @@ impl Action for Callers {
                 },
                 listed,
             )
+            .with("call_site_count", call_sites)
             .with("unattributed_call_sites", unattributed)
             .with("unresolved_call_sites", unresolved)
             .with("completeness", if unresolved == 0 { "complete" } else { "partial" })

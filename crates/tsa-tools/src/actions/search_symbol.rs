@@ -39,6 +39,7 @@ pub struct Args {
     pub kind: Option<Kind>,
     /// Most results to list (>= 1, default 15). The exact total is always reported.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub limit: Option<i64>,
 }
 
