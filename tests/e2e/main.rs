@@ -4,6 +4,7 @@
 mod bad_input;
 mod cli;
 mod drift;
+mod fixtures;
 mod mcp;
 mod props;
 mod support;

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, Row, params_from_iter};
+use rusqlite::{Connection, OptionalExtension, Row, params_from_iter};
 
 use crate::IndexError;
 use crate::resolve::Resolution;
@@ -210,6 +210,33 @@ impl Index {
                 target: opt_symbol_at(r, 19)?,
             })
         })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Every definition of one file, in source order.
+    pub fn symbols_in_file(&self, file: &str) -> Result<Vec<SymbolRow>, IndexError> {
+        let sql = format!("SELECT {SYMBOL_COLS} FROM {SYMBOL_FROM} WHERE f.path = ?1 ORDER BY s.line, s.id");
+        let mut stmt = self.conn.prepare(&sql)?;
+        let rows = stmt.query_map([file], |r| symbol_at(r, 0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Every call site of one file, in source order.
+    pub fn calls_in_file(&self, file: &str) -> Result<Vec<CallRow>, IndexError> {
+        let id: Option<i64> = self
+            .conn
+            .query_row("SELECT id FROM files WHERE path = ?1", [file], |r| r.get(0))
+            .optional()?;
+        match id {
+            Some(id) => self.calls_where("c.file_id", &[id]),
+            None => Ok(Vec::new()),
+        }
+    }
+
+    /// Paths of every indexed file.
+    pub fn files(&self) -> Result<Vec<String>, IndexError> {
+        let mut stmt = self.conn.prepare("SELECT path FROM files ORDER BY path")?;
+        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 

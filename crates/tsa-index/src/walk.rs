@@ -3,7 +3,7 @@
 
 use std::path::{Path, PathBuf};
 
-use tsa_lang::Language;
+use tsa_lang::{Language, Tier};
 
 /// Folders never indexed, wherever they sit (besides hidden ones and .gitignore).
 pub const SKIPPED_DIRS: [&str; 10] = [
@@ -54,6 +54,8 @@ pub struct WalkResult {
     pub files: Vec<SourceFile>,
     pub skipped_unknown_extension: usize,
     pub skipped_too_large: usize,
+    /// Files of structure-tier languages (HTML, CSS, ...): outlined on demand, not indexed.
+    pub skipped_structure_only: usize,
     pub truncated_by_max_files: bool,
 }
 
@@ -101,6 +103,10 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> WalkResult {
             out.skipped_unknown_extension += 1;
             continue;
         };
+        if language.tier() == Tier::Structure {
+            out.skipped_structure_only += 1;
+            continue;
+        }
         let Ok(meta) = entry.metadata() else { continue };
         if meta.len() > opts.max_file_size {
             out.skipped_too_large += 1;

@@ -7,23 +7,29 @@ use std::sync::OnceLock;
 use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
 
 use crate::languages::{Language, LanguageSpec, text};
-use crate::model::{CallSite, Def, DefKind, FileExtract};
+use crate::model::{Base, BaseKind, CallSite, Def, DefKind, FileExtract};
 
 /// The closed vocabulary of capture names a query may use.
-const CAPTURES: [&str; 13] = [
+const CAPTURES: [&str; 19] = [
     "name",
     "receiver",
     "path",
     "reference.call",
     "import",
+    "extends",
+    "implements",
     "definition.function",
+    "definition.method",
     "definition.class",
     "definition.struct",
     "definition.enum",
     "definition.trait",
     "definition.impl",
     "definition.module",
-    "definition.method",
+    "definition.interface",
+    "definition.type",
+    "definition.variable",
+    "definition.section",
 ];
 
 /// A query file that does not compile, or uses a capture outside the vocabulary.
@@ -163,6 +169,10 @@ fn kind_of(capture: &str) -> Option<DefKind> {
         "definition.trait" => DefKind::Trait,
         "definition.impl" => DefKind::Impl,
         "definition.module" => DefKind::Module,
+        "definition.interface" => DefKind::Interface,
+        "definition.type" => DefKind::Type,
+        "definition.variable" => DefKind::Variable,
+        "definition.section" => DefKind::Section,
         _ => return None,
     })
 }
@@ -199,7 +209,7 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
 
     // One walk over the tree: sort matches into definitions, calls and imports.
     let names = queries.query.capture_names();
-    let mut raw: Vec<(Node<'_>, DefKind, String)> = Vec::new();
+    let mut raw: Vec<(Node<'_>, DefKind, String, Vec<Base>)> = Vec::new();
     let mut raw_calls: Vec<(Node<'_>, Node<'_>, Option<Node<'_>>, bool)> = Vec::new();
     let mut raw_imports: Vec<Node<'_>> = Vec::new();
     let mut cursor = QueryCursor::new();
@@ -209,21 +219,37 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
         if pattern < queries.defs_end {
             let mut def_node = None;
             let mut name = None;
+            let mut bases = Vec::new();
             for c in m.captures() {
                 let cap = names[c.index as usize];
-                if cap == "name" {
-                    name = Some(c.node);
-                } else if let Some(kind) = kind_of(cap) {
-                    def_node = Some((c.node, kind));
+                let base = match cap {
+                    "name" => {
+                        name = Some(c.node);
+                        None
+                    }
+                    "extends" => Some(BaseKind::Extends),
+                    "implements" => Some(BaseKind::Implements),
+                    _ => {
+                        if let Some(kind) = kind_of(cap) {
+                            def_node = Some((c.node, kind));
+                        }
+                        None
+                    }
+                };
+                if let Some(kind) = base {
+                    let name = (spec.clean_type_name)(text(c.node, src));
+                    if !name.is_empty() && !bases.iter().any(|b: &Base| b.name == name && b.kind == kind) {
+                        bases.push(Base { name, kind });
+                    }
                 }
             }
             if let (Some((node, kind)), Some(name)) = (def_node, name) {
-                let mut n = text(name, src).to_owned();
+                let mut n = text(name, src).trim().to_owned();
                 if kind.is_type() {
                     n = (spec.clean_type_name)(&n);
                 }
                 if !n.is_empty() {
-                    raw.push((node, kind, n));
+                    raw.push((node, kind, n, bases));
                 }
             }
         } else if pattern < queries.calls_end {
@@ -247,12 +273,26 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
             raw_imports.extend(m.captures().iter().map(|c| c.node));
         }
     }
-    raw.sort_by_key(|(n, _, _)| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
-    raw.dedup_by_key(|(n, k, _)| (n.start_byte(), n.end_byte(), *k));
+    raw.sort_by_key(|(n, _, _, _)| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
+    // Several patterns may match one node (with and without bases): merge them.
+    let mut merged: Vec<(Node<'_>, DefKind, String, Vec<Base>)> = Vec::with_capacity(raw.len());
+    for item in raw {
+        match merged.last_mut() {
+            Some(last) if last.0.id() == item.0.id() && last.1 == item.1 => {
+                for b in item.3 {
+                    if !last.3.contains(&b) {
+                        last.3.push(b);
+                    }
+                }
+            }
+            _ => merged.push(item),
+        }
+    }
+    let raw = merged;
 
     // Nesting: a stack of open definitions gives each its innermost parent.
     let mut stack: Vec<usize> = Vec::new();
-    for (node, kind, name) in raw {
+    for (node, kind, name, bases) in raw {
         while let Some(&top) = stack.last() {
             if out.defs[top].end_byte >= node.end_byte()
                 && out.defs[top].start_byte <= node.start_byte()
@@ -289,6 +329,7 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
             start_byte: node.start_byte(),
             end_byte: node.end_byte(),
             is_test,
+            bases,
         });
         stack.push(out.defs.len() - 1);
     }

@@ -8,6 +8,6 @@ mod model;
 mod test_paths;
 
 pub use extract::{ExtractError, extract, validate_queries};
-pub use languages::Language;
-pub use model::{CallSite, Def, DefKind, FileExtract, Import};
+pub use languages::{Family, Language, ModuleStyle, Tier};
+pub use model::{Base, BaseKind, CallSite, Def, DefKind, FileExtract, Import};
 pub use test_paths::is_test_path;

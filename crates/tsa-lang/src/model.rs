@@ -11,6 +11,13 @@ pub enum DefKind {
     Trait,
     Impl,
     Module,
+    Interface,
+    /// Other named types: type aliases, protocols, records, typedefs.
+    Type,
+    /// Module-level constants and variables (symbol and structure tiers).
+    Variable,
+    /// Outline entries of the structure tier (headings, selectors, keys, tables).
+    Section,
 }
 
 impl DefKind {
@@ -24,6 +31,10 @@ impl DefKind {
             DefKind::Trait => "trait",
             DefKind::Impl => "impl",
             DefKind::Module => "module",
+            DefKind::Interface => "interface",
+            DefKind::Type => "type",
+            DefKind::Variable => "variable",
+            DefKind::Section => "section",
         }
     }
 
@@ -37,6 +48,10 @@ impl DefKind {
             DefKind::Trait,
             DefKind::Impl,
             DefKind::Module,
+            DefKind::Interface,
+            DefKind::Type,
+            DefKind::Variable,
+            DefKind::Section,
         ]
         .into_iter()
         .find(|k| k.as_str() == s)
@@ -51,9 +66,37 @@ impl DefKind {
     pub const fn is_type(self) -> bool {
         matches!(
             self,
-            DefKind::Class | DefKind::Struct | DefKind::Enum | DefKind::Trait | DefKind::Impl
+            DefKind::Class
+                | DefKind::Struct
+                | DefKind::Enum
+                | DefKind::Trait
+                | DefKind::Impl
+                | DefKind::Interface
         )
     }
+}
+
+/// How a type relates to a base it names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BaseKind {
+    Extends,
+    Implements,
+}
+
+impl BaseKind {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            BaseKind::Extends => "extends",
+            BaseKind::Implements => "implements",
+        }
+    }
+}
+
+/// A base type named by a definition (`class A(B)`, `impl T for X`, `implements I`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Base {
+    pub name: String,
+    pub kind: BaseKind,
 }
 
 /// A definition: function, method, class, struct, enum, trait, impl or module.
@@ -76,6 +119,8 @@ pub struct Def {
     pub signature: String,
     /// Test-only by language rules (`#[test]`, `#[cfg(test)] mod`); path rules are the caller's.
     pub is_test: bool,
+    /// Base types this definition extends or implements.
+    pub bases: Vec<Base>,
 }
 
 /// A call site.

@@ -7,12 +7,13 @@
 //! A binding never crosses languages, and a production caller is never bound to a
 //! test-only definition when a production one exists.
 
+mod generic;
 mod python;
 mod rust;
 
 use std::collections::HashMap;
 
-use tsa_lang::{DefKind, Language};
+use tsa_lang::{DefKind, Language, ModuleStyle};
 
 /// How a call site was resolved (stored as a small integer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -149,6 +150,7 @@ pub struct Model {
     by_owner: HashMap<(Language, String, String), Vec<usize>>,
     python: python::Modules,
     rust: rust::Modules,
+    generic: generic::Modules,
 }
 
 impl Model {
@@ -172,7 +174,9 @@ impl Model {
         }
         let python = python::Modules::new(&files);
         let rust = rust::Modules::new(&files);
+        let generic = generic::Modules::new(&files);
         Model {
+            generic,
             files,
             syms,
             imports,
@@ -187,15 +191,14 @@ impl Model {
     /// Resolves one call site.
     pub fn resolve(&self, call: &MCall) -> Binding {
         let lang = self.files[call.file].lang;
-        let b = match lang {
-            #[allow(unreachable_patterns)]
-            Language::Python => python::resolve(self, call),
-            #[allow(unreachable_patterns)]
-            Language::Rust => rust::resolve(self, call),
+        let b = match lang.module_style() {
+            ModuleStyle::Python => python::resolve(self, call),
+            ModuleStyle::Rust => rust::resolve(self, call),
+            _ => generic::resolve(self, call),
         };
-        // Never bind across languages, whatever a rule said.
+        // Never bind across language families, whatever a rule said.
         match b.target {
-            Some(t) if self.files[self.syms[t].file].lang != lang => Binding::UNKNOWN,
+            Some(t) if !lang.can_call(self.files[self.syms[t].file].lang) => Binding::UNKNOWN,
             Some(t) if self.syms[t].file == call.file => Binding {
                 resolution: Resolution::Local,
                 ..b
@@ -237,6 +240,16 @@ impl Model {
             .get(&(lang, name.to_owned()))
             .map(Vec::as_slice)
             .unwrap_or(&[])
+    }
+
+    /// Definitions named `name` in any language (callers filter by family).
+    fn named_any(&self, name: &str) -> Vec<usize> {
+        Language::ALL.iter().flat_map(|l| self.named(*l, name).iter().copied()).collect()
+    }
+
+    /// Methods `name` of `owner` in any language (callers filter by family).
+    fn by_owner_any(&self, owner: &str, name: &str) -> Vec<usize> {
+        Language::ALL.iter().flat_map(|l| self.methods(*l, owner, name).iter().copied()).collect()
     }
 
     fn methods(&self, lang: Language, owner: &str, name: &str) -> &[usize] {

@@ -1,21 +1,100 @@
-//! The language registry: one line per language, one folder per language.
+//! The language registry: one folder per language, one line per language here.
 
+#[cfg(feature = "bash")]
+mod bash;
+#[cfg(feature = "c")]
+mod c;
+#[cfg(feature = "cpp")]
+mod cpp;
+#[cfg(feature = "csharp")]
+mod csharp;
+#[cfg(feature = "css")]
+mod css;
+#[cfg(feature = "go")]
+mod go;
+#[cfg(feature = "html")]
+mod html;
+#[cfg(feature = "java")]
+mod java;
+#[cfg(feature = "javascript")]
+mod javascript;
+#[cfg(feature = "json")]
+mod json;
+#[cfg(feature = "kotlin")]
+mod kotlin;
+#[cfg(feature = "markdown")]
+mod markdown;
+#[cfg(feature = "php")]
+mod php;
 #[cfg(feature = "python")]
 mod python;
+#[cfg(feature = "ruby")]
+mod ruby;
 #[cfg(feature = "rust")]
 mod rust;
+#[cfg(feature = "scala")]
+mod scala;
+#[cfg(feature = "sql")]
+mod sql;
+#[cfg(feature = "swift")]
+mod swift;
+#[cfg(feature = "typescript")]
+mod typescript;
+#[cfg(feature = "yaml")]
+mod yaml;
 
 use tree_sitter::Node;
 
 use crate::model::Import;
 
-/// A language tsa indexes.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Language {
-    #[cfg(feature = "python")]
+/// How much of a language tsa indexes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tier {
+    /// Definitions, calls with receivers, imports, inheritance: the call graph.
+    Full,
+    /// Definitions and imports, no call edges.
+    Symbol,
+    /// Single-file outline only (used by `structure`); never put in the index.
+    Structure,
+}
+
+/// Languages whose code may call each other's definitions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Family {
     Python,
-    #[cfg(feature = "rust")]
     Rust,
+    /// JavaScript, TypeScript and TSX.
+    Js,
+    Go,
+    /// Java, Kotlin and Scala share the JVM.
+    Jvm,
+    /// C and C++ (C++ may call C, not the other way round).
+    C,
+    CSharp,
+    Swift,
+    Ruby,
+    Php,
+    Shell,
+    /// Structure-tier languages: nothing calls into them.
+    Data,
+}
+
+/// How an import names the module it brings in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModuleStyle {
+    /// Python: dotted module paths (own resolver).
+    Python,
+    /// Rust: `crate::a::b` paths (own resolver).
+    Rust,
+    /// A file path relative to the importing file (`./x`, `"x.h"`, `require_relative`).
+    RelativePath,
+    /// Dotted or `\\`/`::`-separated names matched against path suffixes (Java, Kotlin,
+    /// Scala, C#, PHP namespaces).
+    Qualified,
+    /// Go: an import path whose last segments name a package directory.
+    GoPackage,
+    /// Imports bind no names (Swift modules, shell).
+    None,
 }
 
 /// What a language folder provides.
@@ -23,6 +102,8 @@ pub(crate) struct LanguageSpec {
     pub name: &'static str,
     pub extensions: &'static [&'static str],
     pub grammar: fn() -> tree_sitter::Language,
+    pub tier: Tier,
+    pub family: Family,
     /// (file name, text) of the definitions, calls and imports queries.
     pub definitions: (&'static str, &'static str),
     pub calls: (&'static str, &'static str),
@@ -35,27 +116,106 @@ pub(crate) struct LanguageSpec {
     pub is_test_def: fn(Node<'_>, &[u8]) -> bool,
     /// Cleans a captured type name (`Foo<T>` -> `Foo`).
     pub clean_type_name: fn(&str) -> String,
+    /// Receivers that mean "the enclosing type" (`self`, `this`, `$this`).
+    pub self_receivers: &'static [&'static str],
+    /// Builtin callables (`len`, `println`, `puts`), one per line.
+    pub builtins: &'static str,
+    /// Module prefixes of the standard library (`java.`, `System`, `fmt`), one per line.
+    pub stdlib: &'static str,
+    pub module_style: ModuleStyle,
+}
+
+impl LanguageSpec {
+    /// A spec with every optional part at its default: full tier, no queries, no
+    /// resolver data. Language folders override what they have.
+    pub(crate) const fn new(
+        name: &'static str,
+        extensions: &'static [&'static str],
+        grammar: fn() -> tree_sitter::Language,
+        family: Family,
+    ) -> LanguageSpec {
+        LanguageSpec {
+            name,
+            extensions,
+            grammar,
+            tier: Tier::Full,
+            family,
+            definitions: ("", ""),
+            calls: ("", ""),
+            imports: ("", ""),
+            qual_sep: ".",
+            imports_of: |_, _, _| {},
+            is_test_def: |_, _| false,
+            clean_type_name: default_clean_type_name,
+            self_receivers: &[],
+            builtins: "",
+            stdlib: "",
+            module_style: ModuleStyle::None,
+        }
+    }
+}
+
+/// `&'a mut foo::Bar<T>[]` -> `Bar`: drops generics, references, paths and array marks.
+pub(crate) fn default_clean_type_name(s: &str) -> String {
+    let s = s.split(['<', '(', '[']).next().unwrap_or(s);
+    let s = s.rsplit("::").next().unwrap_or(s);
+    let s = s.rsplit(['.', '\\']).next().unwrap_or(s);
+    s.trim_start_matches(['&', '*', '?'])
+        .trim_start_matches("mut ")
+        .trim_start_matches("dyn ")
+        .trim()
+        .to_owned()
+}
+
+macro_rules! languages {
+    ($($feature:literal => $variant:ident => $module:ident :: $spec:ident),* $(,)?) => {
+        /// A language tsa knows.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Language {
+            $(#[cfg(feature = $feature)] $variant,)*
+        }
+
+        impl Language {
+            /// Every language of this build, in registry order.
+            pub const ALL: &'static [Language] = &[$(#[cfg(feature = $feature)] Language::$variant,)*];
+
+            pub(crate) fn spec(self) -> &'static LanguageSpec {
+                match self {
+                    $(#[cfg(feature = $feature)] Language::$variant => &$module::$spec,)*
+                }
+            }
+        }
+    };
+}
+
+// The registry: feature => variant => spec. One line per language.
+languages! {
+    "python" => Python => python::SPEC,
+    "rust" => Rust => rust::SPEC,
+    "javascript" => JavaScript => javascript::SPEC,
+    "typescript" => TypeScript => typescript::SPEC,
+    "typescript" => Tsx => typescript::TSX,
+    "go" => Go => go::SPEC,
+    "java" => Java => java::SPEC,
+    "c" => C => c::SPEC,
+    "cpp" => Cpp => cpp::SPEC,
+    "csharp" => CSharp => csharp::SPEC,
+    "swift" => Swift => swift::SPEC,
+    "kotlin" => Kotlin => kotlin::SPEC,
+    "ruby" => Ruby => ruby::SPEC,
+    "php" => Php => php::SPEC,
+    "bash" => Bash => bash::SPEC,
+    "scala" => Scala => scala::SPEC,
+    "html" => Html => html::SPEC,
+    "css" => Css => css::SPEC,
+    "markdown" => Markdown => markdown::SPEC,
+    "sql" => Sql => sql::SPEC,
+    "yaml" => Yaml => yaml::SPEC,
+    "json" => Json => json::SPEC,
 }
 
 impl Language {
-    /// Every language of this build, in registry order.
-    pub const ALL: &'static [Language] = &[
-        #[cfg(feature = "python")]
-        Language::Python,
-        #[cfg(feature = "rust")]
-        Language::Rust,
-    ];
-
-    pub(crate) fn spec(self) -> &'static LanguageSpec {
-        match self {
-            #[cfg(feature = "python")]
-            Language::Python => &python::SPEC,
-            #[cfg(feature = "rust")]
-            Language::Rust => &rust::SPEC,
-        }
-    }
-
-    /// The lower-case language token (`python`, `rust`).
+    /// The lower-case language token (`python`, `rust`, `tsx`).
     pub fn name(self) -> &'static str {
         self.spec().name
     }
@@ -67,26 +227,69 @@ impl Language {
 
     /// The language of a path by its extension; `None` for anything unknown.
     pub fn from_path(path: &str) -> Option<Language> {
-        let ext = path.rsplit_once('.').map(|(_, e)| e)?;
-        Language::ALL.iter().copied().find(|l| {
-            l.spec()
-                .extensions
-                .iter()
-                .any(|x| x.eq_ignore_ascii_case(ext))
-        })
+        let base = path.rsplit('/').next().unwrap_or(path);
+        let ext = base.rsplit_once('.').map(|(_, e)| e)?;
+        Language::ALL
+            .iter()
+            .copied()
+            .find(|l| l.spec().extensions.iter().any(|x| x.eq_ignore_ascii_case(ext)))
     }
 
     pub fn extensions(self) -> &'static [&'static str] {
         self.spec().extensions
     }
 
+    pub fn tier(self) -> Tier {
+        self.spec().tier
+    }
+
+    pub fn family(self) -> Family {
+        self.spec().family
+    }
+
+    /// Whether code in `self` may call a definition in `target` (spec §5.3): same
+    /// family, except that C may not call C++.
+    pub fn can_call(self, target: Language) -> bool {
+        if self.family() != target.family() {
+            return false;
+        }
+        #[cfg(all(feature = "c", feature = "cpp"))]
+        if self == Language::C && target == Language::Cpp {
+            return false;
+        }
+        true
+    }
+
     /// The separator of qualified names in this language.
     pub fn qual_sep(self) -> &'static str {
         self.spec().qual_sep
     }
+
+    /// Receivers that name the enclosing type (`self`, `this`).
+    pub fn self_receivers(self) -> &'static [&'static str] {
+        self.spec().self_receivers
+    }
+
+    /// Whether `name` is a builtin callable of the language.
+    pub fn is_builtin(self, name: &str) -> bool {
+        self.spec().builtins.lines().any(|l| l == name)
+    }
+
+    /// Whether `module` (an import path or qualifier) belongs to the standard library.
+    pub fn is_stdlib_module(self, module: &str) -> bool {
+        self.spec().stdlib.lines().filter(|l| !l.is_empty() && !l.starts_with('#')).any(|p| {
+            module == p
+                || (p.ends_with(['.', '/', '\\', ':']) && module.starts_with(p))
+                || module.strip_prefix(p).is_some_and(|r| r.starts_with(['.', '/', '\\', ':']))
+        })
+    }
+
+    pub fn module_style(self) -> ModuleStyle {
+        self.spec().module_style
+    }
 }
 
-/// Leading-whitespace-insensitive text of a node.
+/// Text of a node (empty when not UTF-8).
 pub(crate) fn text<'a>(node: Node<'_>, src: &'a [u8]) -> &'a str {
     std::str::from_utf8(&src[node.byte_range()]).unwrap_or("")
 }

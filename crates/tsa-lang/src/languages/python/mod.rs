@@ -2,20 +2,23 @@
 
 use tree_sitter::Node;
 
-use super::{LanguageSpec, text};
+use super::{Family, LanguageSpec, ModuleStyle, text};
 use crate::model::Import;
 
 pub(crate) static SPEC: LanguageSpec = LanguageSpec {
-    name: "python",
-    extensions: &["py", "pyi"],
-    grammar: || tree_sitter::Language::new(tree_sitter_python::LANGUAGE),
     definitions: ("python/definitions.scm", include_str!("definitions.scm")),
     calls: ("python/calls.scm", include_str!("calls.scm")),
     imports: ("python/imports.scm", include_str!("imports.scm")),
-    qual_sep: ".",
     imports_of,
-    is_test_def: |_, _| false,
     clean_type_name: |s| s.to_owned(),
+    self_receivers: &["self", "cls"],
+    module_style: ModuleStyle::Python,
+    ..LanguageSpec::new(
+        "python",
+        &["py", "pyi"],
+        || tree_sitter::Language::new(tree_sitter_python::LANGUAGE),
+        Family::Python,
+    )
 };
 
 fn line(node: Node<'_>) -> u32 {

@@ -5,5 +5,13 @@
 (union_item name: (type_identifier) @name) @definition.struct
 (enum_item name: (type_identifier) @name) @definition.enum
 (trait_item name: (type_identifier) @name) @definition.trait
+(trait_item
+  name: (type_identifier) @name
+  bounds: (trait_bounds [(type_identifier) (scoped_type_identifier) (generic_type)] @extends)) @definition.trait
 (impl_item type: (_) @name) @definition.impl
+(impl_item trait: (_) @implements type: (_) @name) @definition.impl
 (mod_item name: (identifier) @name) @definition.module
+(type_item name: (type_identifier) @name) @definition.type
+(const_item name: (identifier) @name) @definition.variable
+(static_item name: (identifier) @name) @definition.variable
+(macro_definition name: (identifier) @name) @definition.function

@@ -2,32 +2,25 @@
 
 use tree_sitter::Node;
 
-use super::{LanguageSpec, text};
+use super::{Family, LanguageSpec, ModuleStyle, text};
 use crate::model::Import;
 
 pub(crate) static SPEC: LanguageSpec = LanguageSpec {
-    name: "rust",
-    extensions: &["rs"],
-    grammar: || tree_sitter::Language::new(tree_sitter_rust::LANGUAGE),
     definitions: ("rust/definitions.scm", include_str!("definitions.scm")),
     calls: ("rust/calls.scm", include_str!("calls.scm")),
     imports: ("rust/imports.scm", include_str!("imports.scm")),
     qual_sep: "::",
     imports_of,
     is_test_def,
-    clean_type_name,
+    self_receivers: &["self", "Self"],
+    module_style: ModuleStyle::Rust,
+    ..LanguageSpec::new(
+        "rust",
+        &["rs"],
+        || tree_sitter::Language::new(tree_sitter_rust::LANGUAGE),
+        Family::Rust,
+    )
 };
-
-/// `&'a mut foo::Bar<T>` -> `Bar`.
-fn clean_type_name(s: &str) -> String {
-    let s = s.split('<').next().unwrap_or(s);
-    let s = s.rsplit("::").next().unwrap_or(s);
-    s.trim_start_matches(['&', '*'])
-        .trim_start_matches("mut ")
-        .trim_start_matches("dyn ")
-        .trim()
-        .to_owned()
-}
 
 /// Attributes directly before `node` (`#[test]`, `#[cfg(test)]`, `#[tokio::test]`).
 fn is_test_def(node: Node<'_>, src: &[u8]) -> bool {

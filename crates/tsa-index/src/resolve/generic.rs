@@ -1,0 +1,341 @@
+//! Resolution for every language without a resolver of its own, driven by the
+//! language's data (self receivers, builtins, stdlib prefixes, module style):
+//! the caller's scopes (including its type's own methods), `this`/`self`, import
+//! bindings, receivers that name a type or an imported module, builtins, then a
+//! unique definition of the same language family.
+
+use std::collections::HashMap;
+
+use tsa_lang::{DefKind, Language, ModuleStyle};
+
+use super::{Binding, MCall, MFile, MImport, Model, Resolution, bound};
+
+/// Path indexes over the project's files.
+pub(super) struct Modules {
+    /// Project-relative path -> file.
+    by_path: HashMap<String, usize>,
+    /// Directory -> files directly in it.
+    by_dir: HashMap<String, Vec<usize>>,
+    /// Dotted path suffixes without extension (`com.x.Foo`, `x.Foo`, `Foo`) -> files.
+    by_suffix: HashMap<String, Vec<usize>>,
+}
+
+fn dir_of(path: &str) -> &str {
+    path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
+}
+
+fn strip_ext(path: &str) -> &str {
+    let base_start = path.rfind('/').map(|i| i + 1).unwrap_or(0);
+    match path[base_start..].find('.') {
+        Some(i) => &path[..base_start + i],
+        None => path,
+    }
+}
+
+impl Modules {
+    pub(super) fn new(files: &[MFile]) -> Modules {
+        let mut m = Modules { by_path: HashMap::new(), by_dir: HashMap::new(), by_suffix: HashMap::new() };
+        for (i, f) in files.iter().enumerate() {
+            m.by_path.insert(f.path.clone(), i);
+            m.by_dir.entry(dir_of(&f.path).to_owned()).or_default().push(i);
+            let parts: Vec<&str> = strip_ext(&f.path).split('/').collect();
+            for start in 0..parts.len() {
+                m.by_suffix.entry(parts[start..].join(".")).or_default().push(i);
+            }
+        }
+        m
+    }
+}
+
+/// Where an import's module lives.
+enum Module {
+    Files(Vec<usize>),
+    Stdlib,
+    External,
+    Unknown,
+}
+
+/// Joins `rel` onto `dir` lexically; `None` when `..` climbs above the root.
+fn join(dir: &str, rel: &str) -> Option<String> {
+    let mut parts: Vec<&str> = if dir.is_empty() { Vec::new() } else { dir.split('/').collect() };
+    for seg in rel.split('/') {
+        match seg {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+fn same_family(m: &Model, lang: Language, files: Vec<usize>) -> Vec<usize> {
+    files.into_iter().filter(|&f| lang.can_call(m.files[f].lang)).collect()
+}
+
+fn module(m: &Model, file: usize, imp: &MImport) -> Module {
+    let lang = m.files[file].lang;
+    let mods = &m.generic;
+    let spec = imp.module.trim();
+    if spec.is_empty() {
+        return Module::Unknown;
+    }
+    if lang.is_stdlib_module(spec) {
+        return Module::Stdlib;
+    }
+    match lang.module_style() {
+        ModuleStyle::RelativePath => {
+            let system = spec.starts_with('<');
+            let clean = spec.trim_matches(|c| c == '<' || c == '>' || c == '"' || c == '\'');
+            if !system {
+                let base = dir_of(&m.files[file].path);
+                if let Some(joined) = join(base, clean) {
+                    let mut cands = vec![joined.clone()];
+                    for ext in lang.extensions().iter().chain(family_extensions(lang)) {
+                        cands.push(format!("{joined}.{ext}"));
+                        cands.push(format!("{joined}/index.{ext}"));
+                    }
+                    for c in cands {
+                        if let Some(&f) = mods.by_path.get(&c)
+                            && lang.can_call(m.files[f].lang)
+                        {
+                            return Module::Files(vec![f]);
+                        }
+                    }
+                }
+            }
+            // A load-path style name (`require 'app/user'`, `#include "lib/x.h"`).
+            let key = strip_ext(clean).trim_start_matches("./").replace('/', ".");
+            if let Some(files) = mods.by_suffix.get(&key) {
+                let files = same_family(m, lang, files.clone());
+                if files.len() == 1 {
+                    return Module::Files(files);
+                }
+            }
+            if clean.starts_with('.') { Module::Unknown } else { Module::External }
+        }
+        ModuleStyle::Qualified => {
+            let dotted = spec.replace(['\\', '/'], ".").replace("::", ".");
+            let dotted = dotted.trim_matches('.');
+            let key = match &imp.name {
+                Some(n) if n != "*" => format!("{dotted}.{n}"),
+                _ => dotted.to_owned(),
+            };
+            for k in [key.as_str(), dotted] {
+                if let Some(files) = mods.by_suffix.get(k) {
+                    let files = same_family(m, lang, files.clone());
+                    if !files.is_empty() {
+                        return Module::Files(files);
+                    }
+                }
+            }
+            // A package: the files of the directory the dotted path names.
+            let dir_key = dotted.replace('.', "/");
+            let dirs: Vec<&String> = mods.by_dir.keys().filter(|d| d.ends_with(&dir_key)).collect();
+            if dirs.len() == 1 {
+                return Module::Files(same_family(m, lang, mods.by_dir[dirs[0]].clone()));
+            }
+            Module::External
+        }
+        ModuleStyle::GoPackage => {
+            let segs: Vec<&str> = spec.trim_matches('"').split('/').collect();
+            // The longest trailing run of segments that names a project directory.
+            for start in 0..segs.len() {
+                let tail = segs[start..].join("/");
+                let dirs: Vec<&String> =
+                    mods.by_dir.keys().filter(|d| *d == &tail || d.ends_with(&format!("/{tail}"))).collect();
+                if dirs.len() == 1 {
+                    return Module::Files(same_family(m, lang, mods.by_dir[dirs[0]].clone()));
+                }
+                if dirs.len() > 1 {
+                    return Module::Unknown;
+                }
+            }
+            if segs.first().is_some_and(|s| !s.contains('.')) { Module::Stdlib } else { Module::External }
+        }
+        ModuleStyle::None | ModuleStyle::Python | ModuleStyle::Rust => Module::Unknown,
+    }
+}
+
+/// Extensions of the other languages of a family (a `.ts` file may import `./x` that is `x.js`).
+fn family_extensions(lang: Language) -> &'static [&'static str] {
+    match lang.family() {
+        tsa_lang::Family::Js => &["ts", "tsx", "js", "jsx", "mjs", "cjs", "d.ts"],
+        tsa_lang::Family::C => &["h", "hpp", "hh"],
+        _ => &[],
+    }
+}
+
+/// Top-level definitions named `name` in `files`.
+fn top_level(m: &Model, files: &[usize], name: &str) -> Vec<usize> {
+    files
+        .iter()
+        .flat_map(|&f| m.in_file(f, name).iter().copied())
+        .filter(|&s| {
+            let sym = &m.syms[s];
+            sym.parent.is_none() || sym.parent.is_some_and(|p| m.syms[p].kind == DefKind::Module)
+        })
+        .collect()
+}
+
+enum Target {
+    Symbol(usize),
+    Module(Vec<usize>),
+    Outside(Resolution),
+    Unknown,
+}
+
+fn import_target(m: &Model, file: usize, imp: &MImport) -> Target {
+    match module(m, file, imp) {
+        Module::Files(files) => match imp.name.as_deref() {
+            None | Some("*") => Target::Module(files),
+            Some(n) => {
+                let defs = top_level(m, &files, n);
+                match m.unique(defs, false) {
+                    Some(s) => Target::Symbol(s),
+                    None => Target::Module(files),
+                }
+            }
+        },
+        Module::Stdlib => Target::Outside(Resolution::Stdlib),
+        Module::External => Target::Outside(Resolution::External),
+        Module::Unknown => Target::Unknown,
+    }
+}
+
+fn callable(kind: DefKind) -> bool {
+    matches!(
+        kind,
+        DefKind::Function | DefKind::Method | DefKind::Class | DefKind::Struct | DefKind::Enum | DefKind::Type
+    )
+}
+
+/// Methods `name` of type `owner` in the family, preferring the caller's file.
+fn method(m: &Model, call: &MCall, owner: &str, name: &str) -> Option<Binding> {
+    let lang = m.files[call.file].lang;
+    let cands: Vec<usize> = m
+        .by_owner_any(owner, name)
+        .into_iter()
+        .filter(|&s| lang.can_call(m.files[m.syms[s].file].lang))
+        .collect();
+    let test = m.caller_is_test(call);
+    let here: Vec<usize> = cands.iter().copied().filter(|&s| m.syms[s].file == call.file).collect();
+    if let Some(s) = m.unique(here, test) {
+        return Some(Binding { target: Some(s), resolution: Resolution::Local, confidence: 1.0 });
+    }
+    m.unique(cands, test).map(|s| bound(s, 0.9))
+}
+
+pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
+    let file = call.file;
+    let lang = m.files[file].lang;
+    let name = call.callee.as_str();
+    let test = m.caller_is_test(call);
+    match call.receiver.as_deref() {
+        None => {
+            // 1. The caller's scopes: enclosing definitions (so a method sees its
+            //    class's methods), then the file's top level.
+            let mut scope = call.caller;
+            while let Some(sc) = scope {
+                let inner: Vec<usize> =
+                    m.in_file(file, name).iter().copied().filter(|&s| m.syms[s].parent == Some(sc)).collect();
+                if let Some(s) = m.unique(inner, test) {
+                    return Binding { target: Some(s), resolution: Resolution::Local, confidence: 1.0 };
+                }
+                scope = m.syms[sc].parent;
+            }
+            let top: Vec<usize> = top_level(m, &[file], name).into_iter().filter(|&s| callable(m.syms[s].kind)).collect();
+            if let Some(s) = m.unique(top, test) {
+                return Binding { target: Some(s), resolution: Resolution::Local, confidence: 1.0 };
+            }
+            // 2. A name bound by an import.
+            if let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == name) {
+                return match import_target(m, file, imp) {
+                    Target::Symbol(s) => bound(s, 0.9),
+                    Target::Module(files) => match m.unique(top_level(m, &files, name), test) {
+                        Some(s) => bound(s, 0.9),
+                        None => Binding::UNKNOWN,
+                    },
+                    Target::Outside(r) => Binding::class(r),
+                    Target::Unknown => Binding::UNKNOWN,
+                };
+            }
+            // 3. Names brought in by wildcard / namespace / include imports.
+            let mut via_imports = Vec::new();
+            for imp in m.imports[file].iter().filter(|i| i.alias == "*" || i.alias.is_empty()) {
+                if let Module::Files(files) = module(m, file, imp) {
+                    via_imports.extend(top_level(m, &files, name).into_iter().filter(|&s| callable(m.syms[s].kind)));
+                }
+            }
+            if let Some(s) = m.unique(via_imports, test) {
+                return bound(s, 0.8);
+            }
+            // 4. Builtins.
+            if lang.is_builtin(name) {
+                return Binding::class(Resolution::Builtin);
+            }
+            // 5. A unique definition of the family.
+            let cands: Vec<usize> = m
+                .named_any(name)
+                .into_iter()
+                .filter(|&s| {
+                    let k = m.syms[s].kind;
+                    callable(k) && k != DefKind::Method && lang.can_call(m.files[m.syms[s].file].lang)
+                })
+                .collect();
+            match m.unique(cands, test) {
+                Some(s) => bound(s, 0.5),
+                None => Binding::UNKNOWN,
+            }
+        }
+        Some(recv) => {
+            if lang.self_receivers().contains(&recv) {
+                return match m.enclosing_type(call.caller) {
+                    Some(owner) => method(m, call, owner, name).unwrap_or(Binding::UNKNOWN),
+                    None => Binding::UNKNOWN,
+                };
+            }
+            let recv = recv.trim_start_matches('$');
+            // An imported module or type.
+            if let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == recv) {
+                return match import_target(m, file, imp) {
+                    Target::Module(files) => match m.unique(top_level(m, &files, name), test) {
+                        Some(s) => bound(s, 0.9),
+                        None => Binding::UNKNOWN,
+                    },
+                    Target::Symbol(s) if m.syms[s].kind.is_type() => {
+                        let owner = m.syms[s].name.clone();
+                        method(m, call, &owner, name).unwrap_or(Binding::UNKNOWN)
+                    }
+                    Target::Outside(r) => Binding::class(r),
+                    _ => Binding::UNKNOWN,
+                };
+            }
+            let simple = recv.chars().all(|c| c.is_alphanumeric() || c == '_');
+            // A receiver that names a type: `Type.staticMethod()`, `Type::f()`.
+            if simple && recv.chars().next().is_some_and(char::is_uppercase) {
+                if let Some(b) = method(m, call, recv, name) {
+                    return b;
+                }
+            }
+            if simple && lang.is_stdlib_module(recv) {
+                return Binding::class(Resolution::Stdlib);
+            }
+            Binding::UNKNOWN
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{join, strip_ext};
+
+    #[test]
+    fn joins_relative_paths() {
+        assert_eq!(join("src/a", "./b").as_deref(), Some("src/a/b"));
+        assert_eq!(join("src/a", "../c/d").as_deref(), Some("src/c/d"));
+        assert_eq!(join("", "../x"), None);
+        assert_eq!(strip_ext("a/b.test.ts"), "a/b");
+    }
+}

@@ -1,0 +1,1 @@
+; bash: imports (to be written)

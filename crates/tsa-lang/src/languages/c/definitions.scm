@@ -1,0 +1,1 @@
+; c: definitions (to be written)

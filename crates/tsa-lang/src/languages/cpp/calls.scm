@@ -1,0 +1,1 @@
+; cpp: calls (to be written)

@@ -1,0 +1,1 @@
+; cpp: imports (to be written)

@@ -1,0 +1,1 @@
+; csharp: definitions (to be written)

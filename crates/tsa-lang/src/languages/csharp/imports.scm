@@ -1,0 +1,1 @@
+; csharp: imports (to be written)

@@ -1,0 +1,1 @@
+; css: calls (to be written)

@@ -1,0 +1,1 @@
+; css: definitions (to be written)

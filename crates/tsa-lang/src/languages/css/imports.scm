@@ -1,0 +1,1 @@
+; css: imports (to be written)

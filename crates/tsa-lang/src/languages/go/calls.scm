@@ -1,0 +1,1 @@
+; go: calls (to be written)

@@ -1,0 +1,1 @@
+; html: calls (to be written)

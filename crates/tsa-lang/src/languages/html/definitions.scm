@@ -1,0 +1,1 @@
+; html: definitions (to be written)

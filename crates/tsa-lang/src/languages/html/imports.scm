@@ -1,0 +1,1 @@
+; html: imports (to be written)

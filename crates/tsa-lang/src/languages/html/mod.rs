@@ -1,0 +1,19 @@
+//! Html: definitions, calls and imports (queries beside this file).
+
+use super::{Family, LanguageSpec, ModuleStyle, Tier};
+
+pub(crate) static SPEC: LanguageSpec = LanguageSpec {
+    tier: Tier::Structure,
+    definitions: ("html/definitions.scm", include_str!("definitions.scm")),
+    calls: ("html/calls.scm", include_str!("calls.scm")),
+    imports: ("html/imports.scm", include_str!("imports.scm")),
+    qual_sep: ".",
+    self_receivers: &[],
+    module_style: ModuleStyle::None,
+    ..LanguageSpec::new(
+        "html",
+        &["html", "htm"],
+        || tree_sitter::Language::new(tree_sitter_html::LANGUAGE),
+        Family::Data,
+    )
+};

@@ -1,0 +1,1 @@
+; java: calls (to be written)

@@ -1,0 +1,1 @@
+; java: definitions (to be written)

@@ -1,0 +1,1 @@
+; java: imports (to be written)

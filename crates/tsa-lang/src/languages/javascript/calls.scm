@@ -1,0 +1,1 @@
+; javascript: calls (to be written)

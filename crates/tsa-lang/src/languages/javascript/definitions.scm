@@ -1,0 +1,1 @@
+; javascript: definitions (to be written)

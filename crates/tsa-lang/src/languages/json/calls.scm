@@ -1,0 +1,1 @@
+; json: calls (to be written)

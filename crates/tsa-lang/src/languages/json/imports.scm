@@ -1,0 +1,1 @@
+; json: imports (to be written)

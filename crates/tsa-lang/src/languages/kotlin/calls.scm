@@ -1,0 +1,1 @@
+; kotlin: calls (to be written)

@@ -1,0 +1,1 @@
+; kotlin: imports (to be written)

@@ -1,0 +1,1 @@
+; markdown: calls (to be written)

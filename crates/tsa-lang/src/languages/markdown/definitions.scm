@@ -1,0 +1,1 @@
+; markdown: definitions (to be written)

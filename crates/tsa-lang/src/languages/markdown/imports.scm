@@ -1,0 +1,1 @@
+; markdown: imports (to be written)

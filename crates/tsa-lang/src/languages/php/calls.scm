@@ -1,0 +1,1 @@
+; php: calls (to be written)

@@ -1,0 +1,1 @@
+; scala: definitions (to be written)

@@ -1,0 +1,1 @@
+; sql: calls (to be written)

@@ -1,0 +1,1 @@
+; sql: definitions (to be written)

@@ -1,0 +1,1 @@
+; sql: imports (to be written)

@@ -1,0 +1,19 @@
+//! Sql: definitions, calls and imports (queries beside this file).
+
+use super::{Family, LanguageSpec, ModuleStyle, Tier};
+
+pub(crate) static SPEC: LanguageSpec = LanguageSpec {
+    tier: Tier::Structure,
+    definitions: ("sql/definitions.scm", include_str!("definitions.scm")),
+    calls: ("sql/calls.scm", include_str!("calls.scm")),
+    imports: ("sql/imports.scm", include_str!("imports.scm")),
+    qual_sep: ".",
+    self_receivers: &[],
+    module_style: ModuleStyle::None,
+    ..LanguageSpec::new(
+        "sql",
+        &["sql"],
+        || tree_sitter::Language::new(tree_sitter_sequel::LANGUAGE),
+        Family::Data,
+    )
+};

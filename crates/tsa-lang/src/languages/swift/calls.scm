@@ -1,0 +1,1 @@
+; swift: calls (to be written)

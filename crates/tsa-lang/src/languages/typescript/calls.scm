@@ -1,0 +1,1 @@
+; typescript: calls (to be written)

@@ -1,0 +1,1 @@
+; typescript: imports (to be written)

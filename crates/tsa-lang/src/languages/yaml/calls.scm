@@ -1,0 +1,1 @@
+; yaml: calls (to be written)

@@ -1,0 +1,1 @@
+; yaml: definitions (to be written)

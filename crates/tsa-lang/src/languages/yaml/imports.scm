@@ -1,0 +1,1 @@
+; yaml: imports (to be written)

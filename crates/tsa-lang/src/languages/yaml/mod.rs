@@ -1,0 +1,19 @@
+//! Yaml: definitions, calls and imports (queries beside this file).
+
+use super::{Family, LanguageSpec, ModuleStyle, Tier};
+
+pub(crate) static SPEC: LanguageSpec = LanguageSpec {
+    tier: Tier::Structure,
+    definitions: ("yaml/definitions.scm", include_str!("definitions.scm")),
+    calls: ("yaml/calls.scm", include_str!("calls.scm")),
+    imports: ("yaml/imports.scm", include_str!("imports.scm")),
+    qual_sep: ".",
+    self_receivers: &[],
+    module_style: ModuleStyle::None,
+    ..LanguageSpec::new(
+        "yaml",
+        &["yml", "yaml"],
+        || tree_sitter::Language::new(tree_sitter_yaml::LANGUAGE),
+        Family::Data,
+    )
+};
