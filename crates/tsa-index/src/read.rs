@@ -215,7 +215,9 @@ impl Index {
 
     /// Every definition of one file, in source order.
     pub fn symbols_in_file(&self, file: &str) -> Result<Vec<SymbolRow>, IndexError> {
-        let sql = format!("SELECT {SYMBOL_COLS} FROM {SYMBOL_FROM} WHERE f.path = ?1 ORDER BY s.line, s.id");
+        let sql = format!(
+            "SELECT {SYMBOL_COLS} FROM {SYMBOL_FROM} WHERE f.path = ?1 ORDER BY s.line, s.id"
+        );
         let mut stmt = self.conn.prepare(&sql)?;
         let rows = stmt.query_map([file], |r| symbol_at(r, 0))?;
         Ok(rows.collect::<Result<_, _>>()?)

@@ -238,7 +238,11 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
                 };
                 if let Some(kind) = base {
                     let name = (spec.clean_type_name)(text(c.node, src));
-                    if !name.is_empty() && !bases.iter().any(|b: &Base| b.name == name && b.kind == kind) {
+                    if !name.is_empty()
+                        && !bases
+                            .iter()
+                            .any(|b: &Base| b.name == name && b.kind == kind)
+                    {
                         bases.push(Base { name, kind });
                     }
                 }

@@ -244,12 +244,18 @@ impl Model {
 
     /// Definitions named `name` in any language (callers filter by family).
     fn named_any(&self, name: &str) -> Vec<usize> {
-        Language::ALL.iter().flat_map(|l| self.named(*l, name).iter().copied()).collect()
+        Language::ALL
+            .iter()
+            .flat_map(|l| self.named(*l, name).iter().copied())
+            .collect()
     }
 
     /// Methods `name` of `owner` in any language (callers filter by family).
     fn by_owner_any(&self, owner: &str, name: &str) -> Vec<usize> {
-        Language::ALL.iter().flat_map(|l| self.methods(*l, owner, name).iter().copied()).collect()
+        Language::ALL
+            .iter()
+            .flat_map(|l| self.methods(*l, owner, name).iter().copied())
+            .collect()
     }
 
     fn methods(&self, lang: Language, owner: &str, name: &str) -> &[usize] {

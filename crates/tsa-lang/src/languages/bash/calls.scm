@@ -1,1 +1,1 @@
-; bash: calls (to be written)
+; Shell is a symbol-tier language: no call edges.

@@ -1,1 +1,1 @@
-; css: calls (to be written)
+; CSS is a structure-tier language: no call sites.

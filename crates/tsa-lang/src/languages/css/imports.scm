@@ -1,1 +1,1 @@
-; css: imports (to be written)
+; CSS is a structure-tier language: no imports (`@import` is not indexed).

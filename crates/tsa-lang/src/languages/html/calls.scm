@@ -1,1 +1,1 @@
-; html: calls (to be written)
+; HTML is a structure-tier language: no call sites.

@@ -1,1 +1,1 @@
-; html: imports (to be written)
+; HTML is a structure-tier language: no imports.

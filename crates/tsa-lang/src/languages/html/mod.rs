@@ -1,4 +1,4 @@
-//! Html: definitions, calls and imports (queries beside this file).
+//! HTML (structure tier): an outline of the elements with an `id` and the h1-h3 headings.
 
 use super::{Family, LanguageSpec, ModuleStyle, Tier};
 

@@ -1,1 +1,23 @@
-; java: calls (to be written)
+; Java call sites.
+; `m()`: no object.
+(method_invocation
+  !object
+  name: (identifier) @name) @reference.call
+; `x.m()`, `this.m()`, `super.m()`, `Type.m()`: the object text is the receiver...
+((method_invocation
+  object: (_) @receiver
+  name: (identifier) @name) @reference.call
+  (#not-match? @receiver "^System[.](out|err|in)$"))
+; ... except the standard streams, whose receiver is the class `System` (stdlib).
+((method_invocation
+  object: (field_access
+    object: (identifier) @receiver
+    field: (identifier))
+  name: (identifier) @name) @reference.call
+  (#eq? @receiver "System"))
+; `new Foo()`, `new Foo<>()`, `new Outer.Inner()`: a call of the class (its last name).
+(object_creation_expression type: (type_identifier) @name) @reference.call
+(object_creation_expression type: (generic_type (type_identifier) @name)) @reference.call
+(object_creation_expression type: (scoped_type_identifier (type_identifier) @name .)) @reference.call
+(object_creation_expression
+  type: (generic_type (scoped_type_identifier (type_identifier) @name .))) @reference.call

@@ -1,1 +1,31 @@
-; javascript: calls (to be written)
+; Call sites: `f()`, `obj.m()`, `this.m()`, `a?.b()` (the member carries the
+; optional chain), `new Foo()`, `new ns.Foo()`, and JSX components (`<Foo />`,
+; `<Foo.Item>`: a component is a function the element calls).
+
+(call_expression function: (identifier) @name) @reference.call
+(call_expression
+  function: (member_expression
+    object: (_) @receiver
+    property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
+
+(new_expression constructor: (identifier) @name) @reference.call
+(new_expression
+  constructor: (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name)) @reference.call
+
+; Lower-case JSX names are intrinsic elements (`<div>`), not calls.
+(jsx_self_closing_element
+  name: (identifier) @name
+  (#match? @name "^[A-Z]")) @reference.call
+(jsx_opening_element
+  name: (identifier) @name
+  (#match? @name "^[A-Z]")) @reference.call
+(jsx_self_closing_element
+  name: (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name)) @reference.call
+(jsx_opening_element
+  name: (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name)) @reference.call

@@ -1,1 +1,1 @@
-; json: calls (to be written)
+; JSON is a structure-tier language: no call sites.

@@ -1,1 +1,1 @@
-; json: imports (to be written)
+; JSON is a structure-tier language: no imports.

@@ -1,1 +1,2 @@
-; kotlin: imports (to be written)
+; Kotlin imports (`a.b.C`, `a.b.*`, `a.b.C as D`); kotlin/mod.rs splits each.
+(import) @import

@@ -1,13 +1,21 @@
-//! Kotlin: definitions, calls and imports (queries beside this file).
+//! Kotlin: classes, objects, interfaces, enum classes, functions (member, top-level,
+//! extension); calls (`f()`, `x.f()`, `Type.f()`); imports with `*` and `as`; `@Test`.
 
-use super::{Family, LanguageSpec, ModuleStyle};
+use tree_sitter::Node;
+
+use super::{Family, LanguageSpec, ModuleStyle, text};
+use crate::model::Import;
 
 pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     definitions: ("kotlin/definitions.scm", include_str!("definitions.scm")),
     calls: ("kotlin/calls.scm", include_str!("calls.scm")),
     imports: ("kotlin/imports.scm", include_str!("imports.scm")),
     qual_sep: ".",
+    imports_of,
+    is_test_def,
     self_receivers: &["this"],
+    builtins: include_str!("builtins.txt"),
+    stdlib: include_str!("stdlib.txt"),
     module_style: ModuleStyle::Qualified,
     ..LanguageSpec::new(
         "kotlin",
@@ -16,3 +24,153 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         Family::Jvm,
     )
 };
+
+/// `import a.b.C` -> (a.b, C, C); `import a.b.*` -> (a.b, *, *);
+/// `import a.b.C as D` -> (a.b, C, D).
+fn imports_of(node: Node<'_>, src: &[u8], out: &mut Vec<Import>) {
+    if node.kind() != "import" {
+        return;
+    }
+    let mut path = None;
+    let mut star = false;
+    let mut alias = None;
+    let mut after_as = false;
+    let mut cursor = node.walk();
+    for child in node.children(&mut cursor) {
+        match child.kind() {
+            "qualified_identifier" => path = Some(text(child, src)),
+            "identifier" if after_as => alias = Some(text(child, src)),
+            "identifier" if path.is_none() => path = Some(text(child, src)),
+            "*" => star = true,
+            "as" => after_as = true,
+            _ => {}
+        }
+    }
+    let Some(path) = path else { return };
+    let path: String = path.chars().filter(|c| !c.is_whitespace()).collect();
+    if path.is_empty() {
+        return;
+    }
+    let line = node.start_position().row as u32 + 1;
+    let (module, name) = if star {
+        (path, "*".to_owned())
+    } else {
+        match path.rsplit_once('.') {
+            Some((m, n)) => (m.to_owned(), n.to_owned()),
+            None => (String::new(), path),
+        }
+    };
+    let alias = match alias {
+        Some(a) if !star && !a.is_empty() => a.to_owned(),
+        _ => name.clone(),
+    };
+    out.push(Import {
+        module,
+        name: Some(name),
+        alias,
+        level: 0,
+        line,
+    });
+}
+
+/// Test annotations on a function (`@Test`, `@org.junit.Test`, `@ParameterizedTest`).
+fn is_test_def(node: Node<'_>, src: &[u8]) -> bool {
+    if node.kind() != "function_declaration" {
+        return false;
+    }
+    let mut cursor = node.walk();
+    let Some(mods) = node.children(&mut cursor).find(|c| c.kind() == "modifiers") else {
+        return false;
+    };
+    let mut cursor = mods.walk();
+    mods.children(&mut cursor)
+        .filter(|a| a.kind() == "annotation")
+        .any(|a| {
+            let t = text(a, src).trim_start_matches('@');
+            let t = t.split('(').next().unwrap_or(t).trim();
+            let last = t.rsplit(['.', ':']).next().unwrap_or(t);
+            matches!(
+                last,
+                "Test" | "ParameterizedTest" | "RepeatedTest" | "TestFactory" | "TestTemplate"
+            )
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn kotlin_imports_kinds_and_calls() {
+        let src = br#"package a
+import com.acme.util.slug as makeSlug
+import com.acme.util.*
+import kotlin.math.max
+
+enum class Color { RED }
+data class P(val x: Int) : Base(x), Shape
+interface Shape {}
+object Registry {
+    fun add() {}
+}
+class Order {
+    companion object {
+        fun of(): Order = Order()
+    }
+
+    @Test
+    fun works() {
+        this.add()
+        Registry.add()
+        max(1, 2)
+    }
+}
+"#;
+        let x = crate::extract(crate::Language::Kotlin, src).unwrap();
+        let imports: Vec<_> = x
+            .imports
+            .iter()
+            .map(|i| (i.module.as_str(), i.name.as_deref(), i.alias.as_str()))
+            .collect();
+        assert_eq!(
+            imports,
+            [
+                ("com.acme.util", Some("slug"), "makeSlug"),
+                ("com.acme.util", Some("*"), "*"),
+                ("kotlin.math", Some("max"), "max"),
+            ]
+        );
+        let defs: Vec<_> = x
+            .defs
+            .iter()
+            .map(|d| (d.qualname.as_str(), d.kind.as_str(), d.is_test))
+            .collect();
+        assert_eq!(
+            defs,
+            [
+                ("Color", "enum", false),
+                ("P", "class", false),
+                ("Shape", "interface", false),
+                ("Registry", "class", false),
+                ("Registry.add", "method", false),
+                ("Order", "class", false),
+                ("Order.of", "method", false),
+                ("Order.works", "method", true),
+            ]
+        );
+        let bases: Vec<_> = x.defs[1].bases.iter().map(|b| b.name.as_str()).collect();
+        assert_eq!(bases, ["Base", "Shape"]);
+        let calls: Vec<_> = x
+            .calls
+            .iter()
+            .map(|c| (c.callee.as_str(), c.receiver.as_deref()))
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                ("Order", None),
+                ("add", Some("this")),
+                ("add", Some("Registry")),
+                ("max", None),
+            ]
+        );
+    }
+}

@@ -1,1 +1,1 @@
-; markdown: calls (to be written)
+; Markdown is a structure-tier language: no call sites.

@@ -1,1 +1,1 @@
-; markdown: imports (to be written)
+; Markdown is a structure-tier language: no imports.

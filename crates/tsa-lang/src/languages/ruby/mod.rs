@@ -1,13 +1,23 @@
-//! Ruby: definitions, calls and imports (queries beside this file).
+//! Ruby: classes, modules, methods, calls and `require` / `require_relative` imports.
+//!
+//! `Foo.new(...)` is recorded as a call named `Foo` (no receiver), so it binds to the
+//! class definition like a Python constructor call; every other constant receiver
+//! (`Foo.bar`, `App::Foo.bar`) is a path naming the last segment.
 
-use super::{Family, LanguageSpec, ModuleStyle};
+use tree_sitter::Node;
+
+use super::{Family, LanguageSpec, ModuleStyle, text};
+use crate::model::Import;
 
 pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     definitions: ("ruby/definitions.scm", include_str!("definitions.scm")),
     calls: ("ruby/calls.scm", include_str!("calls.scm")),
     imports: ("ruby/imports.scm", include_str!("imports.scm")),
+    imports_of,
     qual_sep: "::",
     self_receivers: &["self"],
+    builtins: include_str!("builtins.txt"),
+    stdlib: include_str!("stdlib.txt"),
     module_style: ModuleStyle::RelativePath,
     ..LanguageSpec::new(
         "ruby",
@@ -16,3 +26,127 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         Family::Ruby,
     )
 };
+
+/// `require 'json'` binds module `json`; `require_relative 'lib/x'` binds `./lib/x`
+/// (relative to the requiring file). Both bring in everything: alias `*`.
+fn imports_of(node: Node<'_>, src: &[u8], out: &mut Vec<Import>) {
+    if node.kind() != "call" {
+        return;
+    }
+    let Some(method) = node.child_by_field_name("method") else {
+        return;
+    };
+    let relative = match text(method, src) {
+        "require" => false,
+        "require_relative" => true,
+        _ => return,
+    };
+    let Some(arg) = node
+        .child_by_field_name("arguments")
+        .and_then(|a| a.named_child(0))
+        .filter(|a| a.kind() == "string")
+    else {
+        return;
+    };
+    // Only plain literals: an interpolated path names no file we can know.
+    let mut cursor = arg.walk();
+    let mut parts = arg.named_children(&mut cursor);
+    let module = match (parts.next(), parts.next()) {
+        (Some(c), None) if c.kind() == "string_content" => text(c, src).trim().to_owned(),
+        _ => return,
+    };
+    if module.is_empty() {
+        return;
+    }
+    let module = if relative && !module.starts_with("./") && !module.starts_with("../") {
+        format!("./{module}")
+    } else {
+        module
+    };
+    out.push(Import {
+        module,
+        name: None,
+        alias: "*".into(),
+        level: 0,
+        line: node.start_position().row as u32 + 1,
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::{Language, extract};
+
+    #[test]
+    fn ruby_defs_calls_imports() {
+        let src = br#"
+require 'json'
+require_relative 'lib/store'
+require "app/#{name}"
+
+module App
+  class Repo < Base::Store
+    include Comparable
+    def self.open(path) = new(path)
+    def save(x)
+      validate(x)
+      self.flush
+      JSON.generate(x)
+      App::Util.log(x)
+      Item.new(x).save
+      x&.id
+      count
+    end
+  end
+end
+"#;
+        let x = extract(Language::Ruby, src).unwrap();
+        let defs: Vec<_> = x
+            .defs
+            .iter()
+            .map(|d| (d.qualname.as_str(), d.kind.as_str()))
+            .collect();
+        assert_eq!(
+            defs,
+            [
+                ("App", "module"),
+                ("App::Repo", "class"),
+                ("App::Repo::open", "method"),
+                ("App::Repo::save", "method"),
+            ]
+        );
+        let bases: Vec<_> = x.defs[1]
+            .bases
+            .iter()
+            .map(|b| (b.kind.as_str(), b.name.as_str()))
+            .collect();
+        assert_eq!(bases, [("extends", "Store"), ("implements", "Comparable")]);
+        let calls: Vec<_> = x
+            .calls
+            .iter()
+            .map(|c| (c.callee.as_str(), c.receiver.as_deref(), c.path))
+            .collect();
+        assert_eq!(
+            calls,
+            [
+                ("require", None, false),
+                ("require_relative", None, false),
+                ("require", None, false),
+                ("include", None, false),
+                ("new", None, false),
+                ("validate", None, false),
+                ("flush", Some("self"), false),
+                ("generate", Some("JSON"), true),
+                ("log", Some("Util"), true),
+                ("Item", None, false),
+                ("save", Some("Item.new(x)"), false),
+                ("id", Some("x"), false),
+            ]
+        );
+        let imports: Vec<_> = x
+            .imports
+            .iter()
+            .map(|i| (i.module.as_str(), i.alias.as_str()))
+            .collect();
+        assert_eq!(imports, [("json", "*"), ("./lib/store", "*")]);
+    }
+}

@@ -1,1 +1,1 @@
-; scala: calls (to be written)
+; Scala is indexed at the symbol tier (definitions and imports): no call patterns.

@@ -1,1 +1,1 @@
-; sql: calls (to be written)
+; SQL is a structure-tier language: no call sites.

@@ -1,1 +1,1 @@
-; sql: imports (to be written)
+; SQL is a structure-tier language: no imports.

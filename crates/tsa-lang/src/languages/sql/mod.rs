@@ -1,4 +1,5 @@
-//! Sql: definitions, calls and imports (queries beside this file).
+//! SQL (structure tier): an outline of the tables (with their columns), views, types,
+//! functions, indexes, triggers, schemas and sequences a script creates.
 
 use super::{Family, LanguageSpec, ModuleStyle, Tier};
 

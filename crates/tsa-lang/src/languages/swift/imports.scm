@@ -1,1 +1,2 @@
-; swift: imports (to be written)
+; `import Foundation`, `@testable import App`, `import struct os.Logger`.
+(import_declaration) @import

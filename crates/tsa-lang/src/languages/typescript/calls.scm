@@ -1,1 +1,15 @@
-; typescript: calls (to be written)
+; Call sites: `f()`, `f<T>()`, `obj.m()`, `this.m()`, `a?.b()` (the member carries
+; the optional chain), `new Foo()`, `new ns.Foo<T>()`. JSX components are in
+; jsx_calls.scm (TSX only: the .ts grammar has no JSX nodes).
+
+(call_expression function: (identifier) @name) @reference.call
+(call_expression
+  function: (member_expression
+    object: (_) @receiver
+    property: [(property_identifier) (private_property_identifier)] @name)) @reference.call
+
+(new_expression constructor: (identifier) @name) @reference.call
+(new_expression
+  constructor: (member_expression
+    object: (_) @receiver
+    property: (property_identifier) @name)) @reference.call

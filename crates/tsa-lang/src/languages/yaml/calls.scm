@@ -1,1 +1,1 @@
-; yaml: calls (to be written)
+; YAML is a structure-tier language: no call sites.

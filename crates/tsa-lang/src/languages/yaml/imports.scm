@@ -1,1 +1,1 @@
-; yaml: imports (to be written)
+; YAML is a structure-tier language: no imports.

@@ -1,4 +1,4 @@
-//! Yaml: definitions, calls and imports (queries beside this file).
+//! YAML (structure tier): an outline of mapping keys, nested keys qualified with `.`.
 
 use super::{Family, LanguageSpec, ModuleStyle, Tier};
 
