@@ -23,20 +23,33 @@ fn check_dir(name: &str) -> (usize, Vec<Failure>) {
     let mut checked = 0;
     let mut failures = Vec::new();
     for file in index.files().unwrap() {
-        let text = String::from_utf8_lossy(&std::fs::read(p.root.join(&file)).unwrap()).into_owned();
+        let text =
+            String::from_utf8_lossy(&std::fs::read(p.root.join(&file)).unwrap()).into_owned();
         let defs = index.symbols_in_file(&file).unwrap();
         let calls = index.calls_in_file(&file).unwrap();
         for (i, line) in text.lines().enumerate() {
             let line_no = i as u32 + 1;
-            let Some(at) = line.find("tsa:") else { continue };
-            let directives = line[at + 4..].trim().trim_end_matches("-->").trim_end_matches("*/").trim();
-            for d in directives.split(';').map(str::trim).filter(|d| !d.is_empty()) {
+            let Some(at) = line.find("tsa:") else {
+                continue;
+            };
+            let directives = line[at + 4..]
+                .trim()
+                .trim_end_matches("-->")
+                .trim_end_matches("*/")
+                .trim();
+            for d in directives
+                .split(';')
+                .map(str::trim)
+                .filter(|d| !d.is_empty())
+            {
                 checked += 1;
                 let words: Vec<&str> = d.split_whitespace().collect();
                 let here = format!("{name}/{file}:{line_no}: `{d}`");
                 match words.as_slice() {
                     ["def", kind, qual] => {
-                        let found = defs.iter().any(|s| s.line == line_no && s.kind == *kind && s.qualname == *qual);
+                        let found = defs
+                            .iter()
+                            .any(|s| s.line == line_no && s.kind == *kind && s.qualname == *qual);
                         if !found {
                             let got: Vec<String> = defs
                                 .iter()
@@ -47,16 +60,27 @@ fn check_dir(name: &str) -> (usize, Vec<Failure>) {
                         }
                     }
                     ["call", callee, "->", target] => {
-                        let on_line: Vec<_> = calls.iter().filter(|c| c.line == line_no && c.callee_name == *callee).collect();
+                        let on_line: Vec<_> = calls
+                            .iter()
+                            .filter(|c| c.line == line_no && c.callee_name == *callee)
+                            .collect();
                         let ok = on_line.iter().any(|c| match target.split_once(':') {
-                            Some((tf, tq)) => c.target.as_ref().is_some_and(|t| t.file == tf && t.qualname == tq),
+                            Some((tf, tq)) => c
+                                .target
+                                .as_ref()
+                                .is_some_and(|t| t.file == tf && t.qualname == tq),
                             None => c.target.is_none() && c.resolution.as_str() == *target,
                         });
                         if !ok {
                             let got: Vec<String> = on_line
                                 .iter()
                                 .map(|c| match &c.target {
-                                    Some(t) => format!("{}:{} ({})", t.file, t.qualname, c.resolution.as_str()),
+                                    Some(t) => format!(
+                                        "{}:{} ({})",
+                                        t.file,
+                                        t.qualname,
+                                        c.resolution.as_str()
+                                    ),
                                     None => c.resolution.as_str().to_owned(),
                                 })
                                 .collect();
@@ -84,22 +108,38 @@ fn every_fixture_matches_its_annotations() {
     let mut report = Vec::new();
     for d in &dirs {
         let (checked, failures) = check_dir(d);
-        report.push(format!("{d}: {checked} directives, {} failed", failures.len()));
+        report.push(format!(
+            "{d}: {checked} directives, {} failed",
+            failures.len()
+        ));
         all.extend(failures);
     }
     assert!(
         all.is_empty(),
         "{}\n\n{}",
         report.join("\n"),
-        all.iter().map(|f| f.0.as_str()).collect::<Vec<_>>().join("\n")
+        all.iter()
+            .map(|f| f.0.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
     );
 }
 
 /// One fixture at a time, for quick iteration: `TSA_FIXTURE=go cargo test fixture_one`.
 #[test]
 fn fixture_one() {
-    let Ok(name) = std::env::var("TSA_FIXTURE") else { return };
+    let Ok(name) = std::env::var("TSA_FIXTURE") else {
+        return;
+    };
     let (checked, failures) = check_dir(&name);
     assert!(checked > 0, "no tsa: directives in tests/fixtures/{name}");
-    assert!(failures.is_empty(), "{}", failures.iter().map(|f| f.0.as_str()).collect::<Vec<_>>().join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{}",
+        failures
+            .iter()
+            .map(|f| f.0.as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    );
 }

@@ -29,40 +29,77 @@ fn fixture_definitions_match_their_directives() {
     let mut failures = Vec::new();
     let mut checked = 0;
     for path in all {
-        let rel = path.strip_prefix(&root).unwrap().to_string_lossy().replace('\\', "/");
+        let rel = path
+            .strip_prefix(&root)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
         if let Some(o) = &only
             && !rel.starts_with(&format!("{o}/"))
         {
             continue;
         }
-        let Some(lang) = Language::from_path(&rel) else { continue };
+        let Some(lang) = Language::from_path(&rel) else {
+            continue;
+        };
         let src = std::fs::read(&path).unwrap();
         let x = extract(lang, &src).unwrap();
         if only.is_some() {
-            eprintln!("== {rel} ({}), {} parse errors", lang.name(), x.parse_errors);
+            eprintln!(
+                "== {rel} ({}), {} parse errors",
+                lang.name(),
+                x.parse_errors
+            );
             for d in &x.defs {
-                let bases: Vec<String> = d.bases.iter().map(|b| format!("{} {}", b.kind.as_str(), b.name)).collect();
-                eprintln!("  def {}:{} {} {} {:?}", d.line, d.end_line, d.kind.as_str(), d.qualname, bases);
+                let bases: Vec<String> = d
+                    .bases
+                    .iter()
+                    .map(|b| format!("{} {}", b.kind.as_str(), b.name))
+                    .collect();
+                eprintln!(
+                    "  def {}:{} {} {} {:?}",
+                    d.line,
+                    d.end_line,
+                    d.kind.as_str(),
+                    d.qualname,
+                    bases
+                );
             }
             for c in &x.calls {
-                eprintln!("  call {} {:?} path={} in={:?}", c.line, c.receiver, c.path, c.enclosing.map(|i| &x.defs[i].qualname));
+                eprintln!(
+                    "  call {} {:?} path={} in={:?}",
+                    c.line,
+                    c.receiver,
+                    c.path,
+                    c.enclosing.map(|i| &x.defs[i].qualname)
+                );
                 let _ = &c.callee;
                 eprintln!("       -> {}", c.callee);
             }
             for i in &x.imports {
-                eprintln!("  import {} module={:?} name={:?} alias={:?} level={}", i.line, i.module, i.name, i.alias, i.level);
+                eprintln!(
+                    "  import {} module={:?} name={:?} alias={:?} level={}",
+                    i.line, i.module, i.name, i.alias, i.level
+                );
             }
         }
         let text = String::from_utf8_lossy(&src);
         for (i, line) in text.lines().enumerate() {
             let line_no = i as u32 + 1;
-            let Some(at) = line.find("tsa:") else { continue };
+            let Some(at) = line.find("tsa:") else {
+                continue;
+            };
             for d in line[at + 4..].split(';').map(str::trim) {
                 let d = d.trim_end_matches("-->").trim_end_matches("*/").trim();
                 let words: Vec<&str> = d.split_whitespace().collect();
-                let ["def", kind, qual] = words.as_slice() else { continue };
+                let ["def", kind, qual] = words.as_slice() else {
+                    continue;
+                };
                 checked += 1;
-                let ok = x.defs.iter().any(|s| s.line == line_no && s.kind.as_str() == *kind && s.qualname == *qual);
+                let ok = x
+                    .defs
+                    .iter()
+                    .any(|s| s.line == line_no && s.kind.as_str() == *kind && s.qualname == *qual);
                 if !ok {
                     let got: Vec<String> = x
                         .defs
@@ -76,5 +113,10 @@ fn fixture_definitions_match_their_directives() {
         }
     }
     assert!(checked > 0, "no def directives found");
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

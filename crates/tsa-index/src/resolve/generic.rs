@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use tsa_lang::{DefKind, Language, ModuleStyle};
 
-use super::{Binding, MCall, MFile, MImport, Model, Resolution, bound};
+use super::{Binding, ImportBinding, MCall, MFile, MImport, Model, Resolution, bound};
 
 /// Path indexes over the project's files.
 pub(super) struct Modules {
@@ -34,13 +34,23 @@ fn strip_ext(path: &str) -> &str {
 
 impl Modules {
     pub(super) fn new(files: &[MFile]) -> Modules {
-        let mut m = Modules { by_path: HashMap::new(), by_dir: HashMap::new(), by_suffix: HashMap::new() };
+        let mut m = Modules {
+            by_path: HashMap::new(),
+            by_dir: HashMap::new(),
+            by_suffix: HashMap::new(),
+        };
         for (i, f) in files.iter().enumerate() {
             m.by_path.insert(f.path.clone(), i);
-            m.by_dir.entry(dir_of(&f.path).to_owned()).or_default().push(i);
+            m.by_dir
+                .entry(dir_of(&f.path).to_owned())
+                .or_default()
+                .push(i);
             let parts: Vec<&str> = strip_ext(&f.path).split('/').collect();
             for start in 0..parts.len() {
-                m.by_suffix.entry(parts[start..].join(".")).or_default().push(i);
+                m.by_suffix
+                    .entry(parts[start..].join("."))
+                    .or_default()
+                    .push(i);
             }
         }
         m
@@ -57,7 +67,11 @@ enum Module {
 
 /// Joins `rel` onto `dir` lexically; `None` when `..` climbs above the root.
 fn join(dir: &str, rel: &str) -> Option<String> {
-    let mut parts: Vec<&str> = if dir.is_empty() { Vec::new() } else { dir.split('/').collect() };
+    let mut parts: Vec<&str> = if dir.is_empty() {
+        Vec::new()
+    } else {
+        dir.split('/').collect()
+    };
     for seg in rel.split('/') {
         match seg {
             "" | "." => {}
@@ -71,7 +85,10 @@ fn join(dir: &str, rel: &str) -> Option<String> {
 }
 
 fn same_family(m: &Model, lang: Language, files: Vec<usize>) -> Vec<usize> {
-    files.into_iter().filter(|&f| lang.can_call(m.files[f].lang)).collect()
+    files
+        .into_iter()
+        .filter(|&f| lang.can_call(m.files[f].lang))
+        .collect()
 }
 
 fn module(m: &Model, file: usize, imp: &MImport) -> Module {
@@ -113,7 +130,11 @@ fn module(m: &Model, file: usize, imp: &MImport) -> Module {
                     return Module::Files(files);
                 }
             }
-            if clean.starts_with('.') { Module::Unknown } else { Module::External }
+            if clean.starts_with('.') {
+                Module::Unknown
+            } else {
+                Module::External
+            }
         }
         ModuleStyle::Qualified => {
             let dotted = spec.replace(['\\', '/'], ".").replace("::", ".");
@@ -132,7 +153,11 @@ fn module(m: &Model, file: usize, imp: &MImport) -> Module {
             }
             // A package: the files of the directory the dotted path names.
             let dir_key = dotted.replace('.', "/");
-            let dirs: Vec<&String> = mods.by_dir.keys().filter(|d| d.ends_with(&dir_key)).collect();
+            let dirs: Vec<&String> = mods
+                .by_dir
+                .keys()
+                .filter(|d| d.ends_with(&dir_key))
+                .collect();
             if dirs.len() == 1 {
                 return Module::Files(same_family(m, lang, mods.by_dir[dirs[0]].clone()));
             }
@@ -143,8 +168,11 @@ fn module(m: &Model, file: usize, imp: &MImport) -> Module {
             // The longest trailing run of segments that names a project directory.
             for start in 0..segs.len() {
                 let tail = segs[start..].join("/");
-                let dirs: Vec<&String> =
-                    mods.by_dir.keys().filter(|d| *d == &tail || d.ends_with(&format!("/{tail}"))).collect();
+                let dirs: Vec<&String> = mods
+                    .by_dir
+                    .keys()
+                    .filter(|d| *d == &tail || d.ends_with(&format!("/{tail}")))
+                    .collect();
                 if dirs.len() == 1 {
                     return Module::Files(same_family(m, lang, mods.by_dir[dirs[0]].clone()));
                 }
@@ -152,7 +180,11 @@ fn module(m: &Model, file: usize, imp: &MImport) -> Module {
                     return Module::Unknown;
                 }
             }
-            if segs.first().is_some_and(|s| !s.contains('.')) { Module::Stdlib } else { Module::External }
+            if segs.first().is_some_and(|s| !s.contains('.')) {
+                Module::Stdlib
+            } else {
+                Module::External
+            }
         }
         ModuleStyle::None | ModuleStyle::Python | ModuleStyle::Rust => Module::Unknown,
     }
@@ -174,7 +206,10 @@ fn top_level(m: &Model, files: &[usize], name: &str) -> Vec<usize> {
         .flat_map(|&f| m.in_file(f, name).iter().copied())
         .filter(|&s| {
             let sym = &m.syms[s];
-            sym.parent.is_none() || sym.parent.is_some_and(|p| m.syms[p].kind == DefKind::Module)
+            sym.parent.is_none()
+                || sym
+                    .parent
+                    .is_some_and(|p| m.syms[p].kind == DefKind::Module)
         })
         .collect()
 }
@@ -204,10 +239,30 @@ fn import_target(m: &Model, file: usize, imp: &MImport) -> Target {
     }
 }
 
+/// What an import statement binds to.
+pub(super) fn import(m: &Model, file: usize, imp: &MImport) -> ImportBinding {
+    match import_target(m, file, imp) {
+        Target::Symbol(s) => ImportBinding::symbol(m, file, s),
+        Target::Module(files) if files.len() == 1 => ImportBinding::module(m, file, files[0]),
+        Target::Module(files) if !files.is_empty() => ImportBinding {
+            file: None,
+            target: None,
+            resolution: Resolution::Project,
+        },
+        Target::Outside(r) => ImportBinding::outside(r),
+        _ => ImportBinding::UNKNOWN,
+    }
+}
+
 fn callable(kind: DefKind) -> bool {
     matches!(
         kind,
-        DefKind::Function | DefKind::Method | DefKind::Class | DefKind::Struct | DefKind::Enum | DefKind::Type
+        DefKind::Function
+            | DefKind::Method
+            | DefKind::Class
+            | DefKind::Struct
+            | DefKind::Enum
+            | DefKind::Type
     )
 }
 
@@ -220,9 +275,17 @@ fn method(m: &Model, call: &MCall, owner: &str, name: &str) -> Option<Binding> {
         .filter(|&s| lang.can_call(m.files[m.syms[s].file].lang))
         .collect();
     let test = m.caller_is_test(call);
-    let here: Vec<usize> = cands.iter().copied().filter(|&s| m.syms[s].file == call.file).collect();
+    let here: Vec<usize> = cands
+        .iter()
+        .copied()
+        .filter(|&s| m.syms[s].file == call.file)
+        .collect();
     if let Some(s) = m.unique(here, test) {
-        return Some(Binding { target: Some(s), resolution: Resolution::Local, confidence: 1.0 });
+        return Some(Binding {
+            target: Some(s),
+            resolution: Resolution::Local,
+            confidence: 1.0,
+        });
     }
     m.unique(cands, test).map(|s| bound(s, 0.9))
 }
@@ -238,16 +301,31 @@ pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
             //    class's methods), then the file's top level.
             let mut scope = call.caller;
             while let Some(sc) = scope {
-                let inner: Vec<usize> =
-                    m.in_file(file, name).iter().copied().filter(|&s| m.syms[s].parent == Some(sc)).collect();
+                let inner: Vec<usize> = m
+                    .in_file(file, name)
+                    .iter()
+                    .copied()
+                    .filter(|&s| m.syms[s].parent == Some(sc))
+                    .collect();
                 if let Some(s) = m.unique(inner, test) {
-                    return Binding { target: Some(s), resolution: Resolution::Local, confidence: 1.0 };
+                    return Binding {
+                        target: Some(s),
+                        resolution: Resolution::Local,
+                        confidence: 1.0,
+                    };
                 }
                 scope = m.syms[sc].parent;
             }
-            let top: Vec<usize> = top_level(m, &[file], name).into_iter().filter(|&s| callable(m.syms[s].kind)).collect();
+            let top: Vec<usize> = top_level(m, &[file], name)
+                .into_iter()
+                .filter(|&s| callable(m.syms[s].kind))
+                .collect();
             if let Some(s) = m.unique(top, test) {
-                return Binding { target: Some(s), resolution: Resolution::Local, confidence: 1.0 };
+                return Binding {
+                    target: Some(s),
+                    resolution: Resolution::Local,
+                    confidence: 1.0,
+                };
             }
             // 2. A name bound by an import.
             if let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == name) {
@@ -263,9 +341,16 @@ pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
             }
             // 3. Names brought in by wildcard / namespace / include imports.
             let mut via_imports = Vec::new();
-            for imp in m.imports[file].iter().filter(|i| i.alias == "*" || i.alias.is_empty()) {
+            for imp in m.imports[file]
+                .iter()
+                .filter(|i| i.alias == "*" || i.alias.is_empty())
+            {
                 if let Module::Files(files) = module(m, file, imp) {
-                    via_imports.extend(top_level(m, &files, name).into_iter().filter(|&s| callable(m.syms[s].kind)));
+                    via_imports.extend(
+                        top_level(m, &files, name)
+                            .into_iter()
+                            .filter(|&s| callable(m.syms[s].kind)),
+                    );
                 }
             }
             if let Some(s) = m.unique(via_imports, test) {
@@ -281,7 +366,9 @@ pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
                 .into_iter()
                 .filter(|&s| {
                     let k = m.syms[s].kind;
-                    callable(k) && k != DefKind::Method && lang.can_call(m.files[m.syms[s].file].lang)
+                    callable(k)
+                        && k != DefKind::Method
+                        && lang.can_call(m.files[m.syms[s].file].lang)
                 })
                 .collect();
             match m.unique(cands, test) {

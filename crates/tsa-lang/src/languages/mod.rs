@@ -229,10 +229,12 @@ impl Language {
     pub fn from_path(path: &str) -> Option<Language> {
         let base = path.rsplit('/').next().unwrap_or(path);
         let ext = base.rsplit_once('.').map(|(_, e)| e)?;
-        Language::ALL
-            .iter()
-            .copied()
-            .find(|l| l.spec().extensions.iter().any(|x| x.eq_ignore_ascii_case(ext)))
+        Language::ALL.iter().copied().find(|l| {
+            l.spec()
+                .extensions
+                .iter()
+                .any(|x| x.eq_ignore_ascii_case(ext))
+        })
     }
 
     pub fn extensions(self) -> &'static [&'static str] {
@@ -277,11 +279,17 @@ impl Language {
 
     /// Whether `module` (an import path or qualifier) belongs to the standard library.
     pub fn is_stdlib_module(self, module: &str) -> bool {
-        self.spec().stdlib.lines().filter(|l| !l.is_empty() && !l.starts_with('#')).any(|p| {
-            module == p
-                || (p.ends_with(['.', '/', '\\', ':']) && module.starts_with(p))
-                || module.strip_prefix(p).is_some_and(|r| r.starts_with(['.', '/', '\\', ':']))
-        })
+        self.spec()
+            .stdlib
+            .lines()
+            .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            .any(|p| {
+                module == p
+                    || (p.ends_with(['.', '/', '\\', ':']) && module.starts_with(p))
+                    || module
+                        .strip_prefix(p)
+                        .is_some_and(|r| r.starts_with(['.', '/', '\\', ':']))
+            })
     }
 
     pub fn module_style(self) -> ModuleStyle {

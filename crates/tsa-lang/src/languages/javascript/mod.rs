@@ -3,7 +3,10 @@
 use super::{Family, LanguageSpec, ModuleStyle};
 
 pub(crate) static SPEC: LanguageSpec = LanguageSpec {
-    definitions: ("javascript/definitions.scm", include_str!("definitions.scm")),
+    definitions: (
+        "javascript/definitions.scm",
+        include_str!("definitions.scm"),
+    ),
     calls: ("javascript/calls.scm", include_str!("calls.scm")),
     imports: ("javascript/imports.scm", include_str!("imports.scm")),
     qual_sep: ".",

@@ -3,7 +3,10 @@
 use super::{Family, LanguageSpec, ModuleStyle};
 
 const BASE: LanguageSpec = LanguageSpec {
-    definitions: ("typescript/definitions.scm", include_str!("definitions.scm")),
+    definitions: (
+        "typescript/definitions.scm",
+        include_str!("definitions.scm"),
+    ),
     calls: ("typescript/calls.scm", include_str!("calls.scm")),
     imports: ("typescript/imports.scm", include_str!("imports.scm")),
     qual_sep: ".",
