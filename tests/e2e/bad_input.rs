@@ -208,6 +208,7 @@ fn missing_binary_and_non_utf8_files() {
         ],
         "encoding_error",
     );
+    std::fs::write(p.root.join("notes.txt"), "plain text\n").unwrap();
     cli(
         &p.root,
         &[
@@ -216,7 +217,7 @@ fn missing_binary_and_non_utf8_files() {
             "--function-name",
             "build",
             "--file-path",
-            "README.md",
+            "notes.txt",
         ],
         "language_unsupported",
     );

@@ -392,3 +392,80 @@ fn cli_and_in_process_dispatch_agree() {
     );
     assert_eq!(Value::Object(reply.body), cli);
 }
+
+#[test]
+fn crlf_and_non_utf8_files_are_stable_across_syncs() {
+    let p = project("python");
+    std::fs::write(
+        p.root.join("app/crlf.py"),
+        "def windows():\r\n    return helper()\r\n\r\ndef helper():\r\n    return 1\r\n",
+    )
+    .unwrap();
+    std::fs::write(
+        p.root.join("app/latin1.py"),
+        b"# caf\xe9\ndef latin():\n    return 1\n",
+    )
+    .unwrap();
+    let (_, v) = json(&p.root, &["index", "full"]);
+    assert_eq!(v["success"], true, "{v}");
+    // Rewrite both with identical bytes: the mtime changes, the raw-bytes hash does not.
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    for f in ["app/crlf.py", "app/latin1.py"] {
+        let bytes = std::fs::read(p.root.join(f)).unwrap();
+        std::fs::write(p.root.join(f), bytes).unwrap();
+    }
+    let (_, v) = json(&p.root, &["index", "full"]);
+    assert_eq!(
+        v["phases"]["files_indexed"], 0,
+        "CRLF / non-UTF-8 files look unchanged: {v}"
+    );
+    let (_, v) = json(&p.root, &["index", "status"]);
+    assert_eq!(v["up_to_date"], true);
+    // Lines are right in a CRLF file, and its calls resolve.
+    let (_, v) = json(
+        &p.root,
+        &[
+            "nav",
+            "callers",
+            "--function-name",
+            "helper",
+            "--file-path",
+            "app/crlf.py",
+        ],
+    );
+    assert_eq!(v["callers"][0]["qualified_name"], "windows");
+    assert_eq!(v["callers"][0]["line"], 2);
+    let (_, v) = json(&p.root, &["search", "symbol", "--query", "latin"]);
+    assert_eq!(v["results"][0]["file"], "app/latin1.py");
+}
+
+#[test]
+fn incremental_sync_equals_a_cold_build_after_edits_and_deletes() {
+    let p = project("python");
+    json(&p.root, &["index", "full"]);
+    std::fs::remove_file(p.root.join("app/jobs.py")).unwrap();
+    std::fs::write(
+        p.root.join("app/util.py"),
+        "from .core import Engine\n\n\ndef helper():\n    return Engine('x').run()\n",
+    )
+    .unwrap();
+    std::fs::write(p.root.join("app/extra.py"), "from app.util import helper\n\n\nclass Extra(Exception):\n    def go(self):\n        return helper()\n").unwrap();
+    let (_, incremental) = json(&p.root, &["index", "full"]);
+    assert_eq!(incremental["phases"]["files_deleted"], 1);
+    let (_, after_incremental) = json(&p.root, &["index", "status", "--include-lag", "false"]);
+    let (_, cold) = json(&p.root, &["index", "full", "--mode", "full"]);
+    assert_eq!(cold["success"], true);
+    let (_, after_cold) = json(&p.root, &["index", "status", "--include-lag", "false"]);
+    for key in [
+        "files",
+        "symbols",
+        "call_edges",
+        "imports",
+        "symbols_by_kind",
+        "calls_by_resolution",
+        "edges_by_kind",
+        "edges_by_resolution",
+    ] {
+        assert_eq!(after_incremental[key], after_cold[key], "{key}");
+    }
+}

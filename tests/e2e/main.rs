@@ -3,6 +3,7 @@
 
 mod bad_input;
 mod cli;
+mod crash;
 mod drift;
 mod fixtures;
 mod mcp;

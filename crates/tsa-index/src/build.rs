@@ -7,12 +7,12 @@ use std::path::Path;
 use std::time::Instant;
 
 use rayon::prelude::*;
-use rusqlite::Connection;
+use rusqlite::{Connection, OptionalExtension};
 use tsa_lang::{FileExtract, Language, extract, is_test_path};
 
 use crate::IndexError;
 use crate::resolve::{Binding, MCall, MFile, MImport, MSym, Model, Resolution};
-use crate::store::{self, FileRow, Writer};
+use crate::store::{self, FileRow, Resolved, Writer};
 use crate::walk::{SourceFile, WalkOptions, walk};
 
 /// Full wipes and rebuilds; incremental re-parses only files whose content changed.
@@ -58,12 +58,16 @@ pub struct BuildReport {
     pub mode_used: &'static str,
     pub total_files: usize,
     pub indexed: usize,
+    /// Of `indexed`: files not in the index before, and files re-parsed after a change.
+    pub new_files: usize,
+    pub updated_files: usize,
     pub cached: usize,
     pub deleted: usize,
     pub errors: usize,
     pub skipped_binary: usize,
     pub skipped_unknown_extension: usize,
     pub skipped_too_large: usize,
+    pub skipped_structure_only: usize,
     pub truncated_by_max_files: bool,
     pub files_with_parse_errors: usize,
     pub calls_resolved: usize,
@@ -157,128 +161,33 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
         .map(|f| examine(f, stored.get(&f.rel)))
         .collect();
     let parse_ms = t.elapsed().as_millis();
-    let t = Instant::now();
-
     let mut report = BuildReport {
         mode_used: opts.mode.as_str(),
         total_files: walked.files.len(),
         skipped_unknown_extension: walked.skipped_unknown_extension,
         skipped_too_large: walked.skipped_too_large,
+        skipped_structure_only: walked.skipped_structure_only,
         truncated_by_max_files: walked.truncated_by_max_files,
         workers: rayon::current_num_threads(),
         walk_ms,
         parse_ms,
         ..BuildReport::default()
     };
+    let cold = opts.mode == BuildMode::Full || stored.is_empty();
     let tx = conn.transaction()?;
-    let mut changed = opts.mode == BuildMode::Full;
-    {
-        if opts.mode == BuildMode::Full {
-            tx.execute_batch(
-                "DELETE FROM symbols_fts; DELETE FROM symbols; DELETE FROM calls; DELETE FROM imports;
-                 DELETE FROM files; DELETE FROM names;",
-            )?;
-        }
-        let mut w = Writer::new(&tx);
-        let on_disk: HashSet<&str> = walked.files.iter().map(|f| f.rel.as_str()).collect();
-        if !walked.truncated_by_max_files {
-            let mut gone: Vec<&String> = stored
-                .keys()
-                .filter(|p| !on_disk.contains(p.as_str()))
-                .collect();
-            gone.sort();
-            for path in gone {
-                w.delete_file(path)?;
-                report.deleted += 1;
-                changed = true;
-                report.files.push(FileStatus {
-                    file: path.clone(),
-                    status: "deleted",
-                    reason: "file no longer on disk".into(),
-                    symbols: 0,
-                    call_edges: 0,
-                    parse_errors: 0,
-                    content_hash: String::new(),
-                });
-            }
-        }
-        for (f, outcome) in walked.files.iter().zip(outcomes) {
-            match outcome {
-                Outcome::Unchanged => report.cached += 1,
-                Outcome::Touched => {
-                    w.touch_file(&f.rel, f.size, f.mtime_ns)?;
-                    report.cached += 1;
-                }
-                Outcome::Parsed { hash, x } => {
-                    w.delete_file(&f.rel)?;
-                    let row = FileRow {
-                        path: &f.rel,
-                        language: f.language.name(),
-                        hash: &hash,
-                        size: f.size,
-                        mtime_ns: f.mtime_ns,
-                        is_test: is_test_path(&f.rel),
-                    };
-                    w.insert_file(&row, &x)?;
-                    changed = true;
-                    report.indexed += 1;
-                    if x.parse_errors > 0 {
-                        report.files_with_parse_errors += 1;
-                    }
-                    report.files.push(FileStatus {
-                        file: f.rel.clone(),
-                        status: "indexed",
-                        reason: if x.parse_errors > 0 {
-                            format!(
-                                "{} parse error node(s); indexed what parsed",
-                                x.parse_errors
-                            )
-                        } else {
-                            String::new()
-                        },
-                        symbols: x.defs.len(),
-                        call_edges: x.calls.len(),
-                        parse_errors: x.parse_errors,
-                        content_hash: hex16(&hash),
-                    });
-                }
-                Outcome::Binary => {
-                    if stored.contains_key(&f.rel) {
-                        w.delete_file(&f.rel)?;
-                        changed = true;
-                    }
-                    report.skipped_binary += 1;
-                    report.files.push(FileStatus {
-                        file: f.rel.clone(),
-                        status: "skipped",
-                        reason: "binary content (NUL bytes)".into(),
-                        symbols: 0,
-                        call_edges: 0,
-                        parse_errors: 0,
-                        content_hash: String::new(),
-                    });
-                }
-                Outcome::Failed(reason) => {
-                    report.errors += 1;
-                    report.files.push(FileStatus {
-                        file: f.rel.clone(),
-                        status: "error",
-                        reason,
-                        symbols: 0,
-                        call_edges: 0,
-                        parse_errors: 0,
-                        content_hash: String::new(),
-                    });
-                }
-            }
-        }
+    if cold {
+        tx.execute_batch(store::DROP_INDEXES)?;
+        tx.execute_batch(
+            "DELETE FROM symbols_fts; DELETE FROM symbols; DELETE FROM calls; DELETE FROM imports;
+             DELETE FROM inherits; DELETE FROM files; DELETE FROM names;",
+        )?;
+        write_cold(&tx, &walked.files, outcomes, &mut report)?;
+        let t = Instant::now();
+        tx.execute_batch(store::INDEXES)?;
+        report.write_ms += t.elapsed().as_millis();
+    } else {
+        write_incremental(&tx, &walked, &opts.walk, &stored, outcomes, &mut report)?;
     }
-    report.write_ms = t.elapsed().as_millis();
-    let t = Instant::now();
-    if changed {
-        report.calls_resolved = resolve_all(&tx)?;
-    }
-    report.resolve_ms = t.elapsed().as_millis();
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -288,6 +197,357 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
     tx.commit()?;
     report.elapsed_ms = started.elapsed().as_millis();
     Ok(report)
+}
+
+fn status(file: &str, status: &'static str, reason: impl Into<String>) -> FileStatus {
+    FileStatus {
+        file: file.to_owned(),
+        status,
+        reason: reason.into(),
+        symbols: 0,
+        call_edges: 0,
+        parse_errors: 0,
+        content_hash: String::new(),
+    }
+}
+
+fn indexed_status(f: &SourceFile, hash: &[u8], x: &FileExtract) -> FileStatus {
+    FileStatus {
+        file: f.rel.clone(),
+        status: "indexed",
+        reason: if x.parse_errors > 0 {
+            format!(
+                "{} parse error node(s); indexed what parsed",
+                x.parse_errors
+            )
+        } else {
+            String::new()
+        },
+        symbols: x.defs.len(),
+        call_edges: x.calls.len(),
+        parse_errors: x.parse_errors,
+        content_hash: hex16(hash),
+    }
+}
+
+fn file_row<'a>(f: &'a SourceFile, hash: &'a [u8]) -> FileRow<'a> {
+    FileRow {
+        path: &f.rel,
+        language: f.language.name(),
+        hash,
+        size: f.size,
+        mtime_ns: f.mtime_ns,
+        is_test: is_test_path(&f.rel),
+    }
+}
+
+/// A cold build: every file is new. The resolution model is built from the
+/// extractions in memory, so calls are written already resolved (no read-back).
+fn write_cold(
+    tx: &rusqlite::Transaction<'_>,
+    files: &[SourceFile],
+    outcomes: Vec<Outcome>,
+    report: &mut BuildReport,
+) -> Result<(), IndexError> {
+    let t = Instant::now();
+    let mut parsed: Vec<(&SourceFile, [u8; 32], FileExtract)> = Vec::new();
+    for (f, outcome) in files.iter().zip(outcomes) {
+        match outcome {
+            Outcome::Parsed { hash, x } => parsed.push((f, hash, x)),
+            Outcome::Binary => {
+                report.skipped_binary += 1;
+                report
+                    .files
+                    .push(status(&f.rel, "skipped", "binary content (NUL bytes)"));
+            }
+            Outcome::Failed(reason) => {
+                report.errors += 1;
+                report.files.push(status(&f.rel, "error", reason));
+            }
+            // Nothing is stored, so nothing is unchanged.
+            Outcome::Unchanged | Outcome::Touched => {}
+        }
+    }
+    // The model: file ids 1.., symbol ids 1.. in insertion order.
+    let mut mfiles = Vec::with_capacity(parsed.len());
+    let mut syms = Vec::new();
+    let mut imports = Vec::with_capacity(parsed.len());
+    let mut first_sym = Vec::with_capacity(parsed.len());
+    for (k, (f, _, x)) in parsed.iter().enumerate() {
+        let is_test = is_test_path(&f.rel);
+        mfiles.push(MFile {
+            id: k as i64 + 1,
+            path: f.rel.clone(),
+            lang: f.language,
+            is_test,
+        });
+        let base = syms.len();
+        first_sym.push(base);
+        for d in &x.defs {
+            syms.push(MSym {
+                id: syms.len() as i64 + 1,
+                file: k,
+                name: d.name.clone(),
+                kind: d.kind,
+                owner: d.owner.clone(),
+                parent: d.parent.map(|p| base + p),
+                is_test: d.is_test || is_test,
+            });
+        }
+        imports.push(
+            x.imports
+                .iter()
+                .map(|i| MImport {
+                    module: i.module.clone(),
+                    name: i.name.clone(),
+                    alias: i.alias.clone(),
+                    level: i.level,
+                })
+                .collect::<Vec<_>>(),
+        );
+    }
+    let model = Model::new(mfiles, syms, imports);
+    type FileBindings = (
+        Vec<(Option<i64>, i64, f64)>,
+        Vec<(Option<i64>, Option<i64>, i64)>,
+        Vec<(Option<i64>, i64)>,
+    );
+    let bindings: Vec<FileBindings> = parsed
+        .par_iter()
+        .enumerate()
+        .map(|(k, (_, _, x))| {
+            let base = first_sym[k];
+            let sym_id = |s: usize| model.syms[s].id;
+            let calls = x
+                .calls
+                .iter()
+                .map(|c| {
+                    let b = model.resolve(&MCall {
+                        file: k,
+                        caller: c.enclosing.map(|e| base + e),
+                        callee: c.callee.clone(),
+                        receiver: c.receiver.clone(),
+                        path: c.path,
+                    });
+                    (b.target.map(sym_id), b.resolution.code(), b.confidence)
+                })
+                .collect();
+            let imports = model.imports[k]
+                .iter()
+                .map(|imp| {
+                    let b = model.resolve_import(k, imp);
+                    (
+                        b.file.map(|f| model.files[f].id),
+                        b.target.map(sym_id),
+                        b.resolution.code(),
+                    )
+                })
+                .collect();
+            let bases = x
+                .defs
+                .iter()
+                .enumerate()
+                .flat_map(|(i, d)| d.bases.iter().map(move |b| (base + i, b)))
+                .map(|(s, b)| {
+                    let r = model.resolve_base(s, &b.name);
+                    (r.target.map(sym_id), r.resolution.code())
+                })
+                .collect();
+            (calls, imports, bases)
+        })
+        .collect();
+    report.resolve_ms = t.elapsed().as_millis();
+    let t = Instant::now();
+    let mut w = Writer::cold(tx);
+    for (k, ((f, hash, x), (calls, imports, bases))) in parsed.iter().zip(&bindings).enumerate() {
+        report.calls_resolved += calls
+            .iter()
+            .filter(|c| c.1 != Resolution::Unknown.code())
+            .count();
+        let resolved = Resolved {
+            file_id: k as i64 + 1,
+            first_symbol_id: first_sym[k] as i64 + 1,
+            calls,
+            imports,
+            bases,
+        };
+        w.insert_file(&file_row(f, hash), x, Some(&resolved))?;
+        report.indexed += 1;
+        report.new_files += 1;
+        if x.parse_errors > 0 {
+            report.files_with_parse_errors += 1;
+        }
+        report.files.push(indexed_status(f, hash, x));
+    }
+    report.write_ms = t.elapsed().as_millis();
+    Ok(())
+}
+
+/// Names whose bindings a change to `file_ids` can alter: the names it defines and
+/// the names it imports.
+fn names_of_files(
+    tx: &rusqlite::Transaction<'_>,
+    file_ids: &[i64],
+) -> Result<HashSet<String>, IndexError> {
+    let mut out = HashSet::new();
+    let mut defs = tx.prepare_cached(
+        "SELECT n.name FROM symbols s JOIN names n ON n.id = s.name_id WHERE s.file_id = ?1",
+    )?;
+    let mut imps = tx.prepare_cached("SELECT alias, name FROM imports WHERE file_id = ?1")?;
+    for id in file_ids {
+        for n in defs.query_map([id], |r| r.get::<_, String>(0))? {
+            out.insert(n?);
+        }
+        for row in imps.query_map([id], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
+        })? {
+            let (alias, name) = row?;
+            out.insert(alias);
+            out.extend(name);
+        }
+    }
+    Ok(out)
+}
+
+/// An incremental build: rewrite the rows of changed files, then re-resolve only
+/// the call sites, imports and bases the change can affect.
+fn write_incremental(
+    tx: &rusqlite::Transaction<'_>,
+    walked: &crate::walk::WalkResult,
+    opts: &WalkOptions,
+    stored: &HashMap<String, Stored>,
+    outcomes: Vec<Outcome>,
+    report: &mut BuildReport,
+) -> Result<(), IndexError> {
+    let t = Instant::now();
+    let mut w = Writer::new(tx);
+    let on_disk: HashSet<&str> = walked.files.iter().map(|f| f.rel.as_str()).collect();
+    let mut gone: Vec<&String> = Vec::new();
+    if !walked.truncated_by_max_files {
+        gone = stored
+            .keys()
+            .filter(|p| !on_disk.contains(p.as_str()) && opts.in_scope(p))
+            .collect();
+        gone.sort();
+    }
+    // Old ids of files about to be rewritten or removed, for the affected names.
+    let mut old_ids = Vec::new();
+    let mut id_of = tx.prepare_cached("SELECT id FROM files WHERE path = ?1")?;
+    let mut lookup = |p: &str| -> Result<Option<i64>, IndexError> {
+        Ok(id_of.query_row([p], |r| r.get(0)).optional()?)
+    };
+    for p in &gone {
+        old_ids.extend(lookup(p)?);
+    }
+    for (f, o) in walked.files.iter().zip(&outcomes) {
+        if matches!(o, Outcome::Parsed { .. } | Outcome::Binary) {
+            old_ids.extend(lookup(&f.rel)?);
+        }
+    }
+    let mut affected_names = names_of_files(tx, &old_ids)?;
+    let mut structure_changed = false;
+    for path in gone {
+        w.delete_file(path)?;
+        report.deleted += 1;
+        structure_changed = true;
+        report
+            .files
+            .push(status(path, "deleted", "file no longer on disk"));
+    }
+    let mut changed_ids = Vec::new();
+    for (f, outcome) in walked.files.iter().zip(outcomes) {
+        match outcome {
+            Outcome::Unchanged => report.cached += 1,
+            Outcome::Touched => {
+                w.touch_file(&f.rel, f.size, f.mtime_ns)?;
+                report.cached += 1;
+            }
+            Outcome::Parsed { hash, x } => {
+                if w.delete_file(&f.rel)?.is_none() {
+                    structure_changed = true;
+                    report.new_files += 1;
+                } else {
+                    report.updated_files += 1;
+                }
+                let id = w.insert_file(&file_row(f, &hash), &x, None)?;
+                changed_ids.push(id);
+                affected_names.extend(x.defs.iter().map(|d| d.name.clone()));
+                affected_names.extend(x.imports.iter().map(|i| i.alias.clone()));
+                report.indexed += 1;
+                if x.parse_errors > 0 {
+                    report.files_with_parse_errors += 1;
+                }
+                report.files.push(indexed_status(f, &hash, &x));
+            }
+            Outcome::Binary => {
+                if w.delete_file(&f.rel)?.is_some() {
+                    structure_changed = true;
+                }
+                report.skipped_binary += 1;
+                report
+                    .files
+                    .push(status(&f.rel, "skipped", "binary content (NUL bytes)"));
+            }
+            Outcome::Failed(reason) => {
+                report.errors += 1;
+                report.files.push(status(&f.rel, "error", reason));
+            }
+        }
+    }
+    report.write_ms = t.elapsed().as_millis();
+    let t = Instant::now();
+    if structure_changed || !changed_ids.is_empty() {
+        let scope = if structure_changed {
+            // Files came or went: module maps change, so everything is re-resolved.
+            Scope::All
+        } else {
+            Scope::Some {
+                files: changed_ids,
+                names: affected_names,
+            }
+        };
+        report.calls_resolved = resolve(tx, &scope)?;
+    }
+    report.resolve_ms = t.elapsed().as_millis();
+    Ok(())
+}
+
+/// Which rows an incremental resolution revisits.
+enum Scope {
+    All,
+    Some {
+        files: Vec<i64>,
+        names: HashSet<String>,
+    },
+}
+
+impl Scope {
+    /// A SQL condition over `<alias>.file_id` and a name-id column, with its parameters.
+    fn condition(
+        &self,
+        tx: &rusqlite::Transaction<'_>,
+        file_col: &str,
+        name_cols: &[&str],
+    ) -> Result<(String, Vec<i64>), IndexError> {
+        match self {
+            Scope::All => Ok(("1".into(), Vec::new())),
+            Scope::Some { files, names } => {
+                let mut name_ids = Vec::new();
+                let mut get = tx.prepare_cached("SELECT id FROM names WHERE name = ?1")?;
+                for n in names {
+                    if let Some(id) = get.query_row([n], |r| r.get::<_, i64>(0)).optional()? {
+                        name_ids.push(id);
+                    }
+                }
+                let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
+                let mut parts = vec![format!("{file_col} IN ({})", list(files))];
+                for c in name_cols {
+                    parts.push(format!("{c} IN ({})", list(&name_ids)));
+                }
+                Ok((parts.join(" OR "), Vec::new()))
+            }
+        }
+    }
 }
 
 /// Loads the resolution model from the index.
@@ -365,27 +625,31 @@ pub(crate) fn load_model(conn: &Connection) -> Result<(Model, HashMap<i64, usize
     Ok((Model::new(files, syms, imports), sym_idx))
 }
 
-/// Re-resolves every call site and writes the ones whose binding changed.
-fn resolve_all(conn: &Connection) -> Result<usize, IndexError> {
-    let (model, sym_idx) = load_model(conn)?;
+/// Re-resolves the call sites, imports and bases in `scope` and writes the ones
+/// whose binding changed. Returns how many call sites in scope are resolved.
+fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, IndexError> {
+    let (model, sym_idx) = load_model(tx)?;
     let file_idx: HashMap<i64, usize> = model
         .files
         .iter()
         .enumerate()
         .map(|(i, f)| (f.id, i))
         .collect();
+    let sym_id = |s: usize| model.syms[s].id;
+    // Calls.
     struct Row {
         id: i64,
         call: MCall,
         target: Option<i64>,
         resolution: i64,
     }
+    let (cond, _) = scope.condition(tx, "c.file_id", &["c.callee_id"])?;
     let mut rows = Vec::new();
     {
-        let mut stmt = conn.prepare(
+        let mut stmt = tx.prepare(&format!(
             "SELECT c.id, c.file_id, c.caller_id, n.name, c.receiver, c.path_call, c.target_id, c.resolution
-             FROM calls c JOIN names n ON n.id = c.callee_id",
-        )?;
+             FROM calls c JOIN names n ON n.id = c.callee_id WHERE {cond}"
+        ))?;
         let mut q = stmt.query([])?;
         while let Some(r) = q.next()? {
             let Some(&file) = file_idx.get(&r.get::<_, i64>(1)?) else {
@@ -408,12 +672,12 @@ fn resolve_all(conn: &Connection) -> Result<usize, IndexError> {
         }
     }
     let bindings: Vec<Binding> = rows.par_iter().map(|r| model.resolve(&r.call)).collect();
-    let mut update = conn.prepare_cached(
+    let mut update = tx.prepare_cached(
         "UPDATE calls SET target_id = ?2, resolution = ?3, confidence = ?4 WHERE id = ?1",
     )?;
     let mut resolved = 0;
     for (row, b) in rows.iter().zip(bindings) {
-        let target = b.target.map(|t| model.syms[t].id);
+        let target = b.target.map(sym_id);
         if b.resolution != Resolution::Unknown {
             resolved += 1;
         }
@@ -424,6 +688,77 @@ fn resolve_all(conn: &Connection) -> Result<usize, IndexError> {
                 b.resolution.code(),
                 b.confidence
             ])?;
+        }
+    }
+    // Imports.
+    let (cond, _) = scope.condition(tx, "i.file_id", &[])?;
+    let name_cond = match scope {
+        Scope::All => String::new(),
+        Scope::Some { names, .. } => {
+            let quoted: Vec<String> = names
+                .iter()
+                .map(|n| format!("'{}'", n.replace('\'', "''")))
+                .collect();
+            format!(" OR i.alias IN ({0}) OR i.name IN ({0})", quoted.join(","))
+        }
+    };
+    {
+        let mut stmt = tx.prepare(&format!(
+            "SELECT i.id, i.file_id, i.module, i.name, i.alias, i.level, i.target_file_id, i.target_id, i.resolution
+             FROM imports i WHERE {cond}{name_cond}"
+        ))?;
+        let mut upd = tx.prepare_cached(
+            "UPDATE imports SET target_file_id = ?2, target_id = ?3, resolution = ?4 WHERE id = ?1",
+        )?;
+        let mut q = stmt.query([])?;
+        let mut changes = Vec::new();
+        while let Some(r) = q.next()? {
+            let Some(&file) = file_idx.get(&r.get::<_, i64>(1)?) else {
+                continue;
+            };
+            let imp = MImport {
+                module: r.get(2)?,
+                name: r.get(3)?,
+                alias: r.get(4)?,
+                level: r.get(5)?,
+            };
+            let b = model.resolve_import(file, &imp);
+            let tf = b.file.map(|f| model.files[f].id);
+            let ts = b.target.map(sym_id);
+            let old: (Option<i64>, Option<i64>, i64) = (r.get(6)?, r.get(7)?, r.get(8)?);
+            if old != (tf, ts, b.resolution.code()) {
+                changes.push((r.get::<_, i64>(0)?, tf, ts, b.resolution.code()));
+            }
+        }
+        for (id, tf, ts, code) in changes {
+            upd.execute(rusqlite::params![id, tf, ts, code])?;
+        }
+    }
+    // Bases.
+    let (cond, _) = scope.condition(tx, "h.file_id", &["h.base_id"])?;
+    {
+        let mut stmt = tx.prepare(&format!(
+            "SELECT h.id, h.symbol_id, n.name, h.target_id, h.resolution
+             FROM inherits h JOIN names n ON n.id = h.base_id WHERE {cond}"
+        ))?;
+        let mut upd =
+            tx.prepare_cached("UPDATE inherits SET target_id = ?2, resolution = ?3 WHERE id = ?1")?;
+        let mut q = stmt.query([])?;
+        let mut changes = Vec::new();
+        while let Some(r) = q.next()? {
+            let Some(&s) = sym_idx.get(&r.get::<_, i64>(1)?) else {
+                continue;
+            };
+            let name: String = r.get(2)?;
+            let b = model.resolve_base(s, &name);
+            let t = b.target.map(sym_id);
+            let old: (Option<i64>, i64) = (r.get(3)?, r.get(4)?);
+            if old != (t, b.resolution.code()) {
+                changes.push((r.get::<_, i64>(0)?, t, b.resolution.code()));
+            }
+        }
+        for (id, t, code) in changes {
+            upd.execute(rusqlite::params![id, t, code])?;
         }
     }
     Ok(resolved)
@@ -475,7 +810,7 @@ pub fn pending_changes(root: &Path, opts: &WalkOptions) -> Result<Pending, Index
     }
     let mut deleted: Vec<String> = stored
         .into_keys()
-        .filter(|p| !seen.contains(p.as_str()))
+        .filter(|p| !seen.contains(p.as_str()) && opts.in_scope(p))
         .collect();
     deleted.sort();
     Ok(Pending {

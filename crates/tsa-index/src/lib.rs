@@ -31,6 +31,43 @@ pub enum IndexError {
     Extract(#[from] tsa_lang::ExtractError),
 }
 
+/// Stores a note (e.g. architecture notes) in the index of `root`.
+pub fn set_note(root: &Path, key: &str, value: &str) -> Result<(), IndexError> {
+    let mut conn = store::open_for_write(root)?;
+    let tx = conn.transaction()?;
+    store::set_meta(&tx, &format!("note:{key}"), value)?;
+    tx.commit()?;
+    Ok(())
+}
+
+/// Drops the rows of one file (or of every file) so the next sync re-parses it.
+/// Returns how many files were dropped.
+pub fn invalidate(root: &Path, file: Option<&str>) -> Result<usize, IndexError> {
+    if read::Index::open(root)?.is_none() {
+        return Ok(0);
+    }
+    let mut conn = store::open_for_write(root)?;
+    let tx = conn.transaction()?;
+    let paths: Vec<String> = match file {
+        Some(f) => vec![f.to_owned()],
+        None => {
+            let mut stmt = tx.prepare("SELECT path FROM files")?;
+            let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+            rows.collect::<Result<_, _>>()?
+        }
+    };
+    let mut w = store::Writer::new(&tx);
+    let mut n = 0;
+    for p in &paths {
+        if w.delete_file(p)?.is_some() {
+            n += 1;
+        }
+    }
+    drop(w);
+    tx.commit()?;
+    Ok(n)
+}
+
 /// True when `root` holds an index of the current schema.
 pub fn exists(root: &Path) -> bool {
     matches!(store::open_for_read(root), Ok(Some(_)))

@@ -51,6 +51,10 @@ pub struct Status {
     pub files_by_language: BTreeMap<String, u64>,
     pub symbols_by_kind: BTreeMap<String, u64>,
     pub calls_by_resolution: BTreeMap<String, u64>,
+    /// Edges by kind: calls, imports, extends, implements, contains.
+    pub edges_by_kind: BTreeMap<String, u64>,
+    /// Per edge kind, edges by resolution class.
+    pub edges_by_resolution: BTreeMap<String, BTreeMap<String, u64>>,
     pub parse_error_files: Vec<(String, u32)>,
     pub index_bytes: u64,
     pub built_at: Option<u64>,
@@ -125,6 +129,44 @@ impl Index {
                     .insert(Resolution::from_code(code).as_str().to_owned(), n as u64);
             }
         }
+        let by_class = |sql: &str| -> Result<BTreeMap<String, u64>, IndexError> {
+            let mut stmt = c.prepare(sql)?;
+            let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))?;
+            let mut m = BTreeMap::new();
+            for row in rows {
+                let (code, n) = row?;
+                *m.entry(Resolution::from_code(code).as_str().to_owned())
+                    .or_insert(0) += n as u64;
+            }
+            Ok(m)
+        };
+        let mut edges_by_resolution = BTreeMap::new();
+        edges_by_resolution.insert("calls".to_owned(), calls_by_resolution.clone());
+        edges_by_resolution.insert(
+            "imports".to_owned(),
+            by_class("SELECT resolution, count(*) FROM imports GROUP BY resolution")?,
+        );
+        edges_by_resolution.insert(
+            "extends".to_owned(),
+            by_class(
+                "SELECT resolution, count(*) FROM inherits WHERE kind = 0 GROUP BY resolution",
+            )?,
+        );
+        edges_by_resolution.insert(
+            "implements".to_owned(),
+            by_class(
+                "SELECT resolution, count(*) FROM inherits WHERE kind = 1 GROUP BY resolution",
+            )?,
+        );
+        let contains = count("SELECT count(*) FROM symbols WHERE parent_id IS NOT NULL")?;
+        edges_by_resolution.insert(
+            "contains".to_owned(),
+            BTreeMap::from([("local".to_owned(), contains)]),
+        );
+        let edges_by_kind: BTreeMap<String, u64> = edges_by_resolution
+            .iter()
+            .map(|(k, v)| (k.clone(), v.values().sum()))
+            .collect();
         let parse_error_files = {
             let mut stmt = c.prepare(
                 "SELECT path, parse_errors FROM files WHERE parse_errors > 0 ORDER BY path",
@@ -143,6 +185,8 @@ impl Index {
             files_by_language: group("SELECT language, count(*) FROM files GROUP BY language")?,
             symbols_by_kind: group("SELECT kind, count(*) FROM symbols GROUP BY kind")?,
             calls_by_resolution,
+            edges_by_kind,
+            edges_by_resolution,
             parse_error_files,
             index_bytes,
             built_at: store::get_meta(c, "built_at")?.and_then(|v| v.parse().ok()),
@@ -211,6 +255,18 @@ impl Index {
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// A note stored with `set_note`.
+    pub fn meta(&self, key: &str) -> Result<Option<String>, IndexError> {
+        store::get_meta(&self.conn, &format!("note:{key}"))
+    }
+
+    /// SQLite's own integrity check (`ok` when the database is sound).
+    pub fn integrity_check(&self) -> Result<String, IndexError> {
+        Ok(self
+            .conn
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))?)
     }
 
     /// Every definition of one file, in source order.

@@ -9,7 +9,7 @@ use tsa_lang::FileExtract;
 use crate::IndexError;
 
 /// Bumped whenever the schema or the extractor changes what it stores.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 2;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -37,8 +37,6 @@ CREATE TABLE IF NOT EXISTS symbols(
     signature TEXT NOT NULL,
     is_test INTEGER NOT NULL
 );
-CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name_id);
-CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
 CREATE TABLE IF NOT EXISTS calls(
     id INTEGER PRIMARY KEY,
     file_id INTEGER NOT NULL,
@@ -51,10 +49,6 @@ CREATE TABLE IF NOT EXISTS calls(
     resolution INTEGER NOT NULL DEFAULT 5,
     confidence REAL NOT NULL DEFAULT 0
 );
-CREATE INDEX IF NOT EXISTS calls_target ON calls(target_id);
-CREATE INDEX IF NOT EXISTS calls_caller ON calls(caller_id);
-CREATE INDEX IF NOT EXISTS calls_callee ON calls(callee_id);
-CREATE INDEX IF NOT EXISTS calls_file ON calls(file_id);
 CREATE TABLE IF NOT EXISTS imports(
     id INTEGER PRIMARY KEY,
     file_id INTEGER NOT NULL,
@@ -62,12 +56,45 @@ CREATE TABLE IF NOT EXISTS imports(
     name TEXT,
     alias TEXT NOT NULL,
     level INTEGER NOT NULL,
-    line INTEGER NOT NULL
+    line INTEGER NOT NULL,
+    target_file_id INTEGER,
+    target_id INTEGER,
+    resolution INTEGER NOT NULL DEFAULT 5
 );
-CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
+CREATE TABLE IF NOT EXISTS inherits(
+    id INTEGER PRIMARY KEY,
+    file_id INTEGER NOT NULL,
+    symbol_id INTEGER NOT NULL,
+    base_id INTEGER NOT NULL,
+    kind INTEGER NOT NULL,
+    target_id INTEGER,
+    resolution INTEGER NOT NULL DEFAULT 5
+);
 CREATE VIRTUAL TABLE IF NOT EXISTS symbols_fts USING fts5(
     name, words, qualname, path, content='', contentless_delete=1
 );
+"#;
+
+/// Secondary indexes: dropped before a cold bulk insert and created after it.
+pub(crate) const INDEXES: &str = r#"
+CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name_id);
+CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
+CREATE INDEX IF NOT EXISTS calls_target ON calls(target_id);
+CREATE INDEX IF NOT EXISTS calls_caller ON calls(caller_id);
+CREATE INDEX IF NOT EXISTS calls_callee ON calls(callee_id);
+CREATE INDEX IF NOT EXISTS calls_file ON calls(file_id);
+CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
+CREATE INDEX IF NOT EXISTS inherits_symbol ON inherits(symbol_id);
+CREATE INDEX IF NOT EXISTS inherits_target ON inherits(target_id);
+CREATE INDEX IF NOT EXISTS inherits_file ON inherits(file_id);
+"#;
+
+pub(crate) const DROP_INDEXES: &str = r#"
+DROP INDEX IF EXISTS symbols_name; DROP INDEX IF EXISTS symbols_file;
+DROP INDEX IF EXISTS calls_target; DROP INDEX IF EXISTS calls_caller;
+DROP INDEX IF EXISTS calls_callee; DROP INDEX IF EXISTS calls_file;
+DROP INDEX IF EXISTS imports_file; DROP INDEX IF EXISTS inherits_symbol;
+DROP INDEX IF EXISTS inherits_target; DROP INDEX IF EXISTS inherits_file;
 "#;
 
 /// Where the index lives inside a project.
@@ -84,7 +111,7 @@ fn configure(conn: &Connection) -> Result<(), IndexError> {
     conn.pragma_update(None, "journal_mode", "WAL")?;
     conn.pragma_update(None, "synchronous", "NORMAL")?;
     conn.pragma_update(None, "temp_store", "MEMORY")?;
-    conn.pragma_update(None, "cache_size", -64_000)?;
+    conn.pragma_update(None, "cache_size", -16_000)?;
     Ok(())
 }
 
@@ -103,16 +130,20 @@ pub fn open_for_write(root: &Path) -> Result<Connection, IndexError> {
         .optional()
         .unwrap_or(None);
     if version.as_deref() != Some(&SCHEMA_VERSION.to_string()) {
-        conn.execute_batch(
+        // One transaction: a kill mid-migration leaves the old database intact.
+        let tx = conn.unchecked_transaction()?;
+        tx.execute_batch(
             "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS names;
              DROP TABLE IF EXISTS symbols; DROP TABLE IF EXISTS calls; DROP TABLE IF EXISTS imports;
-             DROP TABLE IF EXISTS symbols_fts;",
+             DROP TABLE IF EXISTS symbols_fts; DROP TABLE IF EXISTS inherits;",
         )?;
-        conn.execute_batch(SCHEMA)?;
-        conn.execute(
+        tx.execute_batch(SCHEMA)?;
+        tx.execute_batch(INDEXES)?;
+        tx.execute(
             "INSERT INTO meta(key, value) VALUES('schema_version', ?1)",
             params![SCHEMA_VERSION.to_string()],
         )?;
+        tx.commit()?;
     }
     Ok(conn)
 }
@@ -181,10 +212,25 @@ pub struct FileRow<'a> {
     pub is_test: bool,
 }
 
+/// Resolved bindings of one file, written with its rows (cold builds resolve
+/// before writing; incremental builds write `None` and resolve after).
+pub struct Resolved<'a> {
+    pub file_id: i64,
+    pub first_symbol_id: i64,
+    /// Per call site: (target symbol id, resolution code, confidence).
+    pub calls: &'a [(Option<i64>, i64, f64)],
+    /// Per import: (target file id, target symbol id, resolution code).
+    pub imports: &'a [(Option<i64>, Option<i64>, i64)],
+    /// Per base of every definition, in order: (target symbol id, resolution code).
+    pub bases: &'a [(Option<i64>, i64)],
+}
+
 /// Writes files inside one transaction, interning names as it goes.
 pub struct Writer<'t> {
     tx: &'t Transaction<'t>,
     names: HashMap<String, i64>,
+    /// True when the names table is known to hold exactly `names` (cold builds).
+    names_complete: bool,
 }
 
 impl<'t> Writer<'t> {
@@ -192,17 +238,32 @@ impl<'t> Writer<'t> {
         Writer {
             tx,
             names: HashMap::new(),
+            names_complete: false,
         }
     }
 
-    fn name_id(&mut self, name: &str) -> Result<i64, IndexError> {
+    /// A writer for an empty index: names need no lookups.
+    pub fn cold(tx: &'t Transaction<'t>) -> Self {
+        Writer {
+            tx,
+            names: HashMap::new(),
+            names_complete: true,
+        }
+    }
+
+    pub(crate) fn name_id(&mut self, name: &str) -> Result<i64, IndexError> {
         if let Some(id) = self.names.get(name) {
             return Ok(*id);
         }
-        let mut get = self
-            .tx
-            .prepare_cached("SELECT id FROM names WHERE name = ?1")?;
-        let id = match get.query_row([name], |r| r.get(0)).optional()? {
+        let existing = if self.names_complete {
+            None
+        } else {
+            self.tx
+                .prepare_cached("SELECT id FROM names WHERE name = ?1")?
+                .query_row([name], |r| r.get(0))
+                .optional()?
+        };
+        let id = match existing {
             Some(id) => id,
             None => {
                 self.tx
@@ -215,14 +276,15 @@ impl<'t> Writer<'t> {
         Ok(id)
     }
 
-    /// Removes every row keyed on the file (symbols, FTS rows, calls, imports, the file).
-    pub fn delete_file(&mut self, path: &str) -> Result<(), IndexError> {
+    /// Removes every row keyed on the file (symbols, FTS rows, calls, imports,
+    /// inheritance, the file itself).
+    pub fn delete_file(&mut self, path: &str) -> Result<Option<i64>, IndexError> {
         let id: Option<i64> = self
             .tx
             .prepare_cached("SELECT id FROM files WHERE path = ?1")?
             .query_row([path], |r| r.get(0))
             .optional()?;
-        let Some(id) = id else { return Ok(()) };
+        let Some(id) = id else { return Ok(None) };
         self.tx
             .prepare_cached("DELETE FROM symbols_fts WHERE rowid IN (SELECT id FROM symbols WHERE file_id = ?1)")?
             .execute([id])?;
@@ -230,11 +292,12 @@ impl<'t> Writer<'t> {
             "DELETE FROM symbols WHERE file_id = ?1",
             "DELETE FROM calls WHERE file_id = ?1",
             "DELETE FROM imports WHERE file_id = ?1",
+            "DELETE FROM inherits WHERE file_id = ?1",
             "DELETE FROM files WHERE id = ?1",
         ] {
             self.tx.prepare_cached(sql)?.execute([id])?;
         }
-        Ok(())
+        Ok(Some(id))
     }
 
     /// Updates only the stat fields of an unchanged file.
@@ -245,14 +308,21 @@ impl<'t> Writer<'t> {
         Ok(())
     }
 
-    /// Inserts a file and everything extracted from it (calls unresolved).
-    pub fn insert_file(&mut self, file: &FileRow<'_>, x: &FileExtract) -> Result<(), IndexError> {
+    /// Inserts a file and everything extracted from it; with `resolved`, at the given
+    /// ids and with final bindings, else at fresh ids and unresolved. Returns the file id.
+    pub fn insert_file(
+        &mut self,
+        file: &FileRow<'_>,
+        x: &FileExtract,
+        resolved: Option<&Resolved<'_>>,
+    ) -> Result<i64, IndexError> {
         self.tx
             .prepare_cached(
-                "INSERT INTO files(path, language, hash, size, mtime_ns, parse_errors, is_test)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                "INSERT INTO files(id, path, language, hash, size, mtime_ns, parse_errors, is_test)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )?
             .execute(params![
+                resolved.map(|r| r.file_id),
                 file.path,
                 file.language,
                 file.hash,
@@ -263,7 +333,8 @@ impl<'t> Writer<'t> {
             ])?;
         let file_id = self.tx.last_insert_rowid();
         let mut ids: Vec<i64> = Vec::with_capacity(x.defs.len());
-        for d in &x.defs {
+        let mut base_at = 0usize;
+        for (i, d) in x.defs.iter().enumerate() {
             let name_id = self.name_id(&d.name)?;
             let owner_id = match &d.owner {
                 Some(o) => Some(self.name_id(o)?),
@@ -272,10 +343,11 @@ impl<'t> Writer<'t> {
             let parent_id = d.parent.map(|p| ids[p]);
             self.tx
                 .prepare_cached(
-                    "INSERT INTO symbols(file_id, name_id, kind, qualname, owner_id, parent_id, line, end_line, signature, is_test)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                    "INSERT INTO symbols(id, file_id, name_id, kind, qualname, owner_id, parent_id, line, end_line, signature, is_test)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 )?
                 .execute(params![
+                    resolved.map(|r| r.first_symbol_id + i as i64),
                     file_id,
                     name_id,
                     d.kind.as_str(),
@@ -292,23 +364,58 @@ impl<'t> Writer<'t> {
             self.tx
                 .prepare_cached("INSERT INTO symbols_fts(rowid, name, words, qualname, path) VALUES (?1, ?2, ?3, ?4, ?5)")?
                 .execute(params![id, d.name, identifier_words(&d.name), d.qualname, file.path])?;
+            for b in &d.bases {
+                let base_id = self.name_id(&b.name)?;
+                let (target, resolution) = resolved
+                    .and_then(|r| r.bases.get(base_at).copied())
+                    .unwrap_or((None, 5));
+                base_at += 1;
+                let kind = match b.kind {
+                    tsa_lang::BaseKind::Extends => 0,
+                    tsa_lang::BaseKind::Implements => 1,
+                };
+                self.tx
+                    .prepare_cached(
+                        "INSERT INTO inherits(file_id, symbol_id, base_id, kind, target_id, resolution)
+                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    )?
+                    .execute(params![file_id, id, base_id, kind, target, resolution])?;
+            }
         }
-        for c in &x.calls {
+        for (i, c) in x.calls.iter().enumerate() {
             let callee_id = self.name_id(&c.callee)?;
+            let (target, resolution, confidence) = resolved
+                .and_then(|r| r.calls.get(i).copied())
+                .unwrap_or((None, 5, 0.0));
             self.tx
                 .prepare_cached(
-                    "INSERT INTO calls(file_id, caller_id, callee_id, receiver, path_call, line) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    "INSERT INTO calls(file_id, caller_id, callee_id, receiver, path_call, line, target_id, resolution, confidence)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                 )?
-                .execute(params![file_id, c.enclosing.map(|i| ids[i]), callee_id, c.receiver, c.path, c.line])?;
+                .execute(params![
+                    file_id,
+                    c.enclosing.map(|i| ids[i]),
+                    callee_id,
+                    c.receiver,
+                    c.path,
+                    c.line,
+                    target,
+                    resolution,
+                    confidence
+                ])?;
         }
-        for i in &x.imports {
+        for (i, imp) in x.imports.iter().enumerate() {
+            let (tfile, tsym, resolution) = resolved
+                .and_then(|r| r.imports.get(i).copied())
+                .unwrap_or((None, None, 5));
             self.tx
                 .prepare_cached(
-                    "INSERT INTO imports(file_id, module, name, alias, level, line) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                    "INSERT INTO imports(file_id, module, name, alias, level, line, target_file_id, target_id, resolution)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                 )?
-                .execute(params![file_id, i.module, i.name, i.alias, i.level, i.line])?;
+                .execute(params![file_id, imp.module, imp.name, imp.alias, imp.level, imp.line, tfile, tsym, resolution])?;
         }
-        Ok(())
+        Ok(file_id)
     }
 }
 

@@ -26,6 +26,19 @@ pub struct WalkOptions {
     pub max_file_size: u64,
     /// Stop after this many candidate files.
     pub max_files: usize,
+    /// Only files under these project-relative folders (empty = the whole project).
+    pub only: Vec<String>,
+}
+
+impl WalkOptions {
+    /// Whether a project-relative path is inside the walk's scope.
+    pub fn in_scope(&self, rel: &str) -> bool {
+        self.only.is_empty()
+            || self.only.iter().any(|p| {
+                let p = p.trim_end_matches('/');
+                p.is_empty() || p == "." || rel == p || rel.starts_with(&format!("{p}/"))
+            })
+    }
 }
 
 impl Default for WalkOptions {
@@ -33,6 +46,7 @@ impl Default for WalkOptions {
         WalkOptions {
             max_file_size: 2 * 1024 * 1024,
             max_files: 200_000,
+            only: Vec::new(),
         }
     }
 }

@@ -177,6 +177,27 @@ fn kind_of(capture: &str) -> Option<DefKind> {
     })
 }
 
+/// Parses `src` and nothing else (the physical lower bound of indexing, for
+/// benchmarks); returns the number of nodes with errors, or `None` if no tree.
+pub fn parse_only(lang: Language, src: &[u8]) -> Result<Option<u32>, ExtractError> {
+    let spec = lang.spec();
+    PARSERS.with(|cell| {
+        let mut parsers = cell.borrow_mut();
+        let parser = match parsers.entry(lang) {
+            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                let mut p = Parser::new();
+                p.set_language(&(spec.grammar)())
+                    .map_err(|_| ExtractError::Grammar(spec.name))?;
+                v.insert(p)
+            }
+        };
+        Ok(parser
+            .parse(src, None)
+            .map(|t| u32::from(t.root_node().has_error())))
+    })
+}
+
 /// Parses `src` once and extracts definitions, call sites and imports.
 /// Broken source is data: a tree with errors still yields what it holds.
 pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> {

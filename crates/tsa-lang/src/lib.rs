@@ -7,7 +7,7 @@ mod languages;
 mod model;
 mod test_paths;
 
-pub use extract::{ExtractError, extract, validate_queries};
+pub use extract::{ExtractError, extract, parse_only, validate_queries};
 pub use languages::{Family, Language, ModuleStyle, Tier};
 pub use model::{Base, BaseKind, CallSite, Def, DefKind, FileExtract, Import};
 pub use test_paths::is_test_path;

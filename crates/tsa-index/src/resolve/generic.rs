@@ -8,7 +8,7 @@ use std::collections::HashMap;
 
 use tsa_lang::{DefKind, Language, ModuleStyle};
 
-use super::{Binding, MCall, MFile, MImport, Model, Resolution, bound};
+use super::{Binding, ImportBinding, MCall, MFile, MImport, Model, Resolution, bound};
 
 /// Path indexes over the project's files.
 pub(super) struct Modules {
@@ -236,6 +236,21 @@ fn import_target(m: &Model, file: usize, imp: &MImport) -> Target {
         Module::Stdlib => Target::Outside(Resolution::Stdlib),
         Module::External => Target::Outside(Resolution::External),
         Module::Unknown => Target::Unknown,
+    }
+}
+
+/// What an import statement binds to.
+pub(super) fn import(m: &Model, file: usize, imp: &MImport) -> ImportBinding {
+    match import_target(m, file, imp) {
+        Target::Symbol(s) => ImportBinding::symbol(m, file, s),
+        Target::Module(files) if files.len() == 1 => ImportBinding::module(m, file, files[0]),
+        Target::Module(files) if !files.is_empty() => ImportBinding {
+            file: None,
+            target: None,
+            resolution: Resolution::Project,
+        },
+        Target::Outside(r) => ImportBinding::outside(r),
+        _ => ImportBinding::UNKNOWN,
     }
 }
 

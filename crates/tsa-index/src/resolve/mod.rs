@@ -137,6 +137,60 @@ impl Binding {
     }
 }
 
+/// What an import statement binds to.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ImportBinding {
+    /// The project file the module is (for module imports) or holds the symbol.
+    pub file: Option<usize>,
+    /// The imported definition, when the import names one that could be found.
+    pub target: Option<usize>,
+    pub resolution: Resolution,
+}
+
+impl ImportBinding {
+    pub const UNKNOWN: ImportBinding = ImportBinding {
+        file: None,
+        target: None,
+        resolution: Resolution::Unknown,
+    };
+
+    fn outside(resolution: Resolution) -> ImportBinding {
+        ImportBinding {
+            file: None,
+            target: None,
+            resolution,
+        }
+    }
+
+    fn module(m: &Model, from: usize, file: usize) -> ImportBinding {
+        let resolution = if file == from {
+            Resolution::Local
+        } else {
+            Resolution::Project
+        };
+        let _ = m;
+        ImportBinding {
+            file: Some(file),
+            target: None,
+            resolution,
+        }
+    }
+
+    fn symbol(m: &Model, from: usize, sym: usize) -> ImportBinding {
+        let file = m.syms[sym].file;
+        let resolution = if file == from {
+            Resolution::Local
+        } else {
+            Resolution::Project
+        };
+        ImportBinding {
+            file: Some(file),
+            target: Some(sym),
+            resolution,
+        }
+    }
+}
+
 /// The whole project as the resolver sees it.
 pub struct Model {
     pub files: Vec<MFile>,
@@ -208,6 +262,39 @@ impl Model {
                 ..b
             },
             None => b,
+        }
+    }
+
+    /// Resolves the base type `base` named by definition `sym` (`class A(Base)`,
+    /// `impl Trait for X`): like a call of that name from the definition, keeping
+    /// only bindings to types.
+    pub fn resolve_base(&self, sym: usize, base: &str) -> Binding {
+        let file = self.syms[sym].file;
+        let call = MCall {
+            file,
+            caller: self.syms[sym].parent,
+            callee: base.to_owned(),
+            receiver: None,
+            path: false,
+        };
+        let b = self.resolve(&call);
+        match b.target {
+            Some(t) if !self.syms[t].kind.is_type() => Binding::UNKNOWN,
+            _ => b,
+        }
+    }
+
+    /// Resolves one import statement of `file`.
+    pub fn resolve_import(&self, file: usize, imp: &MImport) -> ImportBinding {
+        let lang = self.files[file].lang;
+        let b = match lang.module_style() {
+            ModuleStyle::Python => python::import(self, file, imp),
+            ModuleStyle::Rust => rust::import(self, file, imp),
+            _ => generic::import(self, file, imp),
+        };
+        match b.file {
+            Some(f) if !lang.can_call(self.files[f].lang) => ImportBinding::UNKNOWN,
+            _ => b,
         }
     }
 

@@ -6,7 +6,7 @@ use std::sync::OnceLock;
 
 use tsa_lang::{DefKind, Language};
 
-use super::{Binding, MCall, MFile, MImport, Model, Resolution, bound};
+use super::{Binding, ImportBinding, MCall, MFile, MImport, Model, Resolution, bound};
 
 fn stdlib() -> &'static HashSet<&'static str> {
     static S: OnceLock<HashSet<&'static str>> = OnceLock::new();
@@ -323,6 +323,31 @@ pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
             }
             Binding::UNKNOWN
         }
+    }
+}
+
+/// What an import statement binds to.
+pub(super) fn import(m: &Model, file: usize, imp: &MImport) -> ImportBinding {
+    if imp.alias == "*" {
+        return match module(m, file, &imp.module, imp.level) {
+            Module::Project(f) => ImportBinding::module(m, file, f),
+            Module::Outside { stdlib } => ImportBinding::outside(outside_class(stdlib)),
+            Module::Unknown => ImportBinding::UNKNOWN,
+        };
+    }
+    match import_target(m, file, imp, 0) {
+        Target::Symbol(s) => ImportBinding::symbol(m, file, s),
+        Target::Module(f) => ImportBinding::module(m, file, f),
+        Target::Outside { stdlib } => ImportBinding::outside(outside_class(stdlib)),
+        Target::Unknown => ImportBinding::UNKNOWN,
+    }
+}
+
+fn outside_class(stdlib: bool) -> Resolution {
+    if stdlib {
+        Resolution::Stdlib
+    } else {
+        Resolution::External
     }
 }
 

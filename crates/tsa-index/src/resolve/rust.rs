@@ -7,7 +7,7 @@ use std::sync::OnceLock;
 
 use tsa_lang::{DefKind, Language};
 
-use super::{Binding, MCall, MFile, MImport, Model, Resolution, bound};
+use super::{Binding, ImportBinding, MCall, MFile, MImport, Model, Resolution, bound};
 
 fn std_names() -> &'static HashSet<&'static str> {
     static S: OnceLock<HashSet<&'static str>> = OnceLock::new();
@@ -234,6 +234,25 @@ fn from_target(t: Target) -> Binding {
         Target::Std => Binding::class(Resolution::Stdlib),
         Target::External => Binding::class(Resolution::External),
         Target::Module(_) | Target::Unknown => Binding::UNKNOWN,
+    }
+}
+
+/// What a `use` binding binds to.
+pub(super) fn import(m: &Model, file: usize, imp: &MImport) -> ImportBinding {
+    if imp.alias == "*" {
+        return match module(m, file, &segs(&imp.module)) {
+            Module::Project(f) => ImportBinding::module(m, file, f),
+            Module::Std => ImportBinding::outside(Resolution::Stdlib),
+            Module::External => ImportBinding::outside(Resolution::External),
+            Module::Unknown => ImportBinding::UNKNOWN,
+        };
+    }
+    match import_target(m, file, imp, 0) {
+        Target::Symbol(s) => ImportBinding::symbol(m, file, s),
+        Target::Module(f) => ImportBinding::module(m, file, f),
+        Target::Std => ImportBinding::outside(Resolution::Stdlib),
+        Target::External => ImportBinding::outside(Resolution::External),
+        Target::Unknown => ImportBinding::UNKNOWN,
     }
 }
 

@@ -1,8 +1,12 @@
 //! The action registry: one file per action, one line each here, alphabetical.
 
 mod common;
+mod index_auto;
+mod index_build;
+mod index_cache;
 mod index_full;
 mod index_status;
+mod index_sync;
 mod nav_callees;
 mod nav_callers;
 mod search_symbol;
@@ -13,8 +17,12 @@ use crate::action::DynAction;
 /// Every action this build implements. Catalog actions missing here answer
 /// `unsupported_action`.
 pub static REGISTRY: &[&dyn DynAction] = &[
+    &index_auto::Auto,
+    &index_build::Build,
+    &index_cache::Cache,
     &index_full::Full,
     &index_status::Status,
+    &index_sync::Sync,
     &nav_callees::Callees,
     &nav_callers::Callers,
     &search_symbol::Symbol,
