@@ -401,10 +401,11 @@ pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
             }
             let simple = recv.chars().all(|c| c.is_alphanumeric() || c == '_');
             // A receiver that names a type: `Type.staticMethod()`, `Type::f()`.
-            if simple && recv.chars().next().is_some_and(char::is_uppercase) {
-                if let Some(b) = method(m, call, recv, name) {
-                    return b;
-                }
+            if simple
+                && recv.chars().next().is_some_and(char::is_uppercase)
+                && let Some(b) = method(m, call, recv, name)
+            {
+                return b;
             }
             if simple && lang.is_stdlib_module(recv) {
                 return Binding::class(Resolution::Stdlib);
