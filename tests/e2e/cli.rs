@@ -469,3 +469,38 @@ fn incremental_sync_equals_a_cold_build_after_edits_and_deletes() {
         assert_eq!(after_incremental[key], after_cold[key], "{key}");
     }
 }
+
+#[test]
+fn progress_bar_shows_on_a_terminal_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    for i in 0..400 {
+        let body: String = (0..20)
+            .map(|f| format!("def f{f}_{i}():\n    return len('x')\n\n"))
+            .collect();
+        std::fs::write(root.join(format!("m{i}.py")), body).unwrap();
+    }
+    // Piped: stdout is JSON only, stderr stays empty.
+    let (code, out, err) = run(&root, &["index", "full", "--mode", "full"]);
+    assert_eq!(code, 0);
+    assert!(out.trim_start().starts_with('{'));
+    assert!(
+        err.is_empty(),
+        "stderr must stay quiet off a terminal: {err}"
+    );
+    // On a pseudo-terminal (util-linux `script`), the bar appears with files/s.
+    let cmd = format!(
+        "{} --project-root {} index full --mode full",
+        crate::support::bin(),
+        root.display()
+    );
+    let out = std::process::Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .output()
+        .expect("util-linux `script` runs the CLI on a pseudo-terminal");
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        screen.contains("files (") && screen.contains("/s"),
+        "no progress bar on a terminal: {screen}"
+    );
+}

@@ -177,3 +177,68 @@ async fn mcp_without_a_root_asks_for_set_project_path() {
     assert_eq!(v["caller_count"], 5);
     client.cancel().await.unwrap();
 }
+
+/// A client that records the progress notifications it receives.
+#[derive(Clone, Default)]
+struct ProgressClient {
+    seen: std::sync::Arc<std::sync::Mutex<Vec<(f64, Option<f64>)>>>,
+}
+
+impl rmcp::ClientHandler for ProgressClient {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.seen
+            .lock()
+            .unwrap()
+            .push((params.progress, params.total));
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn mcp_build_sends_progress_notifications_for_a_progress_token() {
+    use rmcp::model::{NumberOrString, ProgressToken, RequestParamsMeta};
+    let p = project("python");
+    let mut cmd = tokio::process::Command::new(bin());
+    cmd.arg("mcp")
+        .arg("--project-root")
+        .arg(&p.root)
+        .env_remove("TREE_SITTER_PROJECT_ROOT");
+    let handler = ProgressClient::default();
+    let client = handler
+        .clone()
+        .serve(TokioChildProcess::new(cmd).unwrap())
+        .await
+        .unwrap();
+    let mut params = CallToolRequestParams::new("index").with_arguments(args(
+        json!({"action": "full", "mode": "full", "output_format": "json"}),
+    ));
+    // (rmcp's client also attaches a token of its own to every request.)
+    params.set_progress_token(ProgressToken(NumberOrString::Number(7)));
+    let r = client.call_tool(params).await.unwrap();
+    assert_eq!(r.is_error, Some(false));
+    let total = text(&r)["phases"]["total_files"].as_f64().unwrap();
+    // Notifications may trail the response by a moment.
+    for _ in 0..50 {
+        if handler
+            .seen
+            .lock()
+            .unwrap()
+            .iter()
+            .any(|(done, _)| *done == total)
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    let seen = handler.seen.lock().unwrap().clone();
+    assert!(!seen.is_empty(), "no progress notification");
+    assert!(seen.iter().all(|(_, t)| *t == Some(total)));
+    assert!(
+        seen.windows(2).all(|w| w[0].0 <= w[1].0),
+        "progress never goes back: {seen:?}"
+    );
+    client.cancel().await.unwrap();
+}

@@ -110,6 +110,24 @@ fn serve(root: Option<PathBuf>) -> ExitCode {
     }
 }
 
+/// A progress bar on stderr with files/s, only when both stdout and stderr are
+/// terminals (never in pipes, files or CI logs).
+fn progress_bar() -> Option<indicatif::ProgressBar> {
+    use std::io::IsTerminal;
+    if !std::io::stdout().is_terminal() || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar =
+        indicatif::ProgressBar::with_draw_target(Some(0), indicatif::ProgressDrawTarget::stderr());
+    let style = indicatif::ProgressStyle::with_template(
+        "{spinner} {msg:8} [{bar:30}] {pos}/{len} files ({per_sec}, {elapsed})",
+    )
+    .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+    .progress_chars("=> ");
+    bar.set_style(style);
+    Some(bar)
+}
+
 fn tool(root: PathBuf, format: Option<String>, words: Vec<String>) -> ExitCode {
     let parsed = match params::parse(&words) {
         Ok(p) => p,
@@ -126,6 +144,15 @@ fn tool(root: PathBuf, format: Option<String>, words: Vec<String>) -> ExitCode {
         args.insert("output_format".into(), Value::String(f));
     }
     let mut ctx = Context::new();
+    let bar = progress_bar();
+    if let Some(bar) = &bar {
+        let bar = bar.clone();
+        ctx.set_progress(Some(std::sync::Arc::new(move |p: tsa_index::Progress| {
+            bar.set_length(p.total as u64);
+            bar.set_position(p.done as u64);
+            bar.set_message(p.phase);
+        })));
+    }
     let set = ctx.set_root(&root);
     let reply = match set {
         // A bad root still answers through the dispatcher (it reports project_not_set).
@@ -136,6 +163,9 @@ fn tool(root: PathBuf, format: Option<String>, words: Vec<String>) -> ExitCode {
             OutputFormat::Json,
         ),
     };
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
     let text = match reply.format {
         OutputFormat::Toon if !reply.compact_only => match reply.body.get("toon_content") {
             Some(Value::String(s)) => s.clone(),

@@ -4,6 +4,8 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -32,10 +34,42 @@ impl BuildMode {
     }
 }
 
-#[derive(Clone, Debug, Default)]
+/// Where a build is: the phase, and files done of the total.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    /// `parse`, `write` or `resolve`.
+    pub phase: &'static str,
+    pub done: usize,
+    pub total: usize,
+}
+
+/// Receives build progress, from any thread.
+pub type ProgressSink = Arc<dyn Fn(Progress) + Send + Sync>;
+
+#[derive(Clone, Default)]
 pub struct BuildOptions {
     pub mode: BuildMode,
     pub walk: WalkOptions,
+    /// Called as files are parsed and phases change (a progress bar, MCP notifications).
+    pub progress: Option<ProgressSink>,
+}
+
+impl std::fmt::Debug for BuildOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BuildOptions")
+            .field("mode", &self.mode)
+            .field("walk", &self.walk)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
+}
+
+impl BuildOptions {
+    fn report(&self, phase: &'static str, done: usize, total: usize) {
+        if let Some(p) = &self.progress {
+            p(Progress { phase, done, total });
+        }
+    }
 }
 
 /// One file's outcome.
@@ -155,10 +189,20 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
         BuildMode::Incremental => stored_files(&conn)?,
     };
     let t = Instant::now();
+    let total = walked.files.len();
+    let done = AtomicUsize::new(0);
+    opts.report("parse", 0, total);
     let outcomes: Vec<Outcome> = walked
         .files
         .par_iter()
-        .map(|f| examine(f, stored.get(&f.rel)))
+        .map(|f| {
+            let o = examine(f, stored.get(&f.rel));
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if n % 32 == 0 || n == total {
+                opts.report("parse", n, total);
+            }
+            o
+        })
         .collect();
     let parse_ms = t.elapsed().as_millis();
     let mut report = BuildReport {
@@ -173,6 +217,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
         parse_ms,
         ..BuildReport::default()
     };
+    opts.report("write", total, total);
     let cold = opts.mode == BuildMode::Full || stored.is_empty();
     let tx = conn.transaction()?;
     if cold {

@@ -13,7 +13,8 @@ mod walk;
 use std::path::Path;
 
 pub use build::{
-    BuildMode, BuildOptions, BuildReport, FileStatus, Pending, build, pending_changes,
+    BuildMode, BuildOptions, BuildReport, FileStatus, Pending, Progress, ProgressSink, build,
+    pending_changes,
 };
 pub use read::{CallRow, Index, Status, SymbolRow};
 pub use resolve::Resolution;

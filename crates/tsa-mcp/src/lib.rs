@@ -6,12 +6,13 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ServerCapabilities, ServerConfig, Tool,
-    ToolAnnotations,
+    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
+    ServerConfig, Tool, ToolAnnotations,
 };
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
+use tsa_index::{Progress, ProgressSink};
 use tsa_tools::{Context, OutputFormat, call, tool_descriptions};
 
 /// The tsa MCP server; one per connection.
@@ -42,13 +43,16 @@ impl TsaServer {
         }
     }
 
-    fn answer(&self, name: &str, args: Value) -> CallToolResult {
+    fn answer(&self, name: &str, args: Value, progress: Option<ProgressSink>) -> CallToolResult {
         let reply = {
             let mut ctx = match self.ctx.lock() {
                 Ok(c) => c,
                 Err(poisoned) => poisoned.into_inner(),
             };
-            call(&mut ctx, name, args, OutputFormat::Toon)
+            ctx.set_progress(progress);
+            let reply = call(&mut ctx, name, args, OutputFormat::Toon);
+            ctx.set_progress(None);
+            reply
         };
         let text = serde_json::to_string(&Value::Object(reply.body)).unwrap_or_else(|e| {
             format!(r#"{{"success":false,"error":"serialisation failed: {e}","error_type":"internal","verdict":"ERROR"}}"#)
@@ -81,15 +85,46 @@ impl ServerHandler for TsaServer {
     async fn call_tool(
         &self,
         request: CallToolRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
         let server = self.clone();
         let name = request.name.to_string();
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
+        // Progress notifications when the client sent a progress token: the build
+        // reports from worker threads into a channel a task forwards to the peer.
+        let token = request
+            .meta
+            .as_ref()
+            .and_then(|m| m.get_progress_token())
+            .or_else(|| context.meta.get_progress_token());
+        let (sink, forward) = match token {
+            Some(token) => {
+                let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
+                let peer = context.peer.clone();
+                let forward = tokio::spawn(async move {
+                    while let Some(p) = rx.recv().await {
+                        let mut note = ProgressNotificationParam::new(token.clone(), p.done as f64);
+                        note.total = Some(p.total as f64);
+                        note.message = Some(format!("{}: {}/{} files", p.phase, p.done, p.total));
+                        if peer.notify_progress(note).await.is_err() {
+                            break;
+                        }
+                    }
+                });
+                let sink: ProgressSink = Arc::new(move |p: Progress| {
+                    let _ = tx.send(p);
+                });
+                (Some(sink), Some(forward))
+            }
+            None => (None, None),
+        };
         // Index builds and queries block; keep them off the protocol task.
-        let result = tokio::task::spawn_blocking(move || server.answer(&name, args))
+        let result = tokio::task::spawn_blocking(move || server.answer(&name, args, sink))
             .await
             .map_err(|e| McpError::internal_error(format!("tool task failed: {e}"), None))?;
+        if let Some(f) = forward {
+            let _ = f.await;
+        }
         Ok(result.into())
     }
 }

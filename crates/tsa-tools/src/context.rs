@@ -2,12 +2,24 @@
 
 use std::path::{Path, PathBuf};
 
+use tsa_index::{BuildOptions, ProgressSink};
+
 use crate::ToolError;
 
 /// One session (an MCP connection, or one CLI run).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Default)]
 pub struct Context {
     root: Option<PathBuf>,
+    progress: Option<ProgressSink>,
+}
+
+impl std::fmt::Debug for Context {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Context")
+            .field("root", &self.root)
+            .field("progress", &self.progress.is_some())
+            .finish()
+    }
 }
 
 impl Context {
@@ -41,6 +53,19 @@ impl Context {
         }
         self.root = Some(canonical.clone());
         Ok(canonical)
+    }
+
+    /// Where index builds report progress (a terminal bar, MCP notifications); `None` = quiet.
+    pub fn set_progress(&mut self, sink: Option<ProgressSink>) {
+        self.progress = sink;
+    }
+
+    /// Build options carrying this session's progress sink.
+    pub fn build_options(&self) -> BuildOptions {
+        BuildOptions {
+            progress: self.progress.clone(),
+            ..BuildOptions::default()
+        }
     }
 
     pub fn root(&self) -> Result<&Path, ToolError> {

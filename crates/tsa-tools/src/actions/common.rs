@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use tsa_envelope::{Success, Verdict};
-use tsa_index::{BuildOptions, CallRow, Index, SymbolRow};
+use tsa_index::{CallRow, Index, SymbolRow};
 
 use crate::source::source_file;
 use crate::{Context, ToolError};
@@ -29,7 +29,7 @@ pub fn open_index(ctx: &Context) -> Result<Opened, ToolError> {
             built_now: None,
         });
     }
-    let report = tsa_index::build(root, &BuildOptions::default())?;
+    let report = tsa_index::build(root, &ctx.build_options())?;
     if report.total_files == 0 {
         return Err(ToolError::EmptyProject);
     }

@@ -92,7 +92,7 @@ impl Action for Auto {
                     root,
                     &BuildOptions {
                         walk,
-                        ..BuildOptions::default()
+                        ..ctx.build_options()
                     },
                 )?;
                 if r.total_files == 0 {

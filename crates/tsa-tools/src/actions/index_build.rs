@@ -48,7 +48,7 @@ impl Action for Build {
                 only: only.clone(),
                 ..WalkOptions::default()
             },
-            ..BuildOptions::default()
+            ..ctx.build_options()
         };
         let report = tsa_index::build(root, &opts)?;
         if report.total_files == 0 {

@@ -217,7 +217,14 @@ impl Action for Cache {
                 } else {
                     BuildMode::Incremental
                 };
-                let r = tsa_index::build(root, &BuildOptions { mode, walk })?;
+                let r = tsa_index::build(
+                    root,
+                    &BuildOptions {
+                        mode,
+                        walk,
+                        ..ctx.build_options()
+                    },
+                )?;
                 if r.total_files == 0 {
                     return Err(ToolError::EmptyProject);
                 }

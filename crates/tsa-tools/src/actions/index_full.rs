@@ -54,6 +54,7 @@ impl Action for Full {
                 max_files: max_files.get(),
                 ..WalkOptions::default()
             },
+            ..ctx.build_options()
         };
         let r = tsa_index::build(root, &opts)?;
         if r.total_files == 0 {

@@ -84,7 +84,7 @@ impl Action for Sync {
                     root,
                     &BuildOptions {
                         walk,
-                        ..BuildOptions::default()
+                        ..ctx.build_options()
                     },
                 )?;
                 if r.total_files == 0 {
