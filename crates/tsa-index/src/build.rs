@@ -198,7 +198,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
         .map(|f| {
             let o = examine(f, stored.get(&f.rel));
             let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-            if n % 32 == 0 || n == total {
+            if n.is_multiple_of(32) || n == total {
                 opts.report("parse", n, total);
             }
             o
