@@ -178,10 +178,13 @@ async fn mcp_without_a_root_asks_for_set_project_path() {
     client.cancel().await.unwrap();
 }
 
+/// (progress, total) of each notification received.
+type Seen = std::sync::Arc<std::sync::Mutex<Vec<(f64, Option<f64>)>>>;
+
 /// A client that records the progress notifications it receives.
 #[derive(Clone, Default)]
 struct ProgressClient {
-    seen: std::sync::Arc<std::sync::Mutex<Vec<(f64, Option<f64>)>>>,
+    seen: Seen,
 }
 
 impl rmcp::ClientHandler for ProgressClient {
