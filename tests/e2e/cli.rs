@@ -504,3 +504,46 @@ fn progress_bar_shows_on_a_terminal_only() {
         "no progress bar on a terminal: {screen}"
     );
 }
+
+/// Every call site's binding, as (file, line, callee, target, resolution).
+fn bindings(root: &std::path::Path) -> Vec<(String, u32, String, String, String)> {
+    let index = tsa_index::Index::open(root).unwrap().unwrap();
+    let mut out = Vec::new();
+    for f in index.files().unwrap() {
+        for c in index.calls_in_file(&f).unwrap() {
+            let target = c.target.map(|t| format!("{}:{}", t.file, t.qualname)).unwrap_or_default();
+            out.push((f.clone(), c.line, c.callee_name, target, c.resolution.as_str().to_owned()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn scoped_re_resolution_after_edits_equals_a_cold_build() {
+    for fixture in ["python", "rust", "typescript", "java"] {
+        let p = project(fixture);
+        json(&p.root, &["index", "full"]);
+        // Edit every source file in place (no file added or removed): rename the
+        // first definition of each, and add a definition named like a common callee.
+        let index = tsa_index::Index::open(&p.root).unwrap().unwrap();
+        let files = index.files().unwrap();
+        drop(index);
+        for (n, f) in files.iter().enumerate() {
+            let path = p.root.join(f);
+            let text = std::fs::read_to_string(&path).unwrap();
+            let edited = match n % 3 {
+                0 => text.replacen("build", "rebuilt", 1),
+                1 => text.replacen("open", "opened", 1),
+                _ => text.replacen("helper", "assist", 1),
+            };
+            std::fs::write(&path, edited).unwrap();
+        }
+        let (_, v) = json(&p.root, &["index", "full"]);
+        assert_eq!(v["success"], true, "{v}");
+        let incremental = bindings(&p.root);
+        json(&p.root, &["index", "full", "--mode", "full"]);
+        let cold = bindings(&p.root);
+        assert_eq!(incremental, cold, "{fixture}: scoped re-resolution differs from a cold build");
+    }
+}

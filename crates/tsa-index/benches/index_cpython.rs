@@ -101,6 +101,7 @@ fn main() {
     // One changed file: append a function to a module every run.
     let victim = root.join("json/__init__.py");
     let mut one = Vec::new();
+    let mut last_one = None;
     for i in 0..runs {
         let mut f = std::fs::OpenOptions::new()
             .append(true)
@@ -111,6 +112,7 @@ fn main() {
         let n = build(&root, &incr).unwrap();
         one.push(t.elapsed());
         assert_eq!(n.indexed, 1);
+        last_one = Some(n);
     }
     let build_peak = peak_rss_mib();
     let index = Index::open(&root).unwrap().unwrap();
@@ -180,6 +182,13 @@ fn main() {
     );
     let _ = writeln!(out, "no-change sync  median {:8.1} ms", ms(median(noop)));
     let _ = writeln!(out, "one-file change median {:8.1} ms", ms(median(one)));
+    if let Some(n) = &last_one {
+        let _ = writeln!(
+            out,
+            "  last one-file sync phases: walk {} ms, stat+hash+parse {} ms, write {} ms, resolve {} ms",
+            n.walk_ms, n.parse_ms, n.write_ms, n.resolve_ms
+        );
+    }
     let _ = writeln!(
         out,
         "callers(json.dumps) median {:6.3} ms  ({callers} callers)",

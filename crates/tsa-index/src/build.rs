@@ -3,6 +3,8 @@
 //! then re-resolve calls.
 
 use std::collections::{HashMap, HashSet};
+
+use rustc_hash::FxHashMap;
 use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -318,6 +320,15 @@ fn write_cold(
     let mut syms = Vec::new();
     let mut imports = Vec::with_capacity(parsed.len());
     let mut first_sym = Vec::with_capacity(parsed.len());
+    let mut interned: HashMap<String, Arc<str>> = HashMap::new();
+    let mut intern = |s: &str| -> Arc<str> {
+        if let Some(a) = interned.get(s) {
+            return Arc::clone(a);
+        }
+        let a: Arc<str> = Arc::from(s);
+        interned.insert(s.to_owned(), Arc::clone(&a));
+        a
+    };
     for (k, (f, _, x)) in parsed.iter().enumerate() {
         let is_test = is_test_path(&f.rel);
         mfiles.push(MFile {
@@ -332,9 +343,9 @@ fn write_cold(
             syms.push(MSym {
                 id: syms.len() as i64 + 1,
                 file: k,
-                name: d.name.clone(),
+                name: intern(&d.name),
                 kind: d.kind,
-                owner: d.owner.clone(),
+                owner: d.owner.as_deref().map(&mut intern),
                 parent: d.parent.map(|p| base + p),
                 is_test: d.is_test || is_test,
             });
@@ -595,91 +606,206 @@ impl Scope {
     }
 }
 
-/// Loads the resolution model from the index.
-pub(crate) fn load_model(conn: &Connection) -> Result<(Model, HashMap<i64, usize>), IndexError> {
+/// Every indexed file, and file id -> index.
+fn load_files(conn: &Connection) -> Result<(Vec<MFile>, HashMap<i64, usize>), IndexError> {
     let mut files = Vec::new();
     let mut file_idx = HashMap::new();
-    {
-        let mut stmt = conn.prepare("SELECT id, path, language, is_test FROM files ORDER BY id")?;
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            let lang: String = r.get(2)?;
-            let Some(lang) = Language::from_name(&lang) else {
-                continue;
-            };
-            file_idx.insert(r.get::<_, i64>(0)?, files.len());
-            files.push(MFile {
-                id: r.get(0)?,
-                path: r.get(1)?,
-                lang,
-                is_test: r.get(3)?,
-            });
-        }
+    let mut stmt = conn.prepare("SELECT id, path, language, is_test FROM files ORDER BY id")?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let lang: String = r.get(2)?;
+        let Some(lang) = Language::from_name(&lang) else { continue };
+        file_idx.insert(r.get::<_, i64>(0)?, files.len());
+        files.push(MFile { id: r.get(0)?, path: r.get(1)?, lang, is_test: r.get(3)? });
     }
-    let mut syms = Vec::new();
-    let mut sym_idx = HashMap::new();
-    let mut parents = Vec::new();
-    {
-        let mut stmt = conn.prepare(
-            "SELECT s.id, s.file_id, n.name, s.kind, o.name, s.parent_id, s.is_test
+    Ok((files, file_idx))
+}
+
+/// Every import binding, per file.
+fn load_imports(conn: &Connection, file_idx: &HashMap<i64, usize>, n: usize) -> Result<Vec<Vec<MImport>>, IndexError> {
+    let mut imports: Vec<Vec<MImport>> = vec![Vec::new(); n];
+    let mut stmt = conn.prepare("SELECT file_id, module, name, alias, level FROM imports ORDER BY id")?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let Some(&file) = file_idx.get(&r.get::<_, i64>(0)?) else { continue };
+        imports[file].push(MImport { module: r.get(1)?, name: r.get(2)?, alias: r.get(3)?, level: r.get(4)? });
+    }
+    Ok(imports)
+}
+
+fn id_list(ids: impl IntoIterator<Item = i64>) -> String {
+    ids.into_iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",")
+}
+
+/// Symbols matching `filter` (all when `None`), then their parent chains, with
+/// names shared as one `Arc` per name id. Returns the symbols and id -> index.
+fn load_symbols(
+    conn: &Connection,
+    file_idx: &HashMap<i64, usize>,
+    filter: Option<String>,
+) -> Result<(Vec<MSym>, HashMap<i64, usize>), IndexError> {
+    let mut names: FxHashMap<i64, Arc<str>> = FxHashMap::default();
+    let mut syms: Vec<MSym> = Vec::new();
+    let mut sym_idx: HashMap<i64, usize> = HashMap::new();
+    let mut parents: Vec<Option<i64>> = Vec::new();
+    let mut condition = filter.unwrap_or_else(|| "1".into());
+    loop {
+        let mut stmt = conn.prepare(&format!(
+            "SELECT s.id, s.file_id, s.name_id, n.name, s.kind, s.owner_id, o.name, s.parent_id, s.is_test
              FROM symbols s JOIN names n ON n.id = s.name_id LEFT JOIN names o ON o.id = s.owner_id
-             ORDER BY s.id",
-        )?;
+             WHERE {condition} ORDER BY s.id"
+        ))?;
         let mut rows = stmt.query([])?;
         while let Some(r) = rows.next()? {
-            let Some(&file) = file_idx.get(&r.get::<_, i64>(1)?) else {
+            let id: i64 = r.get(0)?;
+            if sym_idx.contains_key(&id) {
                 continue;
+            }
+            let Some(&file) = file_idx.get(&r.get::<_, i64>(1)?) else { continue };
+            let kind = match r.get_ref(4)? {
+                rusqlite::types::ValueRef::Text(t) => std::str::from_utf8(t).ok().and_then(tsa_lang::DefKind::parse),
+                _ => None,
             };
-            let kind: String = r.get(3)?;
-            let Some(kind) = tsa_lang::DefKind::parse(&kind) else {
-                continue;
+            let Some(kind) = kind else { continue };
+            let mut shared = |id: i64, col: usize| -> Result<Arc<str>, IndexError> {
+                if let Some(n) = names.get(&id) {
+                    return Ok(Arc::clone(n));
+                }
+                let n: Arc<str> = Arc::from(r.get::<_, String>(col)?);
+                names.insert(id, Arc::clone(&n));
+                Ok(n)
             };
-            sym_idx.insert(r.get::<_, i64>(0)?, syms.len());
-            parents.push(r.get::<_, Option<i64>>(5)?);
-            syms.push(MSym {
-                id: r.get(0)?,
-                file,
-                name: r.get(2)?,
-                kind,
-                owner: r.get(4)?,
-                parent: None,
-                is_test: r.get(6)?,
-            });
+            let name = shared(r.get(2)?, 3)?;
+            let owner = match r.get::<_, Option<i64>>(5)? {
+                Some(oid) => Some(shared(oid, 6)?),
+                None => None,
+            };
+            sym_idx.insert(id, syms.len());
+            parents.push(r.get::<_, Option<i64>>(7)?);
+            syms.push(MSym { id, file, name, kind, owner, parent: None, is_test: r.get(8)? });
         }
+        // Parent chains of a partial load: fetch the parents not loaded yet.
+        let missing: HashSet<i64> = parents.iter().flatten().copied().filter(|p| !sym_idx.contains_key(p)).collect();
+        if missing.is_empty() {
+            break;
+        }
+        condition = format!("s.id IN ({})", id_list(missing));
     }
     for (s, p) in syms.iter_mut().zip(parents) {
         s.parent = p.and_then(|p| sym_idx.get(&p).copied());
     }
-    let mut imports: Vec<Vec<MImport>> = vec![Vec::new(); files.len()];
-    {
-        let mut stmt =
-            conn.prepare("SELECT file_id, module, name, alias, level FROM imports ORDER BY id")?;
-        let mut rows = stmt.query([])?;
-        while let Some(r) = rows.next()? {
-            let Some(&file) = file_idx.get(&r.get::<_, i64>(0)?) else {
-                continue;
-            };
-            imports[file].push(MImport {
-                module: r.get(1)?,
-                name: r.get(2)?,
-                alias: r.get(3)?,
-                level: r.get(4)?,
-            });
-        }
-    }
-    Ok((Model::new(files, syms, imports), sym_idx))
+    Ok((syms, sym_idx))
 }
+
 
 /// Re-resolves the call sites, imports and bases in `scope` and writes the ones
 /// whose binding changed. Returns how many call sites in scope are resolved.
 fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, IndexError> {
-    let (model, sym_idx) = load_model(tx)?;
-    let file_idx: HashMap<i64, usize> = model
-        .files
-        .iter()
-        .enumerate()
-        .map(|(i, f)| (f.id, i))
-        .collect();
+    let (files, file_idx) = load_files(tx)?;
+    let imports = load_imports(tx, &file_idx, files.len())?;
+    // The affected call sites and bases, read before the symbols so a small change
+    // loads only the symbols their resolution can look at.
+    struct RawCall {
+        id: i64,
+        file_id: i64,
+        caller: Option<i64>,
+        callee: String,
+        receiver: Option<String>,
+        path: bool,
+        target: Option<i64>,
+        resolution: i64,
+    }
+    let (cond, _) = scope.condition(tx, "c.file_id", &["c.callee_id"])?;
+    let mut raw_calls = Vec::new();
+    {
+        let mut stmt = tx.prepare(&format!(
+            "SELECT c.id, c.file_id, c.caller_id, n.name, c.receiver, c.path_call, c.target_id, c.resolution
+             FROM calls c JOIN names n ON n.id = c.callee_id WHERE {cond}"
+        ))?;
+        let mut q = stmt.query([])?;
+        while let Some(r) = q.next()? {
+            raw_calls.push(RawCall {
+                id: r.get(0)?,
+                file_id: r.get(1)?,
+                caller: r.get(2)?,
+                callee: r.get(3)?,
+                receiver: r.get(4)?,
+                path: r.get(5)?,
+                target: r.get(6)?,
+                resolution: r.get(7)?,
+            });
+        }
+    }
+    let filter = match scope {
+        Scope::All => None,
+        Scope::Some { files: changed, names } => {
+            // Symbols the resolver can reach from the affected rows: their callers
+            // (and parent chains), everything named like a callee, receiver, base or
+            // import on the way, and every symbol of the changed files.
+            let mut ids: HashSet<i64> = HashSet::new();
+            let mut ns: HashSet<String> = names.clone();
+            for c in &raw_calls {
+                ids.extend(c.caller);
+                ns.insert(c.callee.clone());
+                let head = c.receiver.as_deref().map(|r| {
+                    r.split(['.', ':']).filter(|p| !p.is_empty()).map(str::to_owned).collect::<Vec<_>>()
+                });
+                if let Some(parts) = &head {
+                    ns.extend(parts.iter().cloned());
+                }
+                if let Some(&k) = file_idx.get(&c.file_id) {
+                    for imp in &imports[k] {
+                        let used = imp.alias == c.callee
+                            || head.as_ref().is_some_and(|p| p.first() == Some(&imp.alias))
+                            || imp.alias == "*";
+                        if used {
+                            ns.insert(imp.alias.clone());
+                            ns.extend(imp.name.clone());
+                        }
+                    }
+                }
+            }
+            let (hcond, _) = scope.condition(tx, "h.file_id", &["h.base_id"])?;
+            let mut hs = tx.prepare(&format!(
+                "SELECT h.symbol_id, n.name FROM inherits h JOIN names n ON n.id = h.base_id WHERE {hcond}"
+            ))?;
+            for row in hs.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))? {
+                let (sym, base) = row?;
+                ids.insert(sym);
+                ns.insert(base);
+            }
+            // Re-export chains: an alias in the set brings the name it stands for.
+            loop {
+                let before = ns.len();
+                for imp in imports.iter().flatten() {
+                    if ns.contains(&imp.alias)
+                        && let Some(n) = &imp.name
+                        && !ns.contains(n)
+                    {
+                        ns.insert(n.clone());
+                    }
+                }
+                if ns.len() == before {
+                    break;
+                }
+            }
+            let mut get = tx.prepare_cached("SELECT id FROM names WHERE name = ?1")?;
+            let mut name_ids = Vec::new();
+            for n in &ns {
+                if let Some(id) = get.query_row([n], |r| r.get::<_, i64>(0)).optional()? {
+                    name_ids.push(id);
+                }
+            }
+            let names = id_list(name_ids.iter().copied());
+            Some(format!(
+                "s.file_id IN ({}) OR s.id IN ({}) OR s.name_id IN ({names}) OR s.owner_id IN ({names})",
+                id_list(changed.iter().copied()),
+                id_list(ids)
+            ))
+        }
+    };
+    let (syms, sym_idx) = load_symbols(tx, &file_idx, filter)?;
+    let model = Model::new(files, syms, imports);
     let sym_id = |s: usize| model.syms[s].id;
     // Calls.
     struct Row {
@@ -688,34 +814,24 @@ fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, Index
         target: Option<i64>,
         resolution: i64,
     }
-    let (cond, _) = scope.condition(tx, "c.file_id", &["c.callee_id"])?;
-    let mut rows = Vec::new();
-    {
-        let mut stmt = tx.prepare(&format!(
-            "SELECT c.id, c.file_id, c.caller_id, n.name, c.receiver, c.path_call, c.target_id, c.resolution
-             FROM calls c JOIN names n ON n.id = c.callee_id WHERE {cond}"
-        ))?;
-        let mut q = stmt.query([])?;
-        while let Some(r) = q.next()? {
-            let Some(&file) = file_idx.get(&r.get::<_, i64>(1)?) else {
-                continue;
-            };
-            rows.push(Row {
-                id: r.get(0)?,
+    let rows: Vec<Row> = raw_calls
+        .into_iter()
+        .filter_map(|c| {
+            let file = *file_idx.get(&c.file_id)?;
+            Some(Row {
+                id: c.id,
                 call: MCall {
                     file,
-                    caller: r
-                        .get::<_, Option<i64>>(2)?
-                        .and_then(|c| sym_idx.get(&c).copied()),
-                    callee: r.get(3)?,
-                    receiver: r.get(4)?,
-                    path: r.get(5)?,
+                    caller: c.caller.and_then(|id| sym_idx.get(&id).copied()),
+                    callee: c.callee,
+                    receiver: c.receiver,
+                    path: c.path,
                 },
-                target: r.get(6)?,
-                resolution: r.get(7)?,
-            });
-        }
-    }
+                target: c.target,
+                resolution: c.resolution,
+            })
+        })
+        .collect();
     let bindings: Vec<Binding> = rows.par_iter().map(|r| model.resolve(&r.call)).collect();
     let mut update = tx.prepare_cached(
         "UPDATE calls SET target_id = ?2, resolution = ?3, confidence = ?4 WHERE id = ?1",

@@ -4,7 +4,8 @@
 //! bindings, receivers that name a type or an imported module, builtins, then a
 //! unique definition of the same language family.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
 
 use tsa_lang::{DefKind, Language, ModuleStyle};
 
@@ -35,9 +36,9 @@ fn strip_ext(path: &str) -> &str {
 impl Modules {
     pub(super) fn new(files: &[MFile]) -> Modules {
         let mut m = Modules {
-            by_path: HashMap::new(),
-            by_dir: HashMap::new(),
-            by_suffix: HashMap::new(),
+            by_path: HashMap::default(),
+            by_dir: HashMap::default(),
+            by_suffix: HashMap::default(),
         };
         for (i, f) in files.iter().enumerate() {
             m.by_path.insert(f.path.clone(), i);
@@ -392,7 +393,7 @@ pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
                         None => Binding::UNKNOWN,
                     },
                     Target::Symbol(s) if m.syms[s].kind.is_type() => {
-                        let owner = m.syms[s].name.clone();
+                        let owner = Arc::clone(&m.syms[s].name);
                         method(m, call, &owner, name).unwrap_or(Binding::UNKNOWN)
                     }
                     Target::Outside(r) => Binding::class(r),

@@ -11,7 +11,8 @@ mod generic;
 mod python;
 mod rust;
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
+use std::sync::Arc;
 
 use tsa_lang::{DefKind, Language, ModuleStyle};
 
@@ -86,9 +87,9 @@ pub struct MFile {
 pub struct MSym {
     pub id: i64,
     pub file: usize,
-    pub name: String,
+    pub name: Arc<str>,
     pub kind: DefKind,
-    pub owner: Option<String>,
+    pub owner: Option<Arc<str>>,
     pub parent: Option<usize>,
     pub is_test: bool,
 }
@@ -197,11 +198,11 @@ pub struct Model {
     pub syms: Vec<MSym>,
     pub imports: Vec<Vec<MImport>>,
     /// Per file: definitions by name.
-    by_file_name: Vec<HashMap<String, Vec<usize>>>,
-    /// (language, name) -> definitions.
-    by_name: HashMap<(Language, String), Vec<usize>>,
-    /// (language, owner type, method name) -> methods.
-    by_owner: HashMap<(Language, String, String), Vec<usize>>,
+    by_file_name: Vec<HashMap<Arc<str>, Vec<usize>>>,
+    /// Name -> definitions, every language (lookups filter by language).
+    by_name: HashMap<Arc<str>, Vec<usize>>,
+    /// Owner type -> method name -> methods, every language.
+    by_owner: HashMap<Arc<str>, HashMap<Arc<str>, Vec<usize>>>,
     python: python::Modules,
     rust: rust::Modules,
     generic: generic::Modules,
@@ -209,21 +210,14 @@ pub struct Model {
 
 impl Model {
     pub fn new(files: Vec<MFile>, syms: Vec<MSym>, imports: Vec<Vec<MImport>>) -> Model {
-        let mut by_file_name: Vec<HashMap<String, Vec<usize>>> = vec![HashMap::new(); files.len()];
-        let mut by_name: HashMap<(Language, String), Vec<usize>> = HashMap::new();
-        let mut by_owner: HashMap<(Language, String, String), Vec<usize>> = HashMap::new();
+        let mut by_file_name: Vec<HashMap<Arc<str>, Vec<usize>>> = vec![HashMap::default(); files.len()];
+        let mut by_name: HashMap<Arc<str>, Vec<usize>> = HashMap::default();
+        let mut by_owner: HashMap<Arc<str>, HashMap<Arc<str>, Vec<usize>>> = HashMap::default();
         for (i, s) in syms.iter().enumerate() {
-            let lang = files[s.file].lang;
-            by_file_name[s.file]
-                .entry(s.name.clone())
-                .or_default()
-                .push(i);
-            by_name.entry((lang, s.name.clone())).or_default().push(i);
+            by_file_name[s.file].entry(s.name.clone()).or_default().push(i);
+            by_name.entry(s.name.clone()).or_default().push(i);
             if let Some(owner) = &s.owner {
-                by_owner
-                    .entry((lang, owner.clone(), s.name.clone()))
-                    .or_default()
-                    .push(i);
+                by_owner.entry(owner.clone()).or_default().entry(s.name.clone()).or_default().push(i);
             }
         }
         let python = python::Modules::new(&files);
@@ -322,34 +316,30 @@ impl Model {
             .unwrap_or(&[])
     }
 
-    fn named(&self, lang: Language, name: &str) -> &[usize] {
-        self.by_name
-            .get(&(lang, name.to_owned()))
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
+    fn named(&self, lang: Language, name: &str) -> Vec<usize> {
+        self.named_all(name).iter().copied().filter(|&s| self.files[self.syms[s].file].lang == lang).collect()
+    }
+
+    fn named_all(&self, name: &str) -> &[usize] {
+        self.by_name.get(name).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// Definitions named `name` in any language (callers filter by family).
     fn named_any(&self, name: &str) -> Vec<usize> {
-        Language::ALL
-            .iter()
-            .flat_map(|l| self.named(*l, name).iter().copied())
-            .collect()
+        self.named_all(name).to_vec()
+    }
+
+    fn owned(&self, owner: &str, name: &str) -> &[usize] {
+        self.by_owner.get(owner).and_then(|m| m.get(name)).map(Vec::as_slice).unwrap_or(&[])
     }
 
     /// Methods `name` of `owner` in any language (callers filter by family).
     fn by_owner_any(&self, owner: &str, name: &str) -> Vec<usize> {
-        Language::ALL
-            .iter()
-            .flat_map(|l| self.methods(*l, owner, name).iter().copied())
-            .collect()
+        self.owned(owner, name).to_vec()
     }
 
-    fn methods(&self, lang: Language, owner: &str, name: &str) -> &[usize] {
-        self.by_owner
-            .get(&(lang, owner.to_owned(), name.to_owned()))
-            .map(Vec::as_slice)
-            .unwrap_or(&[])
+    fn methods(&self, lang: Language, owner: &str, name: &str) -> Vec<usize> {
+        self.owned(owner, name).iter().copied().filter(|&s| self.files[self.syms[s].file].lang == lang).collect()
     }
 
     /// The single candidate left after dropping test-only definitions for a

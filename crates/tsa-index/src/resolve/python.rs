@@ -1,7 +1,9 @@
 //! Python resolution: local scope, `self`/`cls`, imports with re-exports through
 //! package `__init__` files, builtins, then a unique project definition.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::OnceLock;
 
 use tsa_lang::{DefKind, Language};
@@ -37,8 +39,8 @@ fn module_parts(path: &str) -> Vec<String> {
 
 impl Modules {
     pub(super) fn new(files: &[MFile]) -> Modules {
-        let mut exact = HashMap::new();
-        let mut suffix: HashMap<String, Vec<usize>> = HashMap::new();
+        let mut exact = HashMap::default();
+        let mut suffix: HashMap<String, Vec<usize>> = HashMap::default();
         for (i, f) in files.iter().enumerate() {
             if f.lang != Language::Python {
                 continue;

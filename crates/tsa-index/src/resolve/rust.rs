@@ -2,7 +2,9 @@
 //! super, sibling crates of the workspace, `pub use` re-exports), std/prelude
 //! names, then a unique project item.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
+
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::OnceLock;
 
 use tsa_lang::{DefKind, Language};
@@ -55,9 +57,9 @@ fn locate(path: &str) -> (String, Vec<String>) {
 impl Modules {
     pub(super) fn new(files: &[MFile]) -> Modules {
         let mut out = Modules {
-            files: HashMap::new(),
-            of_file: HashMap::new(),
-            crates: HashMap::new(),
+            files: HashMap::default(),
+            of_file: HashMap::default(),
+            crates: HashMap::default(),
         };
         for (i, f) in files.iter().enumerate() {
             if f.lang != Language::Rust {
@@ -208,7 +210,7 @@ fn in_module(m: &Model, f: usize, name: &str, depth: u32) -> Option<usize> {
 /// Methods `name` of type `owner` anywhere in the project (impl blocks may live in
 /// other files), preferring the caller's file.
 fn method(m: &Model, call: &MCall, owner: &str, name: &str) -> Binding {
-    let cands = m.methods(Language::Rust, owner, name).to_vec();
+    let cands = m.methods(Language::Rust, owner, name);
     let same_file: Vec<usize> = cands
         .iter()
         .copied()
