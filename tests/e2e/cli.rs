@@ -511,8 +511,17 @@ fn bindings(root: &std::path::Path) -> Vec<(String, u32, String, String, String)
     let mut out = Vec::new();
     for f in index.files().unwrap() {
         for c in index.calls_in_file(&f).unwrap() {
-            let target = c.target.map(|t| format!("{}:{}", t.file, t.qualname)).unwrap_or_default();
-            out.push((f.clone(), c.line, c.callee_name, target, c.resolution.as_str().to_owned()));
+            let target = c
+                .target
+                .map(|t| format!("{}:{}", t.file, t.qualname))
+                .unwrap_or_default();
+            out.push((
+                f.clone(),
+                c.line,
+                c.callee_name,
+                target,
+                c.resolution.as_str().to_owned(),
+            ));
         }
     }
     out.sort();
@@ -544,6 +553,9 @@ fn scoped_re_resolution_after_edits_equals_a_cold_build() {
         let incremental = bindings(&p.root);
         json(&p.root, &["index", "full", "--mode", "full"]);
         let cold = bindings(&p.root);
-        assert_eq!(incremental, cold, "{fixture}: scoped re-resolution differs from a cold build");
+        assert_eq!(
+            incremental, cold,
+            "{fixture}: scoped re-resolution differs from a cold build"
+        );
     }
 }

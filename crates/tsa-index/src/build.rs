@@ -221,27 +221,31 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
     };
     opts.report("write", total, total);
     let cold = opts.mode == BuildMode::Full || stored.is_empty();
-    let tx = conn.transaction()?;
-    if cold {
-        tx.execute_batch(store::DROP_INDEXES)?;
-        tx.execute_batch(
-            "DELETE FROM symbols_fts; DELETE FROM symbols; DELETE FROM calls; DELETE FROM imports;
-             DELETE FROM inherits; DELETE FROM files; DELETE FROM names;",
-        )?;
-        write_cold(&tx, &walked.files, outcomes, &mut report)?;
-        let t = Instant::now();
-        tx.execute_batch(store::INDEXES)?;
-        report.write_ms += t.elapsed().as_millis();
-    } else {
-        write_incremental(&tx, &walked, &opts.walk, &stored, outcomes, &mut report)?;
-    }
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
         .unwrap_or(0);
-    store::set_meta(&tx, "built_at", &now.to_string())?;
-    store::set_meta(&tx, "last_mode", opts.mode.as_str())?;
-    tx.commit()?;
+    if cold {
+        // A cold build writes a fresh database beside the old one (no journal: the
+        // old file is the fallback) and renames it into place in one step.
+        let (mut fresh, tmp) = store::open_fresh(root)?;
+        let tx = fresh.transaction()?;
+        write_cold(&tx, &walked.files, outcomes, &mut report)?;
+        let t = Instant::now();
+        tx.execute_batch(store::INDEXES)?;
+        store::set_meta(&tx, "built_at", &now.to_string())?;
+        store::set_meta(&tx, "last_mode", opts.mode.as_str())?;
+        tx.commit()?;
+        drop(fresh);
+        store::replace_with(root, conn, &tmp)?;
+        report.write_ms += t.elapsed().as_millis();
+    } else {
+        let tx = conn.transaction()?;
+        write_incremental(&tx, &walked, &opts.walk, &stored, outcomes, &mut report)?;
+        store::set_meta(&tx, "built_at", &now.to_string())?;
+        store::set_meta(&tx, "last_mode", opts.mode.as_str())?;
+        tx.commit()?;
+    }
     report.elapsed_ms = started.elapsed().as_millis();
     Ok(report)
 }
@@ -413,6 +417,8 @@ fn write_cold(
         })
         .collect();
     report.resolve_ms = t.elapsed().as_millis();
+    // Bindings hold ids only: the model can go before the rows are written.
+    drop(model);
     let t = Instant::now();
     let mut w = Writer::cold(tx);
     for (k, ((f, hash, x), (calls, imports, bases))) in parsed.iter().zip(&bindings).enumerate() {
@@ -614,27 +620,49 @@ fn load_files(conn: &Connection) -> Result<(Vec<MFile>, HashMap<i64, usize>), In
     let mut rows = stmt.query([])?;
     while let Some(r) = rows.next()? {
         let lang: String = r.get(2)?;
-        let Some(lang) = Language::from_name(&lang) else { continue };
+        let Some(lang) = Language::from_name(&lang) else {
+            continue;
+        };
         file_idx.insert(r.get::<_, i64>(0)?, files.len());
-        files.push(MFile { id: r.get(0)?, path: r.get(1)?, lang, is_test: r.get(3)? });
+        files.push(MFile {
+            id: r.get(0)?,
+            path: r.get(1)?,
+            lang,
+            is_test: r.get(3)?,
+        });
     }
     Ok((files, file_idx))
 }
 
 /// Every import binding, per file.
-fn load_imports(conn: &Connection, file_idx: &HashMap<i64, usize>, n: usize) -> Result<Vec<Vec<MImport>>, IndexError> {
+fn load_imports(
+    conn: &Connection,
+    file_idx: &HashMap<i64, usize>,
+    n: usize,
+) -> Result<Vec<Vec<MImport>>, IndexError> {
     let mut imports: Vec<Vec<MImport>> = vec![Vec::new(); n];
-    let mut stmt = conn.prepare("SELECT file_id, module, name, alias, level FROM imports ORDER BY id")?;
+    let mut stmt =
+        conn.prepare("SELECT file_id, module, name, alias, level FROM imports ORDER BY id")?;
     let mut rows = stmt.query([])?;
     while let Some(r) = rows.next()? {
-        let Some(&file) = file_idx.get(&r.get::<_, i64>(0)?) else { continue };
-        imports[file].push(MImport { module: r.get(1)?, name: r.get(2)?, alias: r.get(3)?, level: r.get(4)? });
+        let Some(&file) = file_idx.get(&r.get::<_, i64>(0)?) else {
+            continue;
+        };
+        imports[file].push(MImport {
+            module: r.get(1)?,
+            name: r.get(2)?,
+            alias: r.get(3)?,
+            level: r.get(4)?,
+        });
     }
     Ok(imports)
 }
 
 fn id_list(ids: impl IntoIterator<Item = i64>) -> String {
-    ids.into_iter().map(|i| i.to_string()).collect::<Vec<_>>().join(",")
+    ids.into_iter()
+        .map(|i| i.to_string())
+        .collect::<Vec<_>>()
+        .join(",")
 }
 
 /// Symbols matching `filter` (all when `None`), then their parent chains, with
@@ -661,9 +689,13 @@ fn load_symbols(
             if sym_idx.contains_key(&id) {
                 continue;
             }
-            let Some(&file) = file_idx.get(&r.get::<_, i64>(1)?) else { continue };
+            let Some(&file) = file_idx.get(&r.get::<_, i64>(1)?) else {
+                continue;
+            };
             let kind = match r.get_ref(4)? {
-                rusqlite::types::ValueRef::Text(t) => std::str::from_utf8(t).ok().and_then(tsa_lang::DefKind::parse),
+                rusqlite::types::ValueRef::Text(t) => std::str::from_utf8(t)
+                    .ok()
+                    .and_then(tsa_lang::DefKind::parse),
                 _ => None,
             };
             let Some(kind) = kind else { continue };
@@ -682,10 +714,23 @@ fn load_symbols(
             };
             sym_idx.insert(id, syms.len());
             parents.push(r.get::<_, Option<i64>>(7)?);
-            syms.push(MSym { id, file, name, kind, owner, parent: None, is_test: r.get(8)? });
+            syms.push(MSym {
+                id,
+                file,
+                name,
+                kind,
+                owner,
+                parent: None,
+                is_test: r.get(8)?,
+            });
         }
         // Parent chains of a partial load: fetch the parents not loaded yet.
-        let missing: HashSet<i64> = parents.iter().flatten().copied().filter(|p| !sym_idx.contains_key(p)).collect();
+        let missing: HashSet<i64> = parents
+            .iter()
+            .flatten()
+            .copied()
+            .filter(|p| !sym_idx.contains_key(p))
+            .collect();
         if missing.is_empty() {
             break;
         }
@@ -696,7 +741,6 @@ fn load_symbols(
     }
     Ok((syms, sym_idx))
 }
-
 
 /// Re-resolves the call sites, imports and bases in `scope` and writes the ones
 /// whose binding changed. Returns how many call sites in scope are resolved.
@@ -738,7 +782,10 @@ fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, Index
     }
     let filter = match scope {
         Scope::All => None,
-        Scope::Some { files: changed, names } => {
+        Scope::Some {
+            files: changed,
+            names,
+        } => {
             // Symbols the resolver can reach from the affected rows: their callers
             // (and parent chains), everything named like a callee, receiver, base or
             // import on the way, and every symbol of the changed files.
@@ -748,7 +795,10 @@ fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, Index
                 ids.extend(c.caller);
                 ns.insert(c.callee.clone());
                 let head = c.receiver.as_deref().map(|r| {
-                    r.split(['.', ':']).filter(|p| !p.is_empty()).map(str::to_owned).collect::<Vec<_>>()
+                    r.split(['.', ':'])
+                        .filter(|p| !p.is_empty())
+                        .map(str::to_owned)
+                        .collect::<Vec<_>>()
                 });
                 if let Some(parts) = &head {
                     ns.extend(parts.iter().cloned());

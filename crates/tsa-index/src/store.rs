@@ -75,7 +75,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS symbols_fts USING fts5(
 );
 "#;
 
-/// Secondary indexes: dropped before a cold bulk insert and created after it.
+/// Secondary indexes: a cold build creates them after its bulk insert.
 pub(crate) const INDEXES: &str = r#"
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name_id);
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
@@ -87,14 +87,6 @@ CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
 CREATE INDEX IF NOT EXISTS inherits_symbol ON inherits(symbol_id);
 CREATE INDEX IF NOT EXISTS inherits_target ON inherits(target_id);
 CREATE INDEX IF NOT EXISTS inherits_file ON inherits(file_id);
-"#;
-
-pub(crate) const DROP_INDEXES: &str = r#"
-DROP INDEX IF EXISTS symbols_name; DROP INDEX IF EXISTS symbols_file;
-DROP INDEX IF EXISTS calls_target; DROP INDEX IF EXISTS calls_caller;
-DROP INDEX IF EXISTS calls_callee; DROP INDEX IF EXISTS calls_file;
-DROP INDEX IF EXISTS imports_file; DROP INDEX IF EXISTS inherits_symbol;
-DROP INDEX IF EXISTS inherits_target; DROP INDEX IF EXISTS inherits_file;
 "#;
 
 /// Where the index lives inside a project.
@@ -146,6 +138,51 @@ pub fn open_for_write(root: &Path) -> Result<Connection, IndexError> {
         tx.commit()?;
     }
     Ok(conn)
+}
+
+/// A fresh, empty database beside the index (`index.db.building`), tuned for one
+/// bulk write: no journal (the old index is the fallback until the rename), no
+/// secondary indexes yet. Returns the connection and the file's path.
+pub fn open_fresh(root: &Path) -> Result<(Connection, std::path::PathBuf), IndexError> {
+    let tmp = index_dir(root).join("index.db.building");
+    for stale in [tmp.clone(), tmp.with_extension("building-journal")] {
+        if stale.exists() {
+            std::fs::remove_file(&stale)?;
+        }
+    }
+    let conn = Connection::open(&tmp)?;
+    conn.pragma_update(None, "journal_mode", "OFF")?;
+    conn.pragma_update(None, "synchronous", "OFF")?;
+    conn.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
+    conn.pragma_update(None, "temp_store", "MEMORY")?;
+    conn.pragma_update(None, "cache_size", -8_000)?;
+    conn.execute_batch(SCHEMA)?;
+    conn.execute(
+        "INSERT INTO meta(key, value) VALUES('schema_version', ?1)",
+        params![SCHEMA_VERSION.to_string()],
+    )?;
+    Ok((conn, tmp))
+}
+
+/// Puts the fully written `fresh` file in place of the index: the old index is
+/// checkpointed (its WAL emptied) and closed, its WAL files removed, the new file
+/// synced, then renamed over it. A crash before the rename leaves the old index,
+/// after it the new one.
+pub fn replace_with(root: &Path, old: Connection, fresh: &Path) -> Result<(), IndexError> {
+    std::fs::File::open(fresh)?.sync_all()?;
+    let _ = old.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+    drop(old);
+    let path = index_path(root);
+    for side in [path.with_extension("db-wal"), path.with_extension("db-shm")] {
+        if side.exists() {
+            std::fs::remove_file(&side)?;
+        }
+    }
+    std::fs::rename(fresh, &path)?;
+    if let Ok(dir) = std::fs::File::open(index_dir(root)) {
+        let _ = dir.sync_all();
+    }
+    Ok(())
 }
 
 /// Opens an existing index read-only; `None` when there is none.

@@ -210,14 +210,23 @@ pub struct Model {
 
 impl Model {
     pub fn new(files: Vec<MFile>, syms: Vec<MSym>, imports: Vec<Vec<MImport>>) -> Model {
-        let mut by_file_name: Vec<HashMap<Arc<str>, Vec<usize>>> = vec![HashMap::default(); files.len()];
+        let mut by_file_name: Vec<HashMap<Arc<str>, Vec<usize>>> =
+            vec![HashMap::default(); files.len()];
         let mut by_name: HashMap<Arc<str>, Vec<usize>> = HashMap::default();
         let mut by_owner: HashMap<Arc<str>, HashMap<Arc<str>, Vec<usize>>> = HashMap::default();
         for (i, s) in syms.iter().enumerate() {
-            by_file_name[s.file].entry(s.name.clone()).or_default().push(i);
+            by_file_name[s.file]
+                .entry(s.name.clone())
+                .or_default()
+                .push(i);
             by_name.entry(s.name.clone()).or_default().push(i);
             if let Some(owner) = &s.owner {
-                by_owner.entry(owner.clone()).or_default().entry(s.name.clone()).or_default().push(i);
+                by_owner
+                    .entry(owner.clone())
+                    .or_default()
+                    .entry(s.name.clone())
+                    .or_default()
+                    .push(i);
             }
         }
         let python = python::Modules::new(&files);
@@ -317,7 +326,11 @@ impl Model {
     }
 
     fn named(&self, lang: Language, name: &str) -> Vec<usize> {
-        self.named_all(name).iter().copied().filter(|&s| self.files[self.syms[s].file].lang == lang).collect()
+        self.named_all(name)
+            .iter()
+            .copied()
+            .filter(|&s| self.files[self.syms[s].file].lang == lang)
+            .collect()
     }
 
     fn named_all(&self, name: &str) -> &[usize] {
@@ -330,7 +343,11 @@ impl Model {
     }
 
     fn owned(&self, owner: &str, name: &str) -> &[usize] {
-        self.by_owner.get(owner).and_then(|m| m.get(name)).map(Vec::as_slice).unwrap_or(&[])
+        self.by_owner
+            .get(owner)
+            .and_then(|m| m.get(name))
+            .map(Vec::as_slice)
+            .unwrap_or(&[])
     }
 
     /// Methods `name` of `owner` in any language (callers filter by family).
@@ -339,7 +356,11 @@ impl Model {
     }
 
     fn methods(&self, lang: Language, owner: &str, name: &str) -> Vec<usize> {
-        self.owned(owner, name).iter().copied().filter(|&s| self.files[self.syms[s].file].lang == lang).collect()
+        self.owned(owner, name)
+            .iter()
+            .copied()
+            .filter(|&s| self.files[self.syms[s].file].lang == lang)
+            .collect()
     }
 
     /// The single candidate left after dropping test-only definitions for a
