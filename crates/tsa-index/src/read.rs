@@ -370,7 +370,7 @@ impl Index {
             |r| r.get(0),
         )?;
         let sql = format!(
-            "SELECT {SYMBOL_COLS}, bm25(symbols_fts, 10.0, 5.0, 2.0, 0.5) AS score
+            "SELECT {SYMBOL_COLS}, bm25(symbols_fts, 10.0, 5.0, 2.0) AS score
              FROM symbols_fts JOIN symbols s ON s.id = symbols_fts.rowid
              JOIN names n ON n.id = s.name_id JOIN files f ON f.id = s.file_id
              LEFT JOIN names o ON o.id = s.owner_id

@@ -9,7 +9,7 @@ use tsa_lang::FileExtract;
 use crate::IndexError;
 
 /// Bumped whenever the schema or the extractor changes what it stores.
-pub const SCHEMA_VERSION: i64 = 2;
+pub const SCHEMA_VERSION: i64 = 3;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -71,7 +71,7 @@ CREATE TABLE IF NOT EXISTS inherits(
     resolution INTEGER NOT NULL DEFAULT 5
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS symbols_fts USING fts5(
-    name, words, qualname, path, content='', contentless_delete=1
+    name, words, qualname, content='', contentless_delete=1
 );
 "#;
 
@@ -353,13 +353,26 @@ impl<'t> Writer<'t> {
         x: &FileExtract,
         resolved: Option<&Resolved<'_>>,
     ) -> Result<i64, IndexError> {
+        let ids = self.insert_defs(file, x, resolved.map(|r| (r.file_id, r.first_symbol_id)))?;
+        self.insert_refs(ids.0, &ids.1, x, resolved)?;
+        Ok(ids.0)
+    }
+
+    /// Inserts the file row, its definitions and their FTS rows, at the given
+    /// (file id, first symbol id) or at fresh ids. Returns the file id and symbol ids.
+    pub fn insert_defs(
+        &mut self,
+        file: &FileRow<'_>,
+        x: &FileExtract,
+        at: Option<(i64, i64)>,
+    ) -> Result<(i64, Vec<i64>), IndexError> {
         self.tx
             .prepare_cached(
                 "INSERT INTO files(id, path, language, hash, size, mtime_ns, parse_errors, is_test)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
             )?
             .execute(params![
-                resolved.map(|r| r.file_id),
+                at.map(|a| a.0),
                 file.path,
                 file.language,
                 file.hash,
@@ -370,7 +383,6 @@ impl<'t> Writer<'t> {
             ])?;
         let file_id = self.tx.last_insert_rowid();
         let mut ids: Vec<i64> = Vec::with_capacity(x.defs.len());
-        let mut base_at = 0usize;
         for (i, d) in x.defs.iter().enumerate() {
             let name_id = self.name_id(&d.name)?;
             let owner_id = match &d.owner {
@@ -384,7 +396,7 @@ impl<'t> Writer<'t> {
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 )?
                 .execute(params![
-                    resolved.map(|r| r.first_symbol_id + i as i64),
+                    at.map(|a| a.1 + i as i64),
                     file_id,
                     name_id,
                     d.kind.as_str(),
@@ -399,8 +411,24 @@ impl<'t> Writer<'t> {
             let id = self.tx.last_insert_rowid();
             ids.push(id);
             self.tx
-                .prepare_cached("INSERT INTO symbols_fts(rowid, name, words, qualname, path) VALUES (?1, ?2, ?3, ?4, ?5)")?
-                .execute(params![id, d.name, identifier_words(&d.name), d.qualname, file.path])?;
+                .prepare_cached(
+                    "INSERT INTO symbols_fts(rowid, name, words, qualname) VALUES (?1, ?2, ?3, ?4)",
+                )?
+                .execute(params![id, d.name, identifier_words(&d.name), d.qualname])?;
+        }
+        Ok((file_id, ids))
+    }
+
+    /// Inserts a file's bases, call sites and imports, resolved or not.
+    pub fn insert_refs(
+        &mut self,
+        file_id: i64,
+        ids: &[i64],
+        x: &FileExtract,
+        resolved: Option<&Resolved<'_>>,
+    ) -> Result<(), IndexError> {
+        let mut base_at = 0usize;
+        for (i, d) in x.defs.iter().enumerate() {
             for b in &d.bases {
                 let base_id = self.name_id(&b.name)?;
                 let (target, resolution) = resolved
@@ -416,7 +444,7 @@ impl<'t> Writer<'t> {
                         "INSERT INTO inherits(file_id, symbol_id, base_id, kind, target_id, resolution)
                          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                     )?
-                    .execute(params![file_id, id, base_id, kind, target, resolution])?;
+                    .execute(params![file_id, ids[i], base_id, kind, target, resolution])?;
             }
         }
         for (i, c) in x.calls.iter().enumerate() {
@@ -452,7 +480,7 @@ impl<'t> Writer<'t> {
                 )?
                 .execute(params![file_id, imp.module, imp.name, imp.alias, imp.level, imp.line, tfile, tsym, resolution])?;
         }
-        Ok(file_id)
+        Ok(())
     }
 }
 

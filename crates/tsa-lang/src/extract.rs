@@ -83,15 +83,30 @@ fn compiled(lang: Language) -> Result<&'static Compiled, ExtractError> {
     let slot = &slots[&lang];
     slot.get_or_init(|| {
         let spec = lang.spec();
-        // Compile each file alone first: errors then name the right file and row.
-        let defs = compile(spec, spec.definitions.0, spec.definitions.1)?.pattern_count();
-        let calls = compile(spec, spec.calls.0, spec.calls.1)?.pattern_count();
-        compile(spec, spec.imports.0, spec.imports.1)?;
+        // One compile of the three files joined; pattern start offsets tell which
+        // file each pattern came from. On an error, compile the files alone so the
+        // message names the right file and row.
         let joined = format!(
             "{}\n{}\n{}",
             spec.definitions.1, spec.calls.1, spec.imports.1
         );
-        let query = compile(spec, spec.name, &joined)?;
+        let query = match compile(spec, spec.name, &joined) {
+            Ok(q) => q,
+            Err(e) => {
+                compile(spec, spec.definitions.0, spec.definitions.1)?;
+                compile(spec, spec.calls.0, spec.calls.1)?;
+                compile(spec, spec.imports.0, spec.imports.1)?;
+                return Err(e);
+            }
+        };
+        let defs_len = spec.definitions.1.len() + 1;
+        let calls_len = defs_len + spec.calls.1.len() + 1;
+        let count = |limit: usize| {
+            (0..query.pattern_count())
+                .filter(|&p| query.start_byte_for_pattern(p) < limit)
+                .count()
+        };
+        let (defs, calls) = (count(defs_len), count(calls_len) - count(defs_len));
         Ok(Compiled {
             query,
             defs_end: defs,
