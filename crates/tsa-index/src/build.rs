@@ -190,17 +190,23 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
         BuildMode::Full => HashMap::new(),
         BuildMode::Incremental => stored_files(&conn)?,
     };
+    let t = Instant::now();
     let total = walked.files.len();
     let done = AtomicUsize::new(0);
     opts.report("parse", 0, total);
-    let examine_one = |f: &SourceFile| {
-        let o = examine(f, stored.get(&f.rel));
-        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-        if n.is_multiple_of(32) || n == total {
-            opts.report("parse", n, total);
-        }
-        o
-    };
+    let outcomes: Vec<Outcome> = walked
+        .files
+        .par_iter()
+        .map(|f| {
+            let o = examine(f, stored.get(&f.rel));
+            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+            if n.is_multiple_of(32) || n == total {
+                opts.report("parse", n, total);
+            }
+            o
+        })
+        .collect();
+    let parse_ms = t.elapsed().as_millis();
     let mut report = BuildReport {
         mode_used: opts.mode.as_str(),
         total_files: walked.files.len(),
@@ -210,70 +216,33 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
         truncated_by_max_files: walked.truncated_by_max_files,
         workers: rayon::current_num_threads(),
         walk_ms,
+        parse_ms,
         ..BuildReport::default()
     };
+    opts.report("write", total, total);
     let cold = opts.mode == BuildMode::Full || stored.is_empty();
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
-        .unwrap_or(0)
-        .to_string();
+        .unwrap_or(0);
     if cold {
         // A cold build writes a fresh database beside the old one (no journal: the
-        // old file is the fallback) and renames it into place in one step. Parsing
-        // (all cores) and writing definitions (one thread) overlap; call sites are
-        // resolved and written once every definition is known.
+        // old file is the fallback) and renames it into place in one step.
         let (mut fresh, tmp) = store::open_fresh(root)?;
+        let tx = fresh.transaction()?;
+        write_cold(&tx, &walked.files, outcomes, &mut report)?;
         let t = Instant::now();
-        let files = &walked.files;
-        let report_ref = &mut report;
-        let last_mode = opts.mode.as_str();
-        std::thread::scope(|scope| -> Result<(), IndexError> {
-            let (send, recv) = std::sync::mpsc::sync_channel::<(usize, Outcome)>(64);
-            let writer = scope.spawn(move || -> Result<(), IndexError> {
-                let tx = fresh.transaction()?;
-                {
-                    let mut w = Writer::cold(&tx);
-                    let mut stage = ColdStage::default();
-                    for (i, outcome) in recv {
-                        stage.accept(&mut w, &files[i], outcome, report_ref)?;
-                    }
-                    opts.report("resolve", total, total);
-                    stage.finish(&mut w, report_ref)?;
-                }
-                let ti = Instant::now();
-                tx.execute_batch(store::INDEXES)?;
-                store::set_meta(&tx, "built_at", &now)?;
-                store::set_meta(&tx, "last_mode", last_mode)?;
-                tx.commit()?;
-                report_ref.write_ms += ti.elapsed().as_millis();
-                Ok(())
-            });
-            files
-                .par_iter()
-                .enumerate()
-                .for_each_with(send, |s, (i, f)| {
-                    // A failed writer drops the receiver; the rest of the parse is then moot.
-                    let _ = s.send((i, examine_one(f)));
-                });
-            writer.join().map_err(|_| {
-                IndexError::Io(std::io::Error::other("the index writer thread panicked"))
-            })?
-        })?;
-        report.parse_ms = t
-            .elapsed()
-            .as_millis()
-            .saturating_sub(report.write_ms + report.resolve_ms);
-        report.files.sort_by(|a, b| a.file.cmp(&b.file));
+        tx.execute_batch(store::INDEXES)?;
+        store::set_meta(&tx, "built_at", &now.to_string())?;
+        store::set_meta(&tx, "last_mode", opts.mode.as_str())?;
+        tx.commit()?;
+        drop(fresh);
         store::replace_with(root, conn, &tmp)?;
+        report.write_ms += t.elapsed().as_millis();
     } else {
-        let t = Instant::now();
-        let outcomes: Vec<Outcome> = walked.files.par_iter().map(examine_one).collect();
-        report.parse_ms = t.elapsed().as_millis();
-        opts.report("write", total, total);
         let tx = conn.transaction()?;
         write_incremental(&tx, &walked, &opts.walk, &stored, outcomes, &mut report)?;
-        store::set_meta(&tx, "built_at", &now)?;
+        store::set_meta(&tx, "built_at", &now.to_string())?;
         store::set_meta(&tx, "last_mode", opts.mode.as_str())?;
         tx.commit()?;
     }
@@ -323,47 +292,19 @@ fn file_row<'a>(f: &'a SourceFile, hash: &'a [u8]) -> FileRow<'a> {
     }
 }
 
-/// The writer side of a cold build: definitions are written as files arrive;
-/// call sites, imports and bases once all definitions are known.
-#[derive(Default)]
-struct ColdStage<'a> {
-    /// (file, extraction, file id, first symbol id), in arrival order.
-    kept: Vec<(&'a SourceFile, FileExtract, i64, i64)>,
-    next_file: i64,
-    next_sym: i64,
-}
-
-type FileBindings = (
-    Vec<(Option<i64>, i64, f64)>,
-    Vec<(Option<i64>, Option<i64>, i64)>,
-    Vec<(Option<i64>, i64)>,
-);
-
-impl<'a> ColdStage<'a> {
-    fn accept(
-        &mut self,
-        w: &mut Writer<'_>,
-        f: &'a SourceFile,
-        outcome: Outcome,
-        report: &mut BuildReport,
-    ) -> Result<(), IndexError> {
+/// A cold build: every file is new. The resolution model is built from the
+/// extractions in memory, so calls are written already resolved (no read-back).
+fn write_cold(
+    tx: &rusqlite::Transaction<'_>,
+    files: &[SourceFile],
+    outcomes: Vec<Outcome>,
+    report: &mut BuildReport,
+) -> Result<(), IndexError> {
+    let t = Instant::now();
+    let mut parsed: Vec<(&SourceFile, [u8; 32], FileExtract)> = Vec::new();
+    for (f, outcome) in files.iter().zip(outcomes) {
         match outcome {
-            Outcome::Parsed { hash, x } => {
-                let t = Instant::now();
-                let file_id = self.next_file + 1;
-                let first = self.next_sym + 1;
-                self.next_file += 1;
-                self.next_sym += x.defs.len() as i64;
-                w.insert_defs(&file_row(f, &hash), &x, Some((file_id, first)))?;
-                report.write_ms += t.elapsed().as_millis();
-                report.indexed += 1;
-                report.new_files += 1;
-                if x.parse_errors > 0 {
-                    report.files_with_parse_errors += 1;
-                }
-                report.files.push(indexed_status(f, &hash, &x));
-                self.kept.push((f, x, file_id, first));
-            }
+            Outcome::Parsed { hash, x } => parsed.push((f, hash, x)),
             Outcome::Binary => {
                 report.skipped_binary += 1;
                 report
@@ -377,127 +318,131 @@ impl<'a> ColdStage<'a> {
             // Nothing is stored, so nothing is unchanged.
             Outcome::Unchanged | Outcome::Touched => {}
         }
-        Ok(())
     }
-
-    fn finish(self, w: &mut Writer<'_>, report: &mut BuildReport) -> Result<(), IndexError> {
-        let t = Instant::now();
-        let mut mfiles = Vec::with_capacity(self.kept.len());
-        let mut syms = Vec::new();
-        let mut imports = Vec::with_capacity(self.kept.len());
-        let mut base_of = Vec::with_capacity(self.kept.len());
-        let mut interned: HashMap<String, Arc<str>> = HashMap::new();
-        let mut intern = |s: &str| -> Arc<str> {
-            if let Some(a) = interned.get(s) {
-                return Arc::clone(a);
-            }
-            let a: Arc<str> = Arc::from(s);
-            interned.insert(s.to_owned(), Arc::clone(&a));
-            a
-        };
-        for (k, (f, x, file_id, first)) in self.kept.iter().enumerate() {
-            let is_test = is_test_path(&f.rel);
-            mfiles.push(MFile {
-                id: *file_id,
-                path: f.rel.clone(),
-                lang: f.language,
-                is_test,
+    // The model: file ids 1.., symbol ids 1.. in insertion order.
+    let mut mfiles = Vec::with_capacity(parsed.len());
+    let mut syms = Vec::new();
+    let mut imports = Vec::with_capacity(parsed.len());
+    let mut first_sym = Vec::with_capacity(parsed.len());
+    let mut interned: HashMap<String, Arc<str>> = HashMap::new();
+    let mut intern = |s: &str| -> Arc<str> {
+        if let Some(a) = interned.get(s) {
+            return Arc::clone(a);
+        }
+        let a: Arc<str> = Arc::from(s);
+        interned.insert(s.to_owned(), Arc::clone(&a));
+        a
+    };
+    for (k, (f, _, x)) in parsed.iter().enumerate() {
+        let is_test = is_test_path(&f.rel);
+        mfiles.push(MFile {
+            id: k as i64 + 1,
+            path: f.rel.clone(),
+            lang: f.language,
+            is_test,
+        });
+        let base = syms.len();
+        first_sym.push(base);
+        for d in &x.defs {
+            syms.push(MSym {
+                id: syms.len() as i64 + 1,
+                file: k,
+                name: intern(&d.name),
+                kind: d.kind,
+                owner: d.owner.as_deref().map(&mut intern),
+                parent: d.parent.map(|p| base + p),
+                is_test: d.is_test || is_test,
             });
-            let base = syms.len();
-            base_of.push(base);
-            for (i, d) in x.defs.iter().enumerate() {
-                syms.push(MSym {
-                    id: first + i as i64,
-                    file: k,
-                    name: intern(&d.name),
-                    kind: d.kind,
-                    owner: d.owner.as_deref().map(&mut intern),
-                    parent: d.parent.map(|p| base + p),
-                    is_test: d.is_test || is_test,
-                });
-            }
-            imports.push(
-                x.imports
-                    .iter()
-                    .map(|i| MImport {
-                        module: i.module.clone(),
-                        name: i.name.clone(),
-                        alias: i.alias.clone(),
-                        level: i.level,
-                    })
-                    .collect::<Vec<_>>(),
-            );
         }
-        drop(interned);
-        let model = Model::new(mfiles, syms, imports);
-        let bindings: Vec<FileBindings> = self
-            .kept
-            .par_iter()
-            .enumerate()
-            .map(|(k, (_, x, _, _))| {
-                let base = base_of[k];
-                let sym_id = |s: usize| model.syms[s].id;
-                let calls = x
-                    .calls
-                    .iter()
-                    .map(|c| {
-                        let b = model.resolve(&MCall {
-                            file: k,
-                            caller: c.enclosing.map(|e| base + e),
-                            callee: c.callee.clone(),
-                            receiver: c.receiver.clone(),
-                            path: c.path,
-                        });
-                        (b.target.map(sym_id), b.resolution.code(), b.confidence)
-                    })
-                    .collect();
-                let imports = model.imports[k]
-                    .iter()
-                    .map(|imp| {
-                        let b = model.resolve_import(k, imp);
-                        (
-                            b.file.map(|f| model.files[f].id),
-                            b.target.map(sym_id),
-                            b.resolution.code(),
-                        )
-                    })
-                    .collect();
-                let bases = x
-                    .defs
-                    .iter()
-                    .enumerate()
-                    .flat_map(|(i, d)| d.bases.iter().map(move |b| (base + i, b)))
-                    .map(|(s, b)| {
-                        let r = model.resolve_base(s, &b.name);
-                        (r.target.map(sym_id), r.resolution.code())
-                    })
-                    .collect();
-                (calls, imports, bases)
-            })
-            .collect();
-        // Bindings hold ids only: the model can go before the rows are written.
-        drop(model);
-        report.resolve_ms = t.elapsed().as_millis();
-        let t = Instant::now();
-        for ((_, x, file_id, first), (calls, imports, bases)) in self.kept.into_iter().zip(bindings)
-        {
-            report.calls_resolved += calls
+        imports.push(
+            x.imports
                 .iter()
-                .filter(|c| c.1 != Resolution::Unknown.code())
-                .count();
-            let ids: Vec<i64> = (0..x.defs.len() as i64).map(|i| first + i).collect();
-            let resolved = Resolved {
-                file_id,
-                first_symbol_id: first,
-                calls: &calls,
-                imports: &imports,
-                bases: &bases,
-            };
-            w.insert_refs(file_id, &ids, &x, Some(&resolved))?;
-        }
-        report.write_ms += t.elapsed().as_millis();
-        Ok(())
+                .map(|i| MImport {
+                    module: i.module.clone(),
+                    name: i.name.clone(),
+                    alias: i.alias.clone(),
+                    level: i.level,
+                })
+                .collect::<Vec<_>>(),
+        );
     }
+    let model = Model::new(mfiles, syms, imports);
+    type FileBindings = (
+        Vec<(Option<i64>, i64, f64)>,
+        Vec<(Option<i64>, Option<i64>, i64)>,
+        Vec<(Option<i64>, i64)>,
+    );
+    let bindings: Vec<FileBindings> = parsed
+        .par_iter()
+        .enumerate()
+        .map(|(k, (_, _, x))| {
+            let base = first_sym[k];
+            let sym_id = |s: usize| model.syms[s].id;
+            let calls = x
+                .calls
+                .iter()
+                .map(|c| {
+                    let b = model.resolve(&MCall {
+                        file: k,
+                        caller: c.enclosing.map(|e| base + e),
+                        callee: c.callee.clone(),
+                        receiver: c.receiver.clone(),
+                        path: c.path,
+                    });
+                    (b.target.map(sym_id), b.resolution.code(), b.confidence)
+                })
+                .collect();
+            let imports = model.imports[k]
+                .iter()
+                .map(|imp| {
+                    let b = model.resolve_import(k, imp);
+                    (
+                        b.file.map(|f| model.files[f].id),
+                        b.target.map(sym_id),
+                        b.resolution.code(),
+                    )
+                })
+                .collect();
+            let bases = x
+                .defs
+                .iter()
+                .enumerate()
+                .flat_map(|(i, d)| d.bases.iter().map(move |b| (base + i, b)))
+                .map(|(s, b)| {
+                    let r = model.resolve_base(s, &b.name);
+                    (r.target.map(sym_id), r.resolution.code())
+                })
+                .collect();
+            (calls, imports, bases)
+        })
+        .collect();
+    report.resolve_ms = t.elapsed().as_millis();
+    // Bindings hold ids only: the model can go before the rows are written.
+    drop(model);
+    let t = Instant::now();
+    let mut w = Writer::cold(tx);
+    for (k, ((f, hash, x), (calls, imports, bases))) in parsed.iter().zip(&bindings).enumerate() {
+        report.calls_resolved += calls
+            .iter()
+            .filter(|c| c.1 != Resolution::Unknown.code())
+            .count();
+        let resolved = Resolved {
+            file_id: k as i64 + 1,
+            first_symbol_id: first_sym[k] as i64 + 1,
+            calls,
+            imports,
+            bases,
+        };
+        w.insert_file(&file_row(f, hash), x, Some(&resolved))?;
+        report.indexed += 1;
+        report.new_files += 1;
+        if x.parse_errors > 0 {
+            report.files_with_parse_errors += 1;
+        }
+        report.files.push(indexed_status(f, hash, x));
+    }
+    report.write_ms = t.elapsed().as_millis();
+    Ok(())
 }
 
 /// Names whose bindings a change to `file_ids` can alter: the names it defines and
