@@ -466,8 +466,12 @@ fn incremental_sync_equals_a_cold_build_after_edits_and_deletes() {
         "edges_by_kind",
         "edges_by_resolution",
     ] {
+        assert!(!after_cold[key].is_null(), "index status reports {key}");
         assert_eq!(after_incremental[key], after_cold[key], "{key}");
     }
+    // TurboEngine(Engine) and Extra(Exception): a project base and a builtin one.
+    assert_eq!(after_cold["edges_by_kind"]["extends"], 2, "{after_cold}");
+    assert_eq!(after_cold["edges_by_resolution"]["extends"]["local"], 1, "{after_cold}");
 }
 
 #[test]
@@ -558,4 +562,29 @@ fn scoped_re_resolution_after_edits_equals_a_cold_build() {
             "{fixture}: scoped re-resolution differs from a cold build"
         );
     }
+}
+
+#[test]
+fn walk_skips_ignored_hidden_vendored_and_large_files_by_default() {
+    let p = project("python");
+    std::fs::write(p.root.join(".gitignore"), "generated/\n").unwrap();
+    std::fs::write(p.root.join(".tsaignore"), "app/orphan.py\n").unwrap();
+    for dir in ["generated", ".hidden", "node_modules/pkg", "vendor"] {
+        std::fs::create_dir_all(p.root.join(dir)).unwrap();
+        std::fs::write(p.root.join(dir).join("x.py"), "def skipped_here():\n    pass\n").unwrap();
+    }
+    let big: String = (0..40_000).map(|i| format!("def f{i}(): pass\n")).collect();
+    std::fs::write(p.root.join("app/big.py"), big).unwrap();
+    let (_, v) = json(&p.root, &["index", "full", "--max-file-size", "100000"]);
+    assert_eq!(v["phases"]["skipped_too_large"], 1, "{v}");
+    let (_, s) = json(&p.root, &["search", "symbol", "--query", "skipped_here"]);
+    assert_eq!(s["verdict"], "NOT_FOUND", "{s}");
+    let (_, s) = json(&p.root, &["search", "symbol", "--query", "legacy"]);
+    assert_eq!(s["verdict"], "NOT_FOUND", ".tsaignore applies: {s}");
+    // Configurable: hidden folders and .gitignore'd files on request.
+    json(&p.root, &["index", "full", "--mode", "full", "--include-hidden", "--no-ignore"]);
+    let (_, s) = json(&p.root, &["search", "symbol", "--query", "skipped_here"]);
+    let files: Vec<&str> = s["results"].as_array().unwrap().iter().map(|r| r["file"].as_str().unwrap()).collect();
+    assert!(files.contains(&".hidden/x.py") && files.contains(&"generated/x.py"), "{files:?}");
+    assert!(!files.iter().any(|f| f.starts_with("node_modules") || f.starts_with("vendor")), "{files:?}");
 }

@@ -50,6 +50,7 @@ pub struct Status {
     pub imports: u64,
     pub files_by_language: BTreeMap<String, u64>,
     pub symbols_by_kind: BTreeMap<String, u64>,
+    pub symbols_by_language: BTreeMap<String, u64>,
     pub calls_by_resolution: BTreeMap<String, u64>,
     /// Edges by kind: calls, imports, extends, implements, contains.
     pub edges_by_kind: BTreeMap<String, u64>,
@@ -184,6 +185,9 @@ impl Index {
             imports: count("SELECT count(*) FROM imports")?,
             files_by_language: group("SELECT language, count(*) FROM files GROUP BY language")?,
             symbols_by_kind: group("SELECT kind, count(*) FROM symbols GROUP BY kind")?,
+            symbols_by_language: group(
+                "SELECT f.language, count(*) FROM symbols s JOIN files f ON f.id = s.file_id GROUP BY f.language",
+            )?,
             calls_by_resolution,
             edges_by_kind,
             edges_by_resolution,

@@ -28,6 +28,10 @@ pub struct WalkOptions {
     pub max_files: usize,
     /// Only files under these project-relative folders (empty = the whole project).
     pub only: Vec<String>,
+    /// Also walk hidden files and folders (default: skipped).
+    pub include_hidden: bool,
+    /// Ignore `.gitignore` / `.ignore` rules (default: honoured). `.tsaignore` always applies.
+    pub no_ignore: bool,
 }
 
 impl WalkOptions {
@@ -47,6 +51,8 @@ impl Default for WalkOptions {
             max_file_size: 2 * 1024 * 1024,
             max_files: 200_000,
             only: Vec::new(),
+            include_hidden: false,
+            no_ignore: false,
         }
     }
 }
@@ -95,15 +101,18 @@ pub fn relative(root: &Path, abs: &Path) -> Option<String> {
 pub fn walk(root: &Path, opts: &WalkOptions) -> WalkResult {
     let mut out = WalkResult::default();
     let walker = ignore::WalkBuilder::new(root)
-        .hidden(true)
-        .git_ignore(true)
+        .hidden(!opts.include_hidden)
+        .git_ignore(!opts.no_ignore)
         .git_global(false)
-        .git_exclude(true)
+        .git_exclude(!opts.no_ignore)
+        .ignore(!opts.no_ignore)
         .require_git(false)
+        .add_custom_ignore_filename(".tsaignore")
         .follow_links(false)
         .filter_entry(|e| {
-            !(e.file_type().is_some_and(|t| t.is_dir())
-                && SKIPPED_DIRS.contains(&e.file_name().to_string_lossy().as_ref()))
+            let name = e.file_name().to_string_lossy();
+            // Vendored and generated folders, the index itself and .git: never.
+            !(e.file_type().is_some_and(|t| t.is_dir()) && (SKIPPED_DIRS.contains(&name.as_ref()) || name == ".tsa" || name == ".git"))
         })
         .build();
     for entry in walker.flatten() {

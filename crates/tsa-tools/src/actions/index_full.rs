@@ -31,6 +31,16 @@ pub struct Args {
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub max_files: Option<i64>,
+    /// Skip files larger than this many bytes (default 2097152).
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub max_file_size: Option<i64>,
+    /// Also index hidden files and folders (default false).
+    #[serde(default)]
+    pub include_hidden: Option<bool>,
+    /// Ignore .gitignore / .ignore rules (default false; .tsaignore always applies).
+    #[serde(default)]
+    pub no_ignore: Option<bool>,
 }
 
 pub struct Full;
@@ -52,6 +62,9 @@ impl Action for Full {
             mode,
             walk: WalkOptions {
                 max_files: max_files.get(),
+                max_file_size: cap("max_file_size", args.max_file_size, 2 * 1024 * 1024)?.get() as u64,
+                include_hidden: args.include_hidden.unwrap_or(false),
+                no_ignore: args.no_ignore.unwrap_or(false),
                 ..WalkOptions::default()
             },
             ..ctx.build_options()
