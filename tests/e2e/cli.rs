@@ -471,7 +471,10 @@ fn incremental_sync_equals_a_cold_build_after_edits_and_deletes() {
     }
     // TurboEngine(Engine) and Extra(Exception): a project base and a builtin one.
     assert_eq!(after_cold["edges_by_kind"]["extends"], 2, "{after_cold}");
-    assert_eq!(after_cold["edges_by_resolution"]["extends"]["local"], 1, "{after_cold}");
+    assert_eq!(
+        after_cold["edges_by_resolution"]["extends"]["local"], 1,
+        "{after_cold}"
+    );
 }
 
 #[test]
@@ -571,7 +574,11 @@ fn walk_skips_ignored_hidden_vendored_and_large_files_by_default() {
     std::fs::write(p.root.join(".tsaignore"), "app/orphan.py\n").unwrap();
     for dir in ["generated", ".hidden", "node_modules/pkg", "vendor"] {
         std::fs::create_dir_all(p.root.join(dir)).unwrap();
-        std::fs::write(p.root.join(dir).join("x.py"), "def skipped_here():\n    pass\n").unwrap();
+        std::fs::write(
+            p.root.join(dir).join("x.py"),
+            "def skipped_here():\n    pass\n",
+        )
+        .unwrap();
     }
     let big: String = (0..40_000).map(|i| format!("def f{i}(): pass\n")).collect();
     std::fs::write(p.root.join("app/big.py"), big).unwrap();
@@ -582,9 +589,32 @@ fn walk_skips_ignored_hidden_vendored_and_large_files_by_default() {
     let (_, s) = json(&p.root, &["search", "symbol", "--query", "legacy"]);
     assert_eq!(s["verdict"], "NOT_FOUND", ".tsaignore applies: {s}");
     // Configurable: hidden folders and .gitignore'd files on request.
-    json(&p.root, &["index", "full", "--mode", "full", "--include-hidden", "--no-ignore"]);
+    json(
+        &p.root,
+        &[
+            "index",
+            "full",
+            "--mode",
+            "full",
+            "--include-hidden",
+            "--no-ignore",
+        ],
+    );
     let (_, s) = json(&p.root, &["search", "symbol", "--query", "skipped_here"]);
-    let files: Vec<&str> = s["results"].as_array().unwrap().iter().map(|r| r["file"].as_str().unwrap()).collect();
-    assert!(files.contains(&".hidden/x.py") && files.contains(&"generated/x.py"), "{files:?}");
-    assert!(!files.iter().any(|f| f.starts_with("node_modules") || f.starts_with("vendor")), "{files:?}");
+    let files: Vec<&str> = s["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["file"].as_str().unwrap())
+        .collect();
+    assert!(
+        files.contains(&".hidden/x.py") && files.contains(&"generated/x.py"),
+        "{files:?}"
+    );
+    assert!(
+        !files
+            .iter()
+            .any(|f| f.starts_with("node_modules") || f.starts_with("vendor")),
+        "{files:?}"
+    );
 }

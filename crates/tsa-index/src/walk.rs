@@ -112,7 +112,8 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> WalkResult {
         .filter_entry(|e| {
             let name = e.file_name().to_string_lossy();
             // Vendored and generated folders, the index itself and .git: never.
-            !(e.file_type().is_some_and(|t| t.is_dir()) && (SKIPPED_DIRS.contains(&name.as_ref()) || name == ".tsa" || name == ".git"))
+            !(e.file_type().is_some_and(|t| t.is_dir())
+                && (SKIPPED_DIRS.contains(&name.as_ref()) || name == ".tsa" || name == ".git"))
         })
         .build();
     for entry in walker.flatten() {

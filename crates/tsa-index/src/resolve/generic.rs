@@ -223,16 +223,47 @@ enum Target {
 }
 
 fn import_target(m: &Model, file: usize, imp: &MImport) -> Target {
+    import_target_at(m, file, imp, 0)
+}
+
+/// `name` defined in `files`, or re-exported by them (`export {x} from './y'`,
+/// `export * from './y'`, `pub use`-style imports of a barrel file), up to a depth.
+fn exported(m: &Model, files: &[usize], name: &str, depth: u32) -> Option<usize> {
+    if let Some(s) = m.unique(top_level(m, files, name), false) {
+        return Some(s);
+    }
+    if depth >= 6 {
+        return None;
+    }
+    let mut found = Vec::new();
+    for &f in files {
+        for imp in m.imports[f]
+            .iter()
+            .filter(|i| i.alias == name || i.alias == "*")
+        {
+            let wanted = if imp.alias == "*" {
+                name
+            } else {
+                imp.name.as_deref().unwrap_or(name)
+            };
+            if let Module::Files(next) = module(m, f, imp)
+                && let Some(s) = exported(m, &next, wanted, depth + 1)
+            {
+                found.push(s);
+            }
+        }
+    }
+    m.unique(found, false)
+}
+
+fn import_target_at(m: &Model, file: usize, imp: &MImport, depth: u32) -> Target {
     match module(m, file, imp) {
         Module::Files(files) => match imp.name.as_deref() {
             None | Some("*") => Target::Module(files),
-            Some(n) => {
-                let defs = top_level(m, &files, n);
-                match m.unique(defs, false) {
-                    Some(s) => Target::Symbol(s),
-                    None => Target::Module(files),
-                }
-            }
+            Some(n) => match exported(m, &files, n, depth) {
+                Some(s) => Target::Symbol(s),
+                None => Target::Module(files),
+            },
         },
         Module::Stdlib => Target::Outside(Resolution::Stdlib),
         Module::External => Target::Outside(Resolution::External),

@@ -62,7 +62,8 @@ impl Action for Full {
             mode,
             walk: WalkOptions {
                 max_files: max_files.get(),
-                max_file_size: cap("max_file_size", args.max_file_size, 2 * 1024 * 1024)?.get() as u64,
+                max_file_size: cap("max_file_size", args.max_file_size, 2 * 1024 * 1024)?.get()
+                    as u64,
                 include_hidden: args.include_hidden.unwrap_or(false),
                 no_ignore: args.no_ignore.unwrap_or(false),
                 ..WalkOptions::default()
