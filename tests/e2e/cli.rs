@@ -618,3 +618,25 @@ fn walk_skips_ignored_hidden_vendored_and_large_files_by_default() {
         "{files:?}"
     );
 }
+
+#[test]
+fn a_bare_call_in_a_js_method_is_not_this_method() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    std::fs::write(
+        root.join("view.js"),
+        "function render() {\n  return 1;\n}\n\nclass View {\n  render() {\n    return render();\n  }\n}\n",
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("Shape.java"),
+        "class Shape {\n  int area() {\n    return size();\n  }\n  int size() {\n    return 1;\n  }\n}\n",
+    )
+    .unwrap();
+    let (_, v) = json(&root, &["nav", "callees", "--function-name", "View.render"]);
+    assert_eq!(v["callees"][0]["qualified_name"], "render", "{v}");
+    assert_eq!(v["callees"][0]["definition_line"], 1);
+    // Java: a bare call in a method is an implicit this-call.
+    let (_, v) = json(&root, &["nav", "callees", "--function-name", "Shape.area"]);
+    assert_eq!(v["callees"][0]["qualified_name"], "Shape.size", "{v}");
+}

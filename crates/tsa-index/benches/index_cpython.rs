@@ -99,7 +99,21 @@ fn main() {
         assert_eq!(n.indexed, 0);
     }
     // One changed file: append a function to a module every run.
-    let victim = root.join("json/__init__.py");
+    // The file to change: json/__init__.py in CPython, else the first Rust or Python file.
+    let victim = {
+        let json = root.join("json/__init__.py");
+        if json.exists() {
+            json
+        } else {
+            tsa_index::walk(&root, &full.walk)
+                .files
+                .into_iter()
+                .find(|f| f.rel.ends_with(".rs") || f.rel.ends_with(".py"))
+                .map(|f| f.abs)
+                .expect("a Rust or Python file in the corpus")
+        }
+    };
+    let rust = victim.extension().is_some_and(|e| e == "rs");
     let mut one = Vec::new();
     let mut last_one = None;
     for i in 0..runs {
@@ -107,7 +121,15 @@ fn main() {
             .append(true)
             .open(&victim)
             .unwrap();
-        writeln!(f, "\ndef _bench_added_{i}():\n    return dumps({{}})\n").unwrap();
+        if rust {
+            writeln!(
+                f,
+                "\nfn _bench_added_{i}() -> usize {{ std::mem::size_of::<u8>() }}"
+            )
+            .unwrap();
+        } else {
+            writeln!(f, "\ndef _bench_added_{i}():\n    return dumps({{}})\n").unwrap();
+        }
         let t = Instant::now();
         let n = build(&root, &incr).unwrap();
         one.push(t.elapsed());

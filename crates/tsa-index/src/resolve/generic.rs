@@ -333,6 +333,11 @@ pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
             //    class's methods), then the file's top level.
             let mut scope = call.caller;
             while let Some(sc) = scope {
+                // Where a bare call never means `this.f()`, a type's members are not in scope.
+                if !lang.implicit_self() && m.syms[sc].kind.is_type() {
+                    scope = m.syms[sc].parent;
+                    continue;
+                }
                 let inner: Vec<usize> = m
                     .in_file(file, name)
                     .iter()

@@ -123,6 +123,9 @@ pub(crate) struct LanguageSpec {
     /// Module prefixes of the standard library (`java.`, `System`, `fmt`), one per line.
     pub stdlib: &'static str,
     pub module_style: ModuleStyle,
+    /// A bare `f()` inside a method may mean `this.f()` (Java, C#, C++, Kotlin, Swift,
+    /// Ruby); false where it never does (JavaScript, TypeScript, PHP).
+    pub implicit_self: bool,
 }
 
 impl LanguageSpec {
@@ -151,6 +154,7 @@ impl LanguageSpec {
             builtins: "",
             stdlib: "",
             module_style: ModuleStyle::None,
+            implicit_self: true,
         }
     }
 }
@@ -290,6 +294,11 @@ impl Language {
                         .strip_prefix(p)
                         .is_some_and(|r| r.starts_with(['.', '/', '\\', ':']))
             })
+    }
+
+    /// Whether a bare call inside a method may name a method of the same type.
+    pub fn implicit_self(self) -> bool {
+        self.spec().implicit_self
     }
 
     pub fn module_style(self) -> ModuleStyle {

@@ -18,6 +18,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     builtins: include_str!("builtins.txt"),
     stdlib: include_str!("stdlib.txt"),
     module_style: ModuleStyle::RelativePath,
+    implicit_self: false,
     ..LanguageSpec::new(
         "javascript",
         &["js", "jsx", "mjs", "cjs"],

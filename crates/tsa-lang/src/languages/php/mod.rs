@@ -16,6 +16,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     builtins: include_str!("builtins.txt"),
     stdlib: include_str!("stdlib.txt"),
     module_style: ModuleStyle::Qualified,
+    implicit_self: false,
     ..LanguageSpec::new(
         "php",
         &["php"],

@@ -24,6 +24,7 @@ const BASE: LanguageSpec = LanguageSpec {
     builtins: include_str!("../javascript/builtins.txt"),
     stdlib: include_str!("../javascript/stdlib.txt"),
     module_style: ModuleStyle::RelativePath,
+    implicit_self: false,
     ..LanguageSpec::new(
         "typescript",
         &["ts", "mts", "cts"],
