@@ -9,7 +9,7 @@ use tsa_lang::FileExtract;
 use crate::IndexError;
 
 /// Bumped whenever the schema or the extractor changes what it stores.
-pub const SCHEMA_VERSION: i64 = 3;
+pub const SCHEMA_VERSION: i64 = 4;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -42,7 +42,7 @@ CREATE TABLE IF NOT EXISTS calls(
     file_id INTEGER NOT NULL,
     caller_id INTEGER,
     callee_id INTEGER NOT NULL,
-    receiver TEXT,
+    receiver_id INTEGER,
     path_call INTEGER NOT NULL DEFAULT 0,
     line INTEGER NOT NULL,
     target_id INTEGER,
@@ -79,7 +79,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS symbols_fts USING fts5(
 pub(crate) const INDEXES: &str = r#"
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name_id);
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
-CREATE INDEX IF NOT EXISTS calls_target ON calls(target_id);
+CREATE INDEX IF NOT EXISTS calls_target ON calls(target_id) WHERE target_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS calls_caller ON calls(caller_id);
 CREATE INDEX IF NOT EXISTS calls_callee ON calls(callee_id);
 CREATE INDEX IF NOT EXISTS calls_file ON calls(file_id);
@@ -185,25 +185,40 @@ pub fn replace_with(root: &Path, old: Connection, fresh: &Path) -> Result<(), In
     Ok(())
 }
 
-/// Opens an existing index read-only; `None` when there is none.
+/// Opens an existing index for reading; `None` when there is none (or it is of
+/// another schema version). The connection may write only to recover the WAL of a
+/// writer that was killed (a read-only one could not); `query_only` forbids the rest.
 pub fn open_for_read(root: &Path) -> Result<Option<Connection>, IndexError> {
+    use rusqlite::OpenFlags;
     let path = index_path(root);
     if !path.is_file() {
         return Ok(None);
     }
     let conn = Connection::open_with_flags(
         &path,
-        rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY | rusqlite::OpenFlags::SQLITE_OPEN_NO_MUTEX,
-    )?;
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .or_else(|_| {
+        Connection::open_with_flags(
+            &path,
+            OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+        )
+    })?;
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
-    let version: Option<String> = conn
+    conn.pragma_update(None, "query_only", "ON")?;
+    let version: Option<String> = match conn
         .query_row(
             "SELECT value FROM meta WHERE key='schema_version'",
             [],
             |r| r.get(0),
         )
         .optional()
-        .unwrap_or(None);
+    {
+        Ok(v) => v,
+        // Not a tsa index (no meta table yet): treat as absent, a build recreates it.
+        Err(rusqlite::Error::SqliteFailure(_, Some(msg))) if msg.contains("no such table") => None,
+        Err(e) => return Err(e.into()),
+    };
     if version.as_deref() != Some(&SCHEMA_VERSION.to_string()) {
         return Ok(None);
     }
@@ -449,19 +464,24 @@ impl<'t> Writer<'t> {
         }
         for (i, c) in x.calls.iter().enumerate() {
             let callee_id = self.name_id(&c.callee)?;
+            // Receivers repeat (`self`, `os.path`, `this`): interned like names.
+            let receiver_id = match &c.receiver {
+                Some(r) => Some(self.name_id(r)?),
+                None => None,
+            };
             let (target, resolution, confidence) = resolved
                 .and_then(|r| r.calls.get(i).copied())
                 .unwrap_or((None, 5, 0.0));
             self.tx
                 .prepare_cached(
-                    "INSERT INTO calls(file_id, caller_id, callee_id, receiver, path_call, line, target_id, resolution, confidence)
+                    "INSERT INTO calls(file_id, caller_id, callee_id, receiver_id, path_call, line, target_id, resolution, confidence)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                 )?
                 .execute(params![
                     file_id,
                     c.enclosing.map(|i| ids[i]),
                     callee_id,
-                    c.receiver,
+                    receiver_id,
                     c.path,
                     c.line,
                     target,

@@ -385,8 +385,12 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
             continue;
         }
         let receiver = receiver.map(|r| {
-            let t = text(r, src);
-            let mut t = t.split_whitespace().collect::<Vec<_>>().join(" ");
+            let raw = text(r, src);
+            let mut t = if raw.contains(char::is_whitespace) {
+                raw.split_whitespace().collect::<Vec<_>>().join(" ")
+            } else {
+                raw.to_owned()
+            };
             if t.len() > 160 {
                 // Long builder chains: keep the head, where the type usually is.
                 let cut = (0..=160)
