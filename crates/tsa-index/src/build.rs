@@ -763,9 +763,8 @@ fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, Index
     let mut raw_calls = Vec::new();
     {
         let mut stmt = tx.prepare(&format!(
-            "SELECT c.id, c.file_id, c.caller_id, n.name, rn.name, c.path_call, c.target_id, c.resolution
-             FROM calls c JOIN names n ON n.id = c.callee_id LEFT JOIN names rn ON rn.id = c.receiver_id
-             WHERE {cond}"
+            "SELECT c.id, c.file_id, c.caller_id, n.name, c.receiver, c.path_call, c.target_id, c.resolution
+             FROM calls c JOIN names n ON n.id = c.callee_id WHERE {cond}"
         ))?;
         let mut q = stmt.query([])?;
         while let Some(r) = q.next()? {

@@ -226,13 +226,12 @@ impl Index {
         }
         let marks = vec!["?"; ids.len()].join(",");
         let sql = format!(
-            "SELECT c.line, cf.path, cf.language, cn.name, rn.name, c.path_call, c.resolution, c.confidence,
+            "SELECT c.line, cf.path, cf.language, cn.name, c.receiver, c.path_call, c.resolution, c.confidence,
                     s.id, n.name, s.kind, s.qualname, o.name, f.path, f.language, s.line, s.end_line, s.signature, s.is_test,
                     t.id, tn.name, t.kind, t.qualname, tow.name, tf.path, tf.language, t.line, t.end_line, t.signature, t.is_test
              FROM calls c
              JOIN files cf ON cf.id = c.file_id
              JOIN names cn ON cn.id = c.callee_id
-             LEFT JOIN names rn ON rn.id = c.receiver_id
              LEFT JOIN symbols s ON s.id = c.caller_id
              LEFT JOIN names n ON n.id = s.name_id
              LEFT JOIN names o ON o.id = s.owner_id

@@ -9,7 +9,7 @@ use tsa_lang::FileExtract;
 use crate::IndexError;
 
 /// Bumped whenever the schema or the extractor changes what it stores.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 5;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -42,7 +42,7 @@ CREATE TABLE IF NOT EXISTS calls(
     file_id INTEGER NOT NULL,
     caller_id INTEGER,
     callee_id INTEGER NOT NULL,
-    receiver_id INTEGER,
+    receiver TEXT,
     path_call INTEGER NOT NULL DEFAULT 0,
     line INTEGER NOT NULL,
     target_id INTEGER,
@@ -464,24 +464,19 @@ impl<'t> Writer<'t> {
         }
         for (i, c) in x.calls.iter().enumerate() {
             let callee_id = self.name_id(&c.callee)?;
-            // Receivers repeat (`self`, `os.path`, `this`): interned like names.
-            let receiver_id = match &c.receiver {
-                Some(r) => Some(self.name_id(r)?),
-                None => None,
-            };
             let (target, resolution, confidence) = resolved
                 .and_then(|r| r.calls.get(i).copied())
                 .unwrap_or((None, 5, 0.0));
             self.tx
                 .prepare_cached(
-                    "INSERT INTO calls(file_id, caller_id, callee_id, receiver_id, path_call, line, target_id, resolution, confidence)
+                    "INSERT INTO calls(file_id, caller_id, callee_id, receiver, path_call, line, target_id, resolution, confidence)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                 )?
                 .execute(params![
                     file_id,
                     c.enclosing.map(|i| ids[i]),
                     callee_id,
-                    receiver_id,
+                    c.receiver,
                     c.path,
                     c.line,
                     target,
