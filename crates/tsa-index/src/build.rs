@@ -352,6 +352,7 @@ fn write_cold(
                 owner: d.owner.as_deref().map(&mut intern),
                 parent: d.parent.map(|p| base + p),
                 is_test: d.is_test || is_test,
+                self_name: d.self_name.as_deref().map(Arc::from),
             });
         }
         imports.push(
@@ -679,7 +680,7 @@ fn load_symbols(
     let mut condition = filter.unwrap_or_else(|| "1".into());
     loop {
         let mut stmt = conn.prepare(&format!(
-            "SELECT s.id, s.file_id, s.name_id, n.name, s.kind, s.owner_id, o.name, s.parent_id, s.is_test
+            "SELECT s.id, s.file_id, s.name_id, n.name, s.kind, s.owner_id, o.name, s.parent_id, s.is_test, s.self_name
              FROM symbols s JOIN names n ON n.id = s.name_id LEFT JOIN names o ON o.id = s.owner_id
              WHERE {condition} ORDER BY s.id"
         ))?;
@@ -722,6 +723,7 @@ fn load_symbols(
                 owner,
                 parent: None,
                 is_test: r.get(8)?,
+                self_name: r.get::<_, Option<String>>(9)?.map(Arc::from),
             });
         }
         // Parent chains of a partial load: fetch the parents not loaded yet.

@@ -9,7 +9,7 @@ use tsa_lang::FileExtract;
 use crate::IndexError;
 
 /// Bumped whenever the schema or the extractor changes what it stores.
-pub const SCHEMA_VERSION: i64 = 5;
+pub const SCHEMA_VERSION: i64 = 6;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -35,7 +35,8 @@ CREATE TABLE IF NOT EXISTS symbols(
     line INTEGER NOT NULL,
     end_line INTEGER NOT NULL,
     signature TEXT NOT NULL,
-    is_test INTEGER NOT NULL
+    is_test INTEGER NOT NULL,
+    self_name TEXT
 );
 CREATE TABLE IF NOT EXISTS calls(
     id INTEGER PRIMARY KEY,
@@ -407,8 +408,8 @@ impl<'t> Writer<'t> {
             let parent_id = d.parent.map(|p| ids[p]);
             self.tx
                 .prepare_cached(
-                    "INSERT INTO symbols(id, file_id, name_id, kind, qualname, owner_id, parent_id, line, end_line, signature, is_test)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                    "INSERT INTO symbols(id, file_id, name_id, kind, qualname, owner_id, parent_id, line, end_line, signature, is_test, self_name)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
                 )?
                 .execute(params![
                     at.map(|a| a.1 + i as i64),
@@ -421,7 +422,8 @@ impl<'t> Writer<'t> {
                     d.line,
                     d.end_line,
                     d.signature,
-                    d.is_test || file.is_test
+                    d.is_test || file.is_test,
+                    d.self_name
                 ])?;
             let id = self.tx.last_insert_rowid();
             ids.push(id);

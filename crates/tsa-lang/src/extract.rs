@@ -351,9 +351,26 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
                 owner = Some(pd.name.clone());
             }
         }
+        let mut self_name = None;
+        let mut owner_prefix = String::new();
+        if owner.is_none()
+            && matches!(kind, DefKind::Function | DefKind::Method)
+            && let Some((o, receiver)) = (spec.owner_of)(node, src)
+        {
+            let o = (spec.clean_type_name)(&o);
+            if !o.is_empty() {
+                kind = DefKind::Method;
+                owner_prefix = format!("{o}{}", spec.qual_sep);
+                owner = Some(o);
+                self_name = receiver.filter(|r| !r.is_empty() && r != "_");
+            }
+        }
         let qualname = match parent {
-            Some(p) => format!("{}{}{}", out.defs[p].qualname, spec.qual_sep, name),
-            None => name.clone(),
+            Some(p) => format!(
+                "{}{}{owner_prefix}{}",
+                out.defs[p].qualname, spec.qual_sep, name
+            ),
+            None => format!("{owner_prefix}{name}"),
         };
         let parent_test = parent.is_some_and(|p| out.defs[p].is_test);
         let is_test = parent_test || (spec.is_test_def)(node, src);
@@ -370,6 +387,7 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
             end_byte: node.end_byte(),
             is_test,
             bases,
+            self_name,
         });
         stack.push(out.defs.len() - 1);
     }

@@ -121,6 +121,9 @@ pub struct Def {
     pub is_test: bool,
     /// Base types this definition extends or implements.
     pub bases: Vec<Base>,
+    /// The receiver variable of a method declared outside its type (Go's `s` in
+    /// `func (s *Store) Get()`): calls on it are calls on the owner type.
+    pub self_name: Option<String>,
 }
 
 /// A call site.

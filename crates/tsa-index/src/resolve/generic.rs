@@ -414,6 +414,18 @@ pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
             }
         }
         Some(recv) => {
+            // The receiver variable of the enclosing method (Go's `s` in
+            // `func (s *Store) Find()`): its type is the method's owner.
+            let mut scope = call.caller;
+            while let Some(sc) = scope {
+                let sym = &m.syms[sc];
+                if sym.self_name.as_deref() == Some(recv)
+                    && let Some(owner) = &sym.owner
+                {
+                    return method(m, call, owner, name).unwrap_or(Binding::UNKNOWN);
+                }
+                scope = sym.parent;
+            }
             if lang.self_receivers().contains(&recv) {
                 return match m.enclosing_type(call.caller) {
                     Some(owner) => method(m, call, owner, name).unwrap_or(Binding::UNKNOWN),

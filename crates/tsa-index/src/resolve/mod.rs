@@ -92,6 +92,8 @@ pub struct MSym {
     pub owner: Option<Arc<str>>,
     pub parent: Option<usize>,
     pub is_test: bool,
+    /// The receiver variable of a method declared outside its type (Go).
+    pub self_name: Option<Arc<str>>,
 }
 
 /// An import binding of the model.

@@ -97,6 +97,9 @@ pub enum ModuleStyle {
     None,
 }
 
+/// Finds (owner type, receiver variable) of a method declared outside its type.
+pub(crate) type OwnerOf = fn(Node<'_>, &[u8]) -> Option<(String, Option<String>)>;
+
 /// What a language folder provides.
 pub(crate) struct LanguageSpec {
     pub name: &'static str,
@@ -123,6 +126,9 @@ pub(crate) struct LanguageSpec {
     /// Module prefixes of the standard library (`java.`, `System`, `fmt`), one per line.
     pub stdlib: &'static str,
     pub module_style: ModuleStyle,
+    /// The owner type (and receiver variable) of a method declared outside its type,
+    /// e.g. Go's `func (s *Store) Get()` -> (`Store`, `s`).
+    pub owner_of: OwnerOf,
     /// A bare `f()` inside a method may mean `this.f()` (Java, C#, C++, Kotlin, Swift,
     /// Ruby); false where it never does (JavaScript, TypeScript, PHP).
     pub implicit_self: bool,
@@ -155,6 +161,7 @@ impl LanguageSpec {
             stdlib: "",
             module_style: ModuleStyle::None,
             implicit_self: true,
+            owner_of: |_, _| None,
         }
     }
 }

@@ -17,6 +17,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     builtins: include_str!("builtins.txt"),
     stdlib: include_str!("stdlib.txt"),
     module_style: ModuleStyle::GoPackage,
+    owner_of,
     ..LanguageSpec::new(
         "go",
         &["go"],
@@ -81,6 +82,26 @@ fn package_name(path: &str) -> String {
     last.to_owned()
 }
 
+/// `func (s *Store) Get()` -> (`Store`, `s`): the receiver's type owns the method.
+fn owner_of(node: tree_sitter::Node<'_>, src: &[u8]) -> Option<(String, Option<String>)> {
+    if node.kind() != "method_declaration" {
+        return None;
+    }
+    let receiver = node.child_by_field_name("receiver")?;
+    let mut cursor = receiver.walk();
+    let param = receiver
+        .named_children(&mut cursor)
+        .find(|c| c.kind() == "parameter_declaration")?;
+    let ty = param.child_by_field_name("type")?;
+    let text = |n: tree_sitter::Node<'_>| {
+        std::str::from_utf8(&src[n.byte_range()])
+            .unwrap_or("")
+            .to_owned()
+    };
+    let name = param.child_by_field_name("name").map(text);
+    Some((text(ty), name))
+}
+
 #[cfg(test)]
 mod tests {
     use super::package_name;
@@ -135,7 +156,10 @@ func (s *Server) Start() { fmt.Println(s.addr()); Helper[int](1) }
             .collect();
         assert_eq!(
             defs,
-            [("Server", "struct", None), ("Start", "method", None)]
+            [
+                ("Server", "struct", None),
+                ("Server.Start", "method", Some("Server"))
+            ]
         );
         assert_eq!(x.defs[0].bases[0].name, "Base");
         let calls: Vec<_> = x
