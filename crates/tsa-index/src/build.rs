@@ -353,6 +353,7 @@ fn write_cold(
                 parent: d.parent.map(|p| base + p),
                 is_test: d.is_test || is_test,
                 self_name: d.self_name.as_deref().map(Arc::from),
+                bases: d.bases.iter().map(|b| intern(&b.name)).collect(),
             });
         }
         imports.push(
@@ -677,7 +678,10 @@ fn load_symbols(
     let mut syms: Vec<MSym> = Vec::new();
     let mut sym_idx: HashMap<i64, usize> = HashMap::new();
     let mut parents: Vec<Option<i64>> = Vec::new();
+    let partial = filter.is_some();
     let mut condition = filter.unwrap_or_else(|| "1".into());
+    let mut bases_fetched: HashSet<i64> = HashSet::new();
+    let mut bases_requested: HashSet<String> = HashSet::new();
     loop {
         let mut stmt = conn.prepare(&format!(
             "SELECT s.id, s.file_id, s.name_id, n.name, s.kind, s.owner_id, o.name, s.parent_id, s.is_test, s.self_name
@@ -724,6 +728,7 @@ fn load_symbols(
                 parent: None,
                 is_test: r.get(8)?,
                 self_name: r.get::<_, Option<String>>(9)?.map(Arc::from),
+                bases: Vec::new(),
             });
         }
         // Parent chains of a partial load: fetch the parents not loaded yet.
@@ -733,10 +738,50 @@ fn load_symbols(
             .copied()
             .filter(|p| !sym_idx.contains_key(p))
             .collect();
-        if missing.is_empty() {
+        if !missing.is_empty() {
+            condition = format!("s.id IN ({})", id_list(missing));
+            continue;
+        }
+        // Bases of the types loaded so far (and, for a partial load, the base types).
+        let todo: Vec<i64> = syms
+            .iter()
+            .filter(|s| s.kind.is_type() && !bases_fetched.contains(&s.id))
+            .map(|s| s.id)
+            .collect();
+        if todo.is_empty() {
             break;
         }
-        condition = format!("s.id IN ({})", id_list(missing));
+        let where_clause = if partial {
+            format!("h.symbol_id IN ({})", id_list(todo.iter().copied()))
+        } else {
+            "1".into()
+        };
+        bases_fetched.extend(todo);
+        let mut stmt = conn.prepare(&format!(
+            "SELECT h.symbol_id, n.name FROM inherits h JOIN names n ON n.id = h.base_id WHERE {where_clause} ORDER BY h.id"
+        ))?;
+        let mut new_names = Vec::new();
+        for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))? {
+            let (sym, base) = row?;
+            let Some(&k) = sym_idx.get(&sym) else {
+                continue;
+            };
+            if partial && bases_requested.insert(base.clone()) {
+                new_names.push(base.clone());
+            }
+            syms[k].bases.push(Arc::from(base));
+        }
+        if new_names.is_empty() {
+            break;
+        }
+        let mut get = conn.prepare_cached("SELECT id FROM names WHERE name = ?1")?;
+        let mut ids = Vec::new();
+        for n in &new_names {
+            if let Some(id) = get.query_row([n], |r| r.get::<_, i64>(0)).optional()? {
+                ids.push(id);
+            }
+        }
+        condition = format!("s.name_id IN ({})", id_list(ids));
     }
     for (s, p) in syms.iter_mut().zip(parents) {
         s.parent = p.and_then(|p| sym_idx.get(&p).copied());

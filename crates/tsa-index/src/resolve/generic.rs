@@ -319,7 +319,18 @@ fn method(m: &Model, call: &MCall, owner: &str, name: &str) -> Option<Binding> {
             confidence: 1.0,
         });
     }
-    m.unique(cands, test).map(|s| bound(s, 0.9))
+    if let Some(s) = m.unique(cands.clone(), test) {
+        return Some(bound(s, 0.9));
+    }
+    if !cands.is_empty() {
+        return None;
+    }
+    // Not defined on the type itself: inherited from a base.
+    let starts = match m.enclosing_type_sym(call.caller) {
+        Some(t) if &*m.syms[t].name == owner => vec![t],
+        _ => m.types_named(call, owner),
+    };
+    m.inherited(call, starts, name)
 }
 
 pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
@@ -425,6 +436,13 @@ pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
                     return method(m, call, owner, name).unwrap_or(Binding::UNKNOWN);
                 }
                 scope = sym.parent;
+            }
+            if matches!(recv, "super" | "parent" | "base") {
+                // `super.m()`, PHP `parent::m()`, C# `base.M()`: start at the bases.
+                return match m.enclosing_type_sym(call.caller) {
+                    Some(t) => m.inherited(call, vec![t], name).unwrap_or(Binding::UNKNOWN),
+                    None => Binding::UNKNOWN,
+                };
             }
             if lang.self_receivers().contains(&recv) {
                 return match m.enclosing_type(call.caller) {

@@ -94,6 +94,8 @@ pub struct MSym {
     pub is_test: bool,
     /// The receiver variable of a method declared outside its type (Go).
     pub self_name: Option<Arc<str>>,
+    /// Names of the base types this definition extends or implements.
+    pub bases: Vec<Arc<str>>,
 }
 
 /// An import binding of the model.
@@ -275,6 +277,22 @@ impl Model {
     /// only bindings to types.
     pub fn resolve_base(&self, sym: usize, base: &str) -> Binding {
         let file = self.syms[sym].file;
+        // A type of the same file (a Rust trait, say, which calls never name).
+        let local: Vec<usize> = self
+            .in_file(file, base)
+            .iter()
+            .copied()
+            .filter(|&s| {
+                s != sym && self.syms[s].kind.is_type() && self.syms[s].kind != DefKind::Impl
+            })
+            .collect();
+        if let Some(s) = self.unique(local, false) {
+            return Binding {
+                target: Some(s),
+                resolution: Resolution::Local,
+                confidence: 1.0,
+            };
+        }
         let call = MCall {
             file,
             caller: self.syms[sym].parent,
@@ -363,6 +381,91 @@ impl Model {
             .copied()
             .filter(|&s| self.files[self.syms[s].file].lang == lang)
             .collect()
+    }
+
+    /// The innermost type definition enclosing `sym` (itself included).
+    fn enclosing_type_sym(&self, sym: Option<usize>) -> Option<usize> {
+        let mut cur = sym;
+        while let Some(i) = cur {
+            if self.syms[i].kind.is_type() {
+                return Some(i);
+            }
+            cur = self.syms[i].parent;
+        }
+        None
+    }
+
+    /// A method `name` inherited by the types `starts` through their bases (each base
+    /// resolved where the type is defined), nearest level first; `None` when no level
+    /// has exactly one candidate.
+    fn inherited(&self, call: &MCall, starts: Vec<usize>, name: &str) -> Option<Binding> {
+        let lang = self.files[call.file].lang;
+        let test = self.caller_is_test(call);
+        let mut frontier = starts;
+        let mut seen = std::collections::HashSet::new();
+        for _ in 0..6 {
+            let mut next = Vec::new();
+            let mut found = Vec::new();
+            for t in frontier {
+                if !seen.insert(t) {
+                    continue;
+                }
+                for base in &self.syms[t].bases {
+                    let Some(b) = self.resolve_base(t, base).target else {
+                        continue;
+                    };
+                    if !lang.can_call(self.files[self.syms[b].file].lang) {
+                        continue;
+                    }
+                    let base_name = &self.syms[b].name;
+                    found.extend(
+                        self.in_file(self.syms[b].file, name)
+                            .iter()
+                            .copied()
+                            .filter(|&s| {
+                                let sym = &self.syms[s];
+                                sym.kind.is_callable()
+                                    && (sym.parent == Some(b)
+                                        || sym.owner.as_deref() == Some(&**base_name))
+                            }),
+                    );
+                    // Rust: a trait's provided methods; Go: methods of an embedded type.
+                    found.extend(self.owned(base_name, name).iter().copied().filter(|&s| {
+                        self.files[self.syms[s].file].lang == self.files[self.syms[b].file].lang
+                    }));
+                    next.push(b);
+                }
+            }
+            found.sort_unstable();
+            found.dedup();
+            if !found.is_empty() {
+                return self.unique(found, test).map(|s| bound(s, 0.8));
+            }
+            if next.is_empty() {
+                return None;
+            }
+            frontier = next;
+        }
+        None
+    }
+
+    /// Type definitions named `owner` in the caller's language family, preferring its file.
+    fn types_named(&self, call: &MCall, owner: &str) -> Vec<usize> {
+        let lang = self.files[call.file].lang;
+        let all: Vec<usize> = self
+            .named_all(owner)
+            .iter()
+            .copied()
+            .filter(|&s| {
+                self.syms[s].kind.is_type() && lang.can_call(self.files[self.syms[s].file].lang)
+            })
+            .collect();
+        let here: Vec<usize> = all
+            .iter()
+            .copied()
+            .filter(|&s| self.syms[s].file == call.file)
+            .collect();
+        if here.is_empty() { all } else { here }
     }
 
     /// The single candidate left after dropping test-only definitions for a

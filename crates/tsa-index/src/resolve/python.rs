@@ -256,6 +256,12 @@ pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
             }
         }
         Some(recv) => {
+            if recv == "super()" || recv.starts_with("super(") {
+                return match m.enclosing_type_sym(call.caller) {
+                    Some(t) => m.inherited(call, vec![t], name).unwrap_or(Binding::UNKNOWN),
+                    None => Binding::UNKNOWN,
+                };
+            }
             if recv == "self" || recv == "cls" {
                 let Some(class) = m.enclosing_type(call.caller) else {
                     return Binding::UNKNOWN;
@@ -272,7 +278,11 @@ pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
                         resolution: Resolution::Local,
                         confidence: 1.0,
                     },
-                    None => Binding::UNKNOWN,
+                    // Not on the class itself: inherited from a base class.
+                    None => match m.enclosing_type_sym(call.caller) {
+                        Some(t) => m.inherited(call, vec![t], name).unwrap_or(Binding::UNKNOWN),
+                        None => Binding::UNKNOWN,
+                    },
                 };
             }
             // A module: `import a.b as x; x.f()`, `import a.b; a.b.f()`, `from p import mod; mod.f()`.

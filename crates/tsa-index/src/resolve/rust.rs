@@ -224,10 +224,15 @@ fn method(m: &Model, call: &MCall, owner: &str, name: &str) -> Binding {
             confidence: 1.0,
         };
     }
-    match m.unique(cands, test) {
-        Some(s) => bound(s, 0.9),
-        None => Binding::UNKNOWN,
+    if let Some(s) = m.unique(cands.clone(), test) {
+        return bound(s, 0.9);
     }
+    if !cands.is_empty() {
+        return Binding::UNKNOWN;
+    }
+    // A provided method of a trait the type implements (`impl Trait for Owner`).
+    m.inherited(call, m.types_named(call, owner), name)
+        .unwrap_or(Binding::UNKNOWN)
 }
 
 fn from_target(t: Target) -> Binding {
