@@ -16,7 +16,7 @@ use tsa_lang::{FileExtract, Language, extract, is_test_path};
 
 use crate::IndexError;
 use crate::resolve::{Binding, MCall, MFile, MImport, MSym, Model, Resolution};
-use crate::store::{self, FileRow, Resolved, Writer};
+use crate::store::{self, CallBinding, FileRow, Resolved, Writer};
 use crate::walk::{SourceFile, WalkOptions, walk};
 
 /// Full wipes and rebuilds; incremental re-parses only files whose content changed.
@@ -370,7 +370,7 @@ fn write_cold(
     }
     let model = Model::new(mfiles, syms, imports);
     type FileBindings = (
-        Vec<(Option<i64>, i64, f64)>,
+        Vec<CallBinding>,
         Vec<(Option<i64>, Option<i64>, i64)>,
         Vec<(Option<i64>, i64)>,
     );
@@ -387,11 +387,15 @@ fn write_cold(
                     let b = model.resolve(&MCall {
                         file: k,
                         caller: c.enclosing.map(|e| base + e),
-                        callee: c.callee.clone(),
-                        receiver: c.receiver.clone(),
+                        callee: &c.callee,
+                        receiver: c.receiver.as_deref(),
                         path: c.path,
                     });
-                    (b.target.map(sym_id), b.resolution.code(), b.confidence)
+                    CallBinding {
+                        target: b.target.map(sym_id).unwrap_or(0),
+                        resolution: b.resolution.code() as u8,
+                        confidence: b.confidence as f32,
+                    }
                 })
                 .collect();
             let imports = model.imports[k]
@@ -426,7 +430,7 @@ fn write_cold(
     for (k, ((f, hash, x), (calls, imports, bases))) in parsed.iter().zip(&bindings).enumerate() {
         report.calls_resolved += calls
             .iter()
-            .filter(|c| c.1 != Resolution::Unknown.code())
+            .filter(|c| i64::from(c.resolution) != Resolution::Unknown.code())
             .count();
         let resolved = Resolved {
             file_id: k as i64 + 1,
@@ -905,14 +909,14 @@ fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, Index
     let model = Model::new(files, syms, imports);
     let sym_id = |s: usize| model.syms[s].id;
     // Calls.
-    struct Row {
+    struct Row<'a> {
         id: i64,
-        call: MCall,
+        call: MCall<'a>,
         target: Option<i64>,
         resolution: i64,
     }
-    let rows: Vec<Row> = raw_calls
-        .into_iter()
+    let rows: Vec<Row<'_>> = raw_calls
+        .iter()
         .filter_map(|c| {
             let file = *file_idx.get(&c.file_id)?;
             Some(Row {
@@ -920,8 +924,8 @@ fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, Index
                 call: MCall {
                     file,
                     caller: c.caller.and_then(|id| sym_idx.get(&id).copied()),
-                    callee: c.callee,
-                    receiver: c.receiver,
+                    callee: &c.callee,
+                    receiver: c.receiver.as_deref(),
                     path: c.path,
                 },
                 target: c.target,

@@ -265,13 +265,22 @@ pub struct FileRow<'a> {
     pub is_test: bool,
 }
 
+/// One call site's binding, packed (16 bytes: cold builds hold one per call site).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct CallBinding {
+    /// Target symbol id, 0 for none (ids start at 1).
+    pub target: i64,
+    pub resolution: u8,
+    pub confidence: f32,
+}
+
 /// Resolved bindings of one file, written with its rows (cold builds resolve
 /// before writing; incremental builds write `None` and resolve after).
 pub struct Resolved<'a> {
     pub file_id: i64,
     pub first_symbol_id: i64,
     /// Per call site: (target symbol id, resolution code, confidence).
-    pub calls: &'a [(Option<i64>, i64, f64)],
+    pub calls: &'a [CallBinding],
     /// Per import: (target file id, target symbol id, resolution code).
     pub imports: &'a [(Option<i64>, Option<i64>, i64)],
     /// Per base of every definition, in order: (target symbol id, resolution code).
@@ -468,6 +477,14 @@ impl<'t> Writer<'t> {
             let callee_id = self.name_id(&c.callee)?;
             let (target, resolution, confidence) = resolved
                 .and_then(|r| r.calls.get(i).copied())
+                .map(|b| {
+                    let confidence = (f64::from(b.confidence) * 1000.0).round() / 1000.0;
+                    (
+                        (b.target != 0).then_some(b.target),
+                        i64::from(b.resolution),
+                        confidence,
+                    )
+                })
                 .unwrap_or((None, 5, 0.0));
             self.tx
                 .prepare_cached(

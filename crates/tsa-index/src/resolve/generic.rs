@@ -299,7 +299,7 @@ fn callable(kind: DefKind) -> bool {
 }
 
 /// Methods `name` of type `owner` in the family, preferring the caller's file.
-fn method(m: &Model, call: &MCall, owner: &str, name: &str) -> Option<Binding> {
+fn method(m: &Model, call: &MCall<'_>, owner: &str, name: &str) -> Option<Binding> {
     let lang = m.files[call.file].lang;
     let cands: Vec<usize> = m
         .by_owner_any(owner, name)
@@ -333,12 +333,12 @@ fn method(m: &Model, call: &MCall, owner: &str, name: &str) -> Option<Binding> {
     m.inherited(call, starts, name)
 }
 
-pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
+pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
     let file = call.file;
     let lang = m.files[file].lang;
-    let name = call.callee.as_str();
+    let name = call.callee;
     let test = m.caller_is_test(call);
-    match call.receiver.as_deref() {
+    match call.receiver {
         None => {
             // 1. The caller's scopes: enclosing definitions (so a method sees its
             //    class's methods), then the file's top level.

@@ -109,11 +109,11 @@ pub struct MImport {
 
 /// A call site to resolve.
 #[derive(Clone, Debug)]
-pub struct MCall {
+pub struct MCall<'a> {
     pub file: usize,
     pub caller: Option<usize>,
-    pub callee: String,
-    pub receiver: Option<String>,
+    pub callee: &'a str,
+    pub receiver: Option<&'a str>,
     /// The receiver is a path (`Type::f`), not a value (`x.f`).
     pub path: bool,
 }
@@ -250,7 +250,7 @@ impl Model {
     }
 
     /// Resolves one call site.
-    pub fn resolve(&self, call: &MCall) -> Binding {
+    pub fn resolve(&self, call: &MCall<'_>) -> Binding {
         let lang = self.files[call.file].lang;
         let b = match lang.module_style() {
             ModuleStyle::Python => python::resolve(self, call),
@@ -296,7 +296,7 @@ impl Model {
         let call = MCall {
             file,
             caller: self.syms[sym].parent,
-            callee: base.to_owned(),
+            callee: base,
             receiver: None,
             path: false,
         };
@@ -321,7 +321,7 @@ impl Model {
         }
     }
 
-    fn caller_is_test(&self, call: &MCall) -> bool {
+    fn caller_is_test(&self, call: &MCall<'_>) -> bool {
         self.files[call.file].is_test || call.caller.is_some_and(|c| self.syms[c].is_test)
     }
 
@@ -398,7 +398,7 @@ impl Model {
     /// A method `name` inherited by the types `starts` through their bases (each base
     /// resolved where the type is defined), nearest level first; `None` when no level
     /// has exactly one candidate.
-    fn inherited(&self, call: &MCall, starts: Vec<usize>, name: &str) -> Option<Binding> {
+    fn inherited(&self, call: &MCall<'_>, starts: Vec<usize>, name: &str) -> Option<Binding> {
         let lang = self.files[call.file].lang;
         let test = self.caller_is_test(call);
         let mut frontier = starts;
@@ -450,7 +450,7 @@ impl Model {
     }
 
     /// Type definitions named `owner` in the caller's language family, preferring its file.
-    fn types_named(&self, call: &MCall, owner: &str) -> Vec<usize> {
+    fn types_named(&self, call: &MCall<'_>, owner: &str) -> Vec<usize> {
         let lang = self.files[call.file].lang;
         let all: Vec<usize> = self
             .named_all(owner)
@@ -480,10 +480,10 @@ impl Model {
     }
 
     /// A unique project-wide definition of a plain (non-method) name.
-    fn unique_global(&self, call: &MCall, kinds: &[DefKind]) -> Option<usize> {
+    fn unique_global(&self, call: &MCall<'_>, kinds: &[DefKind]) -> Option<usize> {
         let lang = self.files[call.file].lang;
         let cands: Vec<usize> = self
-            .named(lang, &call.callee)
+            .named(lang, call.callee)
             .iter()
             .copied()
             .filter(|&s| kinds.contains(&self.syms[s].kind))

@@ -209,10 +209,10 @@ fn outside(stdlib: bool) -> Binding {
     })
 }
 
-pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
+pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
     let file = call.file;
-    let name = call.callee.as_str();
-    match call.receiver.as_deref() {
+    let name = call.callee;
+    match call.receiver {
         None => {
             // 1. The caller's own scope.
             let local: Vec<usize> = m

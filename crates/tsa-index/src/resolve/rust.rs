@@ -209,7 +209,7 @@ fn in_module(m: &Model, f: usize, name: &str, depth: u32) -> Option<usize> {
 
 /// Methods `name` of type `owner` anywhere in the project (impl blocks may live in
 /// other files), preferring the caller's file.
-fn method(m: &Model, call: &MCall, owner: &str, name: &str) -> Binding {
+fn method(m: &Model, call: &MCall<'_>, owner: &str, name: &str) -> Binding {
     let cands = m.methods(Language::Rust, owner, name);
     let same_file: Vec<usize> = cands
         .iter()
@@ -275,12 +275,12 @@ fn module_scope(m: &Model, start: Option<usize>) -> Option<usize> {
     None
 }
 
-pub(super) fn resolve(m: &Model, call: &MCall) -> Binding {
+pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
     let file = call.file;
-    let name = call.callee.as_str();
+    let name = call.callee;
     let test = m.caller_is_test(call);
     let callable = [DefKind::Function, DefKind::Struct, DefKind::Enum];
-    let receiver = call.receiver.as_deref();
+    let receiver = call.receiver;
     if let Some(recv) = receiver
         && !call.path
     {
