@@ -27,6 +27,15 @@ impl<T> Capped<T> {
         Capped { items, total, cap }
     }
 
+    /// The first `cap` of `ranked` (a window of a longer result) together with the
+    /// exact `total` counted elsewhere (a SQL `count(*)`); never under `ranked.len()`.
+    pub fn counted(ranked: Vec<T>, total: usize, cap: NonZeroUsize) -> Self {
+        let total = total.max(ranked.len());
+        let mut items = ranked;
+        items.truncate(cap.get());
+        Capped { items, total, cap }
+    }
+
     /// Keeps the first items of `items` while `fits` says the running list still fits
     /// (a character budget, say), and never more than the cap. The total stays exact.
     pub fn collect_within(
@@ -137,6 +146,14 @@ mod tests {
             (c.total(), c.listed(), c.cap(), c.truncated()),
             (39, 3, 3, true)
         );
+    }
+
+    #[test]
+    fn counted_keeps_the_exact_total_of_a_window() {
+        let c = Capped::counted(vec![1, 2, 3, 4], 40, cap(3));
+        assert_eq!((c.total(), c.listed(), c.truncated()), (40, 3, true));
+        let c = Capped::counted(vec![1, 2], 0, cap(3));
+        assert_eq!((c.total(), c.listed(), c.truncated()), (2, 2, false));
     }
 
     #[test]

@@ -152,27 +152,43 @@ fn is_binary(bytes: &[u8]) -> bool {
     bytes[..bytes.len().min(8192)].contains(&0)
 }
 
-fn examine(f: &SourceFile, stored: Option<&Stored>) -> Outcome {
+/// How a walked file compares with its stored row, without parsing it: same size
+/// and mtime -> unchanged; else the BLAKE3 hash of the raw bytes decides.
+enum Compared {
+    Unchanged,
+    Touched,
+    Changed { bytes: Vec<u8>, hash: [u8; 32] },
+    Unreadable(String),
+}
+
+fn compare(f: &SourceFile, stored: Option<&Stored>) -> Compared {
     if let Some(s) = stored
         && s.size == f.size as i64
         && s.mtime_ns == f.mtime_ns
     {
-        return Outcome::Unchanged;
+        return Compared::Unchanged;
     }
     let bytes = match std::fs::read(&f.abs) {
         Ok(b) => b,
-        Err(e) => return Outcome::Failed(e.to_string()),
+        Err(e) => return Compared::Unreadable(e.to_string()),
     };
     let hash = *blake3::hash(&bytes).as_bytes();
     if stored.is_some_and(|s| s.hash == hash) {
-        return Outcome::Touched;
+        return Compared::Touched;
     }
-    if is_binary(&bytes) {
-        return Outcome::Binary;
-    }
-    match extract(f.language, &bytes) {
-        Ok(x) => Outcome::Parsed { hash, x },
-        Err(e) => Outcome::Failed(e.to_string()),
+    Compared::Changed { bytes, hash }
+}
+
+fn examine(f: &SourceFile, stored: Option<&Stored>) -> Outcome {
+    match compare(f, stored) {
+        Compared::Unchanged => Outcome::Unchanged,
+        Compared::Touched => Outcome::Touched,
+        Compared::Unreadable(e) => Outcome::Failed(e),
+        Compared::Changed { bytes, .. } if is_binary(&bytes) => Outcome::Binary,
+        Compared::Changed { bytes, hash } => match extract(f.language, &bytes) {
+            Ok(x) => Outcome::Parsed { hash, x },
+            Err(e) => Outcome::Failed(e.to_string()),
+        },
     }
 }
 
@@ -1058,13 +1074,11 @@ pub fn pending_changes(root: &Path, opts: &WalkOptions) -> Result<Pending, Index
         seen.insert(f.rel.as_str());
         match stored.get(&f.rel) {
             None => new.push(f.rel.clone()),
-            Some(s) if s.size == f.size as i64 && s.mtime_ns == f.mtime_ns => {}
             Some(s) => {
-                let changed = match std::fs::read(&f.abs) {
-                    Ok(bytes) => blake3::hash(&bytes).as_bytes()[..] != s.hash[..],
-                    Err(_) => true,
-                };
-                if changed {
+                if matches!(
+                    compare(f, Some(s)),
+                    Compared::Changed { .. } | Compared::Unreadable(_)
+                ) {
                     modified.push(f.rel.clone());
                 }
             }

@@ -567,11 +567,7 @@ mod tests {
 }
 "#;
         let x = extract(Language::Rust, src).unwrap();
-        let defs: Vec<_> = x
-            .defs
-            .iter()
-            .map(|d| (d.qualname.as_str(), d.kind.as_str(), d.is_test))
-            .collect();
+        let defs: Vec<_> = x.def_rows();
         assert_eq!(
             defs,
             [
@@ -603,11 +599,7 @@ mod tests {
                 ("inner", None, false),
             ]
         );
-        let imports: Vec<_> = x
-            .imports
-            .iter()
-            .map(|i| (i.module.as_str(), i.name.as_deref(), i.alias.as_str()))
-            .collect();
+        let imports: Vec<_> = x.import_rows();
         assert_eq!(
             imports,
             [

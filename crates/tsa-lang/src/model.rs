@@ -165,3 +165,22 @@ pub struct FileExtract {
     /// ERROR and MISSING nodes in the parse tree. A file with errors is still indexed.
     pub parse_errors: u32,
 }
+
+#[cfg(test)]
+impl FileExtract {
+    /// (qualified name, kind, is_test) of every definition, for assertions.
+    pub(crate) fn def_rows(&self) -> Vec<(&str, &str, bool)> {
+        self.defs
+            .iter()
+            .map(|d| (d.qualname.as_str(), d.kind.as_str(), d.is_test))
+            .collect()
+    }
+
+    /// (module, name, alias) of every import, for assertions.
+    pub(crate) fn import_rows(&self) -> Vec<(&str, Option<&str>, &str)> {
+        self.imports
+            .iter()
+            .map(|i| (i.module.as_str(), i.name.as_deref(), i.alias.as_str()))
+            .collect()
+    }
+}

@@ -325,17 +325,9 @@ impl Model {
         self.files[call.file].is_test || call.caller.is_some_and(|c| self.syms[c].is_test)
     }
 
-    /// The innermost type (class, impl, trait, struct) enclosing a definition.
+    /// The name of the innermost type (class, impl, trait, struct) enclosing a definition.
     fn enclosing_type(&self, sym: Option<usize>) -> Option<&str> {
-        let mut cur = sym;
-        while let Some(i) = cur {
-            let s = &self.syms[i];
-            if s.kind.is_type() {
-                return Some(&s.name);
-            }
-            cur = s.parent;
-        }
-        None
+        self.enclosing_type_sym(sym).map(|t| &*self.syms[t].name)
     }
 
     fn in_file(&self, file: usize, name: &str) -> &[usize] {

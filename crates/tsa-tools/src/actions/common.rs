@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 use tsa_envelope::{Success, Verdict};
-use tsa_index::{CallRow, Index, SymbolRow};
+use tsa_index::{BuildOptions, BuildReport, CallRow, Index, SymbolRow};
 
 use crate::source::source_file;
 use crate::{Context, ToolError};
@@ -29,10 +29,7 @@ pub fn open_index(ctx: &Context) -> Result<Opened, ToolError> {
             built_now: None,
         });
     }
-    let report = tsa_index::build(root, &ctx.build_options())?;
-    if report.total_files == 0 {
-        return Err(ToolError::EmptyProject);
-    }
+    let report = build_index(ctx, &ctx.build_options())?;
     let index = Index::open(root)?
         .ok_or_else(|| ToolError::Internal("index missing right after build".into()))?;
     Ok(Opened {
@@ -53,6 +50,21 @@ pub fn cap(name: &str, value: Option<i64>, default: usize) -> Result<NonZeroUsiz
             "parameter '{name}' must be >= 1, got {v}"
         ))),
     }
+}
+
+/// A fixed list cap (`n` >= 1) for lists that take no limit parameter.
+pub fn fixed_cap(n: usize) -> NonZeroUsize {
+    NonZeroUsize::new(n).unwrap_or(NonZeroUsize::MIN)
+}
+
+/// Builds (or refreshes) the index; a project with no supported source file is an
+/// error, not an empty answer.
+pub fn build_index(ctx: &Context, opts: &BuildOptions) -> Result<BuildReport, ToolError> {
+    let report = tsa_index::build(ctx.root()?, opts)?;
+    if report.total_files == 0 {
+        return Err(ToolError::EmptyProject);
+    }
+    Ok(report)
 }
 
 /// Splits `Class.method` / `Type::method` into (owner, name).

@@ -6,7 +6,7 @@ use serde_json::json;
 use tsa_envelope::{Success, Verdict};
 use tsa_index::{BuildOptions, Index, WalkOptions, index_dir, pending_changes};
 
-use super::common::cap;
+use super::common::{build_index, cap};
 use crate::action::Action;
 use crate::{Context, ToolError};
 
@@ -88,16 +88,13 @@ impl Action for Auto {
                 }))
             }
             Mode::Warm => {
-                let r = tsa_index::build(
-                    root,
+                let r = build_index(
+                    ctx,
                     &BuildOptions {
                         walk,
                         ..ctx.build_options()
                     },
                 )?;
-                if r.total_files == 0 {
-                    return Err(ToolError::EmptyProject);
-                }
                 Ok(Success::new(
                     Verdict::Info,
                     format!(

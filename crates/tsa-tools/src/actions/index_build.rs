@@ -7,6 +7,7 @@ use serde_json::json;
 use tsa_envelope::{Success, Verdict};
 use tsa_index::{BuildOptions, Index, WalkOptions};
 
+use super::common::build_index;
 use crate::action::Action;
 use crate::security::resolve_in_root;
 use crate::{Context, ToolError};
@@ -50,10 +51,7 @@ impl Action for Build {
             },
             ..ctx.build_options()
         };
-        let report = tsa_index::build(root, &opts)?;
-        if report.total_files == 0 {
-            return Err(ToolError::EmptyProject);
-        }
+        let report = build_index(ctx, &opts)?;
         let notes = args.add_notes.filter(|n| !n.trim().is_empty());
         if let Some(n) = &notes {
             tsa_index::set_note(root, "custom_notes", n)?;

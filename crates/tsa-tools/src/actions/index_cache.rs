@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::{BuildMode, BuildOptions, Index, WalkOptions, pending_changes};
 
-use super::common::{cap, open_index, split_qualified};
+use super::common::{build_index, cap, open_index, split_qualified};
 use crate::action::Action;
 use crate::source::source_file;
 use crate::{Context, ToolError};
@@ -176,15 +176,7 @@ impl Action for Cache {
                 let language = args.language.as_deref();
                 let (rows, total) = opened.index.search(&q, language, &[], limit.get())?;
                 let listed: Vec<Value> = rows.iter().map(|(s, _)| symbol_json(s)).collect();
-                let extra = (total as usize).saturating_sub(listed.len());
-                let capped = Capped::collect(
-                    listed
-                        .into_iter()
-                        .map(Some)
-                        .chain(std::iter::repeat_n(None, extra)),
-                    limit,
-                )
-                .map(|v| v.unwrap_or(Value::Null));
+                let capped = Capped::counted(listed, total as usize, limit);
                 let verdict = if total == 0 {
                     Verdict::NotFound
                 } else {
@@ -217,17 +209,14 @@ impl Action for Cache {
                 } else {
                     BuildMode::Incremental
                 };
-                let r = tsa_index::build(
-                    root,
+                let r = build_index(
+                    ctx,
                     &BuildOptions {
                         mode,
                         walk,
                         ..ctx.build_options()
                     },
                 )?;
-                if r.total_files == 0 {
-                    return Err(ToolError::EmptyProject);
-                }
                 Ok(Success::new(
                     if r.errors > 0 {
                         Verdict::Warn

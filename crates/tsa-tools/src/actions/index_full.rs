@@ -6,7 +6,7 @@ use serde_json::json;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::{BuildMode, BuildOptions, WalkOptions};
 
-use super::common::cap;
+use super::common::{build_index, cap, fixed_cap};
 use crate::action::Action;
 use crate::{Context, ToolError};
 
@@ -52,7 +52,6 @@ impl Action for Full {
     const SUMMARY: &'static str = "build the symbol + call-graph index (incremental by content hash, or full), all cores, one transaction";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
-        let root = ctx.root()?;
         let max_files = cap("max_files", args.max_files, 20_000)?;
         let mode = match args.mode.unwrap_or(Mode::Incremental) {
             Mode::Full => BuildMode::Full,
@@ -70,10 +69,7 @@ impl Action for Full {
             },
             ..ctx.build_options()
         };
-        let r = tsa_index::build(root, &opts)?;
-        if r.total_files == 0 {
-            return Err(ToolError::EmptyProject);
-        }
+        let r = build_index(ctx, &opts)?;
         let issues: Vec<_> = r
             .files
             .iter()
@@ -87,10 +83,7 @@ impl Action for Full {
                 })
             })
             .collect();
-        let issues = Capped::collect(
-            issues,
-            std::num::NonZeroUsize::new(20).unwrap_or(std::num::NonZeroUsize::MIN),
-        );
+        let issues = Capped::collect(issues, fixed_cap(20));
         let verdict = if r.errors > 0 || r.truncated_by_max_files {
             Verdict::Warn
         } else {

@@ -6,6 +6,7 @@ use serde_json::json;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::{Index, WalkOptions, pending_changes};
 
+use super::common::fixed_cap;
 use crate::action::Action;
 use crate::{Context, ToolError};
 
@@ -60,10 +61,7 @@ impl Action for Status {
             .iter()
             .map(|(f, n)| json!({"file": f, "parse_errors": n}))
             .collect();
-        let errors = Capped::collect(
-            errors,
-            std::num::NonZeroUsize::new(20).unwrap_or(std::num::NonZeroUsize::MIN),
-        );
+        let errors = Capped::collect(errors, fixed_cap(20));
         let mut s = Success::new(verdict, summary)
             .with("index_state", if empty { "empty" } else { "ready" })
             .with("index_path", ".tsa/index.db")

@@ -6,7 +6,7 @@ use serde_json::{Value, json};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::{BuildOptions, Index, WalkOptions, pending_changes};
 
-use super::common::cap;
+use super::common::{build_index, cap, fixed_cap};
 use crate::action::Action;
 use crate::{Context, ToolError};
 
@@ -37,10 +37,6 @@ pub struct Args {
 
 pub struct Sync;
 
-fn cap50() -> std::num::NonZeroUsize {
-    std::num::NonZeroUsize::new(50).unwrap_or(std::num::NonZeroUsize::MIN)
-}
-
 fn list(
     key: &'static str,
     noun: &'static str,
@@ -61,7 +57,7 @@ fn list(
             noun,
             remedy: "run index action=sync to apply them all".into(),
         },
-        Capped::collect(items.into_iter().map(Value::from), cap50()),
+        Capped::collect(items.into_iter().map(Value::from), fixed_cap(50)),
     )
 }
 
@@ -80,16 +76,13 @@ impl Action for Sync {
         };
         match args.mode.unwrap_or(Mode::Sync) {
             Mode::Sync => {
-                let r = tsa_index::build(
-                    root,
+                let r = build_index(
+                    ctx,
                     &BuildOptions {
                         walk,
                         ..ctx.build_options()
                     },
                 )?;
-                if r.total_files == 0 {
-                    return Err(ToolError::EmptyProject);
-                }
                 let details: Vec<Value> = r
                     .files
                     .iter()
@@ -125,7 +118,7 @@ impl Action for Sync {
                         noun: "file details",
                         remedy: "the counts above are exact; see index action=status".into(),
                     },
-                    Capped::collect(details, cap50()),
+                    Capped::collect(details, fixed_cap(50)),
                 )
                 .with_next_step("Index is current; query it with nav action=callers"))
             }

@@ -154,15 +154,7 @@ impl Action for Symbol {
         });
         // The total is the exact FTS match count; rows beyond the fetch window (which
         // is always wider than the limit) are counted, not ranked.
-        let beyond_window = (total as usize).saturating_sub(scored.len());
-        let capped = Capped::collect(
-            scored
-                .into_iter()
-                .map(Some)
-                .chain(std::iter::repeat_n(None, beyond_window)),
-            limit,
-        );
-        let capped = capped.map(|r| r.expect("the fetch window is wider than the limit"));
+        let capped = Capped::counted(scored, total as usize, limit);
         let mut files: Vec<&str> = capped.items().iter().map(|r| r.2.file.as_str()).collect();
         files.sort_unstable();
         files.dedup();

@@ -131,11 +131,7 @@ public interface IGreeter : IBase { string Greet(string name); }
 public record Person(string Name) : Base(Name), IThing { }
 "#;
         let x = extract(Language::CSharp, src).unwrap();
-        let defs: Vec<_> = x
-            .defs
-            .iter()
-            .map(|d| (d.qualname.as_str(), d.kind.as_str(), d.is_test))
-            .collect();
+        let defs: Vec<_> = x.def_rows();
         assert_eq!(
             defs,
             [
@@ -181,11 +177,7 @@ public record Person(string Name) : Base(Name), IThing { }
                 ("Upper", Some("Fmt")),
             ]
         );
-        let imports: Vec<_> = x
-            .imports
-            .iter()
-            .map(|i| (i.module.as_str(), i.name.as_deref(), i.alias.as_str()))
-            .collect();
+        let imports: Vec<_> = x.import_rows();
         assert_eq!(
             imports,
             [

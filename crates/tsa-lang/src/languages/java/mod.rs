@@ -104,11 +104,7 @@ class FooTest extends Base implements I, J<K> {
 }
 "#;
         let x = crate::extract(crate::Language::Java, src).unwrap();
-        let imports: Vec<_> = x
-            .imports
-            .iter()
-            .map(|i| (i.module.as_str(), i.name.as_deref(), i.alias.as_str()))
-            .collect();
+        let imports: Vec<_> = x.import_rows();
         assert_eq!(
             imports,
             [
@@ -117,11 +113,7 @@ class FooTest extends Base implements I, J<K> {
                 ("com.acme.util", Some("Helper"), "Helper"),
             ]
         );
-        let defs: Vec<_> = x
-            .defs
-            .iter()
-            .map(|d| (d.qualname.as_str(), d.kind.as_str(), d.is_test))
-            .collect();
+        let defs: Vec<_> = x.def_rows();
         assert_eq!(
             defs,
             [

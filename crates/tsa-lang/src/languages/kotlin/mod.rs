@@ -125,11 +125,7 @@ class Order {
 }
 "#;
         let x = crate::extract(crate::Language::Kotlin, src).unwrap();
-        let imports: Vec<_> = x
-            .imports
-            .iter()
-            .map(|i| (i.module.as_str(), i.name.as_deref(), i.alias.as_str()))
-            .collect();
+        let imports: Vec<_> = x.import_rows();
         assert_eq!(
             imports,
             [
@@ -138,11 +134,7 @@ class Order {
                 ("kotlin.math", Some("max"), "max"),
             ]
         );
-        let defs: Vec<_> = x
-            .defs
-            .iter()
-            .map(|d| (d.qualname.as_str(), d.kind.as_str(), d.is_test))
-            .collect();
+        let defs: Vec<_> = x.def_rows();
         assert_eq!(
             defs,
             [

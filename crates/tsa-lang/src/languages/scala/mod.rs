@@ -135,11 +135,7 @@ class K extends Base with T { def run(): Unit = () }
 val Top = 1
 "#;
         let x = crate::extract(crate::Language::Scala, src).unwrap();
-        let imports: Vec<_> = x
-            .imports
-            .iter()
-            .map(|i| (i.module.as_str(), i.name.as_deref(), i.alias.as_str()))
-            .collect();
+        let imports: Vec<_> = x.import_rows();
         assert_eq!(
             imports,
             [

@@ -113,11 +113,7 @@ let c = Circle.unit()
 obj?.run()
 "#;
         let x = extract(Language::Swift, src).unwrap();
-        let defs: Vec<_> = x
-            .defs
-            .iter()
-            .map(|d| (d.qualname.as_str(), d.kind.as_str(), d.is_test))
-            .collect();
+        let defs: Vec<_> = x.def_rows();
         assert_eq!(
             defs,
             [
@@ -150,11 +146,7 @@ obj?.run()
                 ("run", Some("obj")),
             ]
         );
-        let imports: Vec<_> = x
-            .imports
-            .iter()
-            .map(|i| (i.module.as_str(), i.name.as_deref(), i.alias.as_str()))
-            .collect();
+        let imports: Vec<_> = x.import_rows();
         assert_eq!(
             imports,
             [("Foundation", None, "*"), ("os", Some("Logger"), "Logger")]

@@ -101,11 +101,7 @@ enum E { One }
             ]
         );
         assert_eq!(x.defs[5].bases[0].name, "K");
-        let imports: Vec<_> = x
-            .imports
-            .iter()
-            .map(|i| (i.module.as_str(), i.name.as_deref(), i.alias.as_str()))
-            .collect();
+        let imports: Vec<_> = x.import_rows();
         assert_eq!(imports, [("fs", None, "fs"), ("./t", Some("T"), "T")]);
     }
 
