@@ -43,6 +43,9 @@ mod typescript;
 #[cfg(feature = "yaml")]
 mod yaml;
 
+use std::collections::{HashMap, HashSet};
+use std::sync::OnceLock;
+
 use tree_sitter::Node;
 
 use crate::model::Import;
@@ -285,22 +288,43 @@ impl Language {
 
     /// Whether `name` is a builtin callable of the language.
     pub fn is_builtin(self, name: &str) -> bool {
-        self.spec().builtins.lines().any(|l| l == name)
+        self.data().0.contains(name)
+    }
+
+    /// The builtin set and stdlib prefixes of the spec, parsed once per language
+    /// (they are consulted for every call site the resolver classifies).
+    fn data(self) -> &'static (HashSet<&'static str>, Vec<&'static str>) {
+        type Data = (HashSet<&'static str>, Vec<&'static str>);
+        static DATA: OnceLock<HashMap<Language, Data>> = OnceLock::new();
+        let all = DATA.get_or_init(|| {
+            Language::ALL
+                .iter()
+                .map(|l| {
+                    let spec = l.spec();
+                    let clean = |text: &'static str| {
+                        text.lines()
+                            .map(str::trim)
+                            .filter(|x| !x.is_empty() && !x.starts_with('#'))
+                    };
+                    (
+                        *l,
+                        (clean(spec.builtins).collect(), clean(spec.stdlib).collect()),
+                    )
+                })
+                .collect()
+        });
+        &all[&self]
     }
 
     /// Whether `module` (an import path or qualifier) belongs to the standard library.
     pub fn is_stdlib_module(self, module: &str) -> bool {
-        self.spec()
-            .stdlib
-            .lines()
-            .filter(|l| !l.is_empty() && !l.starts_with('#'))
-            .any(|p| {
-                module == p
-                    || (p.ends_with(['.', '/', '\\', ':']) && module.starts_with(p))
-                    || module
-                        .strip_prefix(p)
-                        .is_some_and(|r| r.starts_with(['.', '/', '\\', ':']))
-            })
+        self.data().1.iter().any(|p| {
+            module == *p
+                || (p.ends_with(['.', '/', '\\', ':']) && module.starts_with(p))
+                || module
+                    .strip_prefix(p)
+                    .is_some_and(|r| r.starts_with(['.', '/', '\\', ':']))
+        })
     }
 
     /// Whether a bare call inside a method may name a method of the same type.
