@@ -63,14 +63,14 @@ pub struct Status {
 
 /// A read handle on one project's index.
 pub struct Index {
-    conn: Connection,
-    root: PathBuf,
+    pub(crate) conn: Connection,
+    pub(crate) root: PathBuf,
 }
 
-const SYMBOL_COLS: &str = "s.id, n.name, s.kind, s.qualname, o.name, f.path, f.language, s.line, s.end_line, s.signature, s.is_test";
-const SYMBOL_FROM: &str = "symbols s JOIN names n ON n.id = s.name_id JOIN files f ON f.id = s.file_id LEFT JOIN names o ON o.id = s.owner_id";
+pub(crate) const SYMBOL_COLS: &str = "s.id, n.name, s.kind, s.qualname, o.name, f.path, f.language, s.line, s.end_line, s.signature, s.is_test";
+pub(crate) const SYMBOL_FROM: &str = "symbols s JOIN names n ON n.id = s.name_id JOIN files f ON f.id = s.file_id LEFT JOIN names o ON o.id = s.owner_id";
 
-fn symbol_at(r: &Row<'_>, at: usize) -> rusqlite::Result<SymbolRow> {
+pub(crate) fn symbol_at(r: &Row<'_>, at: usize) -> rusqlite::Result<SymbolRow> {
     Ok(SymbolRow {
         id: r.get(at)?,
         name: r.get(at + 1)?,
@@ -86,7 +86,7 @@ fn symbol_at(r: &Row<'_>, at: usize) -> rusqlite::Result<SymbolRow> {
     })
 }
 
-fn opt_symbol_at(r: &Row<'_>, at: usize) -> rusqlite::Result<Option<SymbolRow>> {
+pub(crate) fn opt_symbol_at(r: &Row<'_>, at: usize) -> rusqlite::Result<Option<SymbolRow>> {
     match r.get::<_, Option<i64>>(at)? {
         Some(_) => symbol_at(r, at).map(Some),
         None => Ok(None),

@@ -251,6 +251,11 @@ impl Language {
         })
     }
 
+    /// The tree-sitter grammar, for callers that run their own queries.
+    pub fn grammar(self) -> tree_sitter::Language {
+        (self.spec().grammar)()
+    }
+
     pub fn extensions(self) -> &'static [&'static str] {
         self.spec().extensions
     }
