@@ -2,6 +2,7 @@
 //! on fixture projects copied into temporary directories.
 
 mod bad_input;
+mod budget;
 mod cli;
 mod crash;
 mod drift;

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use serde_json::Value;
-use tsa_tools::{Context, OutputFormat, call};
+use tsa_tools::{Context, OutputFormat, Presentation, call_with};
 
 /// Code intelligence for AI coding agents: index a repository, then ask who calls
 /// what, what breaks, what is dead. Tools: search, nav, structure, health, edit,
@@ -156,23 +156,18 @@ fn tool(root: PathBuf, format: Option<String>, words: Vec<String>) -> ExitCode {
     let set = ctx.set_root(&root);
     let reply = match set {
         // A bad root still answers through the dispatcher (it reports project_not_set).
-        Ok(_) | Err(_) => call(
+        Ok(_) | Err(_) => call_with(
             &mut ctx,
             &parsed.tool,
             Value::Object(args),
             OutputFormat::Json,
+            Presentation::Terminal,
         ),
     };
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let text = match reply.format {
-        OutputFormat::Toon if !reply.compact_only => match reply.body.get("toon_content") {
-            Some(Value::String(s)) => s.clone(),
-            _ => serde_json::to_string_pretty(&reply.body).unwrap_or_default(),
-        },
-        _ => serde_json::to_string_pretty(&Value::Object(reply.body)).unwrap_or_default(),
-    };
+    let text = reply.text(Presentation::Terminal);
     let code = write_out(&text);
     if reply.is_error {
         ExitCode::from(1)

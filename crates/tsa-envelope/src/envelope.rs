@@ -143,6 +143,29 @@ impl Success {
         self
     }
 
+    /// Drops whole rows from the end of the longest attached list until the dropped
+    /// rows' compact JSON text adds up to at least `chars` (at least one row, so
+    /// `drop_rows(0)` drops exactly one). Returns how many
+    /// rows were dropped; 0 when every list is already empty.
+    pub fn drop_rows(&mut self, chars: usize) -> usize {
+        let Some((_, list)) = self
+            .lists
+            .iter_mut()
+            .filter(|(_, c)| c.listed() > 0)
+            .max_by_key(|(_, c)| c.listed())
+        else {
+            return 0;
+        };
+        let mut dropped = 0usize;
+        let mut freed = 0usize;
+        while dropped == 0 || freed < chars {
+            let Some(row) = list.pop() else { break };
+            freed += row.to_string().len() + 1;
+            dropped += 1;
+        }
+        dropped
+    }
+
     /// True iff any attached list lost items to its cap.
     pub fn truncated(&self) -> bool {
         self.lists.iter().any(|(_, c)| c.truncated())

@@ -85,6 +85,11 @@ impl<T> Capped<T> {
         self.total > self.items.len()
     }
 
+    /// Drops the last listed item (a budget cut); the total stays exact.
+    pub fn pop(&mut self) -> Option<T> {
+        self.items.pop()
+    }
+
     /// Applies `f` to the listed items, keeping the counts.
     pub fn map<U>(self, f: impl FnMut(T) -> U) -> Capped<U> {
         Capped {

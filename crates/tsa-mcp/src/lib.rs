@@ -13,7 +13,7 @@ use rmcp::service::RequestContext;
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::Value;
 use tsa_index::{Progress, ProgressSink};
-use tsa_tools::{Context, OutputFormat, call, tool_descriptions};
+use tsa_tools::{Context, OutputFormat, Presentation, call, tool_descriptions};
 
 /// The tsa MCP server; one per connection.
 #[derive(Clone)]
@@ -54,9 +54,7 @@ impl TsaServer {
             ctx.set_progress(None);
             reply
         };
-        let text = serde_json::to_string(&Value::Object(reply.body)).unwrap_or_else(|e| {
-            format!(r#"{{"success":false,"error":"serialisation failed: {e}","error_type":"internal","verdict":"ERROR"}}"#)
-        });
+        let text = reply.text(Presentation::Compact);
         let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
         result.is_error = Some(reply.is_error);
         result

@@ -2,7 +2,7 @@
 //! action -> envelope -> format. MCP and the CLI both call [`call`].
 
 use serde_json::{Map, Value, json};
-use tsa_envelope::{Envelope, ErrorType, Failure};
+use tsa_envelope::{Envelope, ErrorType, Failure, Success};
 use tsa_format::{OutputFormat, render};
 
 use crate::action::DynAction;
@@ -12,7 +12,7 @@ use crate::security::resolve_in_root;
 use crate::{Context, ToolError};
 
 /// Parameters every action accepts.
-pub const UNIVERSAL_PARAMS: [&str; 2] = ["output_format", "compact_only"];
+pub const UNIVERSAL_PARAMS: [&str; 3] = ["output_format", "compact_only", "max_chars"];
 /// Parameters that name paths and are checked against the project boundary.
 pub const PATH_PARAMS: [&str; 6] = [
     "file_path",
@@ -49,10 +49,55 @@ pub(crate) fn closest<'a>(
         .map(|(_, c)| c)
 }
 
-/// Answers one tool call. Never panics on bad input: every failure is an envelope.
+/// How a transport writes a reply: MCP sends compact JSON text; the CLI prints
+/// pretty JSON, or the bare TOON document. `max_chars` counts what is written.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Presentation {
+    /// One JSON line (MCP text content).
+    Compact,
+    /// Pretty JSON, or the TOON text alone (the CLI).
+    Terminal,
+}
+
+impl Reply {
+    /// The reply as `presentation` writes it.
+    pub fn text(&self, presentation: Presentation) -> String {
+        present(&self.body, self.format, self.compact_only, presentation)
+    }
+}
+
+fn present(
+    body: &Map<String, Value>,
+    format: OutputFormat,
+    compact_only: bool,
+    presentation: Presentation,
+) -> String {
+    match presentation {
+        Presentation::Compact => Value::Object(body.clone()).to_string(),
+        Presentation::Terminal => match (format, compact_only, body.get("toon_content")) {
+            (OutputFormat::Toon, false, Some(Value::String(s))) => s.clone(),
+            _ => serde_json::to_string_pretty(body).unwrap_or_default(),
+        },
+    }
+}
+
+/// Answers one tool call as MCP writes it. Never panics on bad input: every
+/// failure is an envelope.
 pub fn call(ctx: &mut Context, tool: &str, args: Value, default_format: OutputFormat) -> Reply {
+    call_with(ctx, tool, args, default_format, Presentation::Compact)
+}
+
+/// Answers one tool call for a transport that writes it as `presentation`.
+pub fn call_with(
+    ctx: &mut Context,
+    tool: &str,
+    args: Value,
+    default_format: OutputFormat,
+    presentation: Presentation,
+) -> Reply {
     let mut format = default_format;
     let mut compact_only = false;
+    let mut max_chars: Option<usize> = None;
     let identifier = identifier(&args);
     let outcome = (|| -> Result<Envelope, Failure> {
         let mut args = match args {
@@ -84,6 +129,17 @@ pub fn call(ctx: &mut Context, tool: &str, args: Value, default_format: OutputFo
                 ))
                 .into_failure()
             })?;
+        }
+        if let Some(v) = args.remove("max_chars") {
+            max_chars = match v.as_u64() {
+                Some(n) if n >= 1 => Some(n as usize),
+                _ => {
+                    return Err(ToolError::Validation(format!(
+                        "parameter 'max_chars' must be an integer >= 1, got {v}"
+                    ))
+                    .into_failure());
+                }
+            };
         }
         if tool == "set_project_path" {
             return set_project_path::run(ctx, args)
@@ -160,10 +216,13 @@ pub fn call(ctx: &mut Context, tool: &str, args: Value, default_format: OutputFo
         };
         check_params(*handler, &mut args).map_err(ToolError::into_failure)?;
         check_paths(ctx, &args).map_err(ToolError::into_failure)?;
-        handler
+        let success = handler
             .run_json(ctx, args)
-            .map(Envelope::from)
-            .map_err(ToolError::into_failure)
+            .map_err(ToolError::into_failure)?;
+        Ok(Envelope::from(match max_chars {
+            Some(budget) => within_budget(success, budget, format, compact_only, presentation),
+            None => success,
+        }))
     })();
     let envelope = match outcome {
         Ok(e) => e,
@@ -182,6 +241,70 @@ pub fn call(ctx: &mut Context, tool: &str, args: Value, default_format: OutputFo
         format,
         compact_only,
     }
+}
+
+/// The rendered size of an envelope in characters, as the transport writes it.
+fn rendered_chars(
+    envelope: &Envelope,
+    format: OutputFormat,
+    compact_only: bool,
+    presentation: Presentation,
+) -> usize {
+    let body = render(envelope, format, compact_only);
+    present(&body, format, compact_only, presentation)
+        .chars()
+        .count()
+}
+
+/// `max_chars`: drops whole rows from the end of the answer's capped lists until
+/// the rendered answer fits. The lists keep their exact totals, so the four-part
+/// truncation shape and the "showing X of Y" next_step stay true.
+fn within_budget(
+    success: Success,
+    budget: usize,
+    format: OutputFormat,
+    compact_only: bool,
+    presentation: Presentation,
+) -> Success {
+    let size_of = |s: &Success| {
+        rendered_chars(
+            &Envelope::from(s.clone()),
+            format,
+            compact_only,
+            presentation,
+        )
+    };
+    if size_of(&success) <= budget {
+        return success;
+    }
+    let mut current = success.with_warning(format!(
+        "max_chars={budget}: whole rows were left out to fit; the counts stay exact"
+    ));
+    // Coarse steps (half the overshoot, measured on compact rows, so never more
+    // than needed), then single rows from the last state that did not fit.
+    loop {
+        let size = size_of(&current);
+        if size <= budget {
+            return current;
+        }
+        let mut next = current.clone();
+        if next.drop_rows((size - budget) / 2) == 0 {
+            return current.with_warning(format!(
+                "max_chars={budget}: the answer without any listed rows is still {size} characters"
+            ));
+        }
+        if size_of(&next) <= budget {
+            break;
+        }
+        current = next;
+    }
+    // `next` fits, so dropping single rows from `current` ends at or before it.
+    while current.drop_rows(0) > 0 {
+        if size_of(&current) <= budget {
+            break;
+        }
+    }
+    current
 }
 
 fn kind_of(v: &Value) -> &'static str {

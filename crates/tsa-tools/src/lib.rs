@@ -16,7 +16,7 @@ mod source;
 
 pub use catalog::{FACADES, Facade, available_actions};
 pub use context::Context;
-pub use dispatch::{Reply, call};
+pub use dispatch::{Presentation, Reply, call, call_with};
 pub use error::ToolError;
 pub use schema::{ToolDescription, tool_descriptions};
 pub use security::resolve_in_root;

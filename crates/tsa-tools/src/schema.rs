@@ -77,6 +77,10 @@ pub fn tool_descriptions() -> Vec<ToolDescription> {
             "compact_only".into(),
             json!({"type": "boolean", "description": "With toon: keep only the control surface keys beside toon_content."}),
         );
+        props.insert(
+            "max_chars".into(),
+            json!({"type": "integer", "minimum": 1, "description": "Character budget of the whole answer: whole list rows are dropped to fit, counts stay exact."}),
+        );
         let available = crate::available_actions(f.name);
         let missing: Vec<&str> = f
             .actions
