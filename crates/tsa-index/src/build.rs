@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use rusqlite::{Connection, OptionalExtension};
-use tsa_lang::{FileExtract, Language, extract, is_test_path};
+use tsa_lang::{FileExtract, Language, extract, is_test_path, return_type};
 
 use crate::IndexError;
 use crate::resolve::{Binding, MCall, MFile, MImport, MSym, Model, Resolution};
@@ -366,6 +366,11 @@ fn write_cold(
                 name: intern(&d.name),
                 kind: d.kind,
                 owner: d.owner.as_deref().map(&mut intern),
+                returns: if d.kind.is_callable() {
+                    return_type(f.language, &d.name, &d.signature).map(|t| intern(&t))
+                } else {
+                    None
+                },
                 parent: d.parent.map(|p| base + p),
                 is_test: d.is_test || is_test,
                 self_name: d.self_name.as_deref().map(Arc::from),
@@ -405,6 +410,7 @@ fn write_cold(
                         caller: c.enclosing.map(|e| base + e),
                         callee: &c.callee,
                         receiver: c.receiver.as_deref(),
+                        receiver_type: c.receiver_type.as_deref(),
                         path: c.path,
                     });
                     CallBinding {
@@ -692,6 +698,7 @@ fn id_list(ids: impl IntoIterator<Item = i64>) -> String {
 fn load_symbols(
     conn: &Connection,
     file_idx: &HashMap<i64, usize>,
+    files_lang: &[Language],
     filter: Option<String>,
 ) -> Result<(Vec<MSym>, HashMap<i64, usize>), IndexError> {
     let mut names: FxHashMap<i64, Arc<str>> = FxHashMap::default();
@@ -704,7 +711,7 @@ fn load_symbols(
     let mut bases_requested: HashSet<String> = HashSet::new();
     loop {
         let mut stmt = conn.prepare(&format!(
-            "SELECT s.id, s.file_id, s.name_id, n.name, s.kind, s.owner_id, o.name, s.parent_id, s.is_test, s.self_name
+            "SELECT s.id, s.file_id, s.name_id, n.name, s.kind, s.owner_id, o.name, s.parent_id, s.is_test, s.self_name, s.signature
              FROM symbols s JOIN names n ON n.id = s.name_id LEFT JOIN names o ON o.id = s.owner_id
              WHERE {condition} ORDER BY s.id"
         ))?;
@@ -739,12 +746,19 @@ fn load_symbols(
             };
             sym_idx.insert(id, syms.len());
             parents.push(r.get::<_, Option<i64>>(7)?);
+            let returns = if kind.is_callable() {
+                let sig = r.get_ref(10)?.as_str().unwrap_or("");
+                return_type(files_lang[file], &name, sig).map(Arc::from)
+            } else {
+                None
+            };
             syms.push(MSym {
                 id,
                 file,
                 name,
                 kind,
                 owner,
+                returns,
                 parent: None,
                 is_test: r.get(8)?,
                 self_name: r.get::<_, Option<String>>(9)?.map(Arc::from),
@@ -762,34 +776,49 @@ fn load_symbols(
             condition = format!("s.id IN ({})", id_list(missing));
             continue;
         }
+        // Types named by the return types of the callables loaded so far (a partial
+        // load fetches them, so typed receivers resolve as in a cold build).
+        let mut new_names = Vec::new();
+        if partial {
+            for sym in &syms {
+                let Some(r) = &sym.returns else { continue };
+                let mut parts: Vec<&str> = r.split(['.', ':']).filter(|p| !p.is_empty()).collect();
+                if &**r == "Self" {
+                    parts.extend(sym.owner.as_deref());
+                }
+                for part in parts {
+                    if bases_requested.insert(part.to_owned()) {
+                        new_names.push(part.to_owned());
+                    }
+                }
+            }
+        }
         // Bases of the types loaded so far (and, for a partial load, the base types).
         let todo: Vec<i64> = syms
             .iter()
             .filter(|s| s.kind.is_type() && !bases_fetched.contains(&s.id))
             .map(|s| s.id)
             .collect();
-        if todo.is_empty() {
-            break;
-        }
-        let where_clause = if partial {
-            format!("h.symbol_id IN ({})", id_list(todo.iter().copied()))
-        } else {
-            "1".into()
-        };
-        bases_fetched.extend(todo);
-        let mut stmt = conn.prepare(&format!(
-            "SELECT h.symbol_id, n.name FROM inherits h JOIN names n ON n.id = h.base_id WHERE {where_clause} ORDER BY h.id"
-        ))?;
-        let mut new_names = Vec::new();
-        for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))? {
-            let (sym, base) = row?;
-            let Some(&k) = sym_idx.get(&sym) else {
-                continue;
+        if !todo.is_empty() {
+            let where_clause = if partial {
+                format!("h.symbol_id IN ({})", id_list(todo.iter().copied()))
+            } else {
+                "1".into()
             };
-            if partial && bases_requested.insert(base.clone()) {
-                new_names.push(base.clone());
+            bases_fetched.extend(todo);
+            let mut stmt = conn.prepare(&format!(
+                "SELECT h.symbol_id, n.name FROM inherits h JOIN names n ON n.id = h.base_id WHERE {where_clause} ORDER BY h.id"
+            ))?;
+            for row in stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))? {
+                let (sym, base) = row?;
+                let Some(&k) = sym_idx.get(&sym) else {
+                    continue;
+                };
+                if partial && bases_requested.insert(base.clone()) {
+                    new_names.push(base.clone());
+                }
+                syms[k].bases.push(Arc::from(base));
             }
-            syms[k].bases.push(Arc::from(base));
         }
         if new_names.is_empty() {
             break;
@@ -822,6 +851,7 @@ fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, Index
         caller: Option<i64>,
         callee: String,
         receiver: Option<String>,
+        receiver_type: Option<String>,
         path: bool,
         target: Option<i64>,
         resolution: i64,
@@ -830,7 +860,7 @@ fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, Index
     let mut raw_calls = Vec::new();
     {
         let mut stmt = tx.prepare(&format!(
-            "SELECT c.id, c.file_id, c.caller_id, n.name, c.receiver, c.path_call, c.target_id, c.resolution
+            "SELECT c.id, c.file_id, c.caller_id, n.name, c.receiver, c.path_call, c.target_id, c.resolution, c.receiver_type
              FROM calls c JOIN names n ON n.id = c.callee_id WHERE {cond}"
         ))?;
         let mut q = stmt.query([])?;
@@ -844,6 +874,7 @@ fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, Index
                 path: r.get(5)?,
                 target: r.get(6)?,
                 resolution: r.get(7)?,
+                receiver_type: r.get(8)?,
             });
         }
     }
@@ -869,6 +900,13 @@ fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, Index
                 });
                 if let Some(parts) = &head {
                     ns.extend(parts.iter().cloned());
+                }
+                if let Some(t) = &c.receiver_type {
+                    ns.extend(
+                        t.split(['.', ':'])
+                            .filter(|p| !p.is_empty())
+                            .map(str::to_owned),
+                    );
                 }
                 if let Some(&k) = file_idx.get(&c.file_id) {
                     for imp in &imports[k] {
@@ -921,7 +959,8 @@ fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, Index
             ))
         }
     };
-    let (syms, sym_idx) = load_symbols(tx, &file_idx, filter)?;
+    let langs: Vec<Language> = files.iter().map(|f| f.lang).collect();
+    let (syms, sym_idx) = load_symbols(tx, &file_idx, &langs, filter)?;
     let model = Model::new(files, syms, imports);
     let sym_id = |s: usize| model.syms[s].id;
     // Calls.
@@ -942,6 +981,7 @@ fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, Index
                     caller: c.caller.and_then(|id| sym_idx.get(&id).copied()),
                     callee: &c.callee,
                     receiver: c.receiver.as_deref(),
+                    receiver_type: c.receiver_type.as_deref(),
                     path: c.path,
                 },
                 target: c.target,

@@ -9,7 +9,7 @@ use tsa_lang::FileExtract;
 use crate::IndexError;
 
 /// Bumped whenever the schema or the extractor changes what it stores.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -44,6 +44,7 @@ CREATE TABLE IF NOT EXISTS calls(
     caller_id INTEGER,
     callee_id INTEGER NOT NULL,
     receiver TEXT,
+    receiver_type TEXT,
     path_call INTEGER NOT NULL DEFAULT 0,
     line INTEGER NOT NULL,
     target_id INTEGER,
@@ -488,14 +489,15 @@ impl<'t> Writer<'t> {
                 .unwrap_or((None, 5, 0.0));
             self.tx
                 .prepare_cached(
-                    "INSERT INTO calls(file_id, caller_id, callee_id, receiver, path_call, line, target_id, resolution, confidence)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                    "INSERT INTO calls(file_id, caller_id, callee_id, receiver, receiver_type, path_call, line, target_id, resolution, confidence)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
                 )?
                 .execute(params![
                     file_id,
                     c.enclosing.map(|i| ids[i]),
                     callee_id,
                     c.receiver,
+                    c.receiver_type,
                     c.path,
                     c.line,
                     target,

@@ -10,8 +10,10 @@ use crate::languages::{Language, LanguageSpec, text};
 use crate::model::{Base, BaseKind, CallSite, Def, DefKind, FileExtract};
 
 /// The closed vocabulary of capture names a query may use.
-const CAPTURES: [&str; 19] = [
+const CAPTURES: [&str; 21] = [
     "name",
+    "binding.var",
+    "binding.type",
     "receiver",
     "path",
     "reference.call",
@@ -248,6 +250,8 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
     let mut raw: Vec<(Node<'_>, DefKind, String, Vec<Base>)> = Vec::new();
     let mut raw_calls: Vec<(Node<'_>, Node<'_>, Option<Node<'_>>, bool)> = Vec::new();
     let mut raw_imports: Vec<Node<'_>> = Vec::new();
+    // `var` has static type `type` from here on (annotation, declaration, constructor).
+    let mut raw_bindings: Vec<(Node<'_>, Node<'_>)> = Vec::new();
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(&queries.query, root, src);
     while let Some(m) = matches.next() {
@@ -294,8 +298,11 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
             }
         } else if pattern < queries.calls_end {
             let (mut call, mut name, mut receiver, mut path) = (None, None, None, false);
+            let (mut bvar, mut btype) = (None, None);
             for c in m.captures() {
                 match names[c.index as usize] {
+                    "binding.var" => bvar = Some(c.node),
+                    "binding.type" => btype = Some(c.node),
                     "reference.call" => call = Some(c.node),
                     "name" => name = Some(c.node),
                     "receiver" => receiver = Some(c.node),
@@ -308,6 +315,8 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
             }
             if let (Some(call), Some(name)) = (call, name) {
                 raw_calls.push((call, name, receiver, path));
+            } else if let (Some(v), Some(t)) = (bvar, btype) {
+                raw_bindings.push((v, t));
             }
         } else {
             raw_imports.extend(m.captures().iter().map(|c| c.node));
@@ -392,6 +401,34 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
         stack.push(out.defs.len() - 1);
     }
 
+    // Static types of variables per scope; a name given two types in one scope
+    // has none (`None`).
+    let mut types: HashMap<(Option<usize>, &str), Option<String>> = HashMap::new();
+    for (var, ty) in raw_bindings {
+        let Some(t) = receiver_type_name(text(ty, src)) else {
+            continue;
+        };
+        let key = (enclosing(&out.defs, var.start_byte()), text(var, src));
+        match types.get(&key) {
+            Some(Some(old)) if *old != t => {
+                types.insert(key, None);
+            }
+            Some(_) => {}
+            None => {
+                types.insert(key, Some(t));
+            }
+        }
+    }
+    let type_of = |scope: Option<usize>, var: &str| -> Option<String> {
+        let mut cur = scope;
+        loop {
+            if let Some(t) = types.get(&(cur, var)) {
+                return t.clone();
+            }
+            cur = out.defs[cur?].parent;
+        }
+    };
+
     // Call sites, attributed to their innermost enclosing definition.
     let mut seen = std::collections::HashSet::new();
     for (call, name, receiver, path) in raw_calls {
@@ -420,11 +457,17 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
             }
             t
         });
+        let scope = enclosing(&out.defs, call.start_byte());
+        let receiver_type = match &receiver {
+            Some(r) if !path && is_identifier(r) => type_of(scope, r),
+            _ => None,
+        };
         out.calls.push(CallSite {
             callee,
             receiver,
             path,
-            enclosing: enclosing(&out.defs, call.start_byte()),
+            receiver_type,
+            enclosing: scope,
             line: line_of(call),
         });
     }
@@ -435,6 +478,62 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
         (spec.imports_of)(node, src, &mut out.imports);
     }
     Ok(out)
+}
+
+fn is_identifier(s: &str) -> bool {
+    let s = s.trim_start_matches('$');
+    !s.is_empty()
+        && !s.starts_with(|c: char| c.is_ascii_digit())
+        && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+}
+
+/// A declared type as a plain (possibly qualified) name: `*testing.PB` ->
+/// `testing.PB`, `&mut Store<T>` -> `Store`, `Dog?` -> `Dog`. Types that are not a
+/// single named type (unions, tuples, function types, `Optional[...]`) give `None`.
+pub(crate) fn receiver_type_name(raw: &str) -> Option<String> {
+    let mut t = raw.trim();
+    loop {
+        let before = t;
+        for p in [
+            "&",
+            "*",
+            "mut ",
+            "dyn ",
+            "impl ",
+            "const ",
+            "final ",
+            "readonly ",
+            "?",
+            ":",
+        ] {
+            t = t.strip_prefix(p).unwrap_or(t).trim_start();
+        }
+        if t == before {
+            break;
+        }
+    }
+    let t = t
+        .split('<')
+        .next()
+        .unwrap_or(t)
+        .trim_end_matches(['?', '!', '*', '&', ' ']);
+    let t = t.strip_suffix("[]").unwrap_or(t);
+    // Inferred-type keywords say nothing by themselves.
+    if matches!(
+        t,
+        "var" | "val" | "let" | "auto" | "dynamic" | "object" | "Object" | "any"
+    ) {
+        return None;
+    }
+    let ok = !t.is_empty()
+        && t.split(['.', ':'])
+            .filter(|p| !p.is_empty())
+            .all(is_identifier)
+        && !t.starts_with(['.', ':'])
+        && t.chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_');
+    ok.then(|| t.to_owned())
 }
 
 /// The innermost definition containing `byte` (definitions sorted by start, nested).

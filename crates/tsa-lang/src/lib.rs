@@ -5,9 +5,11 @@
 mod extract;
 mod languages;
 mod model;
+mod returns;
 mod test_paths;
 
 pub use extract::{ExtractError, extract, parse_only, validate_queries};
 pub use languages::{Family, Language, ModuleStyle, Tier};
 pub use model::{Base, BaseKind, CallSite, Def, DefKind, FileExtract, Import};
+pub use returns::return_type;
 pub use test_paths::is_test_path;

@@ -135,6 +135,9 @@ pub struct CallSite {
     pub receiver: Option<String>,
     /// True when the receiver is a path (`Type::f()`, `module::f()`), not a value.
     pub path: bool,
+    /// The declared type of a plain-variable receiver, when the code states it
+    /// (`pb *testing.PB`, `pet: Dog`, `cat = Cat()`), qualified as written.
+    pub receiver_type: Option<String>,
     /// Index of the innermost enclosing definition; `None` at module level.
     pub enclosing: Option<usize>,
     /// 1-based.

@@ -419,7 +419,7 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                         && lang.can_call(m.files[m.syms[s].file].lang)
                 })
                 .collect();
-            match m.unique(cands, test) {
+            match m.unique_fallback(cands, call) {
                 Some(s) => bound(s, 0.5),
                 None => Binding::UNKNOWN,
             }

@@ -90,6 +90,8 @@ pub struct MSym {
     pub name: Arc<str>,
     pub kind: DefKind,
     pub owner: Option<Arc<str>>,
+    /// The declared return type of a function (`Self` included), as written.
+    pub returns: Option<Arc<str>>,
     pub parent: Option<usize>,
     pub is_test: bool,
     /// The receiver variable of a method declared outside its type (Go).
@@ -116,6 +118,16 @@ pub struct MCall<'a> {
     pub receiver: Option<&'a str>,
     /// The receiver is a path (`Type::f`), not a value (`x.f`).
     pub path: bool,
+    /// The receiver variable's declared type, when the code states it.
+    pub receiver_type: Option<&'a str>,
+}
+
+/// What a stated type refers to.
+enum TypeRef {
+    /// A project type definition.
+    Sym(usize),
+    /// A type outside the project, by class.
+    Outside(Resolution),
 }
 
 /// The outcome for one call site.
@@ -252,10 +264,15 @@ impl Model {
     /// Resolves one call site.
     pub fn resolve(&self, call: &MCall<'_>) -> Binding {
         let lang = self.files[call.file].lang;
-        let b = match lang.module_style() {
-            ModuleStyle::Python => python::resolve(self, call),
-            ModuleStyle::Rust => rust::resolve(self, call),
-            _ => generic::resolve(self, call),
+        let typed = call
+            .receiver_type
+            .filter(|_| call.receiver.is_some())
+            .and_then(|t| self.typed_receiver(call, t));
+        let b = match (typed, lang.module_style()) {
+            (Some(b), _) => b,
+            (None, ModuleStyle::Python) => python::resolve(self, call),
+            (None, ModuleStyle::Rust) => rust::resolve(self, call),
+            (None, _) => generic::resolve(self, call),
         };
         // Never bind across language families, whatever a rule said.
         match b.target {
@@ -269,6 +286,117 @@ impl Model {
                 ..b
             },
             None => b,
+        }
+    }
+
+    /// A call on a variable whose type the code states: the type is resolved like a
+    /// name written at the call (imports, scopes, stdlib modules), then the method
+    /// is looked up on that type and its bases, and nowhere else. `None` when the
+    /// stated "type" turns out not to be one (`x = make()` names a function), so
+    /// the ordinary rules apply.
+    fn typed_receiver(&self, call: &MCall<'_>, ty: &str) -> Option<Binding> {
+        let lang = self.files[call.file].lang;
+        let t = match self.type_named(call.file, call.caller, ty, 0)? {
+            TypeRef::Outside(r) => return Some(Binding::class(r)),
+            TypeRef::Sym(t) => t,
+        };
+        let type_lang = self.files[self.syms[t].file].lang;
+        if !lang.can_call(type_lang) {
+            return Some(Binding::UNKNOWN);
+        }
+        let test = self.caller_is_test(call);
+        let owner = &self.syms[t].name;
+        let own: Vec<usize> = self
+            .owned(owner, call.callee)
+            .iter()
+            .copied()
+            .filter(|&s| {
+                let sym = &self.syms[s];
+                sym.kind.is_callable() && self.files[sym.file].lang.family() == type_lang.family()
+            })
+            .collect();
+        let here: Vec<usize> = own
+            .iter()
+            .copied()
+            .filter(|&s| self.syms[s].file == self.syms[t].file)
+            .collect();
+        if let Some(s) = self
+            .unique(here, test)
+            .or_else(|| self.unique(own.clone(), test))
+        {
+            return Some(bound(s, 0.95));
+        }
+        if !own.is_empty() {
+            return Some(Binding::UNKNOWN);
+        }
+        Some(
+            self.inherited(call, vec![t], call.callee)
+                .unwrap_or(Binding::UNKNOWN),
+        )
+    }
+
+    /// What the type name `ty`, written in `file` within `scope`, denotes: a project
+    /// type, or a class outside the project. A function's name stands for its
+    /// declared return type (`make_cat()`, `Store::open()`, `NewEngine()`).
+    fn type_named(
+        &self,
+        file: usize,
+        scope: Option<usize>,
+        ty: &str,
+        depth: u32,
+    ) -> Option<TypeRef> {
+        let (qualifier, last) = match ty.rfind(['.', ':']) {
+            Some(i) => (Some(ty[..i].trim_end_matches(':')), &ty[i + 1..]),
+            None => (None, ty),
+        };
+        if last.is_empty() || depth > 3 {
+            return None;
+        }
+        let as_name = MCall {
+            file,
+            caller: scope,
+            callee: last,
+            receiver: qualifier.filter(|q| !q.is_empty()),
+            path: ty.contains("::"),
+            receiver_type: None,
+        };
+        let found = match self.files[file].lang.module_style() {
+            ModuleStyle::Python => python::resolve(self, &as_name),
+            ModuleStyle::Rust => rust::resolve(self, &as_name),
+            _ => generic::resolve(self, &as_name),
+        };
+        match found.target {
+            Some(t) if self.syms[t].kind.is_type() => Some(TypeRef::Sym(t)),
+            Some(f) if self.syms[f].kind.is_callable() => {
+                let sym = &self.syms[f];
+                let returns = sym.returns.as_deref()?;
+                if returns == "Self" {
+                    return self
+                        .enclosing_type_sym(sym.parent)
+                        .map(TypeRef::Sym)
+                        .or_else(|| {
+                            let owner = sym.owner.as_deref()?;
+                            let types: Vec<usize> = self
+                                .in_file(sym.file, owner)
+                                .iter()
+                                .copied()
+                                .filter(|&s| {
+                                    self.syms[s].kind.is_type()
+                                        && self.syms[s].kind != DefKind::Impl
+                                })
+                                .collect();
+                            self.unique(types, true).map(TypeRef::Sym)
+                        });
+                }
+                self.type_named(sym.file, sym.parent, returns, depth + 1)
+            }
+            Some(_) => None,
+            None => match found.resolution {
+                Resolution::Stdlib | Resolution::Builtin | Resolution::External => {
+                    Some(TypeRef::Outside(found.resolution))
+                }
+                _ => None,
+            },
         }
     }
 
@@ -299,6 +427,7 @@ impl Model {
             callee: base,
             receiver: None,
             path: false,
+            receiver_type: None,
         };
         let b = self.resolve(&call);
         match b.target {
@@ -480,7 +609,18 @@ impl Model {
             .copied()
             .filter(|&s| kinds.contains(&self.syms[s].kind))
             .collect();
-        self.unique(cands, self.caller_is_test(call))
+        self.unique_fallback(cands, call)
+    }
+
+    /// The name-only fallback (nothing in scope or imported names the callee):
+    /// a production caller never binds to a test-only definition here, even when it
+    /// is the only one; production code cannot reach test helpers without an import.
+    fn unique_fallback(&self, mut cands: Vec<usize>, call: &MCall<'_>) -> Option<usize> {
+        let test = self.caller_is_test(call);
+        if !test {
+            cands.retain(|&c| !self.syms[c].is_test && !self.files[self.syms[c].file].is_test);
+        }
+        self.unique(cands, test)
     }
 }
 

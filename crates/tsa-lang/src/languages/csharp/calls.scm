@@ -15,3 +15,10 @@
 (object_creation_expression type: (generic_name (identifier) @name)) @reference.call
 (object_creation_expression
   type: (qualified_name name: [(identifier) @name (generic_name (identifier) @name)])) @reference.call
+; Variable types the code states: locals and fields (`Repo repo`), parameters, and
+; `var x = new Foo()`.
+(variable_declaration type: (_) @binding.type (variable_declarator name: (identifier) @binding.var))
+(parameter type: (_) @binding.type name: (identifier) @binding.var)
+(variable_declaration
+  (variable_declarator name: (identifier) @binding.var
+    (object_creation_expression type: (_) @binding.type)))

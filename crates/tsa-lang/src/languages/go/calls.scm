@@ -20,3 +20,14 @@
 (type_conversion_expression
   type: (generic_type
     type: (qualified_type package: (package_identifier) @receiver name: (type_identifier) @name))) @reference.call
+; Variable types the code states: parameters, `var x T`, `x := T{}` / `&T{}`.
+(parameter_declaration name: (identifier) @binding.var type: [(type_identifier) (qualified_type) (pointer_type) (generic_type)] @binding.type)
+(var_spec name: (identifier) @binding.var type: [(type_identifier) (qualified_type) (pointer_type) (generic_type)] @binding.type)
+(short_var_declaration
+  left: (expression_list . (identifier) @binding.var)
+  right: (expression_list . [(composite_literal type: (_) @binding.type)
+                             (unary_expression operand: (composite_literal type: (_) @binding.type))]))
+; `s, err := Open(...)` / `e := gin.New()`: the first variable holds the call's result.
+(short_var_declaration
+  left: (expression_list . (identifier) @binding.var)
+  right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.type)))

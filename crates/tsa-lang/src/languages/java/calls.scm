@@ -21,3 +21,11 @@
 (object_creation_expression type: (scoped_type_identifier (type_identifier) @name .)) @reference.call
 (object_creation_expression
   type: (generic_type (scoped_type_identifier (type_identifier) @name .))) @reference.call
+; Variable types the code states: locals, parameters and fields (`Repo repo`), and
+; `var x = new Foo()`.
+(local_variable_declaration type: (_) @binding.type declarator: (variable_declarator name: (identifier) @binding.var))
+(formal_parameter type: (_) @binding.type name: (identifier) @binding.var)
+(field_declaration type: (_) @binding.type declarator: (variable_declarator name: (identifier) @binding.var))
+(local_variable_declaration
+  declarator: (variable_declarator name: (identifier) @binding.var
+    value: (object_creation_expression type: (_) @binding.type)))

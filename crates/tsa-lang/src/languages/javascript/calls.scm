@@ -29,3 +29,5 @@
   name: (member_expression
     object: (_) @receiver
     property: (property_identifier) @name)) @reference.call
+; Variable types the code states: `const x = new T()`.
+(variable_declarator name: (identifier) @binding.var value: (new_expression constructor: (_) @binding.type))

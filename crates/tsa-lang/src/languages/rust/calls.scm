@@ -13,3 +13,12 @@
   (#match? @reference.call "^\\("))
 ((token_tree (identifier) @name . (token_tree) @reference.call)
   (#match? @reference.call "^\\("))
+; Variable types the code states: `let x: T`, parameters `x: T`, `let x = T { .. }`,
+; and `let x = f(..)` / `T::new(..)` / `f(..)?` (the function's declared return type).
+(let_declaration pattern: (identifier) @binding.var type: (_) @binding.type)
+(parameter pattern: (identifier) @binding.var type: (_) @binding.type)
+(let_declaration pattern: (identifier) @binding.var value: (struct_expression name: (_) @binding.type))
+(let_declaration pattern: (identifier) @binding.var
+  value: (call_expression function: [(identifier) (scoped_identifier)] @binding.type))
+(let_declaration pattern: (identifier) @binding.var
+  value: (try_expression (call_expression function: [(identifier) (scoped_identifier)] @binding.type)))

@@ -13,3 +13,8 @@
   constructor: (member_expression
     object: (_) @receiver
     property: (property_identifier) @name)) @reference.call
+; Variable types the code states: annotated parameters and variables, `new T()`.
+(required_parameter pattern: (identifier) @binding.var type: (type_annotation (_) @binding.type))
+(optional_parameter pattern: (identifier) @binding.var type: (type_annotation (_) @binding.type))
+(variable_declarator name: (identifier) @binding.var type: (type_annotation (_) @binding.type))
+(variable_declarator name: (identifier) @binding.var value: (new_expression constructor: (_) @binding.type))

@@ -1,0 +1,197 @@
+//! The declared return type of a function, read from its signature, so a variable
+//! assigned from a call (`s := store.Open()`, `x = make_cat()`) gets a type.
+
+use crate::Language;
+
+/// Wrappers whose first type argument is what a caller ends up holding (`?`, deref).
+const TRANSPARENT: [&str; 5] = ["Result", "Box", "Arc", "Rc", "Promise"];
+
+/// The return type `signature` declares for function `name`, as a plain (possibly
+/// qualified) type name; `None` when it declares none, or a type that is not one
+/// named type (tuples, unions, `Optional[...]`, `void`, primitives).
+pub fn return_type(lang: Language, name: &str, signature: &str) -> Option<String> {
+    let raw = match lang.name() {
+        "python" | "rust" | "swift" => after_arrow(signature)?,
+        "go" => after_params(signature, name)?,
+        "typescript" | "tsx" | "kotlin" | "scala" | "php" => {
+            after_params(signature, name)?.strip_prefix(':')?.trim()
+        }
+        "java" | "csharp" | "c" | "cpp" => before_name(signature, name)?,
+        _ => return None,
+    };
+    // Signatures may run into a trailing comment or the body's opening token.
+    let raw = raw.split(['#', '{']).next().unwrap_or(raw);
+    let raw = raw.split("//").next().unwrap_or(raw);
+    let raw = raw.trim_end_matches(['=', ';', ':', ' ']).trim();
+    let raw = raw.split(" where ").next().unwrap_or(raw).trim();
+    // Go `(*Store, error)`: the first result.
+    let raw = match raw.strip_prefix('(') {
+        Some(inner) => inner.split(',').next()?.trim(),
+        None => raw,
+    };
+    let raw = raw.trim_matches(['"', '\'']);
+    let unwrapped = unwrap_generic(raw);
+    let t = crate::extract::receiver_type_name(unwrapped)?;
+    let primitive = matches!(
+        t.as_str(),
+        "void"
+            | "int"
+            | "long"
+            | "bool"
+            | "boolean"
+            | "float"
+            | "double"
+            | "char"
+            | "str"
+            | "string"
+            | "String"
+            | "None"
+            | "Any"
+            | "any"
+            | "unknown"
+            | "never"
+            | "error"
+            | "Unit"
+            | "usize"
+            | "isize"
+            | "u8"
+            | "u16"
+            | "u32"
+            | "u64"
+            | "i8"
+            | "i16"
+            | "i32"
+            | "i64"
+            | "f32"
+            | "f64"
+            | "object"
+            | "Object"
+            | "auto"
+            | "var"
+            | "dynamic"
+            | "mixed"
+    );
+    (!primitive).then_some(t)
+}
+
+fn after_arrow(sig: &str) -> Option<&str> {
+    let i = sig.rfind("->")?;
+    Some(sig[i + 2..].trim())
+}
+
+/// The text after the parameter list that follows `name`.
+fn after_params<'a>(sig: &'a str, name: &str) -> Option<&'a str> {
+    let start = sig.find(name).map(|i| i + name.len()).unwrap_or(0);
+    let open = start + sig[start..].find('(')?;
+    let mut depth = 0i32;
+    for (i, c) in sig[open..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(sig[open + i + 1..].trim());
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// C-family: the last word before `name(`, skipping modifiers.
+fn before_name<'a>(sig: &'a str, name: &str) -> Option<&'a str> {
+    let at = sig.find(&format!("{name}("))?;
+    let head = sig[..at].trim_end();
+    let head = head
+        .strip_suffix("::")
+        .map(|h| {
+            // `Store* Store::open(`: drop the owner path.
+            h.rsplit_once(' ').map(|(a, _)| a).unwrap_or("")
+        })
+        .unwrap_or(head);
+    let word = head.rsplit([' ', '\t']).next()?.trim();
+    (!word.is_empty()).then_some(word)
+}
+
+/// `Result<Store, E>` -> `Store`; other generics keep their outer name.
+fn unwrap_generic(t: &str) -> &str {
+    let t = t.trim();
+    if let Some(lt) = t.find('<') {
+        let outer = t[..lt].rsplit("::").next().unwrap_or(&t[..lt]);
+        if TRANSPARENT.contains(&outer) {
+            let inner = &t[lt + 1..t.rfind('>').unwrap_or(t.len())];
+            let mut depth = 0;
+            for (i, c) in inner.char_indices() {
+                match c {
+                    '<' => depth += 1,
+                    '>' => depth -= 1,
+                    ',' if depth == 0 => return inner[..i].trim(),
+                    _ => {}
+                }
+            }
+            return inner.trim();
+        }
+    }
+    t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rt(lang: &str, name: &str, sig: &str) -> Option<String> {
+        return_type(Language::from_name(lang)?, name, sig)
+    }
+
+    #[test]
+    fn reads_declared_return_types() {
+        assert_eq!(
+            rt("python", "make", "def make(x) -> Cat").as_deref(),
+            Some("Cat")
+        );
+        assert_eq!(
+            rt("python", "make", "def make(x) -> \"Cat\"").as_deref(),
+            Some("Cat")
+        );
+        assert_eq!(
+            rt("python", "make", "def make() -> Dog: # comment").as_deref(),
+            Some("Dog")
+        );
+        assert_eq!(rt("python", "make", "def make(x) -> Optional[Cat]"), None);
+        assert_eq!(rt("python", "make", "def make(x) -> str"), None);
+        assert_eq!(rt("python", "make", "def make(x)"), None);
+        assert_eq!(
+            rt("go", "Open", "func Open(path string) (*Store, error)").as_deref(),
+            Some("Store")
+        );
+        assert_eq!(
+            rt("go", "New", "func New() *gin.Engine").as_deref(),
+            Some("gin.Engine")
+        );
+        assert_eq!(rt("go", "Close", "func (s *Store) Close() error"), None);
+        assert_eq!(
+            rt(
+                "rust",
+                "open",
+                "pub fn open(p: &Path) -> Result<Store, Error>"
+            )
+            .as_deref(),
+            Some("Store")
+        );
+        assert_eq!(
+            rt("rust", "new", "pub fn new() -> Self").as_deref(),
+            Some("Self")
+        );
+        assert_eq!(rt("rust", "len", "fn len(&self) -> usize"), None);
+        assert_eq!(
+            rt("typescript", "make", "function make(a: number): Widget").as_deref(),
+            Some("Widget")
+        );
+        assert_eq!(
+            rt("java", "open", "public static Store open(String p)").as_deref(),
+            Some("Store")
+        );
+        assert_eq!(rt("java", "run", "public void run()"), None);
+    }
+}
