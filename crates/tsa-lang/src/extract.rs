@@ -401,32 +401,78 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
         stack.push(out.defs.len() - 1);
     }
 
-    // Static types of variables per scope; a name given two types in one scope
-    // has none (`None`).
+    // Static types of variables per scope, and of fields per owning type name
+    // (`self.repo = Repo()`, `private Repo repo;`, `store: Store` in a struct). A
+    // name given two types in one scope has none (`None`).
     let mut types: HashMap<(Option<usize>, &str), Option<String>> = HashMap::new();
+    let mut fields: HashMap<(String, String), Option<String>> = HashMap::new();
+    fn note<K: std::hash::Hash + Eq>(map: &mut HashMap<K, Option<String>>, key: K, t: String) {
+        match map.get(&key) {
+            Some(Some(old)) if *old != t => {
+                map.insert(key, None);
+            }
+            Some(_) => {}
+            None => {
+                map.insert(key, Some(t));
+            }
+        }
+    }
+    let type_scope = |mut cur: Option<usize>| -> Option<&str> {
+        while let Some(c) = cur {
+            let d = &out.defs[c];
+            if d.kind.is_type() {
+                return Some(d.name.as_str());
+            }
+            cur = d.parent;
+        }
+        None
+    };
     for (var, ty) in raw_bindings {
         let Some(t) = receiver_type_name(text(ty, src)) else {
             continue;
         };
-        let key = (enclosing(&out.defs, var.start_byte()), text(var, src));
-        match types.get(&key) {
-            Some(Some(old)) if *old != t => {
-                types.insert(key, None);
+        let scope = enclosing(&out.defs, var.start_byte());
+        let v = text(var, src);
+        if let Some(field) = self_field(spec.self_receivers, v) {
+            if let Some(owner) = type_scope(scope) {
+                note(&mut fields, (owner.to_owned(), field.to_owned()), t);
             }
-            Some(_) => {}
-            None => {
-                types.insert(key, Some(t));
-            }
+        } else if let Some(d) = scope.map(|s| &out.defs[s]).filter(|d| d.kind.is_type()) {
+            note(&mut fields, (d.name.clone(), v.to_owned()), t);
+        } else if is_identifier(v) {
+            note(&mut types, (scope, v), t);
         }
     }
-    let type_of = |scope: Option<usize>, var: &str| -> Option<String> {
+    let implicit_self = spec.implicit_self;
+    let type_of = |scope: Option<usize>, recv: &str| -> Option<String> {
+        if let Some(field) = self_field(spec.self_receivers, recv) {
+            return fields
+                .get(&(type_scope(scope)?.to_owned(), field.to_owned()))
+                .cloned()
+                .flatten();
+        }
+        if !is_identifier(recv) {
+            return None;
+        }
         let mut cur = scope;
         loop {
-            if let Some(t) = types.get(&(cur, var)) {
+            if cur.is_none_or(|c| !out.defs[c].kind.is_type())
+                && let Some(t) = types.get(&(cur, recv))
+            {
                 return t.clone();
             }
-            cur = out.defs[cur?].parent;
+            match cur {
+                Some(c) => cur = out.defs[c].parent,
+                None => break,
+            }
         }
+        if implicit_self {
+            return fields
+                .get(&(type_scope(scope)?.to_owned(), recv.to_owned()))
+                .cloned()
+                .flatten();
+        }
+        None
     };
 
     // Call sites, attributed to their innermost enclosing definition.
@@ -459,7 +505,7 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
         });
         let scope = enclosing(&out.defs, call.start_byte());
         let receiver_type = match &receiver {
-            Some(r) if !path && is_identifier(r) => type_of(scope, r),
+            Some(r) if !path => type_of(scope, r),
             _ => None,
         };
         out.calls.push(CallSite {
@@ -478,6 +524,12 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
         (spec.imports_of)(node, src, &mut out.imports);
     }
     Ok(out)
+}
+
+/// `self.repo` -> `repo` when the head is one of the language's self receivers.
+fn self_field<'a>(selves: &[&str], recv: &'a str) -> Option<&'a str> {
+    let (head, field) = recv.split_once('.')?;
+    (selves.contains(&head) && is_identifier(field)).then_some(field)
 }
 
 fn is_identifier(s: &str) -> bool {

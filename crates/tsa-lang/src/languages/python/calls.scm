@@ -8,3 +8,8 @@
 (assignment left: (identifier) @binding.var type: (type [(identifier) (attribute)] @binding.type))
 (typed_parameter (identifier) @binding.var type: (type [(identifier) (attribute)] @binding.type))
 (typed_default_parameter name: (identifier) @binding.var type: (type [(identifier) (attribute)] @binding.type))
+; Fields: `self.x = Cls(...)`, `self.x: T = ...`, and class-level `x: T` (dataclasses).
+(assignment left: (attribute object: (identifier) attribute: (identifier)) @binding.var
+  right: (call function: [(identifier) (attribute)] @binding.type))
+(assignment left: (attribute object: (identifier) attribute: (identifier)) @binding.var
+  type: (type [(identifier) (attribute)] @binding.type))

@@ -22,3 +22,5 @@
   value: (call_expression function: [(identifier) (scoped_identifier)] @binding.type))
 (let_declaration pattern: (identifier) @binding.var
   value: (try_expression (call_expression function: [(identifier) (scoped_identifier)] @binding.type)))
+; Struct fields `store: Store`: `self.store.get()` is a call on a `Store`.
+(field_declaration name: (field_identifier) @binding.var type: (_) @binding.type)

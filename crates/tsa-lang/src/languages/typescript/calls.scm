@@ -18,3 +18,6 @@
 (optional_parameter pattern: (identifier) @binding.var type: (type_annotation (_) @binding.type))
 (variable_declarator name: (identifier) @binding.var type: (type_annotation (_) @binding.type))
 (variable_declarator name: (identifier) @binding.var value: (new_expression constructor: (_) @binding.type))
+; Class fields `private repo: Repo` / `repo = new Repo()`: `this.repo.save()`.
+(public_field_definition name: (property_identifier) @binding.var type: (type_annotation (_) @binding.type))
+(public_field_definition name: (property_identifier) @binding.var value: (new_expression constructor: (_) @binding.type))
