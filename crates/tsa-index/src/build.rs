@@ -411,6 +411,7 @@ fn write_cold(
                         callee: &c.callee,
                         receiver: c.receiver.as_deref(),
                         receiver_type: c.receiver_type.as_deref(),
+                        shadowed: c.shadowed,
                         path: c.path,
                     });
                     CallBinding {
@@ -852,6 +853,7 @@ fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, Index
         callee: String,
         receiver: Option<String>,
         receiver_type: Option<String>,
+        shadowed: bool,
         path: bool,
         target: Option<i64>,
         resolution: i64,
@@ -860,7 +862,7 @@ fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, Index
     let mut raw_calls = Vec::new();
     {
         let mut stmt = tx.prepare(&format!(
-            "SELECT c.id, c.file_id, c.caller_id, n.name, c.receiver, c.path_call, c.target_id, c.resolution, c.receiver_type
+            "SELECT c.id, c.file_id, c.caller_id, n.name, c.receiver, c.path_call, c.target_id, c.resolution, c.receiver_type, c.shadowed
              FROM calls c JOIN names n ON n.id = c.callee_id WHERE {cond}"
         ))?;
         let mut q = stmt.query([])?;
@@ -875,6 +877,7 @@ fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, Index
                 target: r.get(6)?,
                 resolution: r.get(7)?,
                 receiver_type: r.get(8)?,
+                shadowed: r.get(9)?,
             });
         }
     }
@@ -982,6 +985,7 @@ fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, Index
                     callee: &c.callee,
                     receiver: c.receiver.as_deref(),
                     receiver_type: c.receiver_type.as_deref(),
+                    shadowed: c.shadowed,
                     path: c.path,
                 },
                 target: c.target,

@@ -45,6 +45,7 @@ CREATE TABLE IF NOT EXISTS calls(
     callee_id INTEGER NOT NULL,
     receiver TEXT,
     receiver_type TEXT,
+    shadowed INTEGER NOT NULL DEFAULT 0,
     path_call INTEGER NOT NULL DEFAULT 0,
     line INTEGER NOT NULL,
     target_id INTEGER,
@@ -489,8 +490,8 @@ impl<'t> Writer<'t> {
                 .unwrap_or((None, 5, 0.0));
             self.tx
                 .prepare_cached(
-                    "INSERT INTO calls(file_id, caller_id, callee_id, receiver, receiver_type, path_call, line, target_id, resolution, confidence)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                    "INSERT INTO calls(file_id, caller_id, callee_id, receiver, receiver_type, shadowed, path_call, line, target_id, resolution, confidence)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                 )?
                 .execute(params![
                     file_id,
@@ -498,6 +499,7 @@ impl<'t> Writer<'t> {
                     callee_id,
                     c.receiver,
                     c.receiver_type,
+                    c.shadowed,
                     c.path,
                     c.line,
                     target,

@@ -10,8 +10,9 @@ use crate::languages::{Language, LanguageSpec, text};
 use crate::model::{Base, BaseKind, CallSite, Def, DefKind, FileExtract};
 
 /// The closed vocabulary of capture names a query may use.
-const CAPTURES: [&str; 21] = [
+const CAPTURES: [&str; 22] = [
     "name",
+    "local.var",
     "binding.var",
     "binding.type",
     "receiver",
@@ -252,6 +253,8 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
     let mut raw_imports: Vec<Node<'_>> = Vec::new();
     // `var` has static type `type` from here on (annotation, declaration, constructor).
     let mut raw_bindings: Vec<(Node<'_>, Node<'_>)> = Vec::new();
+    // Names bound as local variables or parameters (they shadow outer definitions).
+    let mut raw_locals: Vec<Node<'_>> = Vec::new();
     let mut cursor = QueryCursor::new();
     let mut matches = cursor.matches(&queries.query, root, src);
     while let Some(m) = matches.next() {
@@ -302,6 +305,7 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
             for c in m.captures() {
                 match names[c.index as usize] {
                     "binding.var" => bvar = Some(c.node),
+                    "local.var" => raw_locals.push(c.node),
                     "binding.type" => btype = Some(c.node),
                     "reference.call" => call = Some(c.node),
                     "name" => name = Some(c.node),
@@ -475,6 +479,31 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
         None
     };
 
+    let locals: std::collections::HashSet<(Option<usize>, &str)> = raw_locals
+        .iter()
+        .map(|n| (enclosing(&out.defs, n.start_byte()), text(*n, src)))
+        .collect();
+    // A bare name bound as a variable in the call's scope, or in an enclosing
+    // function's (closures), or at module level.
+    let shadowed = |scope: Option<usize>, name: &str| -> bool {
+        if locals.contains(&(scope, name)) {
+            return true;
+        }
+        // Outward through functions (closures) to the module; a class body's
+        // names are not visible from its methods.
+        let mut cur = scope;
+        while let Some(c) = cur {
+            if !(out.defs[c].kind.is_callable() || out.defs[c].kind == DefKind::Module) {
+                return false;
+            }
+            cur = out.defs[c].parent;
+            if locals.contains(&(cur, name)) {
+                return true;
+            }
+        }
+        false
+    };
+
     // Call sites, attributed to their innermost enclosing definition.
     let mut seen = std::collections::HashSet::new();
     for (call, name, receiver, path) in raw_calls {
@@ -508,7 +537,9 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
             Some(r) if !path => type_of(scope, r),
             _ => None,
         };
+        let shadowed = receiver.is_none() && shadowed(scope, &callee);
         out.calls.push(CallSite {
+            shadowed,
             callee,
             receiver,
             path,

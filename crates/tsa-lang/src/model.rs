@@ -138,6 +138,9 @@ pub struct CallSite {
     /// The declared type of a plain-variable receiver, when the code states it
     /// (`pb *testing.PB`, `pet: Dog`, `cat = Cat()`), qualified as written.
     pub receiver_type: Option<String>,
+    /// A bare callee that names a local variable or parameter of the caller's scope
+    /// (`cb()` where `cb` is a parameter): it never means an outer definition.
+    pub shadowed: bool,
     /// Index of the innermost enclosing definition; `None` at module level.
     pub enclosing: Option<usize>,
     /// 1-based.

@@ -364,6 +364,10 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                 }
                 scope = m.syms[sc].parent;
             }
+            // A local variable or parameter of that name hides the rest.
+            if call.shadowed {
+                return Binding::UNKNOWN;
+            }
             let top: Vec<usize> = top_level(m, &[file], name)
                 .into_iter()
                 .filter(|&s| callable(m.syms[s].kind))

@@ -120,6 +120,10 @@ pub struct MCall<'a> {
     pub path: bool,
     /// The receiver variable's declared type, when the code states it.
     pub receiver_type: Option<&'a str>,
+    /// The bare callee is a local variable or parameter of the caller: only a
+    /// definition in the caller's own scopes can be meant, never an import or a
+    /// same-named definition elsewhere.
+    pub shadowed: bool,
 }
 
 /// What a stated type refers to.
@@ -359,6 +363,7 @@ impl Model {
             receiver: qualifier.filter(|q| !q.is_empty()),
             path: ty.contains("::"),
             receiver_type: None,
+            shadowed: false,
         };
         let found = match self.files[file].lang.module_style() {
             ModuleStyle::Python => python::resolve(self, &as_name),
@@ -428,6 +433,7 @@ impl Model {
             receiver: None,
             path: false,
             receiver_type: None,
+            shadowed: false,
         };
         let b = self.resolve(&call);
         match b.target {

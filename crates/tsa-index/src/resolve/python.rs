@@ -221,6 +221,8 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                 .copied()
                 .filter(|&s| matches!(m.syms[s].kind, DefKind::Function | DefKind::Class))
                 .filter(|&s| visible(m, s, call.caller))
+                // A local variable of that name hides module-level definitions.
+                .filter(|&s| !call.shadowed || m.syms[s].parent.is_some())
                 .collect();
             if let Some(&s) = local.last() {
                 return Binding {
@@ -228,6 +230,9 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                     resolution: Resolution::Local,
                     confidence: 1.0,
                 };
+            }
+            if call.shadowed {
+                return Binding::UNKNOWN;
             }
             // 2. Imports, following re-exports.
             if let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == name) {

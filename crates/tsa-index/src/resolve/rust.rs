@@ -292,6 +292,10 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
     }
     match receiver {
         None => {
+            // A `let` binding or parameter of that name hides every item.
+            if call.shadowed {
+                return Binding::UNKNOWN;
+            }
             // 1. An item of the caller's own module in this file (free functions and
             //    tuple-struct constructors); `mod tests` items are not visible outside.
             let scope = module_scope(m, call.caller);

@@ -53,8 +53,17 @@ impl Action for Status {
         };
         let resolved = st.calls - st.calls_by_resolution.get("unknown").copied().unwrap_or(0);
         let summary = format!(
-            "index status files={} symbols={} call_edges={} resolved={} stale={}",
-            st.files, st.symbols, st.calls, resolved, stale
+            "index status files={} symbols={} call_edges={} classified={} ({:.1}%) stale={}",
+            st.files,
+            st.symbols,
+            st.calls,
+            resolved,
+            if st.calls == 0 {
+                0.0
+            } else {
+                resolved as f64 * 100.0 / st.calls as f64
+            },
+            stale
         );
         let errors: Vec<_> = st
             .parse_error_files
@@ -68,6 +77,15 @@ impl Action for Status {
             .with("files", st.files)
             .with("symbols", st.symbols)
             .with("call_edges", st.calls)
+            .with("calls_classified", resolved)
+            .with(
+                "calls_classified_share",
+                if st.calls == 0 {
+                    0.0
+                } else {
+                    (resolved as f64 / st.calls as f64 * 1000.0).round() / 1000.0
+                },
+            )
             .with("imports", st.imports)
             .with("files_by_language", json!(st.files_by_language))
             .with("symbols_by_kind", json!(st.symbols_by_kind))

@@ -31,3 +31,6 @@
 (short_var_declaration
   left: (expression_list . (identifier) @binding.var)
   right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.type)))
+; Local names: parameters and `x := ...` shadow package-level definitions.
+(parameter_declaration name: (identifier) @local.var)
+(short_var_declaration left: (expression_list (identifier) @local.var))

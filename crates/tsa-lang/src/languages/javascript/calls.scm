@@ -31,3 +31,8 @@
     property: (property_identifier) @name)) @reference.call
 ; Variable types the code states: `const x = new T()`.
 (variable_declarator name: (identifier) @binding.var value: (new_expression constructor: (_) @binding.type))
+; Local names: parameters and variables shadow outer definitions (`function f(cb) { cb() }`).
+(formal_parameters (identifier) @local.var)
+(formal_parameters (assignment_pattern left: (identifier) @local.var))
+(arrow_function parameter: (identifier) @local.var)
+(variable_declarator name: (identifier) @local.var value: [(identifier) (member_expression) (call_expression) (subscript_expression)])

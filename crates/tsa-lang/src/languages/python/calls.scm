@@ -13,3 +13,14 @@
   right: (call function: [(identifier) (attribute)] @binding.type))
 (assignment left: (attribute object: (identifier) attribute: (identifier)) @binding.var
   type: (type [(identifier) (attribute)] @binding.type))
+; Local names: assignment targets, loop variables and parameters shadow outer
+; definitions of the same name (`getcontext = self.decimal.getcontext; getcontext()`).
+(assignment left: (identifier) @local.var)
+(assignment left: (pattern_list (identifier) @local.var))
+(for_statement left: (identifier) @local.var)
+(parameters (identifier) @local.var)
+(lambda_parameters (identifier) @local.var)
+(default_parameter name: (identifier) @local.var)
+(typed_parameter (identifier) @local.var)
+(typed_default_parameter name: (identifier) @local.var)
+(as_pattern_target (identifier) @local.var)

@@ -24,3 +24,7 @@
   value: (try_expression (call_expression function: [(identifier) (scoped_identifier)] @binding.type)))
 ; Struct fields `store: Store`: `self.store.get()` is a call on a `Store`.
 (field_declaration name: (field_identifier) @binding.var type: (_) @binding.type)
+; Local names: `let f = ...; f()` and closure / fn parameters shadow items.
+(let_declaration pattern: (identifier) @local.var)
+(parameter pattern: (identifier) @local.var)
+(closure_parameters (identifier) @local.var)

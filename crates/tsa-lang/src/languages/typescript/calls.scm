@@ -21,3 +21,8 @@
 ; Class fields `private repo: Repo` / `repo = new Repo()`: `this.repo.save()`.
 (public_field_definition name: (property_identifier) @binding.var type: (type_annotation (_) @binding.type))
 (public_field_definition name: (property_identifier) @binding.var value: (new_expression constructor: (_) @binding.type))
+; Local names: parameters and variables shadow outer definitions (`function f(cb) { cb() }`).
+(required_parameter pattern: (identifier) @local.var)
+(optional_parameter pattern: (identifier) @local.var)
+(arrow_function parameter: (identifier) @local.var)
+(variable_declarator name: (identifier) @local.var value: [(identifier) (member_expression) (call_expression) (subscript_expression)])
