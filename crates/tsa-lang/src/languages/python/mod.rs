@@ -12,6 +12,8 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     imports_of,
     clean_type_name: |s| s.to_owned(),
     self_receivers: &["self", "cls"],
+    // Members are reached through the receiver only (`self.x`, `@x`).
+    implicit_self: false,
     module_style: ModuleStyle::Python,
     ..LanguageSpec::new(
         "python",

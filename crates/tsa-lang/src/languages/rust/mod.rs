@@ -13,6 +13,8 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     imports_of,
     is_test_def,
     self_receivers: &["self", "Self"],
+    // Members are reached through the receiver only (`self.x`, `@x`).
+    implicit_self: false,
     module_style: ModuleStyle::Rust,
     ..LanguageSpec::new(
         "rust",
