@@ -11,41 +11,11 @@ use std::process::Command;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
+
+#[path = "../../../benches/support/corpus.rs"]
+mod corpus;
+use corpus::{copy_tree, corpus};
 use tsa_index::{BuildMode, BuildOptions, Index, build, index_dir};
-
-fn corpus() -> PathBuf {
-    if let Some(dir) = std::env::var_os("TSA_BENCH_CORPUS") {
-        return PathBuf::from(dir);
-    }
-    let out = Command::new("python3")
-        .args([
-            "-c",
-            "import sysconfig; print(sysconfig.get_paths()['stdlib'])",
-        ])
-        .output()
-        .expect(
-            "python3 is needed to locate the CPython standard library (or set TSA_BENCH_CORPUS)",
-        );
-    PathBuf::from(String::from_utf8_lossy(&out.stdout).trim())
-}
-
-fn copy_tree(from: &Path, to: &Path) -> u64 {
-    let mut bytes = 0;
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap().flatten() {
-        let name = entry.file_name();
-        if name == "site-packages" || name == "__pycache__" {
-            continue;
-        }
-        let Ok(ft) = entry.file_type() else { continue };
-        if ft.is_dir() {
-            bytes += copy_tree(&entry.path(), &to.join(&name));
-        } else if ft.is_file() {
-            bytes += std::fs::copy(entry.path(), to.join(&name)).unwrap_or(0);
-        }
-    }
-    bytes
-}
 
 fn peak_rss_mib() -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
