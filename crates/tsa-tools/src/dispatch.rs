@@ -117,7 +117,7 @@ pub fn call(ctx: &mut Context, tool: &str, args: Value, default_format: OutputFo
                     None,
                 ));
             }
-            Some(Value::String(s)) => s,
+            Some(Value::String(s)) => crate::catalog::canonical_action(f.name, s),
             Some(other) => {
                 return Err(action_error(
                     f.name,

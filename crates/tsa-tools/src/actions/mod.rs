@@ -9,8 +9,10 @@ mod index_status;
 mod index_sync;
 mod nav_callees;
 mod nav_callers;
+mod search_content;
 mod search_symbol;
 pub mod set_project_path;
+mod text_common;
 
 use crate::action::DynAction;
 
@@ -25,5 +27,6 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &index_sync::Sync,
     &nav_callees::Callees,
     &nav_callers::Callers,
+    &search_content::Content,
     &search_symbol::Symbol,
 ];
