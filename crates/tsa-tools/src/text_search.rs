@@ -299,7 +299,7 @@ pub struct FileFilter {
     pub exclude_types: Vec<String>,
     pub parallel: bool,
     /// fd-style discovery filters (`search grep`).
-    pub name_pattern: Option<regex::Regex>,
+    pub name_pattern: Option<NameMatcher>,
     pub full_path_match: bool,
     pub kinds: Vec<EntryKind>,
     pub sizes: Vec<SizeBound>,
@@ -307,6 +307,22 @@ pub struct FileFilter {
     pub changed_before: Option<SystemTime>,
     /// Sort order of files (and so of matches).
     pub sort: SortBy,
+}
+
+/// A file-name (or path) filter: a regex or a glob.
+#[derive(Clone, Debug)]
+pub enum NameMatcher {
+    Regex(regex::Regex),
+    Glob(globset::GlobMatcher),
+}
+
+impl NameMatcher {
+    fn is_match(&self, subject: &str) -> bool {
+        match self {
+            NameMatcher::Regex(r) => r.is_match(subject),
+            NameMatcher::Glob(g) => g.is_match(subject),
+        }
+    }
 }
 
 /// Order of files in the answer.
@@ -1059,10 +1075,10 @@ mod tests {
         let (_d, root) = tree();
         let s = MatchSpec::new("alpha");
         let mut f = filter();
-        f.name_pattern = Some(regex::Regex::new(r"^[ab]\.").unwrap());
+        f.name_pattern = Some(NameMatcher::Regex(regex::Regex::new(r"^[ab]\.").unwrap()));
         assert_eq!(files(&run(&root, &f, &s)), ["src/a.py", "src/sub/b.rs"]);
         f.full_path_match = true;
-        f.name_pattern = Some(regex::Regex::new(r"^src/sub/").unwrap());
+        f.name_pattern = Some(NameMatcher::Glob(Glob::new("src/sub/*").unwrap().compile_matcher()));
         assert_eq!(files(&run(&root, &f, &s)), ["src/sub/b.rs"]);
         let mut f = filter();
         f.sizes = vec![SizeBound::parse("+1k").unwrap()];

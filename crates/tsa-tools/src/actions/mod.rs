@@ -10,6 +10,7 @@ mod index_sync;
 mod nav_callees;
 mod nav_callers;
 mod search_content;
+mod search_grep;
 mod search_symbol;
 pub mod set_project_path;
 mod text_common;
@@ -28,5 +29,6 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &nav_callees::Callees,
     &nav_callers::Callers,
     &search_content::Content,
+    &search_grep::Grep,
     &search_symbol::Symbol,
 ];
