@@ -9,6 +9,7 @@ mod index_status;
 mod index_sync;
 mod nav_callees;
 mod nav_callers;
+mod search_batch;
 mod search_content;
 mod search_grep;
 mod search_symbol;
@@ -28,6 +29,7 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &index_sync::Sync,
     &nav_callees::Callees,
     &nav_callers::Callers,
+    &search_batch::Batch,
     &search_content::Content,
     &search_grep::Grep,
     &search_symbol::Symbol,
