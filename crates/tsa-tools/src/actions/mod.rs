@@ -12,6 +12,7 @@ mod nav_callers;
 mod search_batch;
 mod search_content;
 mod search_grep;
+mod search_query;
 mod search_symbol;
 pub mod set_project_path;
 mod text_common;
@@ -32,5 +33,6 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &search_batch::Batch,
     &search_content::Content,
     &search_grep::Grep,
+    &search_query::QueryAction,
     &search_symbol::Symbol,
 ];
