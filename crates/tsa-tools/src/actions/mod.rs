@@ -9,6 +9,7 @@ mod index_status;
 mod index_sync;
 mod nav_callees;
 mod nav_callers;
+mod nav_trace;
 mod search_batch;
 mod search_content;
 mod search_grep;
@@ -30,6 +31,7 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &index_sync::Sync,
     &nav_callees::Callees,
     &nav_callers::Callers,
+    &nav_trace::Trace,
     &search_batch::Batch,
     &search_content::Content,
     &search_grep::Grep,
