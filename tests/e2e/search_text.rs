@@ -48,7 +48,11 @@ fn cli(root: &Path, tool: &str, args: &Value) -> Value {
     words.extend(flags(args));
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
     let (code, v) = cli_json(root, &words);
-    assert_eq!(code != 0, v["success"] == false, "exit code follows success: {v}");
+    assert_eq!(
+        code != 0,
+        v["success"] == false,
+        "exit code follows success: {v}"
+    );
     v
 }
 
@@ -109,11 +113,7 @@ fn count_lines(root: &Path, needle: &str, case_insensitive: bool) -> usize {
     files
         .iter()
         .filter_map(|f| std::fs::read_to_string(f).ok())
-        .flat_map(|t| {
-            t.lines()
-                .map(str::to_owned)
-                .collect::<Vec<_>>()
-        })
+        .flat_map(|t| t.lines().map(str::to_owned).collect::<Vec<_>>())
         .filter(|l| {
             if case_insensitive {
                 l.to_lowercase().contains(&needle.to_lowercase())
@@ -139,10 +139,18 @@ fn cases() -> Vec<Case> {
                 assert_eq!(v["case_sensitive"], false);
                 let r = &v["results"][0];
                 let text = r["text"].as_str().unwrap();
-                let [s, e] = [r["matches"][0][0].as_u64().unwrap() as usize, r["matches"][0][1].as_u64().unwrap() as usize];
+                let [s, e] = [
+                    r["matches"][0][0].as_u64().unwrap() as usize,
+                    r["matches"][0][1].as_u64().unwrap() as usize,
+                ];
                 assert_eq!(text[s..e].to_lowercase(), "build");
                 assert!(!r["file"].as_str().unwrap().starts_with('/'));
-                assert!(v["summary_line"].as_str().unwrap().starts_with("search_content 'build': "));
+                assert!(
+                    v["summary_line"]
+                        .as_str()
+                        .unwrap()
+                        .starts_with("search_content 'build': ")
+                );
             },
         },
         Case {
@@ -154,7 +162,13 @@ fn cases() -> Vec<Case> {
                 assert_eq!(v["verdict"], "INFO");
                 assert_eq!(v["truncated"], false);
                 assert_eq!(v["case_sensitive"], true);
-                assert!(v["results"].as_array().unwrap().iter().all(|r| r["file"].as_str().unwrap().ends_with(".py")));
+                assert!(
+                    v["results"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .all(|r| r["file"].as_str().unwrap().ends_with(".py"))
+                );
                 assert_eq!(v["count"], v["total_matches"]);
             },
         },
@@ -210,7 +224,12 @@ fn cases() -> Vec<Case> {
             args: json!({"action": "content", "query": "build", "count_only_matches": true}),
             check: |v| {
                 assert_eq!(v["mode"], "count_only_matches");
-                let sum: u64 = v["file_counts"].as_array().unwrap().iter().map(|f| f["count"].as_u64().unwrap()).sum();
+                let sum: u64 = v["file_counts"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|f| f["count"].as_u64().unwrap())
+                    .sum();
                 assert_eq!(sum, v["total_matches"].as_u64().unwrap());
                 assert_eq!(v["files_matched"], v["file_count"]);
             },
@@ -232,7 +251,10 @@ fn cases() -> Vec<Case> {
             check: |v| {
                 truncated(v, "files_matched", "files_listed", "listed_cap", "files");
                 let f = &v["files"][0];
-                assert!(f["match_count"].as_u64().unwrap() >= f["matches"].as_array().unwrap().len() as u64);
+                assert!(
+                    f["match_count"].as_u64().unwrap()
+                        >= f["matches"].as_array().unwrap().len() as u64
+                );
             },
         },
         Case {
@@ -242,8 +264,16 @@ fn cases() -> Vec<Case> {
             check: |v| {
                 assert_eq!(v["mode"], "summary_only");
                 assert_eq!(v["summary"]["total_matches"], v["total_matches"]);
-                let counts: Vec<u64> = v["files"].as_array().unwrap().iter().map(|f| f["match_count"].as_u64().unwrap()).collect();
-                assert!(counts.windows(2).all(|w| w[0] >= w[1]), "busiest first: {counts:?}");
+                let counts: Vec<u64> = v["files"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|f| f["match_count"].as_u64().unwrap())
+                    .collect();
+                assert!(
+                    counts.windows(2).all(|w| w[0] >= w[1]),
+                    "busiest first: {counts:?}"
+                );
             },
         },
         Case {
@@ -283,8 +313,19 @@ fn cases() -> Vec<Case> {
             args: json!({"action": "grep", "query": "def", "roots": ["app"], "pattern": "\\.py$", "max_count": 2}),
             check: |v| {
                 truncated(v, "total_matches", "count", "listed_cap", "matches");
-                assert!(v["summary_line"].as_str().unwrap().starts_with("search_grep 'def'"));
-                assert!(v["results"].as_array().unwrap().iter().all(|r| r["file"].as_str().unwrap().starts_with("app/")));
+                assert!(
+                    v["summary_line"]
+                        .as_str()
+                        .unwrap()
+                        .starts_with("search_grep 'def'")
+                );
+                assert!(
+                    v["results"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .all(|r| r["file"].as_str().unwrap().starts_with("app/"))
+                );
                 assert!(v["files_discovered"].as_u64().unwrap() >= 5);
             },
         },
@@ -336,7 +377,14 @@ fn cases() -> Vec<Case> {
             ]}),
             check: |v| {
                 // The cap of the combined list is the sum of the per-search caps.
-                truncated_at(v, "total_matches", "count", "listed_cap", "matches over all searches", Some(2 + 20 + 20));
+                truncated_at(
+                    v,
+                    "total_matches",
+                    "count",
+                    "listed_cap",
+                    "matches over all searches",
+                    Some(2 + 20 + 20),
+                );
                 let q = v["queries"].as_array().unwrap();
                 assert_eq!(q.len(), 3);
                 assert_eq!(q[0]["label"], "b");
@@ -346,7 +394,13 @@ fn cases() -> Vec<Case> {
                 assert_eq!(q[2]["total_matches"], 0);
                 let sum: u64 = q.iter().map(|x| x["total_matches"].as_u64().unwrap()).sum();
                 assert_eq!(v["total_matches"].as_u64().unwrap(), sum);
-                assert!(v["results"].as_array().unwrap().iter().all(|r| r["label"].is_string()));
+                assert!(
+                    v["results"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .all(|r| r["label"].is_string())
+                );
             },
         },
         Case {
@@ -393,7 +447,14 @@ fn cases() -> Vec<Case> {
                 assert_eq!(v["verdict"], "INFO", "{v}");
                 assert_eq!(v["total_matches"], 1);
                 let r = &v["results"][0];
-                assert_eq!((r["capture"].as_str(), r["text"].as_str(), r["kind"].as_str()), (Some("cls"), Some("TurboEngine"), Some("identifier")));
+                assert_eq!(
+                    (
+                        r["capture"].as_str(),
+                        r["text"].as_str(),
+                        r["kind"].as_str()
+                    ),
+                    (Some("cls"), Some("TurboEngine"), Some("identifier"))
+                );
                 assert_eq!(r["start_line"], 25);
             },
         },
@@ -427,7 +488,14 @@ fn cases() -> Vec<Case> {
             args: json!({"action": "query", "symbol": "Engien"}),
             check: |v| {
                 assert_eq!(v["verdict"], "NOT_FOUND", "{v}");
-                assert!(v["suggestions"].as_array().unwrap().iter().any(|s| s == "Engine"), "{v}");
+                assert!(
+                    v["suggestions"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|s| s == "Engine"),
+                    "{v}"
+                );
             },
         },
         Case {
@@ -446,12 +514,27 @@ fn cases() -> Vec<Case> {
                 assert_eq!(v["found"], true);
                 let n = v["count"].as_u64().unwrap();
                 let level = v["impact_level"].as_str().unwrap();
-                assert_eq!(level, if n <= 5 { "low" } else if n <= 20 { "medium" } else { "high" });
+                assert_eq!(
+                    level,
+                    if n <= 5 {
+                        "low"
+                    } else if n <= 20 {
+                        "medium"
+                    } else {
+                        "high"
+                    }
+                );
                 assert!(v["call_count"].as_u64().unwrap() <= n);
                 // Comment lines and imports are filtered out, definitions listed apart.
                 assert!(v["filtered"]["comments"].as_u64().unwrap() > 0);
                 assert!(v["filtered"]["imports"].as_u64().unwrap() > 0);
-                assert!(v["definitions"].as_array().unwrap().iter().any(|d| d["file"] == "app/core.py" && d["line"] == 5));
+                assert!(
+                    v["definitions"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|d| d["file"] == "app/core.py" && d["line"] == 5)
+                );
                 for u in v["usages"].as_array().unwrap() {
                     assert!(!u["text"].as_str().unwrap().starts_with('#'));
                     assert!(!u["text"].as_str().unwrap().starts_with("from "));
@@ -466,7 +549,14 @@ fn cases() -> Vec<Case> {
                 assert_eq!(v["verdict"], "NOT_FOUND", "{v}");
                 assert_eq!(v["found"], false);
                 assert_eq!(v["impact_level"], "none");
-                assert!(v["suggestions"].as_array().unwrap().iter().any(|s| s == "build"), "{v}");
+                assert!(
+                    v["suggestions"]
+                        .as_array()
+                        .unwrap()
+                        .iter()
+                        .any(|s| s == "build"),
+                    "{v}"
+                );
             },
         },
         Case {
@@ -501,7 +591,11 @@ fn text_search_actions_through_the_cli() {
 fn content_totals_agree_with_a_plain_line_count() {
     let p = project("python");
     for (q, insensitive) in [("build", true), ("Engine", false), ("self", true)] {
-        let v = cli(&p.root, "search", &json!({"action": "content", "query": q, "total_only": true, "hidden": true}));
+        let v = cli(
+            &p.root,
+            "search",
+            &json!({"action": "content", "query": q, "total_only": true, "hidden": true}),
+        );
         assert_eq!(
             v["total_matches"].as_u64().unwrap() as usize,
             count_lines(&p.root, q, insensitive),
@@ -534,7 +628,10 @@ async fn text_search_actions_through_mcp() {
         .unwrap()
         .clone();
     assert!(actions.contains(&json!("content")));
-    assert!(!actions.contains(&json!("text")), "text is an alias, not an action");
+    assert!(
+        !actions.contains(&json!("text")),
+        "text is an alias, not an action"
+    );
     for c in cases() {
         let mut args: Map<String, Value> = c.args.as_object().unwrap().clone();
         args.insert("output_format".into(), json!("json"));

@@ -454,6 +454,9 @@ pub struct Limits {
     pub file_limit: Option<usize>,
 }
 
+/// (match count, kept rows, file size) of one searched file.
+type Searched = (usize, Vec<Row>, u64);
+
 struct Candidate {
     abs: PathBuf,
     rel: String,
@@ -501,84 +504,90 @@ fn discover(
     let sort = filter.sort;
     let timed_out = AtomicBool::new(false);
     // Whether a file passes every filter; `Some(candidate)` when it does.
-    let accept = |abs: &Path, meta: Option<std::fs::Metadata>, is_symlink: bool| -> Option<Candidate> {
-        let rel = rel_of(abs)?;
-        if exclude.matches(&rel) || (!include.is_empty() && !include.matches(&rel)) {
-            return None;
-        }
-        if !extensions.is_empty() {
-            let ext = rel.rsplit('/').next()?.rsplit_once('.')?.1.to_ascii_lowercase();
-            if !extensions.contains(&ext) {
+    let accept =
+        |abs: &Path, meta: Option<std::fs::Metadata>, is_symlink: bool| -> Option<Candidate> {
+            let rel = rel_of(abs)?;
+            if exclude.matches(&rel) || (!include.is_empty() && !include.matches(&rel)) {
                 return None;
             }
-        }
-        if let Some(re) = &filter.name_pattern {
-            let subject = if filter.full_path_match {
-                rel.as_str()
-            } else {
-                rel.rsplit('/').next().unwrap_or(&rel)
-            };
-            if !re.is_match(subject) {
-                return None;
+            if !extensions.is_empty() {
+                let ext = rel
+                    .rsplit('/')
+                    .next()?
+                    .rsplit_once('.')?
+                    .1
+                    .to_ascii_lowercase();
+                if !extensions.contains(&ext) {
+                    return None;
+                }
             }
-        }
-        let needs_meta = !filter.kinds.is_empty()
-            || !filter.sizes.is_empty()
-            || filter.changed_after.is_some()
-            || filter.changed_before.is_some()
-            || filter.max_filesize.is_some()
-            || want_time;
-        let mut time = None;
-        if needs_meta {
-            let meta = meta.or_else(|| std::fs::metadata(abs).ok())?;
-            let len = meta.len();
-            if filter.max_filesize.is_some_and(|m| len > m) {
-                return None;
+            if let Some(re) = &filter.name_pattern {
+                let subject = if filter.full_path_match {
+                    rel.as_str()
+                } else {
+                    rel.rsplit('/').next().unwrap_or(&rel)
+                };
+                if !re.is_match(subject) {
+                    return None;
+                }
             }
-            if !filter.sizes.iter().all(|b| b.admits(len)) {
-                return None;
+            let needs_meta = !filter.kinds.is_empty()
+                || !filter.sizes.is_empty()
+                || filter.changed_after.is_some()
+                || filter.changed_before.is_some()
+                || filter.max_filesize.is_some()
+                || want_time;
+            let mut time = None;
+            if needs_meta {
+                let meta = meta.or_else(|| std::fs::metadata(abs).ok())?;
+                let len = meta.len();
+                if filter.max_filesize.is_some_and(|m| len > m) {
+                    return None;
+                }
+                if !filter.sizes.iter().all(|b| b.admits(len)) {
+                    return None;
+                }
+                if !filter.kinds.is_empty()
+                    && !filter.kinds.iter().any(|k| match k {
+                        EntryKind::File => true,
+                        EntryKind::Symlink => is_symlink,
+                        EntryKind::Empty => len == 0,
+                        EntryKind::Executable => is_executable(&meta),
+                    })
+                {
+                    return None;
+                }
+                let modified = meta.modified().ok();
+                if let Some(after) = filter.changed_after
+                    && modified.is_none_or(|m| m < after)
+                {
+                    return None;
+                }
+                if let Some(before) = filter.changed_before
+                    && modified.is_none_or(|m| m > before)
+                {
+                    return None;
+                }
+                time = match sort {
+                    SortBy::Path => None,
+                    SortBy::Modified => modified,
+                    SortBy::Accessed => meta.accessed().ok(),
+                    SortBy::Created => meta.created().ok(),
+                };
             }
-            if !filter.kinds.is_empty()
-                && !filter.kinds.iter().any(|k| match k {
-                    EntryKind::File => true,
-                    EntryKind::Symlink => is_symlink,
-                    EntryKind::Empty => len == 0,
-                    EntryKind::Executable => is_executable(&meta),
-                })
-            {
-                return None;
-            }
-            let modified = meta.modified().ok();
-            if let Some(after) = filter.changed_after
-                && !modified.is_some_and(|m| m >= after)
-            {
-                return None;
-            }
-            if let Some(before) = filter.changed_before
-                && !modified.is_some_and(|m| m <= before)
-            {
-                return None;
-            }
-            time = match sort {
-                SortBy::Path => None,
-                SortBy::Modified => modified,
-                SortBy::Accessed => meta.accessed().ok(),
-                SortBy::Created => meta.created().ok(),
-            };
-        }
-        Some(Candidate {
-            abs: abs.to_path_buf(),
-            rel,
-            time,
-        })
-    };
+            Some(Candidate {
+                abs: abs.to_path_buf(),
+                rel,
+                time,
+            })
+        };
 
     let mut found: Vec<Candidate> = Vec::new();
     for f in &filter.files {
-        if f.is_file() {
-            if let Some(c) = accept(f, None, false) {
-                found.push(c);
-            }
+        if f.is_file()
+            && let Some(c) = accept(f, None, false)
+        {
+            found.push(c);
         }
     }
     let roots: Vec<PathBuf> = if filter.roots.is_empty() && filter.files.is_empty() {
@@ -636,7 +645,7 @@ fn discover(
                 return None;
             }
             let is_symlink = entry.path_is_symlink();
-            if !ft.is_file() && !(is_symlink && entry.path().is_file()) {
+            if !ft.is_file() && (!is_symlink || !entry.path().is_file()) {
                 return None;
             }
             accept(entry.path(), entry.metadata().ok(), is_symlink)
@@ -818,8 +827,7 @@ pub fn search(
         .bom_sniffing(true);
     let next = AtomicUsize::new(0);
     let stop = AtomicBool::new(false);
-    let slots: Vec<Mutex<Option<(usize, Vec<Row>, u64)>>> =
-        candidates.iter().map(|_| Mutex::new(None)).collect();
+    let slots: Vec<Mutex<Option<Searched>>> = candidates.iter().map(|_| Mutex::new(None)).collect();
     let workers = if filter.parallel {
         threads().min(candidates.len().max(1))
     } else {
@@ -902,7 +910,11 @@ mod tests {
             "def Alpha():\n    return alpha_beta\n# alpha comment\nalphabet = 1\n",
         )
         .unwrap();
-        std::fs::write(root.join("src/sub/b.rs"), "fn alpha() {}\nlet x = alpha();\n").unwrap();
+        std::fs::write(
+            root.join("src/sub/b.rs"),
+            "fn alpha() {}\nlet x = alpha();\n",
+        )
+        .unwrap();
         std::fs::write(root.join("docs/readme.md"), "Alpha and alpha\n").unwrap();
         std::fs::write(root.join("big.txt"), "alpha\n".repeat(5000)).unwrap();
         std::fs::write(root.join(".gitignore"), "ignored/\n").unwrap();
@@ -939,8 +951,25 @@ mod tests {
         let (_d, root) = tree();
         let lower = run(&root, &filter(), &MatchSpec::new("alpha"));
         // big.txt alone has 5000 matching lines; all counted although 100 are kept.
-        assert_eq!(lower.files.iter().find(|f| f.file == "big.txt").unwrap().count, 5000);
-        assert_eq!(lower.files.iter().find(|f| f.file == "big.txt").unwrap().rows.len(), 100);
+        assert_eq!(
+            lower
+                .files
+                .iter()
+                .find(|f| f.file == "big.txt")
+                .unwrap()
+                .count,
+            5000
+        );
+        assert_eq!(
+            lower
+                .files
+                .iter()
+                .find(|f| f.file == "big.txt")
+                .unwrap()
+                .rows
+                .len(),
+            100
+        );
         assert_eq!(lower.total, 5000 + 4 + 2 + 1);
         // Upper case in the pattern makes smart case sensitive.
         let upper = run(&root, &filter(), &MatchSpec::new("Alpha"));
@@ -1014,7 +1043,14 @@ mod tests {
         s.context_after = 1;
         let o = run(&root, &f, &s);
         let r = &o.files[0].rows[0];
-        assert_eq!((r.line, r.before.clone(), r.after.clone()), (3, vec!["    return alpha_beta".to_owned()], vec!["alphabet = 1".to_owned()]));
+        assert_eq!(
+            (r.line, r.before.clone(), r.after.clone()),
+            (
+                3,
+                vec!["    return alpha_beta".to_owned()],
+                vec!["alphabet = 1".to_owned()]
+            )
+        );
         let mut inv = MatchSpec::new("alpha");
         inv.invert = true;
         inv.case = CaseMode::Sensitive;
@@ -1078,7 +1114,9 @@ mod tests {
         f.name_pattern = Some(NameMatcher::Regex(regex::Regex::new(r"^[ab]\.").unwrap()));
         assert_eq!(files(&run(&root, &f, &s)), ["src/a.py", "src/sub/b.rs"]);
         f.full_path_match = true;
-        f.name_pattern = Some(NameMatcher::Glob(Glob::new("src/sub/*").unwrap().compile_matcher()));
+        f.name_pattern = Some(NameMatcher::Glob(
+            Glob::new("src/sub/*").unwrap().compile_matcher(),
+        ));
         assert_eq!(files(&run(&root, &f, &s)), ["src/sub/b.rs"]);
         let mut f = filter();
         f.sizes = vec![SizeBound::parse("+1k").unwrap()];
@@ -1124,6 +1162,9 @@ mod tests {
             951_872_400
         );
         assert!(parse_time_point("soon", SystemTime::now()).is_err());
-        assert_eq!(SizeBound::parse("-1M").unwrap(), SizeBound::AtMost(1_000_000));
+        assert_eq!(
+            SizeBound::parse("-1M").unwrap(),
+            SizeBound::AtMost(1_000_000)
+        );
     }
 }

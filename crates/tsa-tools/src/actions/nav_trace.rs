@@ -69,7 +69,13 @@ fn syntax(lang: Language) -> Syntax {
         },
         "rust" => Syntax {
             comments: c_like,
-            imports: &["use ", "pub use ", "pub(crate) use ", "extern crate ", "mod "],
+            imports: &[
+                "use ",
+                "pub use ",
+                "pub(crate) use ",
+                "extern crate ",
+                "mod ",
+            ],
             quotes: &['"'],
         },
         "javascript" | "typescript" | "tsx" => Syntax {
@@ -113,8 +119,22 @@ fn syntax(lang: Language) -> Syntax {
 
 /// Words that, right before a name, make the line its definition.
 const DEF_WORDS: [&str; 16] = [
-    "def", "fn", "function", "class", "struct", "enum", "trait", "interface", "func", "fun",
-    "type", "module", "union", "object", "record", "macro_rules!",
+    "def",
+    "fn",
+    "function",
+    "class",
+    "struct",
+    "enum",
+    "trait",
+    "interface",
+    "func",
+    "fun",
+    "type",
+    "module",
+    "union",
+    "object",
+    "record",
+    "macro_rules!",
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,7 +157,9 @@ fn classify(line: &str, start: usize, end: usize, syn: &Syntax) -> Occurrence {
         return Occurrence::Comment;
     }
     let import_line = syn.imports.iter().any(|i| trimmed.starts_with(i))
-        || (trimmed.starts_with("const ") || trimmed.starts_with("let ") || trimmed.starts_with("var "))
+        || (trimmed.starts_with("const ")
+            || trimmed.starts_with("let ")
+            || trimmed.starts_with("var "))
             && trimmed.contains("require(");
     // Scan for strings and trailing comments up to the occurrence.
     let bytes = line.as_bytes();
@@ -370,9 +392,7 @@ impl Action for Trace {
         if let Some(df) = &def_file {
             s = s.with("definition_file", df.as_str());
             if defined_in_file == Some(false) {
-                s = s.with_warning(format!(
-                    "no definition of '{name}' was recognised in {df}"
-                ));
+                s = s.with_warning(format!("no definition of '{name}' was recognised in {df}"));
             }
         }
         if out.timed_out {
@@ -421,7 +441,12 @@ mod tests {
 
     fn py(line: &str, word: &str) -> Occurrence {
         let s = line.find(word).unwrap();
-        classify(line, s, s + word.len(), &syntax(Language::from_name("python").unwrap()))
+        classify(
+            line,
+            s,
+            s + word.len(),
+            &syntax(Language::from_name("python").unwrap()),
+        )
     }
 
     #[test]
@@ -430,7 +455,10 @@ mod tests {
         assert_eq!(py("f = build", "build"), Occurrence::Reference);
         assert_eq!(py("# build here", "build"), Occurrence::Comment);
         assert_eq!(py("x = 1  # build", "build"), Occurrence::Comment);
-        assert_eq!(py("from app.core import build", "build"), Occurrence::Import);
+        assert_eq!(
+            py("from app.core import build", "build"),
+            Occurrence::Import
+        );
         assert_eq!(py("print('build it')", "build"), Occurrence::String);
         assert_eq!(py("def build(target):", "build"), Occurrence::Definition);
         assert_eq!(py("s = '#'; build()", "build"), Occurrence::Call);
@@ -440,7 +468,10 @@ mod tests {
         assert_eq!(classify(line, s, s + 5, &rs), Occurrence::Call);
         let s = line.rfind("build").unwrap();
         assert_eq!(classify(line, s, s + 5, &rs), Occurrence::Comment);
-        assert_eq!(classify("use crate::build;", 11, 16, &rs), Occurrence::Import);
+        assert_eq!(
+            classify("use crate::build;", 11, 16, &rs),
+            Occurrence::Import
+        );
         assert_eq!(classify("/// build docs", 4, 9, &rs), Occurrence::Comment);
     }
 }

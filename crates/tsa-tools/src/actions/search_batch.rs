@@ -108,7 +108,11 @@ impl Action for Batch {
                 Some(m) => (m.max(1) as usize).min(MAX_CAP),
             };
             let filter = FileFilter {
-                roots: resolve_roots(root, "queries.roots", q.roots.as_deref().unwrap_or_default())?,
+                roots: resolve_roots(
+                    root,
+                    "queries.roots",
+                    q.roots.as_deref().unwrap_or_default(),
+                )?,
                 include_globs: q.include_globs.unwrap_or_default(),
                 exclude_globs: q.exclude_globs.unwrap_or_default(),
                 max_filesize: Some(10_000_000),

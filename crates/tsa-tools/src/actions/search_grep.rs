@@ -160,7 +160,9 @@ impl Action for Grep {
                     .literal_separator(a.full_path_match)
                     .build()
                     .map_err(|e| {
-                        ToolError::Validation(format!("parameter 'pattern': invalid glob '{p}': {e}"))
+                        ToolError::Validation(format!(
+                            "parameter 'pattern': invalid glob '{p}': {e}"
+                        ))
                     })?
                     .compile_matcher(),
             )),

@@ -15,7 +15,14 @@ use crate::security::resolve_in_root;
 use crate::{Context, ToolError};
 
 /// The named queries every language answers.
-pub const QUERY_KEYS: [&str; 6] = ["functions", "classes", "imports", "calls", "comments", "strings"];
+pub const QUERY_KEYS: [&str; 6] = [
+    "functions",
+    "classes",
+    "imports",
+    "calls",
+    "comments",
+    "strings",
+];
 
 /// Arguments of `search query`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -175,10 +182,11 @@ fn run_named(q: &Query, root: Node<'_>, src: &[u8], prefixes: &[&str]) -> Vec<Hi
     let mut seen = rustc_hash::FxHashSet::default();
     let mut matches = cursor.matches(q, root, src);
     while let Some(m) = matches.next() {
-        let main = m
-            .captures()
-            .iter()
-            .find(|c| prefixes.iter().any(|p| names[c.index as usize].starts_with(p)));
+        let main = m.captures().iter().find(|c| {
+            prefixes
+                .iter()
+                .any(|p| names[c.index as usize].starts_with(p))
+        });
         let Some(main) = main else { continue };
         // Several patterns may match one node (a class with and without bases).
         if !seen.insert((main.node.id(), names[main.index as usize])) {
@@ -313,7 +321,10 @@ impl Action for QueryAction {
                 }
                 let q = compile(lang, qs)?;
                 let tree = parse(lang, &bytes)?;
-                (run_custom(&q, tree.root_node(), &bytes), "query_string".to_owned())
+                (
+                    run_custom(&q, tree.root_node(), &bytes),
+                    "query_string".to_owned(),
+                )
             }
             (Some(key), None) => {
                 let key = key.to_ascii_lowercase();

@@ -101,7 +101,11 @@ fn non_negative(name: &str, v: Option<i64>) -> Result<Option<usize>, ToolError> 
 }
 
 /// Resolves `roots` (directories or files) inside the project.
-pub fn resolve_roots(root: &Path, param: &str, roots: &[String]) -> Result<Vec<PathBuf>, ToolError> {
+pub fn resolve_roots(
+    root: &Path,
+    param: &str,
+    roots: &[String],
+) -> Result<Vec<PathBuf>, ToolError> {
     roots
         .iter()
         .map(|r| {
@@ -120,11 +124,7 @@ pub fn resolve_roots(root: &Path, param: &str, roots: &[String]) -> Result<Vec<P
 }
 
 /// Validates the flags and fills the match part of `filter`.
-pub fn prepare(
-    root: &Path,
-    flags: &Flags,
-    filter: &mut FileFilter,
-) -> Result<Prepared, ToolError> {
+pub fn prepare(root: &Path, flags: &Flags, filter: &mut FileFilter) -> Result<Prepared, ToolError> {
     if flags.query.is_empty() {
         return Err(ToolError::Validation(
             "parameter 'query' must be a non-empty string".into(),
@@ -189,7 +189,11 @@ pub fn prepare(
                     "parameter 'output_file' names a directory: '{rel}'"
                 )));
             }
-            if rel.split('/').next().is_some_and(|c| c == ".git" || c == ".tsa") {
+            if rel
+                .split('/')
+                .next()
+                .is_some_and(|c| c == ".git" || c == ".tsa")
+            {
                 return Err(ToolError::Validation(format!(
                     "parameter 'output_file' may not write into '{rel}'"
                 )));
@@ -325,8 +329,8 @@ pub fn answer(
             std::fs::create_dir_all(parent)
                 .map_err(|e| ToolError::Internal(format!("cannot create '{rel}': {e}")))?;
         }
-        let text = serde_json::to_string_pretty(&full)
-            .map_err(|e| ToolError::Internal(e.to_string()))?;
+        let text =
+            serde_json::to_string_pretty(&full).map_err(|e| ToolError::Internal(e.to_string()))?;
         std::fs::write(abs, text)
             .map_err(|e| ToolError::Internal(format!("cannot write '{rel}': {e}")))?;
         saved = Some(rel.clone());
@@ -508,7 +512,9 @@ pub fn answer(
         s = s.with(k, v);
     }
     if let Some(rel) = &saved {
-        s = s.with("output_saved", rel.as_str()).with("output_file", rel.as_str());
+        s = s
+            .with("output_saved", rel.as_str())
+            .with("output_file", rel.as_str());
     }
     if p.include_stats {
         s = s.with(
