@@ -1149,6 +1149,32 @@ mod tests {
         assert_eq!(par.total, seq.total);
     }
 
+    #[cfg(unix)]
+    #[test]
+    fn followed_symlinks_never_leave_the_root() {
+        let (_d, root) = tree();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret.py"), "alpha secret\n").unwrap();
+        std::os::unix::fs::symlink(outside.path(), root.join("out_link")).unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret.py"), root.join("file_link.py"))
+            .unwrap();
+        std::os::unix::fs::symlink(root.join("src"), root.join("in_link")).unwrap();
+        let mut f = filter();
+        f.follow_symlinks = true;
+        let o = run(&root, &f, &MatchSpec::new("alpha"));
+        let found = files(&o);
+        assert!(found.contains(&"in_link/a.py"), "{found:?}");
+        assert!(
+            found
+                .iter()
+                .all(|p| !p.starts_with("out_link") && *p != "file_link.py"),
+            "{found:?}"
+        );
+        // Without following, links are not searched at all.
+        let o = run(&root, &filter(), &MatchSpec::new("secret"));
+        assert_eq!(o.total, 0);
+    }
+
     #[test]
     fn parses_sizes_and_dates() {
         assert_eq!(parse_size("10M").unwrap(), 10_000_000);

@@ -578,3 +578,64 @@ pub fn answer(
     }
     Ok(s)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn flags(q: &str) -> Flags {
+        Flags {
+            query: q.into(),
+            ..Flags::default()
+        }
+    }
+
+    #[test]
+    fn verdict_thresholds() {
+        assert_eq!(verdict(0, false).0, Verdict::NotFound);
+        assert_eq!(verdict(49, false).0, Verdict::Info);
+        assert_eq!(verdict(50, false).0, Verdict::Caution);
+        assert_eq!(verdict(499, false).0, Verdict::Caution);
+        assert_eq!(verdict(500, false).0, Verdict::Review);
+        assert_eq!(verdict(3, true).0, Verdict::Review);
+    }
+
+    #[test]
+    fn mode_order_caps_and_validation() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(dir.path()).unwrap();
+        let mut f = FileFilter::default();
+        let mut fl = flags("x");
+        fl.total_only = true;
+        fl.count_only_matches = true;
+        fl.group_by_file = true;
+        assert_eq!(prepare(&root, &fl, &mut f).unwrap().mode, Mode::TotalOnly);
+        let mut fl = flags("x");
+        fl.files_with_matches = true;
+        fl.summary_only = true;
+        assert_eq!(
+            prepare(&root, &fl, &mut f).unwrap().mode,
+            Mode::FilesWithMatches
+        );
+        let mut fl = flags("x");
+        fl.max_count = Some(99_999);
+        let p = prepare(&root, &fl, &mut f).unwrap();
+        assert_eq!((p.cap, p.mode), (MAX_CAP, Mode::Normal));
+        assert_eq!(f.max_filesize, Some(10_000_000));
+        fl.max_count = Some(0);
+        assert_eq!(prepare(&root, &fl, &mut f).unwrap().cap, 1);
+        let mut fl = flags("x");
+        fl.case = Some("loud".into());
+        assert!(prepare(&root, &fl, &mut f).is_err());
+        let mut fl = flags("x");
+        fl.suppress_output = true;
+        assert!(prepare(&root, &fl, &mut f).is_err());
+        let mut fl = flags("x");
+        fl.output_file = Some("../escape.json".into());
+        assert!(matches!(
+            prepare(&root, &fl, &mut f),
+            Err(ToolError::Outside(_))
+        ));
+        assert!(prepare(&root, &flags(""), &mut f).is_err());
+    }
+}
