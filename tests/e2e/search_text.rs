@@ -648,3 +648,101 @@ async fn text_search_actions_through_mcp() {
     }
     client.cancel().await.unwrap();
 }
+
+#[test]
+fn a_deadline_makes_the_total_a_lower_bound() {
+    let p = crate::support::empty_project();
+    for d in 0..40 {
+        let dir = p.root.join(format!("d{d}"));
+        std::fs::create_dir_all(&dir).unwrap();
+        for f in 0..50 {
+            std::fs::write(dir.join(format!("f{f}.txt")), "needle\n".repeat(200)).unwrap();
+        }
+    }
+    let v = cli(
+        &p.root,
+        "search",
+        &json!({"action": "content", "query": "needle", "timeout_ms": 1}),
+    );
+    assert_envelope(&v);
+    assert_eq!(v["total_count_known"], false, "{v}");
+    assert_eq!(v["total_count_at_least"], v["total_matches"]);
+    assert!(v["total_matches"].as_u64().unwrap() < 40 * 50 * 200);
+    assert!(v["warnings"][0].as_str().unwrap().contains("timeout_ms=1"));
+    // Absence is not proven by a search that stopped early.
+    assert_ne!(v["verdict"], "NOT_FOUND");
+    if v["total_matches"] == 0 {
+        assert_eq!(v["verdict"], "WARN");
+        assert!(
+            v["next_step"]
+                .as_str()
+                .unwrap()
+                .contains("raise timeout_ms")
+        );
+    }
+    // With time enough, every match is counted.
+    let v = cli(
+        &p.root,
+        "search",
+        &json!({"action": "content", "query": "needle", "total_only": true, "timeout_ms": 60000}),
+    );
+    assert_eq!(v["total_matches"], 40 * 50 * 200);
+    assert_eq!(v["total_count_known"], true);
+}
+
+#[test]
+fn rust_named_queries_and_trace() {
+    let p = project("rust");
+    let v = cli(
+        &p.root,
+        "search",
+        &json!({"action": "query", "file_path": "src/engine.rs", "query_key": "functions", "filter": "name=go"}),
+    );
+    assert_envelope(&v);
+    let lines: Vec<u64> = v["results"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["start_line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [10, 42], "{v}");
+    let v = cli(
+        &p.root,
+        "search",
+        &json!({"action": "query", "file_path": "src/engine.rs", "query_key": "classes", "result_format": "summary"}),
+    );
+    assert!(
+        v["results"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["name"] == "Engine"),
+        "{v}"
+    );
+    assert!(
+        v["results"][0].get("text").is_none(),
+        "summary rows are short"
+    );
+    let v = cli(
+        &p.root,
+        "nav",
+        &json!({"action": "trace", "symbol": "Engine::step"}),
+    );
+    assert_envelope(&v);
+    assert_eq!(v["found"], true, "{v}");
+    assert!(
+        v["usages"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|u| u["language"] == "rust")
+    );
+    assert!(
+        v["definitions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|d| d["file"] == "src/engine.rs" && d["line"] == 28),
+        "{v}"
+    );
+}

@@ -185,7 +185,7 @@ impl Action for Batch {
             .iter()
             .filter(|s| s["total_matches"].as_u64().unwrap_or(0) > 0)
             .count();
-        let (v, risk) = verdict(grand_total, any_truncated || !all_known);
+        let (v, risk) = verdict(grand_total, any_truncated || !all_known, all_known);
         let line = format!(
             "search_batch: {n} searches, {grand_total} matches, {found} of {n} found anything{}",
             if any_truncated { " (truncated)" } else { "" }

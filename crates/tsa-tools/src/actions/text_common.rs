@@ -272,10 +272,14 @@ pub fn rows(files: &[FileHits]) -> impl Iterator<Item = Value> + '_ {
         .flat_map(|f| f.rows.iter().map(move |r| row_json(&f.file, r)))
 }
 
-/// The verdict of a text search: REVIEW when truncated or >= 500 matches, CAUTION
-/// from 50, NOT_FOUND for none, else INFO.
-pub fn verdict(total: usize, truncated: bool) -> (Verdict, &'static str) {
-    if total == 0 {
+/// The verdict of a text search: REVIEW when truncated (or stopped early) or >= 500
+/// matches, CAUTION from 50, NOT_FOUND for none, WARN for none seen before the
+/// deadline, else INFO.
+pub fn verdict(total: usize, truncated: bool, known: bool) -> (Verdict, &'static str) {
+    if total == 0 && !known {
+        // Stopped before anything matched: absence is not shown.
+        (Verdict::Warn, "unknown")
+    } else if total == 0 {
         (Verdict::NotFound, "none")
     } else if truncated || total >= 500 {
         (Verdict::Review, "high")
@@ -481,13 +485,13 @@ pub fn answer(
         }
     }
     let (verdict, risk) = if mode == Mode::FilesWithMatches {
-        if total == 0 {
-            (Verdict::NotFound, "none")
-        } else {
-            (Verdict::Info, "low")
+        // Spec: this mode answers INFO or NOT_FOUND (WARN when stopped before any match).
+        match verdict(total, false, known) {
+            (v @ (Verdict::NotFound | Verdict::Warn), r) => (v, r),
+            _ => (Verdict::Info, "low"),
         }
     } else {
-        verdict(total, truncated || !known)
+        verdict(total, truncated || !known, known)
     };
     let total_text = if known {
         format!("{total}")
@@ -537,6 +541,10 @@ pub fn answer(
     }
     let first_file = out.files.first().map(|f| f.file.clone());
     let step = match (verdict, &first_file) {
+        (Verdict::Warn, _) => format!(
+            "No match seen within timeout_ms={}; raise timeout_ms or narrow roots/include_globs and retry",
+            p.timeout_ms
+        ),
         (Verdict::NotFound, _) => format!(
             "No match for '{}'; loosen it (case='insensitive', no word=true, fewer characters) or widen roots, globs and file_types",
             short(&p.spec.pattern, 60)
@@ -592,12 +600,13 @@ mod tests {
 
     #[test]
     fn verdict_thresholds() {
-        assert_eq!(verdict(0, false).0, Verdict::NotFound);
-        assert_eq!(verdict(49, false).0, Verdict::Info);
-        assert_eq!(verdict(50, false).0, Verdict::Caution);
-        assert_eq!(verdict(499, false).0, Verdict::Caution);
-        assert_eq!(verdict(500, false).0, Verdict::Review);
-        assert_eq!(verdict(3, true).0, Verdict::Review);
+        assert_eq!(verdict(0, false, true).0, Verdict::NotFound);
+        assert_eq!(verdict(0, false, false).0, Verdict::Warn);
+        assert_eq!(verdict(49, false, true).0, Verdict::Info);
+        assert_eq!(verdict(50, false, true).0, Verdict::Caution);
+        assert_eq!(verdict(499, false, true).0, Verdict::Caution);
+        assert_eq!(verdict(500, false, true).0, Verdict::Review);
+        assert_eq!(verdict(3, true, true).0, Verdict::Review);
     }
 
     #[test]
