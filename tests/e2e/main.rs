@@ -9,5 +9,6 @@ mod drift;
 mod fixtures;
 mod mcp;
 mod props;
+mod search_text;
 mod support;
 mod tidy;

@@ -145,6 +145,13 @@ pub fn parse(words: &[String]) -> Result<Call, Parsed> {
                 .parse::<f64>()
                 .map(Value::from)
                 .unwrap_or(Value::String(v)),
+            // A JSON array (`--queries '[{"pattern":"x"},...]'`) is taken as written.
+            ("array", Some(v))
+                if v.trim_start().starts_with('[')
+                    && serde_json::from_str::<Vec<Value>>(&v).is_ok() =>
+            {
+                serde_json::from_str::<Value>(&v).unwrap_or(Value::Array(Vec::new()))
+            }
             ("array", Some(v)) => {
                 let mut items: Vec<Value> = match args.remove(&key) {
                     Some(Value::Array(a)) => a,

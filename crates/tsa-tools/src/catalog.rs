@@ -10,6 +10,19 @@ pub struct Facade {
     pub actions: &'static [&'static str],
 }
 
+/// Accepted alternative action names: (facade, alias, canonical action). Aliases
+/// are not listed in the facade's action enum.
+pub const ACTION_ALIASES: &[(&str, &str, &str)] = &[("search", "text", "content")];
+
+/// The canonical name of `action` on `facade` (an alias resolved, else unchanged).
+pub fn canonical_action(facade: &str, action: String) -> String {
+    ACTION_ALIASES
+        .iter()
+        .find(|(f, a, _)| *f == facade && *a == action)
+        .map(|(_, _, c)| (*c).to_owned())
+        .unwrap_or(action)
+}
+
 /// The 8 facades in `tools/list` order (`set_project_path` follows them).
 pub const FACADES: [Facade; 8] = [
     Facade {

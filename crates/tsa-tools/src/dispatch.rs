@@ -173,7 +173,7 @@ pub fn call_with(
                     None,
                 ));
             }
-            Some(Value::String(s)) => s,
+            Some(Value::String(s)) => crate::catalog::canonical_action(f.name, s),
             Some(other) => {
                 return Err(action_error(
                     f.name,

@@ -13,6 +13,7 @@ mod error;
 mod schema;
 mod security;
 mod source;
+mod text_search;
 
 pub use catalog::{FACADES, Facade, available_actions};
 pub use context::Context;

@@ -256,6 +256,13 @@ impl Language {
         (self.spec().grammar)()
     }
 
+    /// The text of the language's definitions, calls and imports queries (empty
+    /// when the language has none), for callers that run them on their own.
+    pub fn query_sources(self) -> [&'static str; 3] {
+        let s = self.spec();
+        [s.definitions.1, s.calls.1, s.imports.1]
+    }
+
     pub fn extensions(self) -> &'static [&'static str] {
         self.spec().extensions
     }

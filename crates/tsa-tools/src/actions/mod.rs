@@ -9,8 +9,14 @@ mod index_status;
 mod index_sync;
 mod nav_callees;
 mod nav_callers;
+mod nav_trace;
+mod search_batch;
+mod search_content;
+mod search_grep;
+mod search_query;
 mod search_symbol;
 pub mod set_project_path;
+mod text_common;
 
 use crate::action::DynAction;
 
@@ -25,5 +31,10 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &index_sync::Sync,
     &nav_callees::Callees,
     &nav_callers::Callers,
+    &nav_trace::Trace,
+    &search_batch::Batch,
+    &search_content::Content,
+    &search_grep::Grep,
+    &search_query::QueryAction,
     &search_symbol::Symbol,
 ];
