@@ -6,8 +6,6 @@
 //! Run: `cargo bench -p tsa-index --bench index_cpython` (`TSA_BENCH_RUNS` = 5).
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
