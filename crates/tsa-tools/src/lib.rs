@@ -7,15 +7,17 @@
 mod action;
 mod actions;
 mod catalog;
+mod chain;
 mod context;
 mod dispatch;
 mod error;
+pub mod hyphae;
 mod schema;
 mod security;
 mod source;
 
 pub use catalog::{FACADES, Facade, available_actions};
-pub use context::Context;
+pub use context::{Context, Subscription};
 pub use dispatch::{Reply, call};
 pub use error::ToolError;
 pub use schema::{ToolDescription, tool_descriptions};

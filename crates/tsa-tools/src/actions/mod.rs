@@ -9,7 +9,11 @@ mod index_status;
 mod index_sync;
 mod nav_callees;
 mod nav_callers;
+mod search_chain;
+mod search_select;
+mod search_subscribe;
 mod search_symbol;
+mod search_unsubscribe;
 pub mod set_project_path;
 
 use crate::action::DynAction;
@@ -25,5 +29,9 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &index_sync::Sync,
     &nav_callees::Callees,
     &nav_callers::Callers,
+    &search_chain::Chain,
+    &search_select::Select,
+    &search_subscribe::Subscribe,
     &search_symbol::Symbol,
+    &search_unsubscribe::Unsubscribe,
 ];

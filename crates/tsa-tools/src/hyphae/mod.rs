@@ -1,0 +1,154 @@
+//! The Hyphae selector DSL (`search select`, `search subscribe`, the
+//! `tsa://hyphae/{selector}` resource): parser, evaluator and result rows.
+
+pub mod eval;
+pub mod parse;
+
+use std::hash::{Hash, Hasher};
+
+use serde_json::{Value, json};
+use tsa_index::Index;
+
+use crate::ToolError;
+pub use eval::{Evaluator, Universe};
+pub use parse::{SelectorList, SyntaxError, parse};
+
+/// One matched definition.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Match {
+    pub file: String,
+    pub line: u32,
+    pub name: String,
+    pub end_line: u32,
+    pub language: String,
+    pub class: Option<String>,
+    pub kind: String,
+}
+
+impl Match {
+    pub fn to_json(&self) -> Value {
+        json!({
+            "name": self.name,
+            "file": self.file,
+            "line": self.line,
+            "end_line": self.end_line,
+            "language": self.language,
+            "class": self.class,
+            "kind": self.kind,
+        })
+    }
+}
+
+/// The evaluated selector: rows deduplicated by (name, file, line), in file and
+/// line order, plus what the evaluator noticed.
+pub struct Outcome {
+    pub matches: Vec<Match>,
+    /// Rows that matched an edge pseudo-class only by an unresolved name.
+    pub name_fallback: usize,
+    pub unknown_kinds: Vec<String>,
+    pub known_kinds: Vec<String>,
+}
+
+/// Parses `selector`, mapping a syntax error to a validation error with the spec's text.
+pub fn validate(selector: &str) -> Result<SelectorList, ToolError> {
+    parse(selector).map_err(|e| ToolError::Validation(e.to_string()))
+}
+
+/// Parses and evaluates `selector` over `index`.
+pub fn select(index: &Index, selector: &str) -> Result<Outcome, ToolError> {
+    let ast = validate(selector)?;
+    let universe = Universe::load(index)?;
+    let mut ev = Evaluator::new(index, &universe);
+    let ids = ev.list(&ast)?;
+    let notes = std::mem::take(&mut ev.notes);
+    let mut fallback_keys = std::collections::BTreeSet::new();
+    let mut matches: Vec<Match> = ids
+        .iter()
+        .filter_map(|id| {
+            let s = universe.get(*id)?;
+            let f = universe.file_of(s)?;
+            if notes.name_fallback.contains(id) {
+                fallback_keys.insert((s.name.clone(), f.path.clone(), s.line));
+            }
+            Some(Match {
+                file: f.path.clone(),
+                line: s.line,
+                name: s.name.clone(),
+                end_line: s.end_line,
+                language: f.language.clone(),
+                class: s.owner.clone(),
+                kind: s.kind.clone(),
+            })
+        })
+        .collect();
+    matches.sort();
+    matches.dedup_by(|a, b| a.name == b.name && a.file == b.file && a.line == b.line);
+    Ok(Outcome {
+        matches,
+        name_fallback: fallback_keys.len(),
+        unknown_kinds: notes.unknown_kinds,
+        known_kinds: universe.known_kinds(),
+    })
+}
+
+/// A stable digest of a result: the sorted (name, file, line) rows.
+pub fn fingerprint(matches: &[Match]) -> u64 {
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    matches.len().hash(&mut h);
+    for m in matches {
+        (&m.name, &m.file, m.line).hash(&mut h);
+    }
+    h.finish()
+}
+
+/// The resource URI of a selector: `tsa://hyphae/<percent-encoded selector>`.
+pub fn resource_uri(selector: &str) -> String {
+    let mut out = String::from(RESOURCE_PREFIX);
+    for b in selector.trim().bytes() {
+        if b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'~') {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// The URI prefix of selector resources.
+pub const RESOURCE_PREFIX: &str = "tsa://hyphae/";
+
+/// The selector of a `tsa://hyphae/...` URI, if it is one and decodes to UTF-8.
+pub fn selector_of_uri(uri: &str) -> Option<String> {
+    let rest = uri.strip_prefix(RESOURCE_PREFIX)?;
+    let bytes = rest.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = rest.get(i + 1..i + 3)?;
+            out.push(u8::from_str_radix(hex, 16).ok()?);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8(out).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn uris_round_trip() {
+        let sel = ".function:calls(#run) > [file=a b/é.py]";
+        let uri = resource_uri(sel);
+        assert!(uri.starts_with("tsa://hyphae/.function%3Acalls%28%23run%29"));
+        assert!(!uri[RESOURCE_PREFIX.len()..].contains(' '));
+        assert_eq!(selector_of_uri(&uri).as_deref(), Some(sel));
+        assert_eq!(selector_of_uri("tsa://other/x"), None);
+        assert_eq!(selector_of_uri("tsa://hyphae/%zz"), None);
+        assert_eq!(selector_of_uri("tsa://hyphae/%4"), None);
+    }
+}
