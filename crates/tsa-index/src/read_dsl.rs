@@ -127,21 +127,25 @@ impl Index {
         )
     }
 
-    /// Definitions with an unresolved (`unknown`) call site whose callee name is one of `names`.
+    /// Definitions with a call site bound to no project definition whose callee name
+    /// is one of `names`: only `unknown` sites when `unknown_only`, else also sites
+    /// classified builtin, stdlib or external.
     pub fn dsl_unresolved_callers_of_names(
         &self,
         names: &[String],
+        unknown_only: bool,
     ) -> Result<Vec<i64>, IndexError> {
         if names.is_empty() {
             return Ok(Vec::new());
         }
         let mut stmt = self.conn.prepare_cached(
             "SELECT DISTINCT c.caller_id FROM calls c JOIN names n ON n.id = c.callee_id
-             WHERE c.caller_id IS NOT NULL AND c.target_id IS NULL AND c.resolution = ?2
+             WHERE c.caller_id IS NOT NULL AND c.target_id IS NULL AND (?2 IS NULL OR c.resolution = ?2)
                AND n.name IN (SELECT value FROM json_each(?1))",
         )?;
+        let only = unknown_only.then_some(Resolution::Unknown.code());
         let rows = stmt.query_map(
-            params![strings_json(names), Resolution::Unknown.code()],
+            params![strings_json(names), only],
             |r| r.get::<_, i64>(0),
         )?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -229,11 +233,13 @@ impl Index {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    /// Types with an unresolved inheritance edge naming one of `names`.
+    /// Types with an inheritance edge bound to no project type that names one of
+    /// `names` (only `unknown` edges when `unknown_only`).
     pub fn dsl_unresolved_subtypes_of_names(
         &self,
         names: &[String],
         kind: Option<i64>,
+        unknown_only: bool,
     ) -> Result<Vec<i64>, IndexError> {
         if names.is_empty() {
             return Ok(Vec::new());
@@ -241,9 +247,13 @@ impl Index {
         let mut stmt = self.conn.prepare_cached(
             "SELECT DISTINCT i.symbol_id FROM inherits i JOIN names n ON n.id = i.base_id
              WHERE i.target_id IS NULL AND (?2 IS NULL OR i.kind = ?2)
+               AND (?3 IS NULL OR i.resolution = ?3)
                AND n.name IN (SELECT value FROM json_each(?1))",
         )?;
-        let rows = stmt.query_map(params![strings_json(names), kind], |r| r.get::<_, i64>(0))?;
+        let only = unknown_only.then_some(Resolution::Unknown.code());
+        let rows = stmt.query_map(params![strings_json(names), kind, only], |r| {
+            r.get::<_, i64>(0)
+        })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 

@@ -90,7 +90,9 @@ fn sorted(set: &IdSet) -> Vec<i64> {
 }
 
 fn language_matches(file_lang: &str, wanted: &str) -> bool {
+    // A language name, or a file extension standing for one (`ts`, `py`).
     let wanted = Language::from_name(wanted)
+        .or_else(|| Language::from_path(&format!("x.{}", wanted.to_lowercase())))
         .map(|l| l.name().to_owned())
         .unwrap_or_else(|| wanted.to_lowercase());
     file_lang.eq_ignore_ascii_case(&wanted)
@@ -248,26 +250,36 @@ impl<'a> Evaluator<'a> {
         Ok(set)
     }
 
-    /// The names a target list stands for: the matched symbols' names plus bare
-    /// `#name` literals (so `:calls(#print)` and `:extends(#Exception)` reach names
-    /// that are not defined in the project).
-    fn target_names(&self, list: &SelectorList, targets: &IdSet) -> Vec<String> {
-        let mut names: FxHashSet<String> = targets
+    /// The names a target list stands for, split in two: names of matched project
+    /// definitions (an unresolved edge naming one is only a name-level guess), and
+    /// bare `#name` literals that no project symbol defines (`:calls(#print)`,
+    /// `:extends(#Exception)`): edges naming those are bound to nothing in the
+    /// project by construction, so matching them by name is exact.
+    fn target_names(&self, list: &SelectorList, targets: &IdSet) -> (Vec<String>, Vec<String>) {
+        let mut defined: FxHashSet<String> = targets
             .iter()
             .filter_map(|id| self.universe.get(*id).map(|s| s.name.clone()))
             .collect();
+        let mut external: FxHashSet<String> = FxHashSet::default();
         for s in &list.selectors {
             if s.rest.is_empty()
                 && s.first.attrs.is_empty()
                 && s.first.pseudos.is_empty()
                 && let Base::Name(n) = &s.first.base
+                && !defined.contains(n)
             {
-                names.insert(n.clone());
+                if self.universe.syms.iter().any(|x| x.name == *n) {
+                    defined.insert(n.clone());
+                } else {
+                    external.insert(n.clone());
+                }
             }
         }
-        let mut v: Vec<String> = names.into_iter().collect();
-        v.sort();
-        v
+        let mut d: Vec<String> = defined.into_iter().collect();
+        d.sort();
+        let mut e: Vec<String> = external.into_iter().collect();
+        e.sort();
+        (d, e)
     }
 
     fn with_fallback(&mut self, set: IdSet, resolved: Vec<i64>, by_name: Vec<i64>) -> IdSet {
@@ -290,9 +302,10 @@ impl<'a> Evaluator<'a> {
         Ok(match p {
             Pseudo::Calls(list) => {
                 let targets = self.list(list)?;
-                let resolved = self.index.dsl_callers_of(&sorted(&targets))?;
-                let names = self.target_names(list, &targets);
-                let by_name = self.index.dsl_unresolved_callers_of_names(&names)?;
+                let mut resolved = self.index.dsl_callers_of(&sorted(&targets))?;
+                let (names, external) = self.target_names(list, &targets);
+                resolved.extend(self.index.dsl_unresolved_callers_of_names(&external, false)?);
+                let by_name = self.index.dsl_unresolved_callers_of_names(&names, true)?;
                 self.with_fallback(set, resolved, by_name)
             }
             Pseudo::CalledBy(list) => {
@@ -313,22 +326,38 @@ impl<'a> Evaluator<'a> {
             Pseudo::Extends(list) | Pseudo::Implements(list) => {
                 let kind = if matches!(p, Pseudo::Extends(_)) { 0 } else { 1 };
                 let targets = self.list(list)?;
-                let resolved = self.index.dsl_subtypes_of(&sorted(&targets), Some(kind))?;
-                let names = self.target_names(list, &targets);
+                let mut resolved = self.index.dsl_subtypes_of(&sorted(&targets), Some(kind))?;
+                let (names, external) = self.target_names(list, &targets);
+                resolved.extend(self.index.dsl_unresolved_subtypes_of_names(
+                    &external,
+                    Some(kind),
+                    false,
+                )?);
                 let by_name = self
                     .index
-                    .dsl_unresolved_subtypes_of_names(&names, Some(kind))?;
+                    .dsl_unresolved_subtypes_of_names(&names, Some(kind), true)?;
                 self.with_fallback(set, resolved, by_name)
             }
             Pseudo::Subclasses(list) => {
                 // Every descendant type (transitively), through either edge kind.
                 let targets = self.list(list)?;
-                let names = self.target_names(list, &targets);
+                let (names, external) = self.target_names(list, &targets);
                 let mut by_name: Vec<i64> =
-                    self.index.dsl_unresolved_subtypes_of_names(&names, None)?;
+                    self.index.dsl_unresolved_subtypes_of_names(&names, None, true)?;
                 let mut seen: IdSet = IdSet::default();
                 let mut frontier = sorted(&targets);
-                let mut resolved: Vec<i64> = Vec::new();
+                frontier.extend(
+                    self.index
+                        .dsl_unresolved_subtypes_of_names(&external, None, false)?,
+                );
+                frontier.sort_unstable();
+                frontier.dedup();
+                let mut resolved: Vec<i64> = frontier
+                    .iter()
+                    .filter(|id| !targets.contains(id))
+                    .copied()
+                    .collect();
+                seen.extend(resolved.iter().copied());
                 let mut level = 0;
                 while !frontier.is_empty() && level < 32 {
                     let next: Vec<i64> = self

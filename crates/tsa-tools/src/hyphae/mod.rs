@@ -152,3 +152,105 @@ mod tests {
         assert_eq!(selector_of_uri("tsa://hyphae/%4"), None);
     }
 }
+
+#[cfg(test)]
+mod eval_tests {
+    use std::path::Path;
+
+    use super::*;
+
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).unwrap();
+        for e in std::fs::read_dir(from).unwrap() {
+            let e = e.unwrap();
+            let t = to.join(e.file_name());
+            if e.file_type().unwrap().is_dir() {
+                copy(&e.path(), &t);
+            } else {
+                std::fs::copy(e.path(), t).unwrap();
+            }
+        }
+    }
+
+    fn fixture() -> (tempfile::TempDir, Index) {
+        let dir = tempfile::tempdir().unwrap();
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/hyphae");
+        copy(&src, dir.path());
+        tsa_index::build(dir.path(), &tsa_index::BuildOptions::default()).unwrap();
+        let index = Index::open(dir.path()).unwrap().unwrap();
+        (dir, index)
+    }
+
+    fn names(index: &Index, sel: &str) -> Vec<String> {
+        select(index, sel)
+            .unwrap()
+            .matches
+            .iter()
+            .map(|m| match &m.class {
+                Some(c) => format!("{c}.{}", m.name),
+                None => m.name.clone(),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_form_over_a_small_index() {
+        let (_d, ix) = fixture();
+        let n = |s: &str| names(&ix, s);
+        assert_eq!(n("#log"), ["log"]);
+        assert_eq!(n("#price"), ["Product.price", "DigitalProduct.price"]);
+        assert_eq!(n(".interface"), ["Fetcher"]);
+        assert_eq!(
+            n(".class[file=models]"),
+            ["Product", "DigitalProduct", "Order"]
+        );
+        assert_eq!(n(".fn[language=ts]").len(), 4);
+        assert_eq!(n(".func[class=Model]"), ["Model.__init__", "Model.validate"]);
+        assert_eq!(n("[kind=interface]"), ["Fetcher"]);
+        assert_eq!(n("*").len(), 27);
+        assert_eq!(
+            n(".method:calls(#log)"),
+            ["Model.validate", "DigitalProduct.price", "MemoryRepository.get"]
+        );
+        // Resolved edge: seed() calls checkout() in the same file.
+        assert_eq!(n(".function:calls(#checkout)"), ["seed", "test_checkout"]);
+        // A builtin is matched by name exactly (no project definition exists).
+        assert_eq!(n(":calls(#print)"), ["log"]);
+        // `f.fetch(url)` is not bound to a type: both fetch methods match by name only.
+        assert_eq!(n(".function:called-by(#load)"), ["Fetcher.fetch", "HttpFetcher.fetch"]);
+        assert_eq!(n(".class:called-by(#load)"), ["HttpFetcher"]);
+        assert_eq!(n(".function:callees(#fetch)"), ["request"]);
+        assert_eq!(n(".class:extends(#Model)"), ["Product", "Order"]);
+        assert_eq!(n(".class:subclasses(#Model)"), ["Product", "DigitalProduct", "Order"]);
+        assert_eq!(n(".class:implements(#Fetcher)"), ["HttpFetcher"]);
+        assert_eq!(n(".class:extends(#ABC)"), ["Repository"]);
+        assert_eq!(n(".class:subclasses(#ABC)"), ["Repository", "MemoryRepository"]);
+        assert_eq!(n(".function:imports(json)"), ["Product.price", "Product.to_json", "DigitalProduct.price", "Order.total"]);
+        assert_eq!(n(".class:has(#price)"), ["Product", "DigitalProduct"]);
+        assert_eq!(n(".method:not([file=shop])"), ["Fetcher.fetch", "HttpFetcher.fetch"]);
+        assert_eq!(n(".function:in(web/)"), ["Fetcher.fetch", "HttpFetcher.fetch", "request", "load"]);
+        assert_eq!(n(".method[class=MemoryRepository]:first-child"), ["MemoryRepository.__init__"]);
+        assert_eq!(n(".method[class=MemoryRepository]:last-child"), ["MemoryRepository.put"]);
+        assert_eq!(n(".method[class=MemoryRepository]:nth-child(2)"), ["MemoryRepository.get"]);
+        assert_eq!(n(".method[file=models]:only-child"), ["DigitalProduct.price", "Order.total"]);
+        assert_eq!(n("#MemoryRepository > .method").len(), 3);
+        assert_eq!(n("[file=store] .method").len(), 3);
+        assert_eq!(n("#get ~ .method"), ["Repository.put", "MemoryRepository.__init__", "MemoryRepository.put"]);
+        assert_eq!(n("#log, #load"), ["log", "load"]);
+        assert!(n("#nope").is_empty());
+        let o = select(&ix, ".method:callees(#checkout)").unwrap();
+        assert!(o.name_fallback > 0, "repo.get() is unresolved: name-only matches are counted");
+        let o = select(&ix, ".widget").unwrap();
+        assert_eq!(o.unknown_kinds, ["widget"]);
+        assert!(matches!(select(&ix, ":zz"), Err(ToolError::Validation(m)) if m.starts_with("Hyphae syntax error")));
+    }
+
+    #[test]
+    fn fingerprints_follow_the_rows() {
+        let (_d, ix) = fixture();
+        let a = select(&ix, ".method").unwrap().matches;
+        let b = select(&ix, ".method").unwrap().matches;
+        assert_eq!(fingerprint(&a), fingerprint(&b));
+        assert_ne!(fingerprint(&a), fingerprint(&a[1..]));
+    }
+}
