@@ -5,6 +5,7 @@ mod bad_input;
 mod cli;
 mod crash;
 mod drift;
+mod dsl;
 mod fixtures;
 mod mcp;
 mod props;

@@ -336,7 +336,9 @@ pub fn run(
                     run.facets.source = bool_arg(step, "include_code", run.facets.source)?;
                     (ms, Some(mf))
                 } else {
-                    (int_arg(step, "limit", run.params.max_symbols, 1000)?, None)
+                    // A seed's own cap is wider than the listing cap, so the listing
+                    // can say "showing X of Y".
+                    (int_arg(step, "limit", seed_limit(&run.params), 1000)?, None)
                 };
                 if terms.trim().is_empty() {
                     run.notes.push(format!("{}: no searchable words in '{query}'", step.render()));
@@ -381,7 +383,7 @@ pub fn run(
             }
             "callers" | "callees" | "related" => {
                 let depth = int_arg(step, "depth", 1, 5)?;
-                let limit = int_arg(step, "limit", run.params.max_symbols, 1000)?;
+                let limit = int_arg(step, "limit", seed_limit(&run.params), 1000)?;
                 let mut seen: FxHashSet<i64> = run.ids.iter().copied().collect();
                 let mut frontier: Vec<i64> = run.ids.clone();
                 let mut added = 0usize;
@@ -556,6 +558,11 @@ pub fn run(
         }
     }
     Ok(run)
+}
+
+/// Default cap of a search/semantic seed and of one graph expansion.
+fn seed_limit(p: &Params) -> usize {
+    p.max_symbols.max(50)
 }
 
 fn set_facet(f: &mut Facets, name: &str, on: bool) {
