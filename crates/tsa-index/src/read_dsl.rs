@@ -128,24 +128,24 @@ impl Index {
     }
 
     /// Definitions with a call site bound to no project definition whose callee name
-    /// is one of `names`: only `unknown` sites when `unknown_only`, else also sites
-    /// classified builtin, stdlib or external.
+    /// is one of `names`. `unknown`: `Some(true)` keeps only sites the resolver could
+    /// not classify, `Some(false)` only those classified builtin, stdlib or external,
+    /// `None` both.
     pub fn dsl_unresolved_callers_of_names(
         &self,
         names: &[String],
-        unknown_only: bool,
+        unknown: Option<bool>,
     ) -> Result<Vec<i64>, IndexError> {
         if names.is_empty() {
             return Ok(Vec::new());
         }
         let mut stmt = self.conn.prepare_cached(
             "SELECT DISTINCT c.caller_id FROM calls c JOIN names n ON n.id = c.callee_id
-             WHERE c.caller_id IS NOT NULL AND c.target_id IS NULL AND (?2 IS NULL OR c.resolution = ?2)
+             WHERE c.caller_id IS NOT NULL AND c.target_id IS NULL AND (?2 IS NULL OR (c.resolution = ?3) = ?2)
                AND n.name IN (SELECT value FROM json_each(?1))",
         )?;
-        let only = unknown_only.then_some(Resolution::Unknown.code());
         let rows = stmt.query_map(
-            params![strings_json(names), only],
+            params![strings_json(names), unknown, Resolution::Unknown.code()],
             |r| r.get::<_, i64>(0),
         )?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -234,12 +234,12 @@ impl Index {
     }
 
     /// Types with an inheritance edge bound to no project type that names one of
-    /// `names` (only `unknown` edges when `unknown_only`).
+    /// `names` (`unknown` as in [`Index::dsl_unresolved_callers_of_names`]).
     pub fn dsl_unresolved_subtypes_of_names(
         &self,
         names: &[String],
         kind: Option<i64>,
-        unknown_only: bool,
+        unknown: Option<bool>,
     ) -> Result<Vec<i64>, IndexError> {
         if names.is_empty() {
             return Ok(Vec::new());
@@ -247,13 +247,18 @@ impl Index {
         let mut stmt = self.conn.prepare_cached(
             "SELECT DISTINCT i.symbol_id FROM inherits i JOIN names n ON n.id = i.base_id
              WHERE i.target_id IS NULL AND (?2 IS NULL OR i.kind = ?2)
-               AND (?3 IS NULL OR i.resolution = ?3)
+               AND (?3 IS NULL OR (i.resolution = ?4) = ?3)
                AND n.name IN (SELECT value FROM json_each(?1))",
         )?;
-        let only = unknown_only.then_some(Resolution::Unknown.code());
-        let rows = stmt.query_map(params![strings_json(names), kind, only], |r| {
-            r.get::<_, i64>(0)
-        })?;
+        let rows = stmt.query_map(
+            params![
+                strings_json(names),
+                kind,
+                unknown,
+                Resolution::Unknown.code()
+            ],
+            |r| r.get::<_, i64>(0),
+        )?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 

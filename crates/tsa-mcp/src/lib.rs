@@ -7,10 +7,10 @@ use std::sync::{Arc, Mutex};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
-    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse,
-    ReadResourceResult, Resource, ResourceContents, ResourceTemplate,
-    ResourceUpdatedNotificationParam, ServerCapabilities, ServerConfig, SubscribeRequestParams,
-    Tool, ToolAnnotations, UnsubscribeRequestParams,
+    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Resource, ResourceContents, ResourceTemplate, ResourceUpdatedNotificationParam,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, ToolAnnotations,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
@@ -99,7 +99,10 @@ impl TsaServer {
                 .and_then(Value::as_str)
                 .unwrap_or("selector failed")
                 .to_owned();
-            return Err(McpError::invalid_params(msg, Some(Value::Object(reply.body))));
+            return Err(McpError::invalid_params(
+                msg,
+                Some(Value::Object(reply.body)),
+            ));
         }
         serde_json::to_string(&Value::Object(reply.body))
             .map_err(|e| McpError::internal_error(format!("serialisation failed: {e}"), None))
@@ -240,14 +243,14 @@ impl ServerHandler for TsaServer {
             .await
             .map_err(|e| McpError::internal_error(format!("resource task failed: {e}"), None))??;
         let contents = match ResourceContents::text(text, request.uri) {
-            ResourceContents::TextResourceContents { uri, text, meta, .. } => {
-                ResourceContents::TextResourceContents {
-                    uri,
-                    mime_type: Some("application/json".into()),
-                    text,
-                    meta,
-                }
-            }
+            ResourceContents::TextResourceContents {
+                uri, text, meta, ..
+            } => ResourceContents::TextResourceContents {
+                uri,
+                mime_type: Some("application/json".into()),
+                text,
+                meta,
+            },
             other => other,
         };
         Ok(ReadResourceResult::new(vec![contents]).into())
@@ -285,7 +288,10 @@ impl ServerHandler for TsaServer {
                     .and_then(Value::as_str)
                     .unwrap_or("subscribe failed")
                     .to_owned();
-                return Err(McpError::invalid_params(msg, Some(Value::Object(reply.body))));
+                return Err(McpError::invalid_params(
+                    msg,
+                    Some(Value::Object(reply.body)),
+                ));
             }
             Ok(())
         })

@@ -140,7 +140,12 @@ impl Context {
     /// Registers a subscription to `selector` whose current result digests to
     /// `fingerprint`; returns it. A second subscription to the same selector gets
     /// its own id (notifications are sent once per URI).
-    pub fn subscribe(&self, selector: &str, min_interval: Duration, fingerprint: u64) -> Subscription {
+    pub fn subscribe(
+        &self,
+        selector: &str,
+        min_interval: Duration,
+        fingerprint: u64,
+    ) -> Subscription {
         let root = self.root.clone();
         let mut reg = self.registry();
         if reg.stamp.is_none()
@@ -162,7 +167,12 @@ impl Context {
     }
 
     /// Removes the subscriptions with this id, selector or URI; returns them.
-    pub fn unsubscribe(&self, sub_id: Option<&str>, selector: Option<&str>, uri: Option<&str>) -> Vec<Subscription> {
+    pub fn unsubscribe(
+        &self,
+        sub_id: Option<&str>,
+        selector: Option<&str>,
+        uri: Option<&str>,
+    ) -> Vec<Subscription> {
         let mut reg = self.registry();
         let (gone, kept): (Vec<Subscription>, Vec<Subscription>) =
             std::mem::take(&mut reg.subs).into_iter().partition(|s| {
@@ -208,13 +218,16 @@ impl Context {
             let digest = *digests.entry(sub.selector.clone()).or_insert_with(|| {
                 crate::hyphae::select(&index, &sub.selector)
                     .ok()
-                    .map(|o| crate::hyphae::fingerprint(&o.matches))
+                    .map(|o| o.fingerprint())
             });
             let Some(digest) = digest else { continue };
             if digest == sub.fingerprint {
                 continue;
             }
-            if sub.last_notified.is_some_and(|t| now.duration_since(t) < sub.min_interval) {
+            if sub
+                .last_notified
+                .is_some_and(|t| now.duration_since(t) < sub.min_interval)
+            {
                 all_settled = false;
                 continue;
             }

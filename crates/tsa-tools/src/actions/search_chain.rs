@@ -74,7 +74,8 @@ impl Action for Chain {
     const SUMMARY: &'static str = "chain DSL pipeline: search/semantic/explore seeds -> callers/callees/related -> filter/exclude/take/sort -> include(source, callers, callees, complexity, risk, affected_tests) -> uml -> answer";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
-        let steps = chain::parse::parse(&args.query).map_err(|e| ToolError::Validation(e.to_string()))?;
+        let steps =
+            chain::parse::parse(&args.query).map_err(|e| ToolError::Validation(e.to_string()))?;
         let params = Params {
             max_symbols: positive("max_symbols", args.max_symbols, 20, 1000)?,
             max_files: positive("max_files", args.max_files, 8, 100)?,
@@ -128,9 +129,13 @@ impl Action for Chain {
         let mut rows: Vec<Value> = Vec::with_capacity(shown.len());
         for id in &shown {
             let Some(s) = universe.get(*id) else { continue };
-            let Some(file) = universe.file_of(s) else { continue };
+            let Some(file) = universe.file_of(s) else {
+                continue;
+            };
             if compact {
-                rows.push(json!({"name": s.name, "kind": s.kind, "file": file.path, "line": s.line}));
+                rows.push(
+                    json!({"name": s.name, "kind": s.kind, "file": file.path, "line": s.line}),
+                );
                 continue;
             }
             let mut row = json!({
@@ -252,7 +257,10 @@ impl Action for Chain {
         };
         let mut s = Success::new(
             verdict,
-            format!("chain: {total} symbol(s) in {file_count} file(s) after {} step(s)", steps.len()),
+            format!(
+                "chain: {total} symbol(s) in {file_count} file(s) after {} step(s)",
+                steps.len()
+            ),
         )
         .with("query", args.query.trim())
         .with("pipeline", pipeline)
@@ -304,10 +312,16 @@ impl Action for Chain {
             );
         }
         if f.risk {
-            s = s.with("risk_method", "fan-in/fan-out over resolved call edges (analyses §5 without chain depth)");
+            s = s.with(
+                "risk_method",
+                "fan-in/fan-out over resolved call edges (analyses §5 without chain depth)",
+            );
         }
         if f.complexity {
-            s = s.with("complexity_method", "cyclomatic: 1 + decision nodes of a tree-sitter parse");
+            s = s.with(
+                "complexity_method",
+                "cyclomatic: 1 + decision nodes of a tree-sitter parse",
+            );
         }
         if f.health && !compact {
             s = s.with_warning(
@@ -333,7 +347,10 @@ impl Action for Chain {
                     let file = universe.file_of(sym).map(|f| f.path.as_str()).unwrap_or("");
                     let nid = node_id(&sym.qualname, file);
                     let short = file.rsplit('/').next().unwrap_or(file);
-                    nodes.push((nid.clone(), format!("{} ({short})", sym.qualname).replace('"', "'")));
+                    nodes.push((
+                        nid.clone(),
+                        format!("{} ({short})", sym.qualname).replace('"', "'"),
+                    ));
                     ids.insert(id, nid);
                 }
             }

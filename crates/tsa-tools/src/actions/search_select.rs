@@ -60,8 +60,9 @@ impl Action for Select {
         let opened = open_index(ctx)?;
         let indexed_files = opened.index.files()?.len();
         let outcome = hyphae::select(&opened.index, &args.selector)?;
-        let total = outcome.matches.len();
-        let capped = Capped::collect(outcome.matches.iter().map(|m| m.to_json()), fixed_cap(max));
+        let total = outcome.total();
+        let first: Vec<_> = outcome.rows().take(max).map(|m| m.to_json()).collect();
+        let capped = Capped::counted(first, total, fixed_cap(max));
         let echo = echo(&args.selector);
         let (verdict, follow_up) = if total == 0 {
             (

@@ -47,9 +47,9 @@ impl Action for Subscribe {
         }
         let opened = open_index(ctx)?;
         let outcome = hyphae::select(&opened.index, &args.selector)?;
-        let digest = hyphae::fingerprint(&outcome.matches);
+        let digest = outcome.fingerprint();
         let sub = ctx.subscribe(&args.selector, Duration::from_secs_f64(interval), digest);
-        let total = outcome.matches.len();
+        let total = outcome.total();
         let mut s = Success::new(
             Verdict::Info,
             format!(

@@ -31,8 +31,16 @@ impl Action for Unsubscribe {
     const SUMMARY: &'static str = "cancel selector subscriptions by sub_id or selector";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
-        let sub_id = args.sub_id.as_deref().map(str::trim).filter(|s| !s.is_empty());
-        let selector = args.selector.as_deref().map(str::trim).filter(|s| !s.is_empty());
+        let sub_id = args
+            .sub_id
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty());
+        let selector = args
+            .selector
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty());
         if sub_id.is_none() && selector.is_none() {
             return Err(ToolError::Validation(
                 "give 'sub_id' or 'selector' (a non-empty string) to unsubscribe".into(),
@@ -54,7 +62,8 @@ impl Action for Unsubscribe {
             .with("removed_count", 0)
             .with("active_subscriptions", remaining.len())
             .with_next_step(if remaining.is_empty() {
-                "This session has no subscription; create one with search action=subscribe.".to_owned()
+                "This session has no subscription; create one with search action=subscribe."
+                    .to_owned()
             } else {
                 format!(
                     "Active subscription ids: {}; pass one as sub_id.",
@@ -68,9 +77,9 @@ impl Action for Unsubscribe {
             gone.len(),
             ids.join(", ")
         );
-        let rows = gone.iter().map(|s| {
-            json!({"sub_id": s.id, "selector": s.selector, "resource_uri": s.uri})
-        });
+        let rows = gone
+            .iter()
+            .map(|s| json!({"sub_id": s.id, "selector": s.selector, "resource_uri": s.uri}));
         Ok(Success::new(Verdict::Info, summary)
             .with_list(
                 ListSpelling {

@@ -66,8 +66,10 @@ fn count(node: tree_sitter::Node<'_>, first_row: usize, last_row: usize) -> u32 
             let kind = cur.kind();
             if DECISION.contains(&kind) {
                 n += 1;
-            } else if matches!(kind, "binary_expression" | "binary_operator" | "logical_expression")
-                && let Some(op) = cur.child_by_field_name("operator")
+            } else if matches!(
+                kind,
+                "binary_expression" | "binary_operator" | "logical_expression"
+            ) && let Some(op) = cur.child_by_field_name("operator")
                 && SHORT_CIRCUIT.contains(&op.kind())
             {
                 n += 1;

@@ -90,7 +90,11 @@ fn bool_arg(step: &Step, key: &str, default: bool) -> Result<bool, ToolError> {
         Some(v) => Err(err_at(
             step,
             key,
-            format!("{}(): '{key}' must be true or false, got {}", step.name, v.render()),
+            format!(
+                "{}(): '{key}' must be true or false, got {}",
+                step.name,
+                v.render()
+            ),
         )),
     }
 }
@@ -117,9 +121,39 @@ fn texts_arg(step: &Step, key: &str) -> Vec<String> {
 }
 
 const STOPWORDS: &[&str] = &[
-    "a", "an", "the", "of", "to", "in", "on", "for", "and", "or", "is", "are", "be", "by", "with",
-    "that", "this", "it", "as", "at", "from", "how", "what", "where", "which", "who", "does", "do",
-    "code", "function", "functions", "method", "methods",
+    "a",
+    "an",
+    "the",
+    "of",
+    "to",
+    "in",
+    "on",
+    "for",
+    "and",
+    "or",
+    "is",
+    "are",
+    "be",
+    "by",
+    "with",
+    "that",
+    "this",
+    "it",
+    "as",
+    "at",
+    "from",
+    "how",
+    "what",
+    "where",
+    "which",
+    "who",
+    "does",
+    "do",
+    "code",
+    "function",
+    "functions",
+    "method",
+    "methods",
 ];
 
 /// The words of a concept query: identifiers split into words, lowercased, stop words dropped.
@@ -178,7 +212,11 @@ impl Criteria {
                     .size_limit(1 << 20)
                     .build()
                     .map_err(|e| {
-                        err_at(step, "regex", format!("{}(): invalid regex: {e}", step.name))
+                        err_at(
+                            step,
+                            "regex",
+                            format!("{}(): invalid regex: {e}", step.name),
+                        )
                     })?,
             ),
         };
@@ -341,7 +379,10 @@ pub fn run(
                     (int_arg(step, "limit", seed_limit(&run.params), 1000)?, None)
                 };
                 if terms.trim().is_empty() {
-                    run.notes.push(format!("{}: no searchable words in '{query}'", step.render()));
+                    run.notes.push(format!(
+                        "{}: no searchable words in '{query}'",
+                        step.render()
+                    ));
                     continue;
                 }
                 let fetch = (limit * 4).max(limit + 50);
@@ -464,7 +505,11 @@ pub fn run(
             }
             "sort" => {
                 let by = text_arg(step, "by")?.unwrap_or_else(|| "name".into());
-                let desc = bool_arg(step, "desc", matches!(by.as_str(), "fan_in" | "fan_out" | "complexity" | "risk"))?;
+                let desc = bool_arg(
+                    step,
+                    "desc",
+                    matches!(by.as_str(), "fan_in" | "fan_out" | "complexity" | "risk"),
+                )?;
                 let keys: FxHashMap<i64, i64> = match by.as_str() {
                     "fan_in" | "fan_out" | "risk" => {
                         let fans = fan_counts(index, universe, &run.ids)?;
@@ -503,7 +548,9 @@ pub fn run(
                 run.ids.sort_by(|a, b| {
                     let (sa, sb) = (sym(a), sym(b));
                     let ord = match by.as_str() {
-                        "name" => sa.map(|s| s.name.to_lowercase()).cmp(&sb.map(|s| s.name.to_lowercase())),
+                        "name" => sa
+                            .map(|s| s.name.to_lowercase())
+                            .cmp(&sb.map(|s| s.name.to_lowercase())),
                         "kind" => sa.map(|s| &s.kind).cmp(&sb.map(|s| &s.kind)),
                         "line" => sa.map(|s| s.line).cmp(&sb.map(|s| s.line)),
                         "file" => order_key(a).cmp(&order_key(b)),
@@ -531,7 +578,8 @@ pub fn run(
                 }
                 run.facets.limit = int_arg(step, "limit", run.facets.limit, 100)?;
                 run.params.max_files = int_arg(step, "max_files", run.params.max_files, 100)?;
-                run.params.max_symbols = int_arg(step, "max_symbols", run.params.max_symbols, 1000)?;
+                run.params.max_symbols =
+                    int_arg(step, "max_symbols", run.params.max_symbols, 1000)?;
             }
             "uml" => {
                 let direction = text_arg(step, "direction")?
@@ -631,8 +679,14 @@ pub fn fan_counts(
     Ok(sorted
         .into_iter()
         .map(|id| {
-            let (ci, cf) = callers.get(&id).map(|(a, b)| (a.len(), b.len())).unwrap_or((0, 0));
-            let (oi, of) = callees.get(&id).map(|(a, b)| (a.len(), b.len())).unwrap_or((0, 0));
+            let (ci, cf) = callers
+                .get(&id)
+                .map(|(a, b)| (a.len(), b.len()))
+                .unwrap_or((0, 0));
+            let (oi, of) = callees
+                .get(&id)
+                .map(|(a, b)| (a.len(), b.len()))
+                .unwrap_or((0, 0));
             (
                 id,
                 Fans {
@@ -686,7 +740,10 @@ mod tests {
 
     #[test]
     fn concept_terms_split_identifiers_and_drop_stop_words() {
-        assert_eq!(concept_terms("how does the IndexShard load config"), "indexshard index shard load config");
+        assert_eq!(
+            concept_terms("how does the IndexShard load config"),
+            "indexshard index shard load config"
+        );
         assert_eq!(concept_terms("parse_args"), "parse_args parse args");
         assert_eq!(concept_terms("the of"), "");
     }

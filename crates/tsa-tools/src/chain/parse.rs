@@ -89,7 +89,11 @@ pub struct ChainError {
 
 impl fmt::Display for ChainError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "Chain syntax error: {} at column {}", self.detail, self.column)
+        write!(
+            f,
+            "Chain syntax error: {} at column {}",
+            self.detail, self.column
+        )
     }
 }
 
@@ -97,7 +101,10 @@ impl fmt::Display for ChainError {
 pub const STEPS: &[(&str, &[&str])] = &[
     ("search", &["query", "limit"]),
     ("semantic", &["query", "limit"]),
-    ("explore", &["query", "max_files", "max_symbols", "include_code"]),
+    (
+        "explore",
+        &["query", "max_files", "max_symbols", "include_code"],
+    ),
     ("callers", &["depth", "limit"]),
     ("callees", &["depth", "limit"]),
     ("related", &["depth", "limit"]),
@@ -310,7 +317,10 @@ fn check_step(s: &Step) -> Result<(), ChainError> {
     }
     if matches!(s.name.as_str(), "search" | "semantic" | "explore") && !seen.contains(&"query") {
         return Err(ChainError {
-            detail: format!("{}() needs a query, e.g. {}(\"parse config\")", s.name, s.name),
+            detail: format!(
+                "{}() needs a query, e.g. {}(\"parse config\")",
+                s.name, s.name
+            ),
             column: s.column,
         });
     }
@@ -426,7 +436,10 @@ impl Parser<'_> {
     fn step(&mut self) -> Result<Step, ChainError> {
         let start = self.pos;
         let name = self.ident().ok_or_else(|| {
-            self.error_here(&format!("expected a step name, found {}", self.describe_next()))
+            self.error_here(&format!(
+                "expected a step name, found {}",
+                self.describe_next()
+            ))
         })?;
         self.skip_ws();
         if !self.eat('(') {
@@ -631,8 +644,9 @@ mod tests {
         assert_eq!(
             names,
             [
-                "search", "semantic", "explore", "callers", "callees", "related", "filter", "where",
-                "exclude", "not", "has", "take", "sort", "include", "with", "uml", "answer"
+                "search", "semantic", "explore", "callers", "callees", "related", "filter",
+                "where", "exclude", "not", "has", "take", "sort", "include", "with", "uml",
+                "answer"
             ]
         );
         assert_eq!(s[0].arg("limit"), Some(&Value::Int(5)));
@@ -662,7 +676,10 @@ mod tests {
         let e = err("search(\"x\").bogus()");
         assert_eq!(e.column, 13);
         assert!(e.detail.contains("unknown step 'bogus'"));
-        assert!(e.to_string().starts_with("Chain syntax error: unknown step"));
+        assert!(
+            e.to_string()
+                .starts_with("Chain syntax error: unknown step")
+        );
         assert!(err("serch(\"x\")").detail.contains("did you mean 'search'"));
         let e = err("search(\"x\", color=1)");
         assert_eq!(e.column, 13);
@@ -675,12 +692,20 @@ mod tests {
         assert!(err("take()").detail.contains("needs a count"));
         assert!(err("take(1, 2)").detail.contains("at most 1 positional"));
         assert!(err("include(\"bogus\")").detail.contains("facet names"));
-        assert!(err("search(\"x\", query=\"y\")").detail.contains("given twice"));
+        assert!(
+            err("search(\"x\", query=\"y\")")
+                .detail
+                .contains("given twice")
+        );
         assert!(err("search(@)").detail.contains("expected a value"));
         assert_eq!(err("search(@)").column, 8);
         assert!(err("filter(name=[[1]])").detail.contains("nested"));
         assert!(err("search(\"x\").").detail.contains("step name"));
-        assert!(err("search(\"x\" 1)").detail.contains("expected ',' or ')'"));
+        assert!(
+            err("search(\"x\" 1)")
+                .detail
+                .contains("expected ',' or ')'")
+        );
         assert_eq!(err("").detail, "empty query");
     }
 
@@ -693,9 +718,15 @@ mod tests {
         assert!(e.detail.contains("more than 20 steps"));
         assert_eq!(e.column, 1 + 8 * MAX_STEPS);
         assert!(parse(&vec!["take(1)"; MAX_STEPS].join(".")).is_ok());
-        let list = format!("filter(name=[{}])", vec!["1"; MAX_LIST_ITEMS + 1].join(","));
+        let list = format!("filter(name=[{}])", ["1"; MAX_LIST_ITEMS + 1].join(","));
         assert!(err(&list).detail.contains("longer than 8 items"));
-        assert!(parse(&format!("filter(name=[{}])", vec!["1"; MAX_LIST_ITEMS].join(","))).is_ok());
+        assert!(
+            parse(&format!(
+                "filter(name=[{}])",
+                ["1"; MAX_LIST_ITEMS].join(",")
+            ))
+            .is_ok()
+        );
         let s = format!("search(\"{}\")", "a".repeat(MAX_STRING_CHARS + 1));
         assert!(err(&s).detail.contains("longer than 160"));
         assert!(parse(&format!("search(\"{}\")", "a".repeat(MAX_STRING_CHARS))).is_ok());

@@ -52,6 +52,10 @@ impl Universe {
         self.by_id.get(&id).map(|&i| &self.syms[i])
     }
 
+    pub fn index_of(&self, id: i64) -> Option<usize> {
+        self.by_id.get(&id).copied()
+    }
+
     pub fn file_of(&self, s: &DslSymbol) -> Option<&DslFile> {
         self.files.get(&s.file_id)
     }
@@ -68,6 +72,9 @@ impl Universe {
 }
 
 pub type IdSet = FxHashSet<i64>;
+
+/// A name-edge query: (names, `unknown` filter) -> symbol ids.
+type NameQuery<'q> = &'q dyn Fn(&[String], Option<bool>) -> Result<Vec<i64>, ToolError>;
 
 /// Notes gathered while evaluating (they become warnings).
 #[derive(Default, Debug)]
@@ -199,15 +206,14 @@ impl<'a> Evaluator<'a> {
                 "function" | "func" | "fn" | "functions" => {
                     pick(&|s| matches!(s.kind.as_str(), "function" | "method"))
                 }
-                "method" | "methods" => pick(&|s| {
-                    s.kind == "method" || (s.kind == "function" && s.owner.is_some())
-                }),
+                "method" | "methods" => {
+                    pick(&|s| s.kind == "method" || (s.kind == "function" && s.owner.is_some()))
+                }
                 "class" | "classes" | "type-like" => {
                     pick(&|s| CLASS_LIKE.contains(&s.kind.as_str()))
                 }
                 other => {
-                    if !u.has_kind(other) && !self.notes.unknown_kinds.iter().any(|x| x == other)
-                    {
+                    if !u.has_kind(other) && !self.notes.unknown_kinds.iter().any(|x| x == other) {
                         self.notes.unknown_kinds.push(other.to_owned());
                     }
                     pick(&|s| s.kind == other)
@@ -250,36 +256,45 @@ impl<'a> Evaluator<'a> {
         Ok(set)
     }
 
-    /// The names a target list stands for, split in two: names of matched project
-    /// definitions (an unresolved edge naming one is only a name-level guess), and
-    /// bare `#name` literals that no project symbol defines (`:calls(#print)`,
-    /// `:extends(#Exception)`): edges naming those are bound to nothing in the
-    /// project by construction, so matching them by name is exact.
-    fn target_names(&self, list: &SelectorList, targets: &IdSet) -> (Vec<String>, Vec<String>) {
+    /// Name-level evidence for an edge pseudo-class whose argument matched
+    /// `targets`. Returns (exact, guesses):
+    /// - exact: edges bound to no project definition (builtin, stdlib, external)
+    ///   naming a bare `#name` literal of the argument (`:calls(#print)`,
+    ///   `:extends(#Exception)`), plus unclassified edges naming a literal that no
+    ///   project symbol defines;
+    /// - guesses: unclassified (`unknown`) edges naming a matched project definition.
+    fn name_edges(
+        &self,
+        list: &SelectorList,
+        targets: &IdSet,
+        query: NameQuery<'_>,
+    ) -> Result<(Vec<i64>, Vec<i64>), ToolError> {
         let mut defined: FxHashSet<String> = targets
             .iter()
             .filter_map(|id| self.universe.get(*id).map(|s| s.name.clone()))
             .collect();
-        let mut external: FxHashSet<String> = FxHashSet::default();
+        let mut literals: Vec<String> = Vec::new();
+        let mut undefined: Vec<String> = Vec::new();
         for s in &list.selectors {
             if s.rest.is_empty()
                 && s.first.attrs.is_empty()
                 && s.first.pseudos.is_empty()
                 && let Base::Name(n) = &s.first.base
-                && !defined.contains(n)
             {
+                literals.push(n.clone());
                 if self.universe.syms.iter().any(|x| x.name == *n) {
                     defined.insert(n.clone());
                 } else {
-                    external.insert(n.clone());
+                    undefined.push(n.clone());
                 }
             }
         }
-        let mut d: Vec<String> = defined.into_iter().collect();
-        d.sort();
-        let mut e: Vec<String> = external.into_iter().collect();
-        e.sort();
-        (d, e)
+        let mut defined: Vec<String> = defined.into_iter().collect();
+        defined.sort();
+        let mut exact = query(&literals, Some(false))?;
+        exact.extend(query(&undefined, Some(true))?);
+        let guesses = query(&defined, Some(true))?;
+        Ok((exact, guesses))
     }
 
     fn with_fallback(&mut self, set: IdSet, resolved: Vec<i64>, by_name: Vec<i64>) -> IdSet {
@@ -303,9 +318,11 @@ impl<'a> Evaluator<'a> {
             Pseudo::Calls(list) => {
                 let targets = self.list(list)?;
                 let mut resolved = self.index.dsl_callers_of(&sorted(&targets))?;
-                let (names, external) = self.target_names(list, &targets);
-                resolved.extend(self.index.dsl_unresolved_callers_of_names(&external, false)?);
-                let by_name = self.index.dsl_unresolved_callers_of_names(&names, true)?;
+                let index = self.index;
+                let (exact, by_name) = self.name_edges(list, &targets, &|n, u| {
+                    Ok(index.dsl_unresolved_callers_of_names(n, u)?)
+                })?;
+                resolved.extend(exact);
                 self.with_fallback(set, resolved, by_name)
             }
             Pseudo::CalledBy(list) => {
@@ -324,32 +341,30 @@ impl<'a> Evaluator<'a> {
                 self.with_fallback(set, resolved, by_name)
             }
             Pseudo::Extends(list) | Pseudo::Implements(list) => {
-                let kind = if matches!(p, Pseudo::Extends(_)) { 0 } else { 1 };
+                let kind = if matches!(p, Pseudo::Extends(_)) {
+                    0
+                } else {
+                    1
+                };
                 let targets = self.list(list)?;
                 let mut resolved = self.index.dsl_subtypes_of(&sorted(&targets), Some(kind))?;
-                let (names, external) = self.target_names(list, &targets);
-                resolved.extend(self.index.dsl_unresolved_subtypes_of_names(
-                    &external,
-                    Some(kind),
-                    false,
-                )?);
-                let by_name = self
-                    .index
-                    .dsl_unresolved_subtypes_of_names(&names, Some(kind), true)?;
+                let index = self.index;
+                let (exact, by_name) = self.name_edges(list, &targets, &|n, u| {
+                    Ok(index.dsl_unresolved_subtypes_of_names(n, Some(kind), u)?)
+                })?;
+                resolved.extend(exact);
                 self.with_fallback(set, resolved, by_name)
             }
             Pseudo::Subclasses(list) => {
                 // Every descendant type (transitively), through either edge kind.
                 let targets = self.list(list)?;
-                let (names, external) = self.target_names(list, &targets);
-                let mut by_name: Vec<i64> =
-                    self.index.dsl_unresolved_subtypes_of_names(&names, None, true)?;
+                let index = self.index;
+                let (exact, mut by_name) = self.name_edges(list, &targets, &|n, u| {
+                    Ok(index.dsl_unresolved_subtypes_of_names(n, None, u)?)
+                })?;
                 let mut seen: IdSet = IdSet::default();
                 let mut frontier = sorted(&targets);
-                frontier.extend(
-                    self.index
-                        .dsl_unresolved_subtypes_of_names(&external, None, false)?,
-                );
+                frontier.extend(exact);
                 frontier.sort_unstable();
                 frontier.dedup();
                 let mut resolved: Vec<i64> = frontier
@@ -405,7 +420,9 @@ impl<'a> Evaluator<'a> {
                     .iter()
                     .filter_map(|id| u.get(*id).and_then(|s| s.parent))
                     .collect();
-                set.into_iter().filter(|id| containers.contains(id)).collect()
+                set.into_iter()
+                    .filter(|id| containers.contains(id))
+                    .collect()
             }
             Pseudo::Not(list) => {
                 let minus = self.list(list)?;

@@ -40,13 +40,56 @@ impl Match {
 }
 
 /// The evaluated selector: rows deduplicated by (name, file, line), in file and
-/// line order, plus what the evaluator noticed.
+/// line order, plus what the evaluator noticed. Rows are materialised lazily, so a
+/// 70k-symbol answer costs one sort, not 70k row objects.
 pub struct Outcome {
-    pub matches: Vec<Match>,
+    universe: Universe,
+    /// Indices into `universe.syms`, sorted and deduplicated.
+    order: Vec<usize>,
     /// Rows that matched an edge pseudo-class only by an unresolved name.
     pub name_fallback: usize,
     pub unknown_kinds: Vec<String>,
     pub known_kinds: Vec<String>,
+}
+
+impl Outcome {
+    /// Exact number of rows.
+    pub fn total(&self) -> usize {
+        self.order.len()
+    }
+
+    fn key(&self, i: usize) -> (&str, u32, &str) {
+        let s = &self.universe.syms[i];
+        let path = self.universe.file_of(s).map_or("", |f| f.path.as_str());
+        (path, s.line, s.name.as_str())
+    }
+
+    /// The rows, in order.
+    pub fn rows(&self) -> impl Iterator<Item = Match> + '_ {
+        self.order.iter().map(|&i| {
+            let s = &self.universe.syms[i];
+            let f = self.universe.file_of(s);
+            Match {
+                file: f.map(|f| f.path.clone()).unwrap_or_default(),
+                line: s.line,
+                name: s.name.clone(),
+                end_line: s.end_line,
+                language: f.map(|f| f.language.clone()).unwrap_or_default(),
+                class: s.owner.clone(),
+                kind: s.kind.clone(),
+            }
+        })
+    }
+
+    /// A stable digest of the result: the sorted (name, file, line) rows.
+    pub fn fingerprint(&self) -> u64 {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        self.order.len().hash(&mut h);
+        for &i in &self.order {
+            self.key(i).hash(&mut h);
+        }
+        h.finish()
+    }
 }
 
 /// Parses `selector`, mapping a syntax error to a validation error with the spec's text.
@@ -58,47 +101,37 @@ pub fn validate(selector: &str) -> Result<SelectorList, ToolError> {
 pub fn select(index: &Index, selector: &str) -> Result<Outcome, ToolError> {
     let ast = validate(selector)?;
     let universe = Universe::load(index)?;
-    let mut ev = Evaluator::new(index, &universe);
-    let ids = ev.list(&ast)?;
-    let notes = std::mem::take(&mut ev.notes);
-    let mut fallback_keys = std::collections::BTreeSet::new();
-    let mut matches: Vec<Match> = ids
-        .iter()
-        .filter_map(|id| {
-            let s = universe.get(*id)?;
-            let f = universe.file_of(s)?;
-            if notes.name_fallback.contains(id) {
-                fallback_keys.insert((s.name.clone(), f.path.clone(), s.line));
-            }
-            Some(Match {
-                file: f.path.clone(),
-                line: s.line,
-                name: s.name.clone(),
-                end_line: s.end_line,
-                language: f.language.clone(),
-                class: s.owner.clone(),
-                kind: s.kind.clone(),
+    let (ids, notes) = {
+        let mut ev = Evaluator::new(index, &universe);
+        let ids = ev.list(&ast)?;
+        (ids, std::mem::take(&mut ev.notes))
+    };
+    let (order, name_fallback) = {
+        // Keys computed once, then one sort.
+        let mut keyed: Vec<((&str, u32, &str), usize)> = ids
+            .iter()
+            .filter_map(|id| universe.index_of(*id))
+            .map(|i| {
+                let s = &universe.syms[i];
+                let path = universe.file_of(s).map_or("", |f| f.path.as_str());
+                ((path, s.line, s.name.as_str()), i)
             })
-        })
-        .collect();
-    matches.sort();
-    matches.dedup_by(|a, b| a.name == b.name && a.file == b.file && a.line == b.line);
+            .collect();
+        keyed.sort_unstable();
+        keyed.dedup_by(|a, b| a.0 == b.0);
+        let fallback = keyed
+            .iter()
+            .filter(|(_, i)| notes.name_fallback.contains(&universe.syms[*i].id))
+            .count();
+        (keyed.into_iter().map(|(_, i)| i).collect(), fallback)
+    };
     Ok(Outcome {
-        matches,
-        name_fallback: fallback_keys.len(),
-        unknown_kinds: notes.unknown_kinds,
         known_kinds: universe.known_kinds(),
+        universe,
+        order,
+        name_fallback,
+        unknown_kinds: notes.unknown_kinds,
     })
-}
-
-/// A stable digest of a result: the sorted (name, file, line) rows.
-pub fn fingerprint(matches: &[Match]) -> u64 {
-    let mut h = std::collections::hash_map::DefaultHasher::new();
-    matches.len().hash(&mut h);
-    for m in matches {
-        (&m.name, &m.file, m.line).hash(&mut h);
-    }
-    h.finish()
 }
 
 /// The resource URI of a selector: `tsa://hyphae/<percent-encoded selector>`.
@@ -184,8 +217,7 @@ mod eval_tests {
     fn names(index: &Index, sel: &str) -> Vec<String> {
         select(index, sel)
             .unwrap()
-            .matches
-            .iter()
+            .rows()
             .map(|m| match &m.class {
                 Some(c) => format!("{c}.{}", m.name),
                 None => m.name.clone(),
@@ -205,52 +237,108 @@ mod eval_tests {
             ["Product", "DigitalProduct", "Order"]
         );
         assert_eq!(n(".fn[language=ts]").len(), 4);
-        assert_eq!(n(".func[class=Model]"), ["Model.__init__", "Model.validate"]);
+        assert_eq!(
+            n(".func[class=Model]"),
+            ["Model.__init__", "Model.validate"]
+        );
         assert_eq!(n("[kind=interface]"), ["Fetcher"]);
         assert_eq!(n("*").len(), 27);
         assert_eq!(
             n(".method:calls(#log)"),
-            ["Model.validate", "DigitalProduct.price", "MemoryRepository.get"]
+            [
+                "Model.validate",
+                "DigitalProduct.price",
+                "MemoryRepository.get"
+            ]
         );
         // Resolved edge: seed() calls checkout() in the same file.
         assert_eq!(n(".function:calls(#checkout)"), ["seed", "test_checkout"]);
         // A builtin is matched by name exactly (no project definition exists).
         assert_eq!(n(":calls(#print)"), ["log"]);
         // `f.fetch(url)` is not bound to a type: both fetch methods match by name only.
-        assert_eq!(n(".function:called-by(#load)"), ["Fetcher.fetch", "HttpFetcher.fetch"]);
+        assert_eq!(
+            n(".function:called-by(#load)"),
+            ["Fetcher.fetch", "HttpFetcher.fetch"]
+        );
         assert_eq!(n(".class:called-by(#load)"), ["HttpFetcher"]);
         assert_eq!(n(".function:callees(#fetch)"), ["request"]);
         assert_eq!(n(".class:extends(#Model)"), ["Product", "Order"]);
-        assert_eq!(n(".class:subclasses(#Model)"), ["Product", "DigitalProduct", "Order"]);
+        assert_eq!(
+            n(".class:subclasses(#Model)"),
+            ["Product", "DigitalProduct", "Order"]
+        );
         assert_eq!(n(".class:implements(#Fetcher)"), ["HttpFetcher"]);
         assert_eq!(n(".class:extends(#ABC)"), ["Repository"]);
-        assert_eq!(n(".class:subclasses(#ABC)"), ["Repository", "MemoryRepository"]);
-        assert_eq!(n(".function:imports(json)"), ["Product.price", "Product.to_json", "DigitalProduct.price", "Order.total"]);
+        assert_eq!(
+            n(".class:subclasses(#ABC)"),
+            ["Repository", "MemoryRepository"]
+        );
+        assert_eq!(
+            n(".function:imports(json)"),
+            [
+                "Product.price",
+                "Product.to_json",
+                "DigitalProduct.price",
+                "Order.total"
+            ]
+        );
         assert_eq!(n(".class:has(#price)"), ["Product", "DigitalProduct"]);
-        assert_eq!(n(".method:not([file=shop])"), ["Fetcher.fetch", "HttpFetcher.fetch"]);
-        assert_eq!(n(".function:in(web/)"), ["Fetcher.fetch", "HttpFetcher.fetch", "request", "load"]);
-        assert_eq!(n(".method[class=MemoryRepository]:first-child"), ["MemoryRepository.__init__"]);
-        assert_eq!(n(".method[class=MemoryRepository]:last-child"), ["MemoryRepository.put"]);
-        assert_eq!(n(".method[class=MemoryRepository]:nth-child(2)"), ["MemoryRepository.get"]);
-        assert_eq!(n(".method[file=models]:only-child"), ["DigitalProduct.price", "Order.total"]);
+        assert_eq!(
+            n(".method:not([file=shop])"),
+            ["Fetcher.fetch", "HttpFetcher.fetch"]
+        );
+        assert_eq!(
+            n(".function:in(web/)"),
+            ["Fetcher.fetch", "HttpFetcher.fetch", "request", "load"]
+        );
+        assert_eq!(
+            n(".method[class=MemoryRepository]:first-child"),
+            ["MemoryRepository.__init__"]
+        );
+        assert_eq!(
+            n(".method[class=MemoryRepository]:last-child"),
+            ["MemoryRepository.put"]
+        );
+        assert_eq!(
+            n(".method[class=MemoryRepository]:nth-child(2)"),
+            ["MemoryRepository.get"]
+        );
+        assert_eq!(
+            n(".method[file=models]:only-child"),
+            ["DigitalProduct.price", "Order.total"]
+        );
         assert_eq!(n("#MemoryRepository > .method").len(), 3);
         assert_eq!(n("[file=store] .method").len(), 3);
-        assert_eq!(n("#get ~ .method"), ["Repository.put", "MemoryRepository.__init__", "MemoryRepository.put"]);
+        assert_eq!(
+            n("#get ~ .method"),
+            [
+                "Repository.put",
+                "MemoryRepository.__init__",
+                "MemoryRepository.put"
+            ]
+        );
         assert_eq!(n("#log, #load"), ["log", "load"]);
         assert!(n("#nope").is_empty());
         let o = select(&ix, ".method:callees(#checkout)").unwrap();
-        assert!(o.name_fallback > 0, "repo.get() is unresolved: name-only matches are counted");
+        assert!(
+            o.name_fallback > 0,
+            "repo.get() is unresolved: name-only matches are counted"
+        );
         let o = select(&ix, ".widget").unwrap();
         assert_eq!(o.unknown_kinds, ["widget"]);
-        assert!(matches!(select(&ix, ":zz"), Err(ToolError::Validation(m)) if m.starts_with("Hyphae syntax error")));
+        assert!(
+            matches!(select(&ix, ":zz"), Err(ToolError::Validation(m)) if m.starts_with("Hyphae syntax error"))
+        );
     }
 
     #[test]
     fn fingerprints_follow_the_rows() {
         let (_d, ix) = fixture();
-        let a = select(&ix, ".method").unwrap().matches;
-        let b = select(&ix, ".method").unwrap().matches;
-        assert_eq!(fingerprint(&a), fingerprint(&b));
-        assert_ne!(fingerprint(&a), fingerprint(&a[1..]));
+        let a = select(&ix, ".method").unwrap();
+        let b = select(&ix, ".method").unwrap();
+        assert_eq!(a.fingerprint(), b.fingerprint());
+        assert_eq!(a.total(), a.rows().count());
+        let c = select(&ix, ".method:not(#price)").unwrap();
+        assert_ne!(a.fingerprint(), c.fingerprint());
     }
 }

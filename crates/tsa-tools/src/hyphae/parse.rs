@@ -227,7 +227,9 @@ impl Parser<'_> {
             self.bump();
         }
         if self.pos == start {
-            return Err(self.error_here(&format!("expected {what}, found {}", self.describe_next())));
+            return Err(
+                self.error_here(&format!("expected {what}, found {}", self.describe_next()))
+            );
         }
         Ok(self.src[start..self.pos].to_owned())
     }
@@ -418,10 +420,7 @@ impl Parser<'_> {
             };
             return Err(self.error_at(name_at, &format!("unknown pseudo-class ':{name}'{hint}")));
         }
-        let takes_arg = !matches!(
-            lname.as_str(),
-            "first-child" | "last-child" | "only-child"
-        );
+        let takes_arg = !matches!(lname.as_str(), "first-child" | "last-child" | "only-child");
         let has_paren = self.peek() == Some('(');
         if !takes_arg {
             if has_paren {
@@ -554,8 +553,15 @@ mod tests {
 
     #[test]
     fn attributes() {
-        let s = one(r#".function[file=app/core.py][language = python][class="Engine"][kind=method][name='x y']"#);
-        let keys: Vec<_> = s.first.attrs.iter().map(|a| (a.key, a.value.as_str())).collect();
+        let s = one(
+            r#".function[file=app/core.py][language = python][class="Engine"][kind=method][name='x y']"#,
+        );
+        let keys: Vec<_> = s
+            .first
+            .attrs
+            .iter()
+            .map(|a| (a.key, a.value.as_str()))
+            .collect();
         assert_eq!(
             keys,
             [
@@ -570,10 +576,14 @@ mod tests {
 
     #[test]
     fn pseudo_classes() {
-        let s = one(".function:calls(#IndexShard):in(server/):imports(os.path):not(:calls(#log), #x):has(.method):nth-child(2):first-child:last-child:only-child:callees(#a):called-by(#b):extends(#B):implements(#I):subclasses(#C)");
+        let s = one(
+            ".function:calls(#IndexShard):in(server/):imports(os.path):not(:calls(#log), #x):has(.method):nth-child(2):first-child:last-child:only-child:callees(#a):called-by(#b):extends(#B):implements(#I):subclasses(#C)",
+        );
         let p = &s.first.pseudos;
         assert_eq!(p.len(), 14);
-        assert!(matches!(&p[0], Pseudo::Calls(l) if l.selectors[0].first.base == Base::Name("IndexShard".into())));
+        assert!(
+            matches!(&p[0], Pseudo::Calls(l) if l.selectors[0].first.base == Base::Name("IndexShard".into()))
+        );
         assert_eq!(p[1], Pseudo::In("server/".into()));
         assert_eq!(p[2], Pseudo::Imports("os.path".into()));
         assert!(matches!(&p[3], Pseudo::Not(l) if l.selectors.len() == 2));
@@ -587,7 +597,10 @@ mod tests {
         assert!(matches!(&p[11], Pseudo::Extends(_)));
         assert!(matches!(&p[12], Pseudo::Implements(_)));
         assert!(matches!(&p[13], Pseudo::Subclasses(_)));
-        assert_eq!(one(":in('a (b)/')").first.pseudos[0], Pseudo::In("a (b)/".into()));
+        assert_eq!(
+            one(":in('a (b)/')").first.pseudos[0],
+            Pseudo::In("a (b)/".into())
+        );
     }
 
     #[test]
@@ -596,7 +609,11 @@ mod tests {
         let combs: Vec<_> = s.rest.iter().map(|r| r.0).collect();
         assert_eq!(
             combs,
-            [Combinator::Child, Combinator::Sibling, Combinator::Descendant]
+            [
+                Combinator::Child,
+                Combinator::Sibling,
+                Combinator::Descendant
+            ]
         );
         let l = parse(" #a , .class>.method ,* ").unwrap();
         assert_eq!(l.selectors.len(), 3);
@@ -624,7 +641,11 @@ mod tests {
         assert!(err(".function:calls(#x").detail.contains("unclosed '('"));
         assert_eq!(err(".function:calls()").column, 17);
         assert_eq!(err("[file=x").column, 1);
-        assert!(err("[bogus=1]").detail.contains("unknown attribute 'bogus'"));
+        assert!(
+            err("[bogus=1]")
+                .detail
+                .contains("unknown attribute 'bogus'")
+        );
         assert_eq!(err("[bogus=1]").column, 2);
         assert_eq!(err("[file=]").column, 7);
         assert_eq!(err("[file x]").column, 7);
@@ -640,7 +661,11 @@ mod tests {
         assert!(err(":in()").detail.contains("empty argument"));
         assert!(err("#a)").detail.contains("unexpected ')'"));
         assert!(err(":in('abc)").detail.contains("unterminated string"));
-        assert!(err(":has(.x)[file=a]").detail.contains("before pseudo-classes"));
+        assert!(
+            err(":has(.x)[file=a]")
+                .detail
+                .contains("before pseudo-classes")
+        );
         // Columns count characters, not bytes.
         assert_eq!(err("#é:zz").column, 4);
     }
