@@ -243,3 +243,60 @@ impl Context {
         changed
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::Context;
+    use crate::hyphae;
+
+    fn digest(ctx: &Context, selector: &str) -> u64 {
+        let index = tsa_index::Index::open(ctx.root().unwrap())
+            .unwrap()
+            .unwrap();
+        hyphae::select(&index, selector).unwrap().fingerprint()
+    }
+
+    #[test]
+    fn changed_subscriptions_notify_once_per_uri_and_respect_min_interval() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("m.py");
+        std::fs::write(&file, "class Base:\n    pass\n").unwrap();
+        tsa_index::build(dir.path(), &tsa_index::BuildOptions::default()).unwrap();
+        let mut ctx = Context::with_root(dir.path()).unwrap();
+        let sel = ".class:extends(#Base)";
+        let slow = ctx.subscribe(sel, Duration::from_secs(3600), digest(&ctx, sel));
+        let twin = ctx.subscribe(sel, Duration::from_secs(3600), digest(&ctx, sel));
+        let fast = ctx.subscribe(".class", Duration::ZERO, digest(&ctx, ".class"));
+        assert_eq!(slow.uri, twin.uri);
+        assert_ne!(slow.id, twin.id);
+        assert!(ctx.changed_subscriptions().is_empty(), "nothing changed");
+
+        let mut src = std::fs::read_to_string(&file).unwrap();
+        src.push_str("\nclass A(Base):\n    pass\n");
+        std::fs::write(&file, &src).unwrap();
+        tsa_index::build(dir.path(), &tsa_index::BuildOptions::default()).unwrap();
+        // One URI per changed selector, even with two subscriptions to it.
+        assert_eq!(
+            ctx.changed_subscriptions(),
+            [slow.uri.clone(), fast.uri.clone()]
+        );
+        assert!(ctx.changed_subscriptions().is_empty(), "already notified");
+
+        // A second change inside the slow subscriptions' interval waits.
+        src.push_str("\nclass B(Base):\n    pass\n");
+        std::fs::write(&file, &src).unwrap();
+        tsa_index::build(dir.path(), &tsa_index::BuildOptions::default()).unwrap();
+        assert_eq!(ctx.changed_subscriptions(), [fast.uri.clone()]);
+        assert!(ctx.changed_subscriptions().is_empty());
+
+        let gone = ctx.unsubscribe(None, Some(sel), None);
+        assert_eq!(gone.len(), 2);
+        assert_eq!(ctx.subscriptions().len(), 1);
+        // Rebinding the project drops the session's subscriptions.
+        let other = tempfile::tempdir().unwrap();
+        ctx.set_root(other.path()).unwrap();
+        assert!(ctx.subscriptions().is_empty());
+    }
+}

@@ -22,7 +22,8 @@ pub struct Args {
     /// `search("parse").callers(depth=2).filter(kind=function, test=false).include("complexity","risk").take(5)`.
     /// Steps: search(q, limit), semantic(q, limit) (lexical BM25 over names and identifier words),
     /// explore(q, max_files, max_symbols, include_code), callers/callees/related(depth, limit),
-    /// filter/where/exclude/not/has(name, kind, file, path, language, test, generated, regex, case),
+    /// filter/where (keep) and exclude/not (drop) by (name, kind, file, path, language, test,
+    /// generated, regex, case); has(...) keeps containers with a member matching them,
     /// take(n), sort(by, desc), include/with(source, callers, callees, complexity, health, risk,
     /// affected_tests, max_files, max_symbols, include_code, limit), uml(direction, limit, max_edges),
     /// answer(compact). A plain string means explore("<string>").related().

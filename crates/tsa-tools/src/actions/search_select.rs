@@ -18,9 +18,13 @@ pub struct Args {
     /// Bases: `#name`, `.function|.method|.class|.struct|.interface|.trait|.enum|.<kind>`, `*`.
     /// Attributes: `[file=substr]`, `[language=l]`, `[class=Owner]`, `[kind=k]`, `[name=n]`.
     /// Pseudo-classes: `:calls(S)`, `:callees(S)`/`:called-by(S)`, `:extends(S)`,
-    /// `:implements(S)`, `:subclasses(S)`, `:imports(module)`, `:has(S)`, `:not(S)`,
-    /// `:in(path/)`, `:first-child`, `:last-child`, `:only-child`, `:nth-child(n)`.
-    /// Combinators: ` ` (inside), `>` (directly inside), `~` (same container); `,` for a union.
+    /// `:implements(S)`, `:subclasses(S)` (transitive), `:imports(module)`, `:has(S)`
+    /// (containers with a member matching S), `:not(S)`, `:in(path/)` (path prefix),
+    /// `:first-child`, `:last-child`, `:only-child`, `:nth-child(n)` (among members, by line).
+    /// Edges are the index's resolved calls and bases; unresolved sites count by name
+    /// only, and the answer says how many rows rest on that (name_fallback_matches).
+    /// Combinators: `A B` (B inside A), `A > B` (directly inside), `A ~ B` (same
+    /// container); `,` for a union.
     pub selector: String,
     /// Most symbols to list (clamped to 1..1000, default 100). The exact total is always reported.
     #[serde(default)]
