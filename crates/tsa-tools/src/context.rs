@@ -288,7 +288,7 @@ mod tests {
         src.push_str("\nclass B(Base):\n    pass\n");
         std::fs::write(&file, &src).unwrap();
         tsa_index::build(dir.path(), &tsa_index::BuildOptions::default()).unwrap();
-        assert_eq!(ctx.changed_subscriptions(), [fast.uri.clone()]);
+        assert_eq!(ctx.changed_subscriptions(), std::slice::from_ref(&fast.uri));
         assert!(ctx.changed_subscriptions().is_empty());
 
         let gone = ctx.unsubscribe(None, Some(sel), None);
