@@ -732,4 +732,18 @@ mod tests {
         assert!(parse(&format!("search(\"{}\")", "a".repeat(MAX_STRING_CHARS))).is_ok());
         assert!(err(&"a ".repeat(100)).detail.contains("longer than 160"));
     }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics_and_columns_stay_in_range(s in "[a-z_().,=\\[\\]'\" 0-9-é]{0,60}") {
+            if let Err(e) = parse(&s) {
+                proptest::prop_assert!(e.column >= 1 && e.column <= s.chars().count() + 1, "{e}");
+            }
+        }
+
+        #[test]
+        fn never_panics_on_any_text(s in ".{0,120}") {
+            let _ = parse(&s);
+        }
+    }
 }

@@ -679,4 +679,18 @@ mod tests {
         let ok = format!("{}#x{}", ":not(".repeat(10), ")".repeat(10));
         assert!(parse(&ok).is_ok());
     }
+
+    proptest::proptest! {
+        #[test]
+        fn never_panics_and_columns_stay_in_range(s in "[#.*\\[\\]:(),>~ a-zé=0-9'\"-]{0,60}") {
+            if let Err(e) = parse(&s) {
+                proptest::prop_assert!(e.column >= 1 && e.column <= s.chars().count() + 1, "{e}");
+            }
+        }
+
+        #[test]
+        fn never_panics_on_any_text(s in ".{0,120}") {
+            let _ = parse(&s);
+        }
+    }
 }
