@@ -17,6 +17,12 @@ use serde_json::{Value, json};
 #[path = "support/corpus.rs"]
 mod corpus;
 
+/// Benchmarks report on stdout (stdout is not a protocol channel here).
+fn say(line: String) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stdout(), "{line}");
+}
+
 fn pct(sorted: &[Duration], p: f64) -> f64 {
     let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
     sorted[i].as_secs_f64() * 1000.0
@@ -60,13 +66,13 @@ async fn main() {
     let bytes = corpus::copy_tree(&src, &root);
     let t = Instant::now();
     let report = tsa_index::build(&root, &tsa_index::BuildOptions::default()).unwrap();
-    println!(
+    say(format!(
         "corpus: {} ({} files indexed, {:.1} MiB copied), cold index {:.0} ms",
         src.display(),
         report.indexed,
         bytes as f64 / 1048576.0,
         t.elapsed().as_secs_f64() * 1000.0
-    );
+    ));
     let names = names(&root, calls);
 
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_tsa"));
@@ -99,10 +105,10 @@ async fn main() {
             )
         }),
     ];
-    println!(
+    say(format!(
         "{} calls per action, one server session, client-side round trip",
         names.len()
-    );
+    ));
     for (label, make) in cases {
         let mut times = Vec::with_capacity(names.len());
         let mut errors = 0usize;
@@ -122,14 +128,14 @@ async fn main() {
                 .map_or(0, str::len);
         }
         times.sort();
-        println!(
+        say(format!(
             "{label:<15} p50 {:>8.3} ms  p99 {:>8.3} ms  max {:>8.3} ms  errors {errors}  mean answer {:.0} chars",
             pct(&times, 0.5),
             pct(&times, 0.99),
             pct(&times, 1.0),
             chars as f64 / names.len() as f64
-        );
+        ));
     }
-    println!("server peak RSS: {:.1} MiB", peak_rss_mib(pid));
+    say(format!("server peak RSS: {:.1} MiB", peak_rss_mib(pid)));
     client.cancel().await.unwrap();
 }

@@ -6,6 +6,7 @@ mod budget;
 mod cli;
 mod crash;
 mod drift;
+mod dsl;
 mod fixtures;
 mod mcp;
 mod props;

@@ -6,14 +6,17 @@ use std::sync::{Arc, Mutex};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    ListToolsResult, PaginatedRequestParams, ProgressNotificationParam, ServerCapabilities,
-    ServerConfig, Tool, ToolAnnotations,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    Resource, ResourceContents, ResourceTemplate, ResourceUpdatedNotificationParam,
+    ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, ToolAnnotations,
+    UnsubscribeRequestParams,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{Peer, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
-use serde_json::Value;
+use serde_json::{Value, json};
 use tsa_index::{Progress, ProgressSink};
-use tsa_tools::{Context, OutputFormat, Presentation, call, tool_descriptions};
+use tsa_tools::{Context, OutputFormat, Presentation, call, hyphae, tool_descriptions};
 
 /// The tsa MCP server; one per connection.
 #[derive(Clone)]
@@ -24,7 +27,9 @@ pub struct TsaServer {
 
 impl TsaServer {
     /// A server bound to `root` when given (else `set_project_path` must come first).
-    pub fn new(ctx: Context) -> Self {
+    pub fn new(mut ctx: Context) -> Self {
+        // This transport can push resources/updated notifications.
+        ctx.set_push(true);
         let tools = tool_descriptions()
             .into_iter()
             .map(|t| {
@@ -43,12 +48,69 @@ impl TsaServer {
         }
     }
 
+    fn lock(&self) -> std::sync::MutexGuard<'_, Context> {
+        match self.ctx.lock() {
+            Ok(c) => c,
+            Err(poisoned) => poisoned.into_inner(),
+        }
+    }
+
+    /// The one "the index may have changed" hook: re-evaluates the subscribed
+    /// selectors and sends `notifications/resources/updated` for each URI whose
+    /// result changed (at most once per URI, respecting each `min_interval`).
+    /// Called after every tool call; a file watcher that syncs the index calls it too.
+    pub async fn notify_subscribers(&self, peer: &Peer<RoleServer>) {
+        let server = self.clone();
+        let changed = tokio::task::spawn_blocking(move || server.lock().changed_subscriptions())
+            .await
+            .unwrap_or_default();
+        for uri in changed {
+            if peer
+                .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri))
+                .await
+                .is_err()
+            {
+                break;
+            }
+        }
+    }
+
+    /// The `search select` payload of a `tsa://hyphae/...` URI, as JSON text.
+    fn read_selector(&self, uri: &str) -> Result<String, McpError> {
+        let selector = hyphae::selector_of_uri(uri).ok_or_else(|| {
+            McpError::resource_not_found(
+                format!("unknown resource '{uri}' (expected tsa://hyphae/<url-encoded selector>)"),
+                None,
+            )
+        })?;
+        let reply = {
+            let mut ctx = self.lock();
+            call(
+                &mut ctx,
+                "search",
+                json!({"action": "select", "selector": selector, "output_format": "json"}),
+                OutputFormat::Json,
+            )
+        };
+        if reply.is_error {
+            let msg = reply
+                .body
+                .get("error")
+                .and_then(Value::as_str)
+                .unwrap_or("selector failed")
+                .to_owned();
+            return Err(McpError::invalid_params(
+                msg,
+                Some(Value::Object(reply.body)),
+            ));
+        }
+        serde_json::to_string(&Value::Object(reply.body))
+            .map_err(|e| McpError::internal_error(format!("serialisation failed: {e}"), None))
+    }
+
     fn answer(&self, name: &str, args: Value, progress: Option<ProgressSink>) -> CallToolResult {
         let reply = {
-            let mut ctx = match self.ctx.lock() {
-                Ok(c) => c,
-                Err(poisoned) => poisoned.into_inner(),
-            };
+            let mut ctx = self.lock();
             ctx.set_progress(progress);
             let reply = call(&mut ctx, name, args, OutputFormat::Toon);
             ctx.set_progress(None);
@@ -63,7 +125,13 @@ impl TsaServer {
 
 impl ServerHandler for TsaServer {
     fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+        ServerConfig::new(
+            ServerCapabilities::builder()
+                .enable_tools()
+                .enable_resources()
+                .enable_resources_subscribe()
+                .build(),
+        )
             .with_server_info(Implementation::new("tsa", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "tsa answers code questions from a local index: search, nav, structure, health, edit, project, \
@@ -123,7 +191,125 @@ impl ServerHandler for TsaServer {
         if let Some(f) = forward {
             let _ = f.await;
         }
+        // Index builds (index sync/full/auto/build) change selector results.
+        self.notify_subscribers(&context.peer).await;
         Ok(result.into())
+    }
+
+    async fn list_resources(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourcesResult, McpError> {
+        let subs = self.lock().subscriptions();
+        let mut seen = std::collections::BTreeSet::new();
+        let resources = subs
+            .into_iter()
+            .filter(|s| seen.insert(s.uri.clone()))
+            .map(|s| {
+                Resource::new(s.uri, format!("hyphae: {}", s.selector))
+                    .with_description("search action=select result of a subscribed selector")
+                    .with_mime_type("application/json")
+            })
+            .collect();
+        Ok(ListResourcesResult::with_all_items(resources))
+    }
+
+    async fn list_resource_templates(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListResourceTemplatesResult, McpError> {
+        Ok(ListResourceTemplatesResult::with_all_items(vec![
+            ResourceTemplate::new("tsa://hyphae/{selector}", "hyphae")
+                .with_title("Hyphae selector result")
+                .with_description(
+                    "The search action=select answer (JSON) for a URL-encoded Hyphae selector; subscribe to get notifications/resources/updated when it changes",
+                )
+                .with_mime_type("application/json"),
+        ]))
+    }
+
+    async fn read_resource(
+        &self,
+        request: ReadResourceRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ReadResourceResponse, McpError> {
+        let server = self.clone();
+        let uri = request.uri.clone();
+        let text = tokio::task::spawn_blocking(move || server.read_selector(&uri))
+            .await
+            .map_err(|e| McpError::internal_error(format!("resource task failed: {e}"), None))??;
+        let contents = match ResourceContents::text(text, request.uri) {
+            ResourceContents::TextResourceContents {
+                uri, text, meta, ..
+            } => ResourceContents::TextResourceContents {
+                uri,
+                mime_type: Some("application/json".into()),
+                text,
+                meta,
+            },
+            other => other,
+        };
+        Ok(ReadResourceResult::new(vec![contents]).into())
+    }
+
+    async fn subscribe(
+        &self,
+        request: SubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let selector = hyphae::selector_of_uri(&request.uri).ok_or_else(|| {
+            McpError::resource_not_found(
+                format!(
+                    "cannot subscribe to '{}' (expected tsa://hyphae/<url-encoded selector>)",
+                    request.uri
+                ),
+                None,
+            )
+        })?;
+        let server = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let reply = {
+                let mut ctx = server.lock();
+                call(
+                    &mut ctx,
+                    "search",
+                    json!({"action": "subscribe", "selector": selector, "output_format": "json"}),
+                    OutputFormat::Json,
+                )
+            };
+            if reply.is_error {
+                let msg = reply
+                    .body
+                    .get("error")
+                    .and_then(Value::as_str)
+                    .unwrap_or("subscribe failed")
+                    .to_owned();
+                return Err(McpError::invalid_params(
+                    msg,
+                    Some(Value::Object(reply.body)),
+                ));
+            }
+            Ok(())
+        })
+        .await
+        .map_err(|e| McpError::internal_error(format!("subscribe task failed: {e}"), None))?
+    }
+
+    async fn unsubscribe(
+        &self,
+        request: UnsubscribeRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        let gone = self.lock().unsubscribe(None, None, Some(&request.uri));
+        if gone.is_empty() {
+            return Err(McpError::resource_not_found(
+                format!("no subscription for '{}'", request.uri),
+                None,
+            ));
+        }
+        Ok(())
     }
 }
 

@@ -7,16 +7,18 @@
 mod action;
 mod actions;
 mod catalog;
+mod chain;
 mod context;
 mod dispatch;
 mod error;
+pub mod hyphae;
 mod schema;
 mod security;
 mod source;
 mod text_search;
 
 pub use catalog::{FACADES, Facade, available_actions};
-pub use context::Context;
+pub use context::{Context, Subscription};
 pub use dispatch::{Presentation, Reply, call, call_with};
 pub use error::ToolError;
 pub use schema::{ToolDescription, tool_descriptions};

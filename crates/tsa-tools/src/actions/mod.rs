@@ -11,10 +11,14 @@ mod nav_callees;
 mod nav_callers;
 mod nav_trace;
 mod search_batch;
+mod search_chain;
 mod search_content;
 mod search_grep;
 mod search_query;
+mod search_select;
+mod search_subscribe;
 mod search_symbol;
+mod search_unsubscribe;
 pub mod set_project_path;
 mod text_common;
 
@@ -33,8 +37,12 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &nav_callers::Callers,
     &nav_trace::Trace,
     &search_batch::Batch,
+    &search_chain::Chain,
     &search_content::Content,
     &search_grep::Grep,
     &search_query::QueryAction,
+    &search_select::Select,
+    &search_subscribe::Subscribe,
     &search_symbol::Symbol,
+    &search_unsubscribe::Unsubscribe,
 ];

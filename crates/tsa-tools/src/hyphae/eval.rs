@@ -1,0 +1,473 @@
+//! Evaluates a parsed selector over the index: the symbol table is held in memory
+//! once per call, every edge pseudo-class is one set-at-a-time SQL query.
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use tsa_index::{DslFile, DslSymbol, Index};
+use tsa_lang::Language;
+
+use super::parse::{Attr, AttrKey, Base, Combinator, Compound, Pseudo, Selector, SelectorList};
+use crate::ToolError;
+
+/// The kinds `.class` (and `*`) treat as types.
+pub const CLASS_LIKE: &[&str] = &["class", "struct", "interface", "trait", "enum"];
+
+/// Symbols and files of one index, with the lookups the evaluator needs.
+pub struct Universe {
+    pub syms: Vec<DslSymbol>,
+    pub files: FxHashMap<i64, DslFile>,
+    by_id: FxHashMap<i64, usize>,
+    /// Container id -> member ids in line order.
+    children: FxHashMap<i64, Vec<i64>>,
+    kinds: FxHashSet<String>,
+}
+
+impl Universe {
+    pub fn load(index: &Index) -> Result<Universe, ToolError> {
+        let syms = index.dsl_symbols()?;
+        let files: FxHashMap<i64, DslFile> =
+            index.dsl_files()?.into_iter().map(|f| (f.id, f)).collect();
+        let mut by_id = FxHashMap::default();
+        let mut children: FxHashMap<i64, Vec<i64>> = FxHashMap::default();
+        let mut kinds = FxHashSet::default();
+        for (i, s) in syms.iter().enumerate() {
+            by_id.insert(s.id, i);
+            if let Some(p) = s.parent {
+                children.entry(p).or_default().push(s.id);
+            }
+            if !kinds.contains(&s.kind) {
+                kinds.insert(s.kind.clone());
+            }
+        }
+        // Symbols are loaded in (file, line, id) order, so member lists already are.
+        Ok(Universe {
+            syms,
+            files,
+            by_id,
+            children,
+            kinds,
+        })
+    }
+
+    pub fn get(&self, id: i64) -> Option<&DslSymbol> {
+        self.by_id.get(&id).map(|&i| &self.syms[i])
+    }
+
+    pub fn index_of(&self, id: i64) -> Option<usize> {
+        self.by_id.get(&id).copied()
+    }
+
+    pub fn file_of(&self, s: &DslSymbol) -> Option<&DslFile> {
+        self.files.get(&s.file_id)
+    }
+
+    pub fn has_kind(&self, kind: &str) -> bool {
+        self.kinds.contains(kind)
+    }
+
+    pub fn known_kinds(&self) -> Vec<String> {
+        let mut k: Vec<String> = self.kinds.iter().cloned().collect();
+        k.sort();
+        k
+    }
+}
+
+pub type IdSet = FxHashSet<i64>;
+
+/// A name-edge query: (names, `unknown` filter) -> symbol ids.
+type NameQuery<'q> = &'q dyn Fn(&[String], Option<bool>) -> Result<Vec<i64>, ToolError>;
+
+/// Notes gathered while evaluating (they become warnings).
+#[derive(Default, Debug)]
+pub struct Notes {
+    /// Candidates matched only through unresolved call/base names.
+    pub name_fallback: IdSet,
+    pub unknown_kinds: Vec<String>,
+}
+
+pub struct Evaluator<'a> {
+    pub index: &'a Index,
+    pub universe: &'a Universe,
+    pub notes: Notes,
+}
+
+fn sorted(set: &IdSet) -> Vec<i64> {
+    let mut v: Vec<i64> = set.iter().copied().collect();
+    v.sort_unstable();
+    v
+}
+
+fn language_matches(file_lang: &str, wanted: &str) -> bool {
+    // A language name, or a file extension standing for one (`ts`, `py`).
+    let wanted = Language::from_name(wanted)
+        .or_else(|| Language::from_path(&format!("x.{}", wanted.to_lowercase())))
+        .map(|l| l.name().to_owned())
+        .unwrap_or_else(|| wanted.to_lowercase());
+    file_lang.eq_ignore_ascii_case(&wanted)
+}
+
+/// `:in(path)`: project-relative prefix, tolerant of `./` and a missing trailing `/`.
+fn in_path(file: &str, prefix: &str) -> bool {
+    let p = prefix.trim().trim_start_matches("./").replace('\\', "/");
+    if p.is_empty() || p == "." {
+        return true;
+    }
+    file.starts_with(&p)
+}
+
+impl<'a> Evaluator<'a> {
+    pub fn new(index: &'a Index, universe: &'a Universe) -> Self {
+        Evaluator {
+            index,
+            universe,
+            notes: Notes::default(),
+        }
+    }
+
+    pub fn list(&mut self, list: &SelectorList) -> Result<IdSet, ToolError> {
+        let mut out = IdSet::default();
+        for s in &list.selectors {
+            out.extend(self.selector(s)?);
+        }
+        Ok(out)
+    }
+
+    fn selector(&mut self, sel: &Selector) -> Result<IdSet, ToolError> {
+        let mut left = self.compound(&sel.first)?;
+        for (comb, part) in &sel.rest {
+            let right = self.compound(part)?;
+            left = self.combine(&left, *comb, right);
+        }
+        Ok(left)
+    }
+
+    fn combine(&self, left: &IdSet, comb: Combinator, right: IdSet) -> IdSet {
+        let u = self.universe;
+        match comb {
+            Combinator::Child => right
+                .into_iter()
+                .filter(|id| {
+                    u.get(*id)
+                        .and_then(|s| s.parent)
+                        .is_some_and(|p| left.contains(&p))
+                })
+                .collect(),
+            Combinator::Descendant => right
+                .into_iter()
+                .filter(|id| {
+                    let mut cur = u.get(*id).and_then(|s| s.parent);
+                    let mut guard = 0;
+                    while let Some(p) = cur {
+                        if left.contains(&p) {
+                            return true;
+                        }
+                        guard += 1;
+                        if guard > 64 {
+                            break;
+                        }
+                        cur = u.get(p).and_then(|s| s.parent);
+                    }
+                    false
+                })
+                .collect(),
+            Combinator::Sibling => {
+                let mut per_parent: FxHashMap<i64, usize> = FxHashMap::default();
+                for id in left {
+                    if let Some(p) = u.get(*id).and_then(|s| s.parent) {
+                        *per_parent.entry(p).or_default() += 1;
+                    }
+                }
+                right
+                    .into_iter()
+                    .filter(|id| {
+                        let Some(p) = u.get(*id).and_then(|s| s.parent) else {
+                            return false;
+                        };
+                        let n = per_parent.get(&p).copied().unwrap_or(0);
+                        n > usize::from(left.contains(id))
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    fn base(&mut self, base: &Base) -> IdSet {
+        let u = self.universe;
+        let pick = |f: &dyn Fn(&DslSymbol) -> bool| -> IdSet {
+            u.syms.iter().filter(|s| f(s)).map(|s| s.id).collect()
+        };
+        match base {
+            Base::Name(n) => pick(&|s| s.name == *n),
+            Base::Any => u.syms.iter().map(|s| s.id).collect(),
+            Base::Star => pick(&|s| {
+                matches!(s.kind.as_str(), "function" | "method" | "type")
+                    || CLASS_LIKE.contains(&s.kind.as_str())
+            }),
+            Base::Kind(k) => match k.as_str() {
+                "function" | "func" | "fn" | "functions" => {
+                    pick(&|s| matches!(s.kind.as_str(), "function" | "method"))
+                }
+                "method" | "methods" => {
+                    pick(&|s| s.kind == "method" || (s.kind == "function" && s.owner.is_some()))
+                }
+                "class" | "classes" | "type-like" => {
+                    pick(&|s| CLASS_LIKE.contains(&s.kind.as_str()))
+                }
+                other => {
+                    if !u.has_kind(other) && !self.notes.unknown_kinds.iter().any(|x| x == other) {
+                        self.notes.unknown_kinds.push(other.to_owned());
+                    }
+                    pick(&|s| s.kind == other)
+                }
+            },
+        }
+    }
+
+    fn attr_ok(&self, s: &DslSymbol, a: &Attr) -> bool {
+        match a.key {
+            AttrKey::File => self
+                .universe
+                .file_of(s)
+                .is_some_and(|f| f.path.contains(a.value.as_str())),
+            AttrKey::Language => self
+                .universe
+                .file_of(s)
+                .is_some_and(|f| language_matches(&f.language, &a.value)),
+            AttrKey::Class => s.owner.as_deref() == Some(a.value.as_str()),
+            AttrKey::Kind => s.kind.eq_ignore_ascii_case(&a.value),
+            AttrKey::Name => s.name == a.value,
+        }
+    }
+
+    fn compound(&mut self, c: &Compound) -> Result<IdSet, ToolError> {
+        let mut set = self.base(&c.base);
+        if !c.attrs.is_empty() {
+            let u = self.universe;
+            set.retain(|id| {
+                u.get(*id)
+                    .is_some_and(|s| c.attrs.iter().all(|a| self.attr_ok(s, a)))
+            });
+        }
+        for p in &c.pseudos {
+            if set.is_empty() {
+                break;
+            }
+            set = self.pseudo(set, p)?;
+        }
+        Ok(set)
+    }
+
+    /// Name-level evidence for an edge pseudo-class whose argument matched
+    /// `targets`. Returns (exact, guesses):
+    /// - exact: edges bound to no project definition (builtin, stdlib, external)
+    ///   naming a bare `#name` literal of the argument (`:calls(#print)`,
+    ///   `:extends(#Exception)`), plus unclassified edges naming a literal that no
+    ///   project symbol defines;
+    /// - guesses: unclassified (`unknown`) edges naming a matched project definition.
+    fn name_edges(
+        &self,
+        list: &SelectorList,
+        targets: &IdSet,
+        query: NameQuery<'_>,
+    ) -> Result<(Vec<i64>, Vec<i64>), ToolError> {
+        let mut defined: FxHashSet<String> = targets
+            .iter()
+            .filter_map(|id| self.universe.get(*id).map(|s| s.name.clone()))
+            .collect();
+        let mut literals: Vec<String> = Vec::new();
+        let mut undefined: Vec<String> = Vec::new();
+        for s in &list.selectors {
+            if s.rest.is_empty()
+                && s.first.attrs.is_empty()
+                && s.first.pseudos.is_empty()
+                && let Base::Name(n) = &s.first.base
+            {
+                literals.push(n.clone());
+                if self.universe.syms.iter().any(|x| x.name == *n) {
+                    defined.insert(n.clone());
+                } else {
+                    undefined.push(n.clone());
+                }
+            }
+        }
+        let mut defined: Vec<String> = defined.into_iter().collect();
+        defined.sort();
+        let mut exact = query(&literals, Some(false))?;
+        exact.extend(query(&undefined, Some(true))?);
+        let guesses = query(&defined, Some(true))?;
+        Ok((exact, guesses))
+    }
+
+    fn with_fallback(&mut self, set: IdSet, resolved: Vec<i64>, by_name: Vec<i64>) -> IdSet {
+        let resolved: IdSet = resolved.into_iter().collect();
+        let by_name: IdSet = by_name.into_iter().collect();
+        let mut out = IdSet::default();
+        for id in set {
+            if resolved.contains(&id) {
+                out.insert(id);
+            } else if by_name.contains(&id) {
+                self.notes.name_fallback.insert(id);
+                out.insert(id);
+            }
+        }
+        out
+    }
+
+    fn pseudo(&mut self, set: IdSet, p: &Pseudo) -> Result<IdSet, ToolError> {
+        let u = self.universe;
+        Ok(match p {
+            Pseudo::Calls(list) => {
+                let targets = self.list(list)?;
+                let mut resolved = self.index.dsl_callers_of(&sorted(&targets))?;
+                let index = self.index;
+                let (exact, by_name) = self.name_edges(list, &targets, &|n, u| {
+                    Ok(index.dsl_unresolved_callers_of_names(n, u)?)
+                })?;
+                resolved.extend(exact);
+                self.with_fallback(set, resolved, by_name)
+            }
+            Pseudo::CalledBy(list) => {
+                let targets = sorted(&self.list(list)?);
+                let resolved = self.index.dsl_callees_of(&targets)?;
+                let names: FxHashSet<String> = self
+                    .index
+                    .dsl_unresolved_callee_names(&targets)?
+                    .into_iter()
+                    .collect();
+                let by_name: Vec<i64> = set
+                    .iter()
+                    .filter(|id| u.get(**id).is_some_and(|s| names.contains(&s.name)))
+                    .copied()
+                    .collect();
+                self.with_fallback(set, resolved, by_name)
+            }
+            Pseudo::Extends(list) | Pseudo::Implements(list) => {
+                let kind = if matches!(p, Pseudo::Extends(_)) {
+                    0
+                } else {
+                    1
+                };
+                let targets = self.list(list)?;
+                let mut resolved = self.index.dsl_subtypes_of(&sorted(&targets), Some(kind))?;
+                let index = self.index;
+                let (exact, by_name) = self.name_edges(list, &targets, &|n, u| {
+                    Ok(index.dsl_unresolved_subtypes_of_names(n, Some(kind), u)?)
+                })?;
+                resolved.extend(exact);
+                self.with_fallback(set, resolved, by_name)
+            }
+            Pseudo::Subclasses(list) => {
+                // Every descendant type (transitively), through either edge kind.
+                let targets = self.list(list)?;
+                let index = self.index;
+                let (exact, mut by_name) = self.name_edges(list, &targets, &|n, u| {
+                    Ok(index.dsl_unresolved_subtypes_of_names(n, None, u)?)
+                })?;
+                let mut seen: IdSet = IdSet::default();
+                let mut frontier = sorted(&targets);
+                frontier.extend(exact);
+                frontier.sort_unstable();
+                frontier.dedup();
+                let mut resolved: Vec<i64> = frontier
+                    .iter()
+                    .filter(|id| !targets.contains(id))
+                    .copied()
+                    .collect();
+                seen.extend(resolved.iter().copied());
+                let mut level = 0;
+                while !frontier.is_empty() && level < 32 {
+                    let next: Vec<i64> = self
+                        .index
+                        .dsl_subtypes_of(&frontier, None)?
+                        .into_iter()
+                        .filter(|id| seen.insert(*id))
+                        .collect();
+                    resolved.extend(&next);
+                    frontier = next;
+                    level += 1;
+                }
+                // Subtypes of name-matched subtypes are found through resolved edges.
+                let extra: Vec<i64> = by_name.clone();
+                if !extra.is_empty() {
+                    let mut frontier = extra;
+                    let mut level = 0;
+                    while !frontier.is_empty() && level < 32 {
+                        let next: Vec<i64> = self
+                            .index
+                            .dsl_subtypes_of(&frontier, None)?
+                            .into_iter()
+                            .filter(|id| seen.insert(*id))
+                            .collect();
+                        by_name.extend(&next);
+                        frontier = next;
+                        level += 1;
+                    }
+                }
+                self.with_fallback(set, resolved, by_name)
+            }
+            Pseudo::Imports(module) => {
+                let files: FxHashSet<i64> = self
+                    .index
+                    .dsl_files_importing(module)?
+                    .into_iter()
+                    .collect();
+                set.into_iter()
+                    .filter(|id| u.get(*id).is_some_and(|s| files.contains(&s.file_id)))
+                    .collect()
+            }
+            Pseudo::Has(list) => {
+                let members = self.list(list)?;
+                let containers: IdSet = members
+                    .iter()
+                    .filter_map(|id| u.get(*id).and_then(|s| s.parent))
+                    .collect();
+                set.into_iter()
+                    .filter(|id| containers.contains(id))
+                    .collect()
+            }
+            Pseudo::Not(list) => {
+                let minus = self.list(list)?;
+                set.into_iter().filter(|id| !minus.contains(id)).collect()
+            }
+            Pseudo::In(prefix) => set
+                .into_iter()
+                .filter(|id| {
+                    u.get(*id)
+                        .and_then(|s| u.file_of(s))
+                        .is_some_and(|f| in_path(&f.path, prefix))
+                })
+                .collect(),
+            Pseudo::FirstChild | Pseudo::LastChild | Pseudo::OnlyChild | Pseudo::NthChild(_) => set
+                .into_iter()
+                .filter(|id| {
+                    let Some(parent) = u.get(*id).and_then(|s| s.parent) else {
+                        return false;
+                    };
+                    let Some(members) = u.children.get(&parent) else {
+                        return false;
+                    };
+                    match p {
+                        Pseudo::FirstChild => members.first() == Some(id),
+                        Pseudo::LastChild => members.last() == Some(id),
+                        Pseudo::OnlyChild => members.len() == 1,
+                        Pseudo::NthChild(n) => members.get(n - 1) == Some(id),
+                        _ => false,
+                    }
+                })
+                .collect(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::in_path;
+
+    #[test]
+    fn in_path_is_a_prefix_test() {
+        assert!(in_path("server/a.py", "server/"));
+        assert!(in_path("server/a.py", "./server"));
+        assert!(in_path("server/a.py", "server/a.py"));
+        assert!(!in_path("app/server/a.py", "server/"));
+        assert!(in_path("x.py", "."));
+    }
+}
