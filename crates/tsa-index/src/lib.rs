@@ -6,6 +6,7 @@
 
 mod build;
 mod read;
+mod read_graph;
 pub mod resolve;
 mod store;
 mod walk;
@@ -17,6 +18,7 @@ pub use build::{
     pending_changes,
 };
 pub use read::{CallRow, Index, Status, SymbolRow};
+pub use read_graph::{Edge, FileDep, ImportRow, InheritRow};
 pub use resolve::Resolution;
 pub use store::{identifier_words, index_dir, index_path};
 pub use walk::{SKIPPED_DIRS, SourceFile, WalkOptions, WalkResult, relative, walk};

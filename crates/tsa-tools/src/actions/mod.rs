@@ -1,13 +1,16 @@
 //! The action registry: one file per action, one line each here, alphabetical.
 
 mod common;
+mod graph;
 mod index_auto;
 mod index_build;
 mod index_cache;
 mod index_full;
 mod index_status;
 mod index_sync;
+mod nav_callee_tree;
 mod nav_callees;
+mod nav_caller_tree;
 mod nav_callers;
 mod search_symbol;
 pub mod set_project_path;
@@ -23,7 +26,9 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &index_full::Full,
     &index_status::Status,
     &index_sync::Sync,
+    &nav_callee_tree::CalleeTree,
     &nav_callees::Callees,
+    &nav_caller_tree::CallerTree,
     &nav_callers::Callers,
     &search_symbol::Symbol,
 ];
