@@ -43,16 +43,6 @@ pub struct Hop {
     pub test: bool,
 }
 
-impl Hop {
-    pub fn edge_json(&self) -> Value {
-        json!({
-            "resolution": self.resolution.as_str(),
-            "confidence": self.confidence,
-            "line": self.line,
-        })
-    }
-}
-
 /// Neighbours of a set of nodes in one direction, batched.
 pub trait Neighbors {
     fn neighbors(&mut self, ids: &[i64], dir: Dir) -> Result<HashMap<i64, Vec<Hop>>, ToolError>;
@@ -594,28 +584,6 @@ pub fn depth_param(
     }
 }
 
-/// Counts distinct nodes of `walk` other than the seeds.
-pub fn reached(walk: &Walk) -> usize {
-    walk.nodes.iter().filter(|(_, d)| *d > 0).count()
-}
-
-/// An ordered queue helper: distinct ids in first-seen order.
-pub fn distinct(ids: impl IntoIterator<Item = i64>) -> Vec<i64> {
-    let mut seen = HashSet::new();
-    let mut out = Vec::new();
-    for id in ids {
-        if seen.insert(id) {
-            out.push(id);
-        }
-    }
-    out
-}
-
-/// Depth of the longest shortest chain from `seed` within `depth` (0 when none).
-pub fn chain_depth(g: &mut impl Neighbors, seed: i64, dir: Dir, depth: u32) -> Result<u32, ToolError> {
-    Ok(bfs(g, &[seed], dir, depth)?.max_depth_reached)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -679,7 +647,7 @@ mod tests {
         assert_eq!(w.max_depth_reached, 2);
         assert_eq!(g.queries, 2);
         let up = bfs(&mut g, &[5], Dir::Up, 10).unwrap();
-        assert_eq!(reached(&up), 4);
+        assert_eq!(up.nodes.len() - 1, 4);
         assert_eq!(up.max_depth_reached, 4);
     }
 

@@ -8,10 +8,17 @@ mod index_cache;
 mod index_full;
 mod index_status;
 mod index_sync;
+mod nav_call_path;
 mod nav_callee_tree;
 mod nav_callees;
 mod nav_caller_tree;
 mod nav_callers;
+mod nav_context;
+mod nav_impact;
+mod nav_navigate;
+mod nav_resolve;
+mod nav_test_map;
+mod nav_xref;
 mod search_symbol;
 pub mod set_project_path;
 
@@ -26,9 +33,16 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &index_full::Full,
     &index_status::Status,
     &index_sync::Sync,
+    &nav_call_path::CallPath,
     &nav_callee_tree::CalleeTree,
     &nav_callees::Callees,
     &nav_caller_tree::CallerTree,
     &nav_callers::Callers,
+    &nav_context::TaskContext,
+    &nav_impact::Impact,
+    &nav_navigate::Navigate,
+    &nav_resolve::Resolve,
+    &nav_test_map::TestMap,
+    &nav_xref::Xref,
     &search_symbol::Symbol,
 ];
