@@ -180,7 +180,7 @@ impl Action for TaskContext {
                 noun: "nodes",
                 remedy: "raise max_nodes, or name the symbol exactly in task".into(),
             },
-            Capped::collect(rows, max_nodes),
+            Capped::counted(rows, total, max_nodes),
         )
         .with_list(
             ListSpelling {
@@ -195,13 +195,17 @@ impl Action for TaskContext {
         );
         if include_graph {
             let mut edges = Vec::new();
+            let mut seen_edges: HashSet<(i64, i64)> = HashSet::new();
             for (map, up_dir) in [(&up, true), (&down, false)] {
-                for (id, hops) in map.iter() {
-                    for h in hops {
+                for id in &ids {
+                    for h in map.get(id).into_iter().flatten() {
                         if !listed.contains(&h.node) {
                             continue;
                         }
                         let (caller, callee) = if up_dir { (h.node, *id) } else { (*id, h.node) };
+                        if !seen_edges.insert((caller, callee)) {
+                            continue;
+                        }
                         let q = |i: i64| syms.get(&i).map(|s| s.qualname.clone());
                         edges.push(json!({"caller": q(caller), "callee": q(callee), "line": h.line,
                             "resolution": h.resolution.as_str(), "confidence": h.confidence}));
