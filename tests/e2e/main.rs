@@ -7,6 +7,7 @@ mod crash;
 mod drift;
 mod fixtures;
 mod mcp;
+mod nav_graph;
 mod props;
 mod support;
 mod tidy;

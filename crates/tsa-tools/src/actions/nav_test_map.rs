@@ -206,12 +206,13 @@ impl Action for TestMap {
             .collect();
         let test_functions: Vec<Value> = rows
             .iter()
-            .map(|(s, via)| {
-                let mut v = json!(format!("{}::{}", s.file, s.qualname));
-                if let Some(h) = via.and_then(|h| syms.get(&h)) {
-                    v = json!({"test": format!("{}::{}", s.file, s.qualname), "via_helper": h.qualname});
-                }
-                v
+            .map(|(s, _)| json!(format!("{}::{}", s.file, s.qualname)))
+            .collect();
+        let via_helpers: Vec<Value> = rows
+            .iter()
+            .filter_map(|(s, via)| {
+                let h = syms.get(&(*via)?)?;
+                Some(json!({"test": format!("{}::{}", s.file, s.qualname), "helper": format!("{}::{}", h.file, h.qualname)}))
             })
             .collect();
         let total = rows.len();
@@ -261,6 +262,17 @@ impl Action for TestMap {
                 remedy: "raise limit; test_files is complete".into(),
             },
             Capped::collect(test_functions, limit),
+        )
+        .with_list(
+            ListSpelling {
+                list_key: "via_helpers",
+                total_key: "via_helper_count",
+                listed_key: "via_helpers_listed",
+                cap_key: "via_helpers_cap",
+                noun: "tests reached through a helper",
+                remedy: "raise limit".into(),
+            },
+            Capped::collect(via_helpers, limit),
         )
         .with("edge_count", edge_count)
         .with("helpers_walked", helpers.len())
