@@ -292,13 +292,11 @@ impl Index {
              WHERE c.file_id = ?1 AND c.target_id IS NOT NULL AND t.file_id != ?1
              GROUP BY tf.path ORDER BY n DESC, tf.path",
         )?;
-        let incoming = run(
-            "SELECT cf.path, count(*) AS n FROM symbols t
+        let incoming = run("SELECT cf.path, count(*) AS n FROM symbols t
              JOIN calls c ON c.target_id = t.id
              JOIN files cf ON cf.id = c.file_id
              WHERE t.file_id = ?1 AND c.target_id IS NOT NULL AND c.file_id != ?1
-             GROUP BY cf.path ORDER BY n DESC, cf.path",
-        )?;
+             GROUP BY cf.path ORDER BY n DESC, cf.path")?;
         Ok((outgoing, incoming))
     }
 }

@@ -121,7 +121,12 @@ impl Neighbors for IndexGraph<'_> {
         }
         Ok(ids
             .iter()
-            .map(|id| (*id, self.cache.get(&(*id, dir)).cloned().unwrap_or_default()))
+            .map(|id| {
+                (
+                    *id,
+                    self.cache.get(&(*id, dir)).cloned().unwrap_or_default(),
+                )
+            })
             .collect())
     }
 }
@@ -277,7 +282,11 @@ fn on_path(entries: &[TreeEntry], mut at: usize, node: i64) -> bool {
 }
 
 /// Nests the first `listed` non-root entries under the root.
-pub fn nest(entries: &[TreeEntry], listed: usize, render: &mut impl FnMut(&TreeEntry) -> Value) -> Value {
+pub fn nest(
+    entries: &[TreeEntry],
+    listed: usize,
+    render: &mut impl FnMut(&TreeEntry) -> Value,
+) -> Value {
     let keep = (listed + 1).min(entries.len());
     let mut children: Vec<Vec<usize>> = vec![Vec::new(); keep];
     for (i, e) in entries.iter().enumerate().take(keep).skip(1) {
@@ -301,6 +310,9 @@ pub fn nest(entries: &[TreeEntry], listed: usize, render: &mut impl FnMut(&TreeE
     }
     build(0, entries, &children, render)
 }
+
+/// A path in walk order: each node with the hop that reached it (none for the first).
+pub type PathNodes = Vec<(i64, Option<Hop>)>;
 
 /// Shortest call paths from any source to any target.
 #[derive(Debug, Default)]
@@ -335,7 +347,11 @@ pub fn shortest_paths(
             frontier.push(*s);
         }
     }
-    let mut found: Vec<i64> = frontier.iter().copied().filter(|s| targets.contains(s)).collect();
+    let mut found: Vec<i64> = frontier
+        .iter()
+        .copied()
+        .filter(|s| targets.contains(s))
+        .collect();
     let mut level = 0;
     while found.is_empty() && !frontier.is_empty() && level < max_depth {
         level += 1;
@@ -360,12 +376,16 @@ pub fn shortest_paths(
                 }
             }
         }
-        found = next.iter().copied().filter(|n| targets.contains(n)).collect();
+        found = next
+            .iter()
+            .copied()
+            .filter(|n| targets.contains(n))
+            .collect();
         frontier = next;
     }
-    let total = found
-        .iter()
-        .fold(0u64, |acc, t| acc.saturating_add(count.get(t).copied().unwrap_or(0)));
+    let total = found.iter().fold(0u64, |acc, t| {
+        acc.saturating_add(count.get(t).copied().unwrap_or(0))
+    });
     let mut paths = Vec::new();
     for t in &found {
         let mut suffix = vec![(*t, None)];
@@ -615,7 +635,11 @@ mod tests {
     }
 
     impl Neighbors for Adj {
-        fn neighbors(&mut self, ids: &[i64], dir: Dir) -> Result<HashMap<i64, Vec<Hop>>, ToolError> {
+        fn neighbors(
+            &mut self,
+            ids: &[i64],
+            dir: Dir,
+        ) -> Result<HashMap<i64, Vec<Hop>>, ToolError> {
             self.queries += 1;
             Ok(ids
                 .iter()
@@ -708,7 +732,19 @@ mod tests {
     #[test]
     fn shortest_paths_counts_all_and_lists_few() {
         // 1 -> {2,3,4} -> 5 -> 6: three shortest paths of length 3.
-        let mut g = Adj::new(&[(1, 2), (1, 3), (1, 4), (2, 5), (3, 5), (4, 5), (5, 6), (1, 7), (7, 8), (8, 9), (9, 6)]);
+        let mut g = Adj::new(&[
+            (1, 2),
+            (1, 3),
+            (1, 4),
+            (2, 5),
+            (3, 5),
+            (4, 5),
+            (5, 6),
+            (1, 7),
+            (7, 8),
+            (8, 9),
+            (9, 6),
+        ]);
         let p = shortest_paths(&mut g, &[1], &[6], Dir::Down, 10, 2).unwrap();
         assert_eq!((p.total, p.length, p.paths.len()), (3, 3, 2));
         let first: Vec<i64> = p.paths[0].iter().map(|(n, _)| *n).collect();
@@ -788,6 +824,14 @@ mod tests {
             .iter()
             .map(|l| Verdict::from_impact(impact_level(l, &f)))
             .collect();
-        assert_eq!(v, [Verdict::Caution, Verdict::Review, Verdict::Unsafe, Verdict::Unsafe]);
+        assert_eq!(
+            v,
+            [
+                Verdict::Caution,
+                Verdict::Review,
+                Verdict::Unsafe,
+                Verdict::Unsafe
+            ]
+        );
     }
 }

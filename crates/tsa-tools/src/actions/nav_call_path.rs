@@ -10,7 +10,9 @@ use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::SymbolRow;
 
 use super::common::{Targets, cap, definitions_json, find_targets, open_index};
-use super::graph::{Dir, IndexGraph, depth_param, load_symbols, node_json, shortest_paths};
+use super::graph::{
+    Dir, IndexGraph, PathNodes, depth_param, load_symbols, node_json, shortest_paths,
+};
 use crate::action::Action;
 use crate::source::{Bodies, BodyBudget};
 use crate::{Context, ToolError};
@@ -63,19 +65,18 @@ fn endpoint(
     name: &str,
     file: Option<&str>,
 ) -> Result<Result<Vec<SymbolRow>, Success>, ToolError> {
-    Ok(
-        match find_targets(ctx, index, "call_path", name, file)? {
-            Targets::Found(d) => Ok(d),
-            Targets::Missing(s) => Err(s.with("endpoint", which)),
-        },
-    )
+    Ok(match find_targets(ctx, index, "call_path", name, file)? {
+        Targets::Found(d) => Ok(d),
+        Targets::Missing(s) => Err(s.with("endpoint", which)),
+    })
 }
 
 impl Action for CallPath {
     type Args = Args;
     const FACADE: &'static str = "nav";
     const NAME: &'static str = "call_path";
-    const SUMMARY: &'static str = "shortest call paths between two functions (exact path count, bodies on the path inlined)";
+    const SUMMARY: &'static str =
+        "shortest call paths between two functions (exact path count, bodies on the path inlined)";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let (max_depth, clamped) = depth_param("max_depth", args.max_depth, 10, 20)?;
@@ -83,11 +84,23 @@ impl Action for CallPath {
         let direction = args.direction.unwrap_or(Direction::Bidirectional);
         let opened = open_index(ctx)?;
         let index = &opened.index;
-        let sources = match endpoint(ctx, index, "source", &args.source_function, args.source_file.as_deref())? {
+        let sources = match endpoint(
+            ctx,
+            index,
+            "source",
+            &args.source_function,
+            args.source_file.as_deref(),
+        )? {
             Ok(d) => d,
             Err(s) => return Ok(s),
         };
-        let targets = match endpoint(ctx, index, "target", &args.target_function, args.target_file.as_deref())? {
+        let targets = match endpoint(
+            ctx,
+            index,
+            "target",
+            &args.target_function,
+            args.target_file.as_deref(),
+        )? {
             Ok(d) => d,
             Err(s) => return Ok(s),
         };
@@ -100,7 +113,7 @@ impl Action for CallPath {
         };
         let mut g = IndexGraph::new(index);
         let mut total = 0u64;
-        let mut found: Vec<(&str, u32, Vec<(i64, Option<super::graph::Hop>)>)> = Vec::new();
+        let mut found: Vec<(&str, u32, PathNodes)> = Vec::new();
         let mut shortest: HashMap<&str, u32> = HashMap::new();
         for (dir, name) in dirs {
             let p = shortest_paths(&mut g, &src_ids, &dst_ids, *dir, max_depth, max_paths.get())?;
@@ -113,7 +126,11 @@ impl Action for CallPath {
             }
         }
         let mut syms = HashMap::new();
-        load_symbols(index, &mut syms, found.iter().flat_map(|(_, _, p)| p.iter().map(|(n, _)| *n)))?;
+        load_symbols(
+            index,
+            &mut syms,
+            found.iter().flat_map(|(_, _, p)| p.iter().map(|(n, _)| *n)),
+        )?;
         let mut bodies = Bodies::new(
             ctx.root()?,
             BodyBudget {
@@ -132,8 +149,16 @@ impl Action for CallPath {
                 for pair in walk.windows(2) {
                     let (a, b) = (pair[0].0, pair[1].0);
                     let hop = pair[1].1;
-                    let (caller, callee) = if dir_name == "forward" { (a, b) } else { (b, a) };
-                    let q = |id: i64| syms.get(&id).map(|s| s.qualname.clone()).unwrap_or_default();
+                    let (caller, callee) = if dir_name == "forward" {
+                        (a, b)
+                    } else {
+                        (b, a)
+                    };
+                    let q = |id: i64| {
+                        syms.get(&id)
+                            .map(|s| s.qualname.clone())
+                            .unwrap_or_default()
+                    };
                     let mut c = json!({"caller": q(caller), "callee": q(callee)});
                     if let Some(h) = hop {
                         c["line"] = json!(h.line);
@@ -166,7 +191,11 @@ impl Action for CallPath {
             })
             .collect();
         let listed_total = usize::try_from(total).unwrap_or(usize::MAX);
-        let verdict = if total > 0 { Verdict::Info } else { Verdict::NotFound };
+        let verdict = if total > 0 {
+            Verdict::Info
+        } else {
+            Verdict::NotFound
+        };
         let dir_label = match direction {
             Direction::Forward => "forward",
             Direction::Backward => "backward",
@@ -180,7 +209,8 @@ impl Action for CallPath {
         } else if bodies.any() {
             "Functions on the listed paths carry their bodies under 'body' (first appearance only) — no Read needed.".to_owned()
         } else {
-            "Follow the calls above; nav action=navigate shows each function's definition.".to_owned()
+            "Follow the calls above; nav action=navigate shows each function's definition."
+                .to_owned()
         };
         let mut s = Success::new(
             verdict,

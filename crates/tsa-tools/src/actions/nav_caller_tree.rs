@@ -9,7 +9,9 @@ use serde_json::{Value, json};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use super::common::{cap, definitions_json, open_index};
-use super::graph::{Dir, IndexGraph, One, TreeEntry, depth_param, find_one, load_symbols, nest, tree};
+use super::graph::{
+    Dir, IndexGraph, One, TreeEntry, depth_param, find_one, load_symbols, nest, tree,
+};
 use crate::action::Action;
 use crate::{Context, ToolError};
 
@@ -73,10 +75,16 @@ pub(super) fn run_tree(ctx: &Context, args: Args, dir: Dir) -> Result<Success, T
     let total = t.entries.len() - 1;
     let listed = total.min(max_nodes.get());
     let mut syms = HashMap::new();
-    load_symbols(index, &mut syms, t.entries.iter().take(listed + 1).map(|e| e.node))?;
+    load_symbols(
+        index,
+        &mut syms,
+        t.entries.iter().take(listed + 1).map(|e| e.node),
+    )?;
     let mut render = |e: &TreeEntry| -> Value {
         let mut v = match syms.get(&e.node) {
-            Some(s) => json!({"name": s.name, "qualified_name": s.qualname, "file": s.file, "line": s.line}),
+            Some(s) => {
+                json!({"name": s.name, "qualified_name": s.qualname, "file": s.file, "line": s.line})
+            }
             None => json!({"id": e.node}),
         };
         if let Some(h) = &e.hop {
@@ -117,8 +125,15 @@ pub(super) fn run_tree(ctx: &Context, args: Args, dir: Dir) -> Result<Success, T
         .map(|(d, n)| json!({"depth": d, "nodes": n}))
         .collect();
     let cycles = t.entries.iter().filter(|e| e.cycle).count();
-    let distinct = t.entries[1..].iter().filter(|e| !e.cycle && !e.repeat).count();
-    let verdict = if total > 0 { Verdict::Info } else { Verdict::NotFound };
+    let distinct = t.entries[1..]
+        .iter()
+        .filter(|e| !e.cycle && !e.repeat)
+        .count();
+    let verdict = if total > 0 {
+        Verdict::Info
+    } else {
+        Verdict::NotFound
+    };
     let step = if total == 0 {
         let unresolved = if dir == Dir::Up {
             index.unresolved_sites(&root.name, &root.language)?

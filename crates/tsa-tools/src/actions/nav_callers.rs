@@ -284,7 +284,10 @@ pub(super) fn run_graph(
         .iter()
         .filter(|(_, d)| *d > 0)
         .map(|(id, d)| {
-            let mut v = syms.get(id).map(super::graph::node_json).unwrap_or(Value::Null);
+            let mut v = syms
+                .get(id)
+                .map(super::graph::node_json)
+                .unwrap_or(Value::Null);
             v["depth"] = json!(d);
             if let Some(e) = via.get(id).map(|i| &walk.edges[*i]) {
                 v["via"] = json!(qual(e.from).0);
@@ -313,15 +316,26 @@ pub(super) fn run_graph(
         })
         .collect();
     let total = nodes.len();
-    let verdict = if total > 0 { Verdict::Info } else { Verdict::NotFound };
-    let step = if total == 0 {
-        format!("'{function_name}' has no resolved {noun}; nav action={label} scope=point shows unresolved call-site counts")
+    let verdict = if total > 0 {
+        Verdict::Info
     } else {
-        format!("Use nav action={}_tree for the nested view, or nav action=call_path between two of these functions.", if dir == Dir::Up { "caller" } else { "callee" })
+        Verdict::NotFound
+    };
+    let step = if total == 0 {
+        format!(
+            "'{function_name}' has no resolved {noun}; nav action={label} scope=point shows unresolved call-site counts"
+        )
+    } else {
+        format!(
+            "Use nav action={}_tree for the nested view, or nav action=call_path between two of these functions.",
+            if dir == Dir::Up { "caller" } else { "callee" }
+        )
     };
     let mut s = Success::new(
         verdict,
-        format!("{label} graph: '{function_name}' reaches {total} function(s) within depth {depth}"),
+        format!(
+            "{label} graph: '{function_name}' reaches {total} function(s) within depth {depth}"
+        ),
     )
     .with("data_source", "sql")
     .with("scope", "graph")
@@ -356,7 +370,9 @@ pub(super) fn run_graph(
     .with_next_step(step)
     .with_agent("node_total", total);
     if defs.len() > 1 {
-        s = s.with("ambiguous", true).with("candidate_count", defs.len());
+        s = s
+            .with("ambiguous", true)
+            .with("candidate_count", defs.len());
     }
     if let Some(w) = clamped {
         s = s.with_warning(w);

@@ -37,13 +37,29 @@ pub struct Args {
 
 pub struct TaskContext;
 
-const CALLABLE: &[&str] = &["function", "method", "class", "struct", "trait", "interface", "enum"];
+const CALLABLE: &[&str] = &[
+    "function",
+    "method",
+    "class",
+    "struct",
+    "trait",
+    "interface",
+    "enum",
+];
 const STOP: &[&str] = &[
-    "the", "a", "an", "to", "of", "in", "and", "or", "for", "how", "does", "do", "is", "what", "where", "why", "with", "fix", "add", "on", "it", "this", "that", "when", "from", "by",
+    "the", "a", "an", "to", "of", "in", "and", "or", "for", "how", "does", "do", "is", "what",
+    "where", "why", "with", "fix", "add", "on", "it", "this", "that", "when", "from", "by",
 ];
 
+/// A listed node: id, role (`match|caller|callee`), and the seed and hop it came by.
+type Node = (i64, &'static str, Option<(i64, Hop)>);
+
 /// The seed definitions: an exact name (or ClassName.method) first, then BM25 hits.
-fn seeds(index: &tsa_index::Index, task: &str, want: usize) -> Result<(Vec<SymbolRow>, u64), ToolError> {
+fn seeds(
+    index: &tsa_index::Index,
+    task: &str,
+    want: usize,
+) -> Result<(Vec<SymbolRow>, u64), ToolError> {
     let mut out: Vec<SymbolRow> = Vec::new();
     let mut seen = HashSet::new();
     let trimmed = task.trim();
@@ -80,15 +96,19 @@ impl Action for TaskContext {
     type Args = Args;
     const FACADE: &'static str = "nav";
     const NAME: &'static str = "context";
-    const SUMMARY: &'static str = "one call for a task: best-matching definitions, their callers and callees, code inlined";
-    const ALIASES: &'static [(&'static str, &'static str)] = &[("symbol", "task"), ("query", "task")];
+    const SUMMARY: &'static str =
+        "one call for a task: best-matching definitions, their callers and callees, code inlined";
+    const ALIASES: &'static [(&'static str, &'static str)] =
+        &[("symbol", "task"), ("query", "task")];
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let max_nodes = cap("max_nodes", args.max_nodes, 30)?;
         let max_blocks = cap("max_code_blocks", args.max_code_blocks, 5)?;
         let include_graph = args.include_graph.unwrap_or(false);
         if args.task.trim().is_empty() {
-            return Err(ToolError::Validation("parameter 'task' must be a non-empty string".into()));
+            return Err(ToolError::Validation(
+                "parameter 'task' must be a non-empty string".into(),
+            ));
         }
         let opened = open_index(ctx)?;
         let index = &opened.index;
@@ -111,7 +131,7 @@ impl Action for TaskContext {
         let up = g.neighbors(&ids, Dir::Up)?;
         let down = g.neighbors(&ids, Dir::Down)?;
         // Nodes: seeds, then neighbours (production before test, by confidence).
-        let mut nodes: Vec<(i64, &'static str, Option<(i64, Hop)>)> = ids.iter().map(|id| (*id, "match", None)).collect();
+        let mut nodes: Vec<Node> = ids.iter().map(|id| (*id, "match", None)).collect();
         let mut placed: HashSet<i64> = ids.iter().copied().collect();
         let mut neigh: Vec<(i64, &'static str, i64, Hop)> = Vec::new();
         for id in &ids {
@@ -122,13 +142,18 @@ impl Action for TaskContext {
                 neigh.push((h.node, "callee", *id, *h));
             }
         }
-        neigh.sort_by(|a, b| a.3.test.cmp(&b.3.test).then(b.3.confidence.total_cmp(&a.3.confidence)));
+        neigh.sort_by(|a, b| {
+            a.3.test
+                .cmp(&b.3.test)
+                .then(b.3.confidence.total_cmp(&a.3.confidence))
+        });
         for (n, role, of, h) in neigh {
             if placed.insert(n) {
                 nodes.push((n, role, Some((of, h))));
             }
         }
-        let mut syms: HashMap<i64, SymbolRow> = seed_defs.iter().map(|d| (d.id, d.clone())).collect();
+        let mut syms: HashMap<i64, SymbolRow> =
+            seed_defs.iter().map(|d| (d.id, d.clone())).collect();
         let total = nodes.len();
         nodes.truncate(max_nodes.get());
         load_symbols(index, &mut syms, nodes.iter().map(|n| n.0))?;
@@ -166,11 +191,18 @@ impl Action for TaskContext {
         let listed: HashSet<i64> = nodes.iter().map(|n| n.0).collect();
         let mut s = Success::new(
             Verdict::Info,
-            format!("context: {} definition(s) match '{}', {total} node(s) around them", seed_defs.len(), args.task),
+            format!(
+                "context: {} definition(s) match '{}', {total} node(s) around them",
+                seed_defs.len(),
+                args.task
+            ),
         )
         .with("task", args.task.as_str())
         .with("search_matches", matches)
-        .with("matches", Value::Array(seed_defs.iter().map(node_json).collect()))
+        .with(
+            "matches",
+            Value::Array(seed_defs.iter().map(node_json).collect()),
+        )
         .with_list(
             ListSpelling {
                 list_key: "nodes",
@@ -207,8 +239,10 @@ impl Action for TaskContext {
                             continue;
                         }
                         let q = |i: i64| syms.get(&i).map(|s| s.qualname.clone());
-                        edges.push(json!({"caller": q(caller), "callee": q(callee), "line": h.line,
-                            "resolution": h.resolution.as_str(), "confidence": h.confidence}));
+                        edges.push(
+                            json!({"caller": q(caller), "callee": q(callee), "line": h.line,
+                            "resolution": h.resolution.as_str(), "confidence": h.confidence}),
+                        );
                     }
                 }
             }

@@ -74,8 +74,14 @@ struct Risk {
 
 fn assess(index: &Index, def: &SymbolRow) -> Result<Risk, ToolError> {
     let mut g = IndexGraph::new(index);
-    let up = g.neighbors(&[def.id], Dir::Up)?.remove(&def.id).unwrap_or_default();
-    let down = g.neighbors(&[def.id], Dir::Down)?.remove(&def.id).unwrap_or_default();
+    let up = g
+        .neighbors(&[def.id], Dir::Up)?
+        .remove(&def.id)
+        .unwrap_or_default();
+    let down = g
+        .neighbors(&[def.id], Dir::Down)?
+        .remove(&def.id)
+        .unwrap_or_default();
     let mut syms = HashMap::new();
     load_symbols(index, &mut syms, up.iter().chain(&down).map(|h| h.node))?;
     let pair = |hops: Vec<Hop>| -> Vec<(SymbolRow, Hop)> {
@@ -85,8 +91,16 @@ fn assess(index: &Index, def: &SymbolRow) -> Result<Risk, ToolError> {
     };
     let callers = pair(up);
     let callees = pair(down);
-    let prod_callers: Vec<&SymbolRow> = callers.iter().filter(|(s, _)| !s.is_test).map(|(s, _)| s).collect();
-    let prod_callees: Vec<&SymbolRow> = callees.iter().filter(|(s, _)| !s.is_test).map(|(s, _)| s).collect();
+    let prod_callers: Vec<&SymbolRow> = callers
+        .iter()
+        .filter(|(s, _)| !s.is_test)
+        .map(|(s, _)| s)
+        .collect();
+    let prod_callees: Vec<&SymbolRow> = callees
+        .iter()
+        .filter(|(s, _)| !s.is_test)
+        .map(|(s, _)| s)
+        .collect();
     let other_files = |rows: &[&SymbolRow]| -> usize {
         rows.iter()
             .filter(|s| s.file != def.file)
@@ -188,7 +202,11 @@ impl Action for Impact {
                 let name = args.function_name.clone().ok_or_else(|| {
                     ToolError::Validation(format!(
                         "parameter 'function_name' is required for mode={}",
-                        if mode == Mode::RiskScore { "risk_score" } else { "function_impact" }
+                        if mode == Mode::RiskScore {
+                            "risk_score"
+                        } else {
+                            "function_impact"
+                        }
                     ))
                 })?;
                 if args.function_names.is_some() {
@@ -215,7 +233,11 @@ fn one_function(
     include_tests: bool,
 ) -> Result<Success, ToolError> {
     let limit = cap("limit", args.limit, 50)?;
-    let label = if mode == Mode::RiskScore { "risk_score" } else { "impact" };
+    let label = if mode == Mode::RiskScore {
+        "risk_score"
+    } else {
+        "impact"
+    };
     let opened = open_index(ctx)?;
     let index = &opened.index;
     let mut defs = match find_targets(ctx, index, label, name, args.file_path.as_deref())? {
@@ -258,7 +280,10 @@ fn one_function(
         }
         step = format!(
             "For the callers behind this score run nav action=impact mode=function_impact function_name={name}{}",
-            args.file_path.as_ref().map(|f| format!(" file_path={f}")).unwrap_or_default()
+            args.file_path
+                .as_ref()
+                .map(|f| format!(" file_path={f}"))
+                .unwrap_or_default()
         );
     } else {
         let mut prod = IndexGraph::production(index);
@@ -266,7 +291,12 @@ fn one_function(
         let upstream = up.nodes.len() - 1;
         let rows = |v: &[(SymbolRow, Hop)]| -> Vec<Value> {
             let mut v: Vec<&(SymbolRow, Hop)> = v.iter().collect();
-            v.sort_by(|a, b| a.0.is_test.cmp(&b.0.is_test).then_with(|| a.0.file.cmp(&b.0.file)).then(a.0.line.cmp(&b.0.line)));
+            v.sort_by(|a, b| {
+                a.0.is_test
+                    .cmp(&b.0.is_test)
+                    .then_with(|| a.0.file.cmp(&b.0.file))
+                    .then(a.0.line.cmp(&b.0.line))
+            });
             v.into_iter().map(|(s, h)| edge_row(s, h)).collect()
         };
         s = s
@@ -296,8 +326,13 @@ fn one_function(
                 Capped::collect(rows(&r.callees), limit),
             );
         step = match impact {
-            ImpactLevel::None => "Nothing in production calls it or is called by it: changes stay local.".to_owned(),
-            ImpactLevel::Low => "Few production callers: review the callers above before changing the signature.".to_owned(),
+            ImpactLevel::None => {
+                "Nothing in production calls it or is called by it: changes stay local.".to_owned()
+            }
+            ImpactLevel::Low => {
+                "Few production callers: review the callers above before changing the signature."
+                    .to_owned()
+            }
             _ => format!(
                 "{} production caller(s) across {} other file(s): run nav action=test_map symbol={name} and nav action=impact mode=blast_radius before changing it.",
                 r.factors.fan_in, r.factors.cross_file_callers
@@ -319,7 +354,12 @@ fn mode_name(m: Mode) -> &'static str {
     }
 }
 
-fn blast_radius(ctx: &Context, args: &Args, depth: u32, include_tests: bool) -> Result<Success, ToolError> {
+fn blast_radius(
+    ctx: &Context,
+    args: &Args,
+    depth: u32,
+    include_tests: bool,
+) -> Result<Success, ToolError> {
     let chains_cap = cap("limit", args.limit, 100)?;
     let names: Vec<String> = match (&args.function_names, &args.function_name) {
         (Some(n), None) => n.clone(),
@@ -331,7 +371,8 @@ fn blast_radius(ctx: &Context, args: &Args, depth: u32, include_tests: bool) -> 
         }
         (None, None) => {
             return Err(ToolError::Validation(
-                "parameter 'function_names' (array of names) is required for mode=blast_radius".into(),
+                "parameter 'function_names' (array of names) is required for mode=blast_radius"
+                    .into(),
             ));
         }
     };
@@ -359,7 +400,8 @@ fn blast_radius(ctx: &Context, args: &Args, depth: u32, include_tests: bool) -> 
         }
     }
     if seeds.is_empty() {
-        let miss = last_miss.unwrap_or_else(|| Success::new(Verdict::NotFound, "blast_radius: no seed found"));
+        let miss = last_miss
+            .unwrap_or_else(|| Success::new(Verdict::NotFound, "blast_radius: no seed found"));
         return Ok(miss
             .with("mode", "blast_radius")
             .with("unresolved_seeds", Value::Array(missing)));
@@ -367,10 +409,16 @@ fn blast_radius(ctx: &Context, args: &Args, depth: u32, include_tests: bool) -> 
     let ids: Vec<i64> = seeds.iter().map(|d| d.id).collect();
     let (up, down) = if include_tests {
         let mut g = IndexGraph::new(index);
-        (bfs(&mut g, &ids, Dir::Up, depth)?, bfs(&mut g, &ids, Dir::Down, depth)?)
+        (
+            bfs(&mut g, &ids, Dir::Up, depth)?,
+            bfs(&mut g, &ids, Dir::Down, depth)?,
+        )
     } else {
         let mut g = IndexGraph::production(index);
-        (bfs(&mut g, &ids, Dir::Up, depth)?, bfs(&mut g, &ids, Dir::Down, depth)?)
+        (
+            bfs(&mut g, &ids, Dir::Up, depth)?,
+            bfs(&mut g, &ids, Dir::Down, depth)?,
+        )
     };
     let seed_set: BTreeSet<i64> = ids.iter().copied().collect();
     let mut affected: BTreeSet<i64> = BTreeSet::new();
@@ -380,11 +428,18 @@ fn blast_radius(ctx: &Context, args: &Args, depth: u32, include_tests: bool) -> 
         }
     }
     let mut syms = HashMap::new();
-    load_symbols(index, &mut syms, up.nodes.iter().chain(&down.nodes).map(|(id, _)| *id))?;
+    load_symbols(
+        index,
+        &mut syms,
+        up.nodes.iter().chain(&down.nodes).map(|(id, _)| *id),
+    )?;
     let mut files: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for id in &affected {
         if let Some(s) = syms.get(id) {
-            files.entry(s.file.clone()).or_default().push(s.qualname.clone());
+            files
+                .entry(s.file.clone())
+                .or_default()
+                .push(s.qualname.clone());
         }
     }
     let mut file_rows: Vec<(String, Vec<String>)> = files.into_iter().collect();
@@ -396,7 +451,11 @@ fn blast_radius(ctx: &Context, args: &Args, depth: u32, include_tests: bool) -> 
             json!({"file": f, "function_count": fns.len(), "functions": fns})
         })
         .collect();
-    let q = |id: i64| syms.get(&id).map(|s| s.qualname.clone()).unwrap_or_default();
+    let q = |id: i64| {
+        syms.get(&id)
+            .map(|s| s.qualname.clone())
+            .unwrap_or_default()
+    };
     let mut chains: Vec<Value> = Vec::new();
     for (walk, dir) in [(&up, Dir::Up), (&down, Dir::Down)] {
         for e in &walk.edges {
@@ -419,8 +478,16 @@ fn blast_radius(ctx: &Context, args: &Args, depth: u32, include_tests: bool) -> 
     };
     let chains = Capped::collect(chains, chains_cap);
     let chains_truncated = chains.truncated();
-    let upstream = up.nodes.iter().filter(|(id, d)| *d > 0 && !seed_set.contains(id)).count();
-    let downstream = down.nodes.iter().filter(|(id, d)| *d > 0 && !seed_set.contains(id)).count();
+    let upstream = up
+        .nodes
+        .iter()
+        .filter(|(id, d)| *d > 0 && !seed_set.contains(id))
+        .count();
+    let downstream = down
+        .nodes
+        .iter()
+        .filter(|(id, d)| *d > 0 && !seed_set.contains(id))
+        .count();
     let mut s = Success::new(
         Verdict::from_impact(impact),
         format!(
@@ -467,10 +534,12 @@ fn blast_radius(ctx: &Context, args: &Args, depth: u32, include_tests: bool) -> 
     })
     .with_agent("total_affected_functions", total);
     if !missing.is_empty() {
-        s = s.with("unresolved_seeds", Value::Array(missing.clone())).with_warning(format!(
-            "{} seed name(s) not found: see unresolved_seeds",
-            missing.len()
-        ));
+        s = s
+            .with("unresolved_seeds", Value::Array(missing.clone()))
+            .with_warning(format!(
+                "{} seed name(s) not found: see unresolved_seeds",
+                missing.len()
+            ));
     }
     if let Some(w) = opened.built_now {
         s = s.with_warning(w);

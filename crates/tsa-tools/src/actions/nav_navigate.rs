@@ -202,7 +202,8 @@ impl Action for Navigate {
     type Args = Args;
     const FACADE: &'static str = "nav";
     const NAME: &'static str = "navigate";
-    const SUMMARY: &'static str = "go to definition (body inlined), references (calls, imports, subtypes) and type hierarchy";
+    const SUMMARY: &'static str =
+        "go to definition (body inlined), references (calls, imports, subtypes) and type hierarchy";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let mode = args.mode.unwrap_or(Mode::Full);
@@ -210,7 +211,13 @@ impl Action for Navigate {
         let limit = cap("limit", args.limit, 50)?;
         let opened = open_index(ctx)?;
         let index = &opened.index;
-        let defs = match find_targets(ctx, index, "navigate", &args.symbol, args.file_path.as_deref())? {
+        let defs = match find_targets(
+            ctx,
+            index,
+            "navigate",
+            &args.symbol,
+            args.file_path.as_deref(),
+        )? {
             Targets::Found(d) => d,
             Targets::Missing(s) => return Ok(s.with("symbol", args.symbol.as_str())),
         };

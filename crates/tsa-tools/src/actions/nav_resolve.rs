@@ -54,7 +54,13 @@ impl Action for Resolve {
         let mode = args.mode.unwrap_or(Mode::Resolve);
         let opened = open_index(ctx)?;
         let index = &opened.index;
-        let defs = match find_targets(ctx, index, "resolve", &args.symbol, args.file_path.as_deref())? {
+        let defs = match find_targets(
+            ctx,
+            index,
+            "resolve",
+            &args.symbol,
+            args.file_path.as_deref(),
+        )? {
             Targets::Found(d) => d,
             Targets::Missing(s) => return Ok(s.with("symbol", args.symbol.as_str())),
         };
@@ -78,7 +84,14 @@ impl Action for Resolve {
             ),
         )
         .with("symbol", args.symbol.as_str())
-        .with("mode", if mode == Mode::Resolve { "resolve" } else { "references" })
+        .with(
+            "mode",
+            if mode == Mode::Resolve {
+                "resolve"
+            } else {
+                "references"
+            },
+        )
         .with("resolved", defs.len() == 1)
         .with("ambiguous", defs.len() > 1);
         let rows: Vec<Value> = defs
@@ -98,12 +111,17 @@ impl Action for Resolve {
                     "call_sites": per_def.get(&d.id).copied().unwrap_or(0),
                 });
                 if let Some(p) = parents.get(&d.id).and_then(|p| parent_rows.get(p)) {
-                    v["parent"] = json!({"qualified_name": p.qualname, "kind": p.kind, "line": p.line});
+                    v["parent"] =
+                        json!({"qualified_name": p.qualname, "kind": p.kind, "line": p.line});
                 }
                 v
             })
             .collect();
-        let def_cap = if mode == Mode::Resolve { limit } else { fixed_cap(20) };
+        let def_cap = if mode == Mode::Resolve {
+            limit
+        } else {
+            fixed_cap(20)
+        };
         s = s.with_list(
             ListSpelling {
                 list_key: "definitions",

@@ -69,8 +69,9 @@ fn is_entry(s: &SymbolRow, lines: &mut Lines<'_>) -> bool {
     match s.language.as_str() {
         "python" => n.starts_with("test"),
         "go" => ["Test", "Benchmark", "Example", "Fuzz"].iter().any(|p| {
-            n.strip_prefix(p)
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with(|c: char| c.is_uppercase() || c == '_'))
+            n.strip_prefix(p).is_some_and(|rest| {
+                rest.is_empty() || rest.starts_with(|c: char| c.is_uppercase() || c == '_')
+            })
         }),
         "javascript" | "typescript" | "tsx" | "jsx" => {
             n.contains(' ')
@@ -80,7 +81,10 @@ fn is_entry(s: &SymbolRow, lines: &mut Lines<'_>) -> bool {
         }
         "java" | "kotlin" | "csharp" | "scala" | "swift" => !n.starts_with('_'),
         "rust" => lines.attributes_above(&s.file, s.line).iter().any(|a| {
-            a == "#[test]" || a.ends_with("::test]") || a.contains("::test(") || a.starts_with("#[rstest")
+            a == "#[test]"
+                || a.ends_with("::test]")
+                || a.contains("::test(")
+                || a.starts_with("#[rstest")
         }),
         "ruby" => n.starts_with("test") || n.contains(' '),
         "php" => n.starts_with("test"),
@@ -94,7 +98,10 @@ fn run_command(root: &Path, language: &str, files: &[String], names: &[&SymbolRo
     match language {
         "python" => format!("Run per-file tests: pytest {files_arg}"),
         "rust" => {
-            let mut n: Vec<String> = names.iter().map(|s| s.qualname.replace('.', "::")).collect();
+            let mut n: Vec<String> = names
+                .iter()
+                .map(|s| s.qualname.replace('.', "::"))
+                .collect();
             n.sort();
             n.dedup();
             format!("Run them: cargo test -- {}", n.join(" "))
@@ -118,7 +125,14 @@ fn run_command(root: &Path, language: &str, files: &[String], names: &[&SymbolRo
                 .collect();
             let mut cmd = String::from("Run them: go test");
             let join = |s: &BTreeSet<String>| s.iter().cloned().collect::<Vec<_>>().join("|");
-            cmd.push_str(&format!(" -run '^({})$'", if tests.is_empty() { "$^".to_owned() } else { join(&tests) }));
+            cmd.push_str(&format!(
+                " -run '^({})$'",
+                if tests.is_empty() {
+                    "$^".to_owned()
+                } else {
+                    join(&tests)
+                }
+            ));
             if !benches.is_empty() {
                 cmd.push_str(&format!(" -bench '^({})$'", join(&benches)));
             }
@@ -128,7 +142,11 @@ fn run_command(root: &Path, language: &str, files: &[String], names: &[&SymbolRo
         }
         "javascript" | "typescript" | "tsx" | "jsx" => {
             let pkg = std::fs::read_to_string(root.join("package.json")).unwrap_or_default();
-            let runner = if pkg.contains("vitest") { "npx vitest run" } else { "npx jest" };
+            let runner = if pkg.contains("vitest") {
+                "npx vitest run"
+            } else {
+                "npx jest"
+            };
             format!("Run them: {runner} {files_arg}")
         }
         _ => format!("Run the test files above with the project's test runner: {files_arg}"),
@@ -147,7 +165,13 @@ impl Action for TestMap {
         let root = ctx.root()?;
         let opened = open_index(ctx)?;
         let index = &opened.index;
-        let defs = match find_targets(ctx, index, "test_map", &args.symbol, args.file_path.as_deref())? {
+        let defs = match find_targets(
+            ctx,
+            index,
+            "test_map",
+            &args.symbol,
+            args.file_path.as_deref(),
+        )? {
             Targets::Found(d) => d,
             Targets::Missing(s) => return Ok(s.with("symbol", args.symbol.as_str())),
         };
@@ -193,7 +217,10 @@ impl Action for TestMap {
         let mut rows: Vec<(&SymbolRow, Option<i64>)> = tests
             .iter()
             .filter_map(|t| {
-                let via = edges.iter().find(|((_, tt), _)| tt == t).and_then(|(_, v)| *v);
+                let via = edges
+                    .iter()
+                    .find(|((_, tt), _)| tt == t)
+                    .and_then(|(_, v)| *v);
                 syms.get(t).map(|s| (s, via))
             })
             .collect();
@@ -217,7 +244,11 @@ impl Action for TestMap {
             .collect();
         let total = rows.len();
         let edge_count = edges.len();
-        let verdict = if total > 0 { Verdict::Info } else { Verdict::Warn };
+        let verdict = if total > 0 {
+            Verdict::Info
+        } else {
+            Verdict::Warn
+        };
         let language = rows
             .first()
             .map(|(s, _)| s.language.clone())
@@ -279,7 +310,9 @@ impl Action for TestMap {
         .with_next_step(step)
         .with_agent("test_function_count", total);
         if defs.len() > 1 {
-            s = s.with("ambiguous", true).with("candidate_count", defs.len());
+            s = s
+                .with("ambiguous", true)
+                .with("candidate_count", defs.len());
         }
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);

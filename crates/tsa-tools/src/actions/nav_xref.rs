@@ -10,7 +10,7 @@ use serde_json::{Value, json};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::{FileDep, ImportRow};
 
-use super::common::{Targets, cap, callee_full, definitions_json, find_targets, open_index};
+use super::common::{Targets, callee_full, cap, definitions_json, find_targets, open_index};
 use super::graph::load_symbols;
 use crate::action::Action;
 use crate::source::source_file;
@@ -59,7 +59,13 @@ pub struct Args {
 
 pub struct Xref;
 
-fn spelling(list: &'static str, total: &'static str, listed: &'static str, capk: &'static str, noun: &'static str) -> ListSpelling {
+fn spelling(
+    list: &'static str,
+    total: &'static str,
+    listed: &'static str,
+    capk: &'static str,
+    noun: &'static str,
+) -> ListSpelling {
     ListSpelling {
         list_key: list,
         total_key: total,
@@ -109,10 +115,11 @@ impl Action for Xref {
                         "parameter 'symbol' is required for mode=symbol (or use mode=file with file_path)".into(),
                     ));
                 };
-                let defs = match find_targets(ctx, index, "xref", symbol, args.file_path.as_deref())? {
-                    Targets::Found(d) => d,
-                    Targets::Missing(s) => return Ok(s.with("symbol", symbol)),
-                };
+                let defs =
+                    match find_targets(ctx, index, "xref", symbol, args.file_path.as_deref())? {
+                        Targets::Found(d) => d,
+                        Targets::Missing(s) => return Ok(s.with("symbol", symbol)),
+                    };
                 let ids: Vec<i64> = defs.iter().map(|d| d.id).collect();
                 let mut s = Success::new(
                     Verdict::Info,
@@ -121,7 +128,11 @@ impl Action for Xref {
                 .with("mode", "symbol")
                 .with("symbol", symbol)
                 .with("definitions", definitions_json(&defs));
-                let callers = if callers_on || deps_on { index.callers(&ids)? } else { Vec::new() };
+                let callers = if callers_on || deps_on {
+                    index.callers(&ids)?
+                } else {
+                    Vec::new()
+                };
                 if callers_on {
                     let rows: Vec<Value> = callers
                         .iter()
@@ -133,9 +144,22 @@ impl Action for Xref {
                             })
                         })
                         .collect();
-                    s = s.with_list(spelling("callers", "caller_count", "callers_listed", "callers_cap", "callers"), Capped::collect(rows, limit));
+                    s = s.with_list(
+                        spelling(
+                            "callers",
+                            "caller_count",
+                            "callers_listed",
+                            "callers_cap",
+                            "callers",
+                        ),
+                        Capped::collect(rows, limit),
+                    );
                 }
-                let callees = if callees_on || deps_on { index.callees(&ids)? } else { Vec::new() };
+                let callees = if callees_on || deps_on {
+                    index.callees(&ids)?
+                } else {
+                    Vec::new()
+                };
                 if callees_on {
                     let rows: Vec<Value> = callees
                         .iter()
@@ -148,14 +172,32 @@ impl Action for Xref {
                             })
                         })
                         .collect();
-                    s = s.with_list(spelling("callees", "callee_count", "callees_listed", "callees_cap", "callees"), Capped::collect(rows, limit));
+                    s = s.with_list(
+                        spelling(
+                            "callees",
+                            "callee_count",
+                            "callees_listed",
+                            "callees_cap",
+                            "callees",
+                        ),
+                        Capped::collect(rows, limit),
+                    );
                 }
                 if imports_on {
                     let mut rows = Vec::new();
                     for d in &defs {
                         rows.extend(index.importers_of_symbol(d.id)?.iter().map(import_json));
                     }
-                    s = s.with_list(spelling("imported_by", "imported_by_count", "imported_by_listed", "imported_by_cap", "importing statements"), Capped::collect(rows, limit));
+                    s = s.with_list(
+                        spelling(
+                            "imported_by",
+                            "imported_by_count",
+                            "imported_by_listed",
+                            "imported_by_cap",
+                            "importing statements",
+                        ),
+                        Capped::collect(rows, limit),
+                    );
                 }
                 if deps_on {
                     let count = |files: Vec<&str>| -> Vec<Value> {
@@ -165,13 +207,38 @@ impl Action for Xref {
                         }
                         let mut v: Vec<(&str, u64)> = m.into_iter().collect();
                         v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-                        v.into_iter().map(|(f, n)| json!({"file": f, "calls": n})).collect()
+                        v.into_iter()
+                            .map(|(f, n)| json!({"file": f, "calls": n}))
+                            .collect()
                     };
                     let from = count(callers.iter().map(|r| r.file.as_str()).collect());
-                    let into = count(callees.iter().filter_map(|r| r.target.as_ref().map(|t| t.file.as_str())).collect());
+                    let into = count(
+                        callees
+                            .iter()
+                            .filter_map(|r| r.target.as_ref().map(|t| t.file.as_str()))
+                            .collect(),
+                    );
                     s = s
-                        .with_list(spelling("called_from_files", "called_from_file_count", "called_from_files_listed", "called_from_files_cap", "calling files"), Capped::collect(from, limit))
-                        .with_list(spelling("calls_into_files", "calls_into_file_count", "calls_into_files_listed", "calls_into_files_cap", "called files"), Capped::collect(into, limit));
+                        .with_list(
+                            spelling(
+                                "called_from_files",
+                                "called_from_file_count",
+                                "called_from_files_listed",
+                                "called_from_files_cap",
+                                "calling files",
+                            ),
+                            Capped::collect(from, limit),
+                        )
+                        .with_list(
+                            spelling(
+                                "calls_into_files",
+                                "calls_into_file_count",
+                                "calls_into_files_listed",
+                                "calls_into_files_cap",
+                                "called files",
+                            ),
+                            Capped::collect(into, limit),
+                        );
                 }
                 s.with_next_step(if defs.len() > 1 {
                     "Several definitions: narrow with file_path or ClassName.method."
@@ -181,43 +248,109 @@ impl Action for Xref {
             }
             Mode::File => {
                 let Some(fp) = args.file_path.as_deref() else {
-                    return Err(ToolError::Validation("parameter 'file_path' is required for mode=file".into()));
+                    return Err(ToolError::Validation(
+                        "parameter 'file_path' is required for mode=file".into(),
+                    ));
                 };
                 let file = source_file(ctx.root()?, fp)?;
                 if !index.files()?.iter().any(|f| f == &file) {
-                    let suggestions = index.files()?.into_iter().filter(|f| f.ends_with(file.rsplit('/').next().unwrap_or(&file))).take(5).collect::<Vec<_>>();
+                    let suggestions = index
+                        .files()?
+                        .into_iter()
+                        .filter(|f| f.ends_with(file.rsplit('/').next().unwrap_or(&file)))
+                        .take(5)
+                        .collect::<Vec<_>>();
                     return Ok(Success::new(Verdict::NotFound, format!("xref: '{file}' is not in the index"))
                         .with("file", file.as_str())
                         .with("suggestions", json!(suggestions))
                         .with_next_step("The file is not indexed (ignored, or added after the last build): run index action=sync, then retry."));
                 }
                 let symbols = index.symbols_in_file(&file)?;
-                let mut s = Success::new(Verdict::Info, format!("xref: file '{file}' ({} definition(s))", symbols.len()))
-                    .with("mode", "file")
-                    .with("file", file.as_str())
-                    .with("definition_count", symbols.len());
+                let mut s = Success::new(
+                    Verdict::Info,
+                    format!("xref: file '{file}' ({} definition(s))", symbols.len()),
+                )
+                .with("mode", "file")
+                .with("file", file.as_str())
+                .with("definition_count", symbols.len());
                 if imports_on {
-                    let imports: Vec<Value> = index.imports_of_file(&file)?.iter().map(import_json).collect();
+                    let imports: Vec<Value> = index
+                        .imports_of_file(&file)?
+                        .iter()
+                        .map(import_json)
+                        .collect();
                     let importers = index.importers_of_file(&file)?;
-                    let mut importer_files: Vec<String> = importers.iter().map(|i| i.file.clone()).collect();
+                    let mut importer_files: Vec<String> =
+                        importers.iter().map(|i| i.file.clone()).collect();
                     importer_files.dedup();
                     s = s
-                        .with_list(spelling("imports", "import_count", "imports_listed", "imports_cap", "imports"), Capped::collect(imports, limit))
-                        .with_list(spelling("imported_by", "imported_by_count", "imported_by_listed", "imported_by_cap", "importing statements"), Capped::collect(importers.iter().map(import_json), limit))
+                        .with_list(
+                            spelling(
+                                "imports",
+                                "import_count",
+                                "imports_listed",
+                                "imports_cap",
+                                "imports",
+                            ),
+                            Capped::collect(imports, limit),
+                        )
+                        .with_list(
+                            spelling(
+                                "imported_by",
+                                "imported_by_count",
+                                "imported_by_listed",
+                                "imported_by_cap",
+                                "importing statements",
+                            ),
+                            Capped::collect(importers.iter().map(import_json), limit),
+                        )
                         .with("importing_file_count", importer_files.len());
                 }
                 if deps_on {
                     let (out, inc) = index.file_call_deps(&file)?;
                     s = s
-                        .with_list(spelling("calls_into_files", "calls_into_file_count", "calls_into_files_listed", "calls_into_files_cap", "called files"), Capped::collect(out.iter().map(dep_json), limit))
-                        .with_list(spelling("called_from_files", "called_from_file_count", "called_from_files_listed", "called_from_files_cap", "calling files"), Capped::collect(inc.iter().map(dep_json), limit));
+                        .with_list(
+                            spelling(
+                                "calls_into_files",
+                                "calls_into_file_count",
+                                "calls_into_files_listed",
+                                "calls_into_files_cap",
+                                "called files",
+                            ),
+                            Capped::collect(out.iter().map(dep_json), limit),
+                        )
+                        .with_list(
+                            spelling(
+                                "called_from_files",
+                                "called_from_file_count",
+                                "called_from_files_listed",
+                                "called_from_files_cap",
+                                "calling files",
+                            ),
+                            Capped::collect(inc.iter().map(dep_json), limit),
+                        );
                 }
                 if callers_on || callees_on {
                     let ids: Vec<i64> = symbols.iter().map(|d| d.id).collect();
                     let mut syms = HashMap::new();
-                    let incoming = if callers_on { index.edges_to(&ids)? } else { Vec::new() };
-                    let outgoing = if callees_on { index.edges_from(&ids)? } else { Vec::new() };
-                    load_symbols(index, &mut syms, incoming.iter().flat_map(|e| [e.caller, e.target]).chain(outgoing.iter().flat_map(|e| [e.caller, e.target])))?;
+                    let incoming = if callers_on {
+                        index.edges_to(&ids)?
+                    } else {
+                        Vec::new()
+                    };
+                    let outgoing = if callees_on {
+                        index.edges_from(&ids)?
+                    } else {
+                        Vec::new()
+                    };
+                    load_symbols(
+                        index,
+                        &mut syms,
+                        incoming
+                            .iter()
+                            .flat_map(|e| [e.caller, e.target])
+                            .chain(outgoing.iter().flat_map(|e| [e.caller, e.target])),
+                    )?;
                     let row = |e: &tsa_index::Edge| -> Option<Value> {
                         let (c, t) = (syms.get(&e.caller)?, syms.get(&e.target)?);
                         Some(json!({
@@ -226,12 +359,38 @@ impl Action for Xref {
                         }))
                     };
                     if callers_on {
-                        let rows: Vec<Value> = incoming.iter().filter(|e| syms.get(&e.caller).is_some_and(|c| c.file != file)).filter_map(row).collect();
-                        s = s.with_list(spelling("callers", "caller_count", "callers_listed", "callers_cap", "incoming calls"), Capped::collect(rows, limit));
+                        let rows: Vec<Value> = incoming
+                            .iter()
+                            .filter(|e| syms.get(&e.caller).is_some_and(|c| c.file != file))
+                            .filter_map(row)
+                            .collect();
+                        s = s.with_list(
+                            spelling(
+                                "callers",
+                                "caller_count",
+                                "callers_listed",
+                                "callers_cap",
+                                "incoming calls",
+                            ),
+                            Capped::collect(rows, limit),
+                        );
                     }
                     if callees_on {
-                        let rows: Vec<Value> = outgoing.iter().filter(|e| syms.get(&e.target).is_some_and(|t| t.file != file)).filter_map(row).collect();
-                        s = s.with_list(spelling("callees", "callee_count", "callees_listed", "callees_cap", "outgoing calls"), Capped::collect(rows, limit));
+                        let rows: Vec<Value> = outgoing
+                            .iter()
+                            .filter(|e| syms.get(&e.target).is_some_and(|t| t.file != file))
+                            .filter_map(row)
+                            .collect();
+                        s = s.with_list(
+                            spelling(
+                                "callees",
+                                "callee_count",
+                                "callees_listed",
+                                "callees_cap",
+                                "outgoing calls",
+                            ),
+                            Capped::collect(rows, limit),
+                        );
                     }
                 }
                 s.with_next_step("nav action=xref symbol=<name> narrows to one definition; nav action=navigate symbol=<name> opens a definition.")
