@@ -300,3 +300,84 @@ impl Index {
         Ok((outgoing, incoming))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::{BuildOptions, Index, Resolution, build};
+
+    fn project() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        let w = |p: &str, t: &str| {
+            let path = dir.path().join(p);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, t).unwrap();
+        };
+        w("pkg/__init__.py", "");
+        w(
+            "pkg/a.py",
+            "class Base:\n    def run(self):\n        return helper()\n\n\ndef helper():\n    return 1\n",
+        );
+        w(
+            "pkg/b.py",
+            "from .a import Base, helper\n\n\nclass Child(Base):\n    def go(self):\n        return helper() + helper()\n",
+        );
+        w(
+            "tests/test_b.py",
+            "from pkg.a import helper\n\n\ndef test_helper():\n    assert helper()\n",
+        );
+        build(dir.path(), &BuildOptions::default()).unwrap();
+        dir
+    }
+
+    #[test]
+    fn graph_queries_answer_by_id_batches() {
+        let dir = project();
+        let index = Index::open(dir.path()).unwrap().unwrap();
+        let helper = &index.find_symbols("helper", None, None).unwrap()[0];
+        let go = &index.find_symbols("go", None, None).unwrap()[0];
+        let run = &index.find_symbols("run", None, None).unwrap()[0];
+        let to = index.edges_to(&[helper.id]).unwrap();
+        // Base.run (local), Child.go twice (project), test_helper (test caller).
+        assert_eq!(to.len(), 4);
+        assert!(to.iter().all(|e| e.target == helper.id));
+        let local = to.iter().find(|e| e.caller == run.id).unwrap();
+        assert_eq!(local.resolution, Resolution::Local);
+        assert_eq!(to.iter().filter(|e| e.caller == go.id).count(), 2);
+        assert_eq!(to.iter().filter(|e| e.caller_is_test).count(), 1);
+        let from = index.edges_from(&[go.id, run.id]).unwrap();
+        assert_eq!(from.len(), 3);
+        let syms = index.symbols_by_id(&[helper.id, go.id, 999_999]).unwrap();
+        assert_eq!(syms.len(), 2);
+        assert_eq!(syms[&go.id].qualname, "Child.go");
+        let parents = index.parents_of(&[go.id, helper.id]).unwrap();
+        assert_eq!(parents.len(), 1);
+        let child_methods = index.children_of(&[parents[&go.id]]).unwrap();
+        assert_eq!(child_methods[0].name, "go");
+        let child = &index.find_symbols("Child", None, None).unwrap()[0];
+        let base = &index.find_symbols("Base", None, None).unwrap()[0];
+        let bases = index.bases_of(&[child.id]).unwrap();
+        assert_eq!(bases[0].base_name, "Base");
+        assert_eq!(bases[0].kind, "extends");
+        assert_eq!(bases[0].target.as_ref().map(|t| t.id), Some(base.id));
+        let subs = index.subtypes_of(&[base.id]).unwrap();
+        assert_eq!(subs[0].symbol.id, child.id);
+        let imports = index.imports_of_file("pkg/b.py").unwrap();
+        assert!(
+            imports
+                .iter()
+                .all(|i| i.target_file.as_deref() == Some("pkg/a.py"))
+        );
+        let importers = index.importers_of_file("pkg/a.py").unwrap();
+        let files: Vec<&str> = importers.iter().map(|i| i.file.as_str()).collect();
+        assert!(files.contains(&"pkg/b.py") && files.contains(&"tests/test_b.py"));
+        assert!(!index.importers_of_symbol(helper.id).unwrap().is_empty());
+        let (out, inc) = index.file_call_deps("pkg/a.py").unwrap();
+        assert!(out.is_empty());
+        assert_eq!(inc[0].file, "pkg/b.py");
+        assert_eq!(inc[0].calls, 2);
+        assert_eq!(
+            index.file_call_deps("nope.py").unwrap(),
+            (Vec::new(), Vec::new())
+        );
+    }
+}
