@@ -237,6 +237,11 @@ fn caller_and_callee_trees_mark_cycles_and_count_honestly() {
     assert_eq!(v["candidate_count"], 3);
     let v = nav(&p.root, "callee_tree", &["--symbol", "Order.total"]);
     assert_eq!(v["root"]["qualified_name"], "Order.total");
+    // A top-level function beside a same-named method: the exact qualified name
+    // picks the function, and a warning names the method.
+    let v = nav(&p.root, "caller_tree", &["--symbol", "describe"]);
+    assert_eq!(v["root"]["file"], "shop/api.py");
+    assert!(v["warnings"].to_string().contains("Base.describe"));
     // Unknown.
     assert_not_found(&nav(&p.root, "caller_tree", &["--symbol", "nowhere"]));
     assert_not_found(&nav(&p.root, "callee_tree", &["--symbol", "nowhere"]));
@@ -474,6 +479,16 @@ fn impact_scores_risk_from_production_edges_with_a_monotonic_verdict() {
     );
     let v = nav(&p.root, "impact", &["--function-name", "Invoice.audit"]);
     assert_eq!(v["function"], "Invoice.audit");
+    let v = nav(&p.root, "impact", &["--function-name", "describe"]);
+    assert_eq!(v["verdict"], "CAUTION");
+    assert!(v["next_step"].as_str().unwrap().contains("file_path"));
+    let v = nav(
+        &p.root,
+        "impact",
+        &["--function-name", "describe", "--file-path", "shop/api.py"],
+    );
+    assert_eq!(v["function"], "describe");
+    assert_eq!(v["file"], "shop/api.py");
     // file_path that does not define it -> NOT_FOUND with candidate files.
     let v = nav(
         &p.root,

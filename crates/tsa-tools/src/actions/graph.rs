@@ -539,7 +539,10 @@ pub fn ambiguous(label: &str, name: &str, defs: &[SymbolRow]) -> Success {
     };
     Success::new(
         Verdict::Caution,
-        format!("{label}: '{name}' is ambiguous ({} definitions)", defs.len()),
+        format!(
+            "{label}: '{name}' is ambiguous ({} definitions)",
+            defs.len()
+        ),
     )
     .with("function", name)
     .with("ambiguous", true)
@@ -555,17 +558,61 @@ pub fn ambiguous(label: &str, name: &str, defs: &[SymbolRow]) -> Success {
         },
         Capped::collect(list, fixed_cap(20)),
     )
-    .with_next_step(format!(
-        "'{name}' has {} definitions; re-run with file_path (or ClassName.method) set to one of candidates",
-        defs.len()
-    ))
+    .with_next_step(narrow_hint(name, defs))
+}
+
+/// How to pick one of several definitions: file_path when they live in different
+/// files, the qualified names otherwise.
+pub fn narrow_hint(name: &str, defs: &[SymbolRow]) -> String {
+    let files: HashSet<&str> = defs.iter().map(|d| d.file.as_str()).collect();
+    let quals: Vec<&str> = defs.iter().map(|d| d.qualname.as_str()).take(5).collect();
+    if files.len() > 1 {
+        format!(
+            "'{name}' has {} definitions; re-run with file_path set to one of the candidates' files, or pass a qualified name ({})",
+            defs.len(),
+            quals.join(", ")
+        )
+    } else {
+        format!(
+            "'{name}' has {} definitions in one file; re-run with a qualified name: one of {}",
+            defs.len(),
+            quals.join(", ")
+        )
+    }
 }
 
 /// One definition a name must resolve to, or the answer to give instead
 /// (NOT_FOUND with suggestions, or CAUTION listing the candidates).
 pub enum One {
-    Found(SymbolRow),
+    /// The definition, and a warning naming the other definitions that share the
+    /// bare name when the exact qualified name picked this one.
+    Found(SymbolRow, Option<String>),
     Answer(Success),
+}
+
+/// Among several definitions, the one whose qualified name is exactly `name`
+/// (a top-level `getLogger` beside `Manager.getLogger`), with a warning.
+pub fn exact_pick(name: &str, defs: &[SymbolRow]) -> Option<(SymbolRow, String)> {
+    let name = name.trim();
+    let mut exact = defs.iter().filter(|d| d.qualname == name);
+    let one = exact.next()?;
+    if exact.next().is_some() {
+        return None;
+    }
+    let others: Vec<&str> = defs
+        .iter()
+        .filter(|d| d.id != one.id)
+        .map(|d| d.qualname.as_str())
+        .take(5)
+        .collect();
+    Some((
+        one.clone(),
+        format!(
+            "'{name}' also names {} other definition(s) ({}); answering for the one whose qualified name is exactly '{name}' — pass ClassName.method for the others",
+            defs.len() - 1,
+            others.join(", ")
+        ),
+    ))
 }
 
 /// Resolves `name` (+ `file_path`) to exactly one callable definition.
@@ -578,8 +625,11 @@ pub fn find_one(
 ) -> Result<One, ToolError> {
     match find_targets(ctx, index, label, name, file_path)? {
         Targets::Missing(s) => Ok(One::Answer(s)),
-        Targets::Found(mut defs) if defs.len() == 1 => Ok(One::Found(defs.remove(0))),
-        Targets::Found(defs) => Ok(One::Answer(ambiguous(label, name, &defs))),
+        Targets::Found(mut defs) if defs.len() == 1 => Ok(One::Found(defs.remove(0), None)),
+        Targets::Found(defs) => Ok(match exact_pick(name, &defs) {
+            Some((d, w)) => One::Found(d, Some(w)),
+            None => One::Answer(ambiguous(label, name, &defs)),
+        }),
     }
 }
 

@@ -67,7 +67,18 @@ fn endpoint(
 ) -> Result<Result<Vec<SymbolRow>, Success>, ToolError> {
     Ok(match find_targets(ctx, index, "call_path", name, file)? {
         Targets::Found(d) => Ok(d),
-        Targets::Missing(s) => Err(s.with("endpoint", which)),
+        Targets::Missing(s) => {
+            let mismatch = s.payload().get("file_path_mismatch").is_some();
+            let s = s.with("endpoint", which);
+            Err(if mismatch {
+                s.with_next_step(format!(
+                    "'{name}' is not defined in {}; re-run with {which}_file set to one of candidate_files",
+                    file.unwrap_or_default()
+                ))
+            } else {
+                s
+            })
+        }
     })
 }
 

@@ -66,8 +66,12 @@ pub(super) fn run_tree(ctx: &Context, args: Args, dir: Dir) -> Result<Success, T
     let max_nodes = cap("max_nodes", args.max_nodes, 50)?;
     let opened = open_index(ctx)?;
     let index = &opened.index;
+    let picked;
     let root = match find_one(ctx, index, label, &args.symbol, args.file_path.as_deref())? {
-        One::Found(d) => d,
+        One::Found(d, w) => {
+            picked = w;
+            d
+        }
         One::Answer(s) => return Ok(s),
     };
     let mut g = IndexGraph::new(index);
@@ -189,6 +193,9 @@ pub(super) fn run_tree(ctx: &Context, args: Args, dir: Dir) -> Result<Success, T
         ));
     }
     if let Some(w) = clamped {
+        s = s.with_warning(w);
+    }
+    if let Some(w) = picked {
         s = s.with_warning(w);
     }
     if let Some(w) = opened.built_now {

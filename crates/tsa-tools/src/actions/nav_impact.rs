@@ -13,7 +13,7 @@ use tsa_index::{Index, SymbolRow};
 use super::common::{Targets, cap, definitions_json, find_targets, open_index};
 use super::graph::{
     Dir, Hop, IndexGraph, Neighbors, RiskFactors, VERDICT_BASIS, ambiguous, bfs, depth_param,
-    impact_level, load_symbols, node_json, risk_score,
+    exact_pick, impact_level, load_symbols, narrow_hint, node_json, risk_score,
 };
 use crate::action::Action;
 use crate::{Context, ToolError};
@@ -246,14 +246,26 @@ fn one_function(
             return Ok(s.with("level", "unknown").with("mode", mode_name(mode)));
         }
     };
+    let mut picked = None;
     if defs.len() > 1 {
-        return Ok(ambiguous(label, name, &defs)
-            .with("level", "unknown")
-            .with("mode", mode_name(mode))
-            .with_next_step(format!(
-                "'{name}' has {} definitions; re-run with file_path set to one of candidates (or ClassName.method)",
-                defs.len()
-            )));
+        match exact_pick(name, &defs) {
+            Some((d, w)) if args.file_path.is_some() => {
+                defs = vec![d];
+                picked = Some(w);
+            }
+            _ => {
+                let mut s = ambiguous(label, name, &defs)
+                    .with("level", "unknown")
+                    .with("mode", mode_name(mode));
+                if args.file_path.is_none() {
+                    s = s.with_next_step(format!(
+                        "re-run with file_path (or a qualified name) to pick one: {}",
+                        narrow_hint(name, &defs)
+                    ));
+                }
+                return Ok(s);
+            }
+        }
     }
     let def = defs.remove(0);
     let r = assess(index, &def)?;
@@ -340,6 +352,9 @@ fn one_function(
         };
     }
     let mut s = s.with_next_step(step).with_agent("risk_level", r.level);
+    if let Some(w) = picked {
+        s = s.with_warning(w);
+    }
     if let Some(w) = opened.built_now {
         s = s.with_warning(w);
     }
