@@ -90,6 +90,8 @@ impl Neighbors for IndexGraph<'_> {
             };
             let mut fresh: HashMap<i64, Vec<Hop>> =
                 missing.iter().map(|id| (*id, Vec::new())).collect();
+            // (from, to) -> position in fresh[from]: one hop per pair, in O(1).
+            let mut slot: HashMap<(i64, i64), usize> = HashMap::new();
             for e in edges {
                 if self.production_only && e.caller_is_test {
                     continue;
@@ -99,20 +101,23 @@ impl Neighbors for IndexGraph<'_> {
                     Dir::Down => (e.caller, e.target),
                 };
                 let hops = fresh.entry(from).or_default();
-                match hops.iter_mut().find(|h| h.node == to) {
+                match slot.get(&(from, to)).map(|&i| &mut hops[i]) {
                     Some(h) => {
                         if e.confidence > h.confidence {
                             h.confidence = e.confidence;
                             h.resolution = e.resolution;
                         }
                     }
-                    None => hops.push(Hop {
-                        node: to,
-                        line: e.line,
-                        resolution: e.resolution,
-                        confidence: e.confidence,
-                        test: e.caller_is_test,
-                    }),
+                    None => {
+                        slot.insert((from, to), hops.len());
+                        hops.push(Hop {
+                            node: to,
+                            line: e.line,
+                            resolution: e.resolution,
+                            confidence: e.confidence,
+                            test: e.caller_is_test,
+                        });
+                    }
                 }
             }
             for (id, hops) in fresh {

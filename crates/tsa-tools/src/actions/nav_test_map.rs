@@ -320,3 +320,100 @@ impl Action for TestMap {
         Ok(s)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sym(name: &str, language: &str) -> SymbolRow {
+        SymbolRow {
+            id: 1,
+            name: name.into(),
+            kind: "function".into(),
+            qualname: name.into(),
+            owner: None,
+            file: "t".into(),
+            language: language.into(),
+            line: 1,
+            end_line: 1,
+            signature: String::new(),
+            is_test: true,
+        }
+    }
+
+    #[test]
+    fn test_entry_conventions_per_language() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut lines = Lines {
+            root: dir.path(),
+            files: HashMap::new(),
+        };
+        let cases = [
+            ("test_build", "python", true),
+            ("make_value", "python", false),
+            ("TestOpen", "go", true),
+            ("Test", "go", true),
+            ("Testify", "go", false),
+            ("BenchmarkOpen", "go", true),
+            ("newTestStore", "go", false),
+            ("renders a page", "typescript", true),
+            ("itWorks", "javascript", true),
+            ("helper", "javascript", false),
+            ("shouldOpen", "java", true),
+            ("_setup", "java", false),
+            ("anything", "lua", true),
+        ];
+        for (name, lang, want) in cases {
+            assert_eq!(
+                is_entry(&sym(name, lang), &mut lines),
+                want,
+                "{lang} {name}"
+            );
+        }
+    }
+
+    #[test]
+    fn rust_entries_need_a_test_attribute() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("t"),
+            "#[cfg(test)]\nmod tests {\n    fn helper() {}\n\n    #[test]\n    fn starts() {}\n\n    #[tokio::test]\n    // a comment\n    async fn runs() {}\n}\n",
+        )
+        .unwrap();
+        let mut lines = Lines {
+            root: dir.path(),
+            files: HashMap::new(),
+        };
+        let mut s = sym("helper", "rust");
+        s.line = 3;
+        assert!(!is_entry(&s, &mut lines));
+        s.line = 6;
+        assert!(is_entry(&s, &mut lines));
+        s.line = 10;
+        assert!(is_entry(&s, &mut lines));
+    }
+
+    #[test]
+    fn run_commands_follow_the_language() {
+        let dir = tempfile::tempdir().unwrap();
+        let files = vec!["web/a.test.ts".to_owned()];
+        assert_eq!(
+            run_command(dir.path(), "typescript", &files, &[]),
+            "Run them: npx jest web/a.test.ts"
+        );
+        std::fs::write(
+            dir.path().join("package.json"),
+            r#"{"devDependencies":{"vitest":"1"}}"#,
+        )
+        .unwrap();
+        assert_eq!(
+            run_command(dir.path(), "typescript", &files, &[]),
+            "Run them: npx vitest run web/a.test.ts"
+        );
+        let t = sym("TestA", "go");
+        assert_eq!(
+            run_command(dir.path(), "go", &["x_test.go".to_owned()], &[&t]),
+            "Run them: go test -run '^(TestA)$' ./"
+        );
+    }
+}
