@@ -96,7 +96,9 @@ fn unknown_argument_is_rejected_with_the_allowed_list() {
     assert!(err.contains("unknown parameter 'limt'"), "{err}");
     assert!(err.contains("did you mean 'limit'"), "{err}");
     assert!(
-        err.contains("allowed parameters: action, compact_only, file_path, function_name, limit"),
+        err.contains(
+            "allowed parameters: action, compact_only, depth, file_path, function_name, limit"
+        ),
         "{err}"
     );
 }

@@ -9,6 +9,7 @@ mod drift;
 mod dsl;
 mod fixtures;
 mod mcp;
+mod nav_graph;
 mod props;
 mod search_text;
 mod support;

@@ -1,15 +1,25 @@
 //! The action registry: one file per action, one line each here, alphabetical.
 
 mod common;
+mod graph;
 mod index_auto;
 mod index_build;
 mod index_cache;
 mod index_full;
 mod index_status;
 mod index_sync;
+mod nav_call_path;
+mod nav_callee_tree;
 mod nav_callees;
+mod nav_caller_tree;
 mod nav_callers;
+mod nav_context;
+mod nav_impact;
+mod nav_navigate;
+mod nav_resolve;
+mod nav_test_map;
 mod nav_trace;
+mod nav_xref;
 mod search_batch;
 mod search_chain;
 mod search_content;
@@ -33,9 +43,18 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &index_full::Full,
     &index_status::Status,
     &index_sync::Sync,
+    &nav_call_path::CallPath,
+    &nav_callee_tree::CalleeTree,
     &nav_callees::Callees,
+    &nav_caller_tree::CallerTree,
     &nav_callers::Callers,
+    &nav_context::TaskContext,
+    &nav_impact::Impact,
+    &nav_navigate::Navigate,
+    &nav_resolve::Resolve,
+    &nav_test_map::TestMap,
     &nav_trace::Trace,
+    &nav_xref::Xref,
     &search_batch::Batch,
     &search_chain::Chain,
     &search_content::Content,

@@ -8,7 +8,8 @@ use serde_json::json;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use super::common::{Targets, callee_full, cap, definitions_json, find_targets, open_index};
-use super::nav_callers::{BODY_NOTE, Scope};
+use super::graph::Dir;
+use super::nav_callers::{BODY_NOTE, Scope, run_graph};
 use crate::action::Action;
 use crate::source::{Bodies, BodyBudget};
 use crate::{Context, ToolError};
@@ -22,13 +23,17 @@ pub struct Args {
     /// Project-relative file that defines the function, to pick one of several definitions.
     #[serde(default)]
     pub file_path: Option<String>,
-    /// Most callees to list (>= 1, default 50). The exact total is always reported.
+    /// Most callees to list (>= 1, default 50; with scope=graph, most nodes and edges, default 100). The exact total is always reported.
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub limit: Option<i64>,
-    /// Only `point` (direct callees) in this build.
+    /// `point` (direct callees, default) or `graph` (callees of callees, level by level, to `depth`).
     #[serde(default)]
     pub scope: Option<Scope>,
+    /// Levels to walk with scope=graph (default 5, at most 20).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 20))]
+    pub depth: Option<i64>,
 }
 
 pub struct Callees;
@@ -41,6 +46,21 @@ impl Action for Callees {
     const ALIASES: &'static [(&'static str, &'static str)] = &[("symbol", "function_name")];
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
+        if matches!(args.scope, Some(Scope::Graph)) {
+            return run_graph(
+                ctx,
+                &args.function_name,
+                args.file_path.as_deref(),
+                args.depth,
+                args.limit,
+                Dir::Down,
+            );
+        }
+        if args.depth.is_some() {
+            return Err(ToolError::Validation(
+                "parameter 'depth' applies to scope=graph only".into(),
+            ));
+        }
         let limit = cap("limit", args.limit, 50)?;
         let opened = open_index(ctx)?;
         let index = &opened.index;

@@ -4,11 +4,12 @@ use std::collections::HashMap;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::{Value, json};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::CallRow;
 
 use super::common::{Targets, cap, definitions_json, find_targets, open_index};
+use super::graph::{Dir, IndexGraph, bfs, depth_param, load_symbols};
 use crate::action::Action;
 use crate::source::{Bodies, BodyBudget};
 use crate::{Context, ToolError};
@@ -22,13 +23,17 @@ pub struct Args {
     /// Project-relative file that defines the function, to pick one of several definitions.
     #[serde(default)]
     pub file_path: Option<String>,
-    /// Most callers to list (>= 1, default 50). The exact total is always reported.
+    /// Most callers to list (>= 1, default 50; with scope=graph, most nodes and edges, default 100). The exact total is always reported.
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub limit: Option<i64>,
-    /// Only `point` (direct callers) in this build.
+    /// `point` (direct callers, default) or `graph` (callers of callers, level by level, to `depth`).
     #[serde(default)]
     pub scope: Option<Scope>,
+    /// Levels to walk with scope=graph (default 5, at most 20).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 20))]
+    pub depth: Option<i64>,
 }
 
 /// The traversal scope.
@@ -37,12 +42,15 @@ pub struct Args {
 pub enum Scope {
     /// Direct callers.
     Point,
+    /// A walk over resolved edges, `depth` levels.
+    Graph,
 }
 
 impl Scope {
     pub fn as_str(self) -> &'static str {
         match self {
             Scope::Point => "point",
+            Scope::Graph => "graph",
         }
     }
 }
@@ -60,6 +68,21 @@ impl Action for Callers {
     const ALIASES: &'static [(&'static str, &'static str)] = &[("symbol", "function_name")];
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
+        if matches!(args.scope, Some(Scope::Graph)) {
+            return run_graph(
+                ctx,
+                &args.function_name,
+                args.file_path.as_deref(),
+                args.depth,
+                args.limit,
+                Dir::Up,
+            );
+        }
+        if args.depth.is_some() {
+            return Err(ToolError::Validation(
+                "parameter 'depth' applies to scope=graph only".into(),
+            ));
+        }
         let limit = cap("limit", args.limit, 50)?;
         let opened = open_index(ctx)?;
         let index = &opened.index;
@@ -206,4 +229,156 @@ impl Action for Callers {
         }
         Ok(s)
     }
+}
+
+/// `scope=graph`: a level-by-level walk over resolved edges from every definition of
+/// the name, to `depth` levels; nodes and edges listed with exact totals.
+pub(super) fn run_graph(
+    ctx: &Context,
+    function_name: &str,
+    file_path: Option<&str>,
+    depth: Option<i64>,
+    limit: Option<i64>,
+    dir: Dir,
+) -> Result<Success, ToolError> {
+    let (depth, clamped) = depth_param("depth", depth, 5, 20)?;
+    let limit = cap("limit", limit, 100)?;
+    let (label, noun) = match dir {
+        Dir::Up => ("callers", "callers"),
+        Dir::Down => ("callees", "callees"),
+    };
+    let opened = open_index(ctx)?;
+    let index = &opened.index;
+    let defs = match find_targets(ctx, index, label, function_name, file_path)? {
+        Targets::Found(d) => d,
+        Targets::Missing(s) => return Ok(s.with("scope", "graph")),
+    };
+    let seeds: Vec<i64> = defs.iter().map(|d| d.id).collect();
+    let mut g = IndexGraph::new(index);
+    let walk = bfs(&mut g, &seeds, dir, depth)?;
+    let mut syms = HashMap::new();
+    load_symbols(index, &mut syms, walk.nodes.iter().map(|(id, _)| *id))?;
+    let qual = |id: i64| -> (String, String) {
+        syms.get(&id)
+            .map(|s| (s.qualname.clone(), s.file.clone()))
+            .unwrap_or_default()
+    };
+    // The edge that first reached each node.
+    let mut via: HashMap<i64, usize> = HashMap::new();
+    for (i, e) in walk.edges.iter().enumerate() {
+        via.entry(e.to).or_insert(i);
+    }
+    let mut levels: Vec<usize> = vec![0; depth as usize + 1];
+    for (_, d) in &walk.nodes {
+        levels[*d as usize] += 1;
+    }
+    let levels: Vec<Value> = levels
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, n)| **n > 0)
+        .map(|(d, n)| json!({"depth": d, "nodes": n}))
+        .collect();
+    let nodes: Vec<Value> = walk
+        .nodes
+        .iter()
+        .filter(|(_, d)| *d > 0)
+        .map(|(id, d)| {
+            let mut v = syms
+                .get(id)
+                .map(super::graph::node_json)
+                .unwrap_or(Value::Null);
+            v["depth"] = json!(d);
+            if let Some(e) = via.get(id).map(|i| &walk.edges[*i]) {
+                v["via"] = json!(qual(e.from).0);
+                v["resolution"] = json!(e.hop.resolution.as_str());
+                v["confidence"] = json!(e.hop.confidence);
+            }
+            v
+        })
+        .collect();
+    let edges: Vec<Value> = walk
+        .edges
+        .iter()
+        .map(|e| {
+            // Edges always read caller -> callee.
+            let (caller, callee) = match dir {
+                Dir::Up => (e.to, e.from),
+                Dir::Down => (e.from, e.to),
+            };
+            let (cq, cf) = qual(caller);
+            let (tq, tf) = qual(callee);
+            json!({
+                "caller": cq, "caller_file": cf, "callee": tq, "callee_file": tf,
+                "line": e.hop.line, "depth": e.depth,
+                "resolution": e.hop.resolution.as_str(), "confidence": e.hop.confidence,
+            })
+        })
+        .collect();
+    let total = nodes.len();
+    let verdict = if total > 0 {
+        Verdict::Info
+    } else {
+        Verdict::NotFound
+    };
+    let step = if total == 0 {
+        format!(
+            "'{function_name}' has no resolved {noun}; nav action={label} scope=point shows unresolved call-site counts"
+        )
+    } else {
+        format!(
+            "Use nav action={}_tree for the nested view, or nav action=call_path between two of these functions.",
+            if dir == Dir::Up { "caller" } else { "callee" }
+        )
+    };
+    let mut s = Success::new(
+        verdict,
+        format!(
+            "{label} graph: '{function_name}' reaches {total} function(s) within depth {depth}"
+        ),
+    )
+    .with("data_source", "sql")
+    .with("scope", "graph")
+    .with("mode", label)
+    .with("function", function_name)
+    .with("depth", depth)
+    .with("max_depth_reached", walk.max_depth_reached)
+    .with("definitions", definitions_json(&defs))
+    .with("levels", Value::Array(levels))
+    .with_list(
+        ListSpelling {
+            list_key: "nodes",
+            total_key: "node_total",
+            listed_key: "nodes_listed",
+            cap_key: "listed_cap",
+            noun: "nodes",
+            remedy: "raise limit or lower depth".into(),
+        },
+        Capped::collect(nodes, limit),
+    )
+    .with_list(
+        ListSpelling {
+            list_key: "edges",
+            total_key: "edge_total",
+            listed_key: "edges_listed",
+            cap_key: "edges_cap",
+            noun: "edges",
+            remedy: "raise limit or lower depth".into(),
+        },
+        Capped::collect(edges, limit),
+    )
+    .with_next_step(step)
+    .with_agent("node_total", total);
+    if defs.len() > 1 {
+        s = s
+            .with("ambiguous", true)
+            .with("candidate_count", defs.len());
+    }
+    if let Some(w) = clamped {
+        s = s.with_warning(w);
+    }
+    if let Some(w) = opened.built_now {
+        s = s.with_warning(w);
+    }
+    Ok(s)
 }
