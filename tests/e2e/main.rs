@@ -8,6 +8,7 @@ mod crash;
 mod drift;
 mod dsl;
 mod fixtures;
+mod graph_truth;
 mod mcp;
 mod nav_graph;
 mod props;

@@ -322,6 +322,33 @@ impl Index {
         )? as u64)
     }
 
+    /// Unresolved call sites named `name` in any of `languages` (they might be
+    /// callers): the exact count, and the first `cap` of them by file and line.
+    pub fn unresolved_site_rows(
+        &self,
+        name: &str,
+        languages: &[&str],
+        cap: usize,
+    ) -> Result<(u64, Vec<CallRow>), IndexError> {
+        if languages.is_empty() {
+            return Ok((0, Vec::new()));
+        }
+        let marks = vec!["?"; languages.len()].join(",");
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT c.id FROM calls c JOIN names n ON n.id = c.callee_id JOIN files f ON f.id = c.file_id
+             WHERE n.name = ? AND c.resolution = ? AND f.language IN ({marks})
+             ORDER BY f.path, c.line, c.id"
+        ))?;
+        let mut params: Vec<rusqlite::types::Value> =
+            vec![name.to_owned().into(), Resolution::Unknown.code().into()];
+        params.extend(languages.iter().map(|l| (*l).to_owned().into()));
+        let ids: Vec<i64> = stmt
+            .query_map(params_from_iter(params.iter()), |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        let rows = self.calls_where("c.id", &ids[..ids.len().min(cap)])?;
+        Ok((ids.len() as u64, rows))
+    }
+
     /// Whether any call site exists at all (an empty graph gets a different hint).
     pub fn has_calls(&self) -> Result<bool, IndexError> {
         Ok(self

@@ -534,7 +534,7 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
         });
         let scope = enclosing(&out.defs, call.start_byte());
         let receiver_type = match &receiver {
-            Some(r) if !path => type_of(scope, r),
+            Some(r) if !path => type_of(scope, r).or_else(|| called_head(r)),
             _ => None,
         };
         let shadowed = receiver.is_none() && shadowed(scope, &callee);
@@ -555,6 +555,38 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
         (spec.imports_of)(node, src, &mut out.imports);
     }
     Ok(out)
+}
+
+/// `Engine()` / `pkg.make(a, b)` as a receiver: the value a call returns; its
+/// "type" is the called name (a class, or a function with a declared return type).
+fn called_head(recv: &str) -> Option<String> {
+    let open = recv.find('(')?;
+    if !recv.ends_with(')') {
+        return None;
+    }
+    let mut depth = 0i32;
+    for (i, c) in recv[open..].char_indices() {
+        match c {
+            '(' => depth += 1,
+            ')' => {
+                depth -= 1;
+                if depth == 0 && open + i + 1 != recv.len() {
+                    return None;
+                }
+            }
+            _ => {}
+        }
+    }
+    let head = &recv[..open];
+    // `super().m()` is the resolver's own rule (the bases of the enclosing class).
+    let ok = !head.is_empty()
+        && head != "super"
+        && head
+            .split(['.', ':'])
+            .filter(|p| !p.is_empty())
+            .all(is_identifier)
+        && !head.starts_with(['.', ':']);
+    ok.then(|| head.to_owned())
 }
 
 /// `self.repo` -> `repo` when the head is one of the language's self receivers.

@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::CallRow;
 
-use super::common::{Targets, cap, definitions_json, find_targets, open_index};
+use super::common::{Targets, callee_full, cap, definitions_json, find_targets, open_index};
 use super::graph::{Dir, IndexGraph, bfs, depth_param, load_symbols};
 use crate::action::Action;
 use crate::source::{Bodies, BodyBudget};
@@ -125,14 +125,39 @@ impl Action for Callers {
                 .then_with(|| a.file.cmp(&b.file))
                 .then(al[0].cmp(&bl[0]))
         });
-        let mut languages: Vec<&str> = defs.iter().map(|d| d.language.as_str()).collect();
+        // Unresolved sites of the same name in the definitions' language families
+        // (a call never crosses families, so only these could be further callers).
+        let mut languages: Vec<&str> = tsa_lang::Language::ALL
+            .iter()
+            .filter(|l| {
+                defs.iter().any(|d| {
+                    tsa_lang::Language::from_name(&d.language)
+                        .is_some_and(|dl| dl.can_call(**l) || l.can_call(dl))
+                })
+            })
+            .map(|l| l.name())
+            .collect();
         languages.sort_unstable();
         languages.dedup();
         let name = defs[0].name.clone();
-        let mut unresolved = 0u64;
-        for l in &languages {
-            unresolved += index.unresolved_sites(&name, l)?;
-        }
+        let (unresolved, unresolved_rows) =
+            index.unresolved_site_rows(&name, &languages, limit.get())?;
+        let unresolved_list = Capped::counted(
+            unresolved_rows
+                .iter()
+                .map(|r| {
+                    json!({
+                        "file": r.file,
+                        "line": r.line,
+                        "caller": r.caller.as_ref().map(|c| c.qualname.clone()),
+                        "call": callee_full(r),
+                        "language": r.language,
+                    })
+                })
+                .collect(),
+            unresolved as usize,
+            limit,
+        );
         let total = attributed.len();
         let capped = Capped::collect(attributed, limit);
         let root = ctx.root()?;
@@ -210,7 +235,17 @@ impl Action for Callers {
             )
             .with("call_site_count", call_sites)
             .with("unattributed_call_sites", unattributed)
-            .with("unresolved_call_sites", unresolved)
+            .with_list(
+                ListSpelling {
+                    list_key: "unresolved_sites",
+                    total_key: "unresolved_call_sites",
+                    listed_key: "unresolved_sites_listed",
+                    cap_key: "unresolved_sites_cap",
+                    noun: "unresolved call sites",
+                    remedy: "raise limit; each is a call of the same name whose target could not be determined".into(),
+                },
+                unresolved_list,
+            )
             .with("completeness", if unresolved == 0 { "complete" } else { "partial" })
             .with_next_step(follow_up)
             .with_agent("total_callers", total);
