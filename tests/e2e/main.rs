@@ -11,6 +11,7 @@ mod fixtures;
 mod graph_truth;
 mod mcp;
 mod nav_graph;
+mod parity_core;
 mod props;
 mod search_text;
 mod support;
