@@ -540,10 +540,10 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
         let shadowed = receiver.is_none() && shadowed(scope, &callee);
         out.calls.push(CallSite {
             shadowed,
-            callee,
-            receiver,
+            callee: callee.into(),
+            receiver: receiver.map(String::into_boxed_str),
             path,
-            receiver_type,
+            receiver_type: receiver_type.map(String::into_boxed_str),
             enclosing: scope,
             line: line_of(call),
         });
@@ -712,7 +712,7 @@ main()
             .iter()
             .map(|c| {
                 (
-                    c.callee.as_str(),
+                    &*c.callee,
                     c.receiver.as_deref(),
                     c.enclosing.map(|i| x.defs[i].name.as_str()),
                     c.line,
@@ -798,7 +798,7 @@ mod tests {
         let calls: Vec<_> = x
             .calls
             .iter()
-            .map(|c| (c.callee.as_str(), c.receiver.as_deref(), c.path))
+            .map(|c| (&*c.callee, c.receiver.as_deref(), c.path))
             .collect();
         assert_eq!(
             calls,

@@ -130,14 +130,14 @@ pub struct Def {
 #[derive(Clone, Debug, PartialEq)]
 pub struct CallSite {
     /// The called name without receiver (`helper` in `self.helper()`).
-    pub callee: String,
+    pub callee: Box<str>,
     /// The receiver or path text (`self`, `os.path`, `Vec`), when there is one.
-    pub receiver: Option<String>,
+    pub receiver: Option<Box<str>>,
     /// True when the receiver is a path (`Type::f()`, `module::f()`), not a value.
     pub path: bool,
     /// The declared type of a plain-variable receiver, when the code states it
     /// (`pb *testing.PB`, `pet: Dog`, `cat = Cat()`), qualified as written.
-    pub receiver_type: Option<String>,
+    pub receiver_type: Option<Box<str>>,
     /// A bare callee that names a local variable or parameter of the caller's scope
     /// (`cb()` where `cb` is a parameter): it never means an outer definition.
     pub shadowed: bool,

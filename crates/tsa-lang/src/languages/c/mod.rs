@@ -89,7 +89,7 @@ Rect *rect_new(int w) { Rect *r = malloc(sizeof *r); r->ops->draw(r); printf("%d
         let calls: Vec<_> = x
             .calls
             .iter()
-            .map(|c| (c.callee.as_str(), c.receiver.as_deref()))
+            .map(|c| (&*c.callee, c.receiver.as_deref()))
             .collect();
         assert_eq!(
             calls,

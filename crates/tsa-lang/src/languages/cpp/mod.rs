@@ -172,7 +172,7 @@ int main() {
         let calls: Vec<_> = x
             .calls
             .iter()
-            .map(|c| (c.callee.as_str(), c.receiver.as_deref(), c.path))
+            .map(|c| (&*c.callee, c.receiver.as_deref(), c.path))
             .collect();
         assert_eq!(
             calls,

@@ -165,7 +165,7 @@ func (s *Server) Start() { fmt.Println(s.addr()); Helper[int](1) }
         let calls: Vec<_> = x
             .calls
             .iter()
-            .map(|c| (c.callee.as_str(), c.receiver.as_deref()))
+            .map(|c| (&*c.callee, c.receiver.as_deref()))
             .collect();
         assert_eq!(
             calls,

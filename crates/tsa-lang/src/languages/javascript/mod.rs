@@ -113,7 +113,7 @@ const o = { notADef() {} };
         let calls: Vec<_> = x
             .calls
             .iter()
-            .map(|c| (c.callee.as_str(), c.receiver.as_deref()))
+            .map(|c| (&*c.callee, c.receiver.as_deref()))
             .collect();
         assert_eq!(
             calls,

@@ -123,7 +123,7 @@ end
         let calls: Vec<_> = x
             .calls
             .iter()
-            .map(|c| (c.callee.as_str(), c.receiver.as_deref(), c.path))
+            .map(|c| (&*c.callee, c.receiver.as_deref(), c.path))
             .collect();
         assert_eq!(
             calls,

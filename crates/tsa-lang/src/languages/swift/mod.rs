@@ -133,7 +133,7 @@ obj?.run()
         let calls: Vec<_> = x
             .calls
             .iter()
-            .map(|c| (c.callee.as_str(), c.receiver.as_deref()))
+            .map(|c| (&*c.callee, c.receiver.as_deref()))
             .collect();
         assert_eq!(
             calls,

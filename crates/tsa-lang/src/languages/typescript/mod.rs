@@ -112,12 +112,12 @@ enum E { One }
         let calls: Vec<_> = x
             .calls
             .iter()
-            .map(|c| (c.callee.as_str(), c.receiver.as_deref()))
+            .map(|c| (&*c.callee, c.receiver.as_deref()))
             .collect();
         assert_eq!(calls, [("Layout", None), ("Body", Some("Card"))]);
         let ts =
             extract::extract(Language::TypeScript, b"const v = f<number>(new X());\n").unwrap();
-        let callees: Vec<_> = ts.calls.iter().map(|c| c.callee.as_str()).collect();
+        let callees: Vec<_> = ts.calls.iter().map(|c| &*c.callee).collect();
         assert_eq!(callees, ["f", "X"]);
     }
 }
