@@ -1,12 +1,10 @@
 //! `max_chars`: every list-returning answer fits the budget by dropping whole rows,
 //! over the CLI and MCP, keeping the four-part truncation shape.
 
-use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
-use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 
-use crate::support::{assert_envelope, bin, run};
+use crate::support::{assert_envelope, run};
 
 /// A project where `hub` has 30 callers, each in its own file.
 fn hub_project() -> (tempfile::TempDir, std::path::PathBuf) {
@@ -123,12 +121,7 @@ fn cli_answer_fits_max_chars_and_keeps_exact_counts() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_answer_fits_max_chars() {
     let (_d, root) = hub_project();
-    let mut cmd = tokio::process::Command::new(bin());
-    cmd.arg("mcp")
-        .arg("--project-root")
-        .arg(&root)
-        .env_remove("TREE_SITTER_PROJECT_ROOT");
-    let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+    let client = crate::support::mcp((), &root).await;
     for budget in [2500usize, 3500, 6000] {
         let args = json!({"action": "symbol", "query": "use", "limit": 40, "max_chars": budget});
         let r = client

@@ -5,16 +5,15 @@
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResult, ReadResourceRequestParams,
-    ResourceUpdatedNotificationParam, SubscribeRequestParams, UnsubscribeRequestParams,
+    ReadResourceRequestParams, ResourceUpdatedNotificationParam, SubscribeRequestParams,
+    UnsubscribeRequestParams,
 };
 use rmcp::service::{NotificationContext, RunningService};
-use rmcp::transport::TokioChildProcess;
-use rmcp::{ClientHandler, RoleClient, ServiceExt};
-use serde_json::{Map, Value, json};
+use rmcp::{ClientHandler, RoleClient};
+use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use crate::support::{assert_envelope, bin, json, project};
+use crate::support::{assert_envelope, json, project};
 
 fn select(root: &std::path::Path, extra: &[&str]) -> (i32, Value) {
     let mut args = vec!["search", "select"];
@@ -329,33 +328,11 @@ type Client = RunningService<RoleClient, Updates>;
 
 async fn connect(root: &std::path::Path) -> (Client, mpsc::UnboundedReceiver<String>) {
     let (tx, rx) = mpsc::unbounded_channel();
-    let mut cmd = tokio::process::Command::new(bin());
-    cmd.arg("mcp")
-        .arg("--project-root")
-        .arg(root)
-        .env_remove("TREE_SITTER_PROJECT_ROOT");
-    let client = Updates(tx)
-        .serve(TokioChildProcess::new(cmd).unwrap())
-        .await
-        .unwrap();
-    (client, rx)
-}
-
-fn text(r: &CallToolResult) -> Value {
-    let block = serde_json::to_value(&r.content[0]).unwrap();
-    serde_json::from_str(block["text"].as_str().unwrap()).unwrap()
-}
-
-fn args(v: Value) -> Map<String, Value> {
-    v.as_object().unwrap().clone()
+    (crate::support::mcp(Updates(tx), root).await, rx)
 }
 
 async fn tool(client: &Client, name: &str, a: Value) -> (bool, Value) {
-    let r = client
-        .call_tool(CallToolRequestParams::new(name.to_owned()).with_arguments(args(a)))
-        .await
-        .unwrap();
-    (r.is_error == Some(true), text(&r))
+    crate::support::mcp_call(client, name, a).await
 }
 
 /// Everything that arrives within `wait`.

@@ -19,12 +19,7 @@ fn args(v: Value) -> Map<String, Value> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_session_lists_nine_tools_and_answers_callers_in_every_format() {
     let p = project("python");
-    let mut cmd = tokio::process::Command::new(bin());
-    cmd.arg("mcp")
-        .arg("--project-root")
-        .arg(&p.root)
-        .env_remove("TREE_SITTER_PROJECT_ROOT");
-    let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+    let client = crate::support::mcp((), &p.root).await;
 
     let tools = client.list_all_tools().await.unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t.name.as_ref()).collect();

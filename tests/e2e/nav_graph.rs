@@ -4,12 +4,10 @@
 
 use std::path::Path;
 
-use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
-use rmcp::transport::TokioChildProcess;
 use serde_json::{Map, Value, json};
 
-use crate::support::{assert_envelope, bin, json as cli_json, project};
+use crate::support::{assert_envelope, json as cli_json, project};
 
 /// `tsa nav <action> <flags...> --output-format json`, envelope checked.
 fn nav(root: &Path, action: &str, flags: &[&str]) -> Value {
@@ -829,12 +827,7 @@ fn margs(v: Value) -> Map<String, Value> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_answers_every_graph_action_with_truncation_and_not_found() {
     let p = project("navgraph");
-    let mut cmd = tokio::process::Command::new(bin());
-    cmd.arg("mcp")
-        .arg("--project-root")
-        .arg(&p.root)
-        .env_remove("TREE_SITTER_PROJECT_ROOT");
-    let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+    let client = crate::support::mcp((), &p.root).await;
     let call = |a: Value| {
         let mut m = margs(a);
         m.insert("output_format".into(), json!("json"));

@@ -1,40 +1,14 @@
 //! `nav callers`, `nav callees` and `search symbol` through one MCP session and the
 //! CLI: the same truncation and NOT_FOUND answers on both transports.
 
-use rmcp::ServiceExt;
-use rmcp::model::CallToolRequestParams;
-use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
 
-use crate::support::{assert_envelope, bin, json as cli_json, project};
-
-fn cli_args(tool: &str, args: &Value) -> Vec<String> {
-    let mut out = vec![tool.to_owned()];
-    for (k, v) in args.as_object().unwrap() {
-        if k == "action" {
-            out.push(v.as_str().unwrap().to_owned());
-            continue;
-        }
-        out.push(format!("--{}", k.replace('_', "-")));
-        out.push(match v {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        });
-    }
-    out.push("--output-format".into());
-    out.push("json".into());
-    out
-}
+use crate::support::{assert_envelope, cli_words, json as cli_json, mcp, mcp_call, project};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn core_actions_truncate_and_miss_alike_over_mcp_and_cli() {
     let p = project("python");
-    let mut cmd = tokio::process::Command::new(bin());
-    cmd.arg("mcp")
-        .arg("--project-root")
-        .arg(&p.root)
-        .env_remove("TREE_SITTER_PROJECT_ROOT");
-    let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+    let client = mcp((), &p.root).await;
     let cases = [
         (
             "nav",
@@ -68,16 +42,11 @@ async fn core_actions_truncate_and_miss_alike_over_mcp_and_cli() {
         ),
     ];
     for (tool, args, expect) in cases {
-        let mut with_format = args.as_object().unwrap().clone();
-        with_format.insert("output_format".into(), json!("json"));
-        let r = client
-            .call_tool(CallToolRequestParams::new(tool).with_arguments(with_format))
-            .await
-            .unwrap();
-        let block = serde_json::to_value(&r.content[0]).unwrap();
-        let mcp: Value = serde_json::from_str(block["text"].as_str().unwrap()).unwrap();
+        let mut with_format = args.clone();
+        with_format["output_format"] = json!("json");
+        let (_, mcp) = mcp_call(&client, tool, with_format).await;
         assert_envelope(&mcp);
-        let words = cli_args(tool, &args);
+        let words = cli_words(tool, &args);
         let refs: Vec<&str> = words.iter().map(String::as_str).collect();
         let (_, cli) = cli_json(&p.root, &refs);
         assert_envelope(&cli);

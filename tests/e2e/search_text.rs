@@ -4,12 +4,10 @@
 
 use std::path::Path;
 
-use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
-use rmcp::transport::TokioChildProcess;
 use serde_json::{Map, Value, json};
 
-use crate::support::{assert_envelope, bin, json as cli_json, project};
+use crate::support::{assert_envelope, json as cli_json, project};
 
 /// One call: tool, arguments (with `action`), and the checks on its answer.
 struct Case {
@@ -19,33 +17,8 @@ struct Case {
     check: fn(&Value),
 }
 
-/// The CLI flags of a JSON argument object.
-fn flags(args: &Value) -> Vec<String> {
-    let mut out = Vec::new();
-    let obj = args.as_object().unwrap();
-    if let Some(a) = obj.get("action") {
-        out.push(a.as_str().unwrap().to_owned());
-    }
-    for (k, v) in obj.iter().filter(|(k, _)| *k != "action") {
-        out.push(format!("--{}", k.replace('_', "-")));
-        out.push(match v {
-            Value::String(s) => s.clone(),
-            Value::Array(a) if a.iter().all(Value::is_string) => a
-                .iter()
-                .map(|s| s.as_str().unwrap())
-                .collect::<Vec<_>>()
-                .join(","),
-            other => other.to_string(),
-        });
-    }
-    out.push("--output-format".into());
-    out.push("json".into());
-    out
-}
-
 fn cli(root: &Path, tool: &str, args: &Value) -> Value {
-    let mut words = vec![tool.to_owned()];
-    words.extend(flags(args));
+    let words = crate::support::cli_words(tool, args);
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
     let (code, v) = cli_json(root, &words);
     assert_eq!(
@@ -615,12 +588,7 @@ fn the_text_alias_is_not_advertised() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn text_search_actions_through_mcp() {
     let p = project("python");
-    let mut cmd = tokio::process::Command::new(bin());
-    cmd.arg("mcp")
-        .arg("--project-root")
-        .arg(&p.root)
-        .env_remove("TREE_SITTER_PROJECT_ROOT");
-    let client = ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap();
+    let client = crate::support::mcp((), &p.root).await;
     let tools = client.list_all_tools().await.unwrap();
     let search = tools.iter().find(|t| t.name == "search").unwrap();
     let actions = search.input_schema["properties"]["action"]["enum"]

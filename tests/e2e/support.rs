@@ -118,3 +118,66 @@ pub fn assert_envelope(v: &Value) {
         assert!(v["hint"].as_str().is_some_and(|s| !s.is_empty()), "hint");
     }
 }
+
+/// `tsa mcp --project-root <root>` as a child, served by `handler` (`()` for a plain
+/// client; a handler with a channel to watch notifications).
+pub async fn mcp<H: rmcp::ClientHandler>(
+    handler: H,
+    root: &Path,
+) -> rmcp::service::RunningService<rmcp::RoleClient, H> {
+    use rmcp::ServiceExt;
+    let mut cmd = tokio::process::Command::new(bin());
+    cmd.arg("mcp")
+        .arg("--project-root")
+        .arg(root)
+        .env_remove("TREE_SITTER_PROJECT_ROOT");
+    handler
+        .serve(rmcp::transport::TokioChildProcess::new(cmd).unwrap())
+        .await
+        .unwrap()
+}
+
+/// One `tools/call`: (isError, the answer's JSON text parsed).
+pub async fn mcp_call<H: rmcp::ClientHandler>(
+    client: &rmcp::service::RunningService<rmcp::RoleClient, H>,
+    tool: &str,
+    args: Value,
+) -> (bool, Value) {
+    let r = client
+        .call_tool(
+            rmcp::model::CallToolRequestParams::new(tool.to_owned())
+                .with_arguments(args.as_object().unwrap().clone()),
+        )
+        .await
+        .unwrap();
+    let block = serde_json::to_value(&r.content[0]).unwrap();
+    let v = serde_json::from_str(block["text"].as_str().unwrap()).unwrap();
+    (r.is_error == Some(true), v)
+}
+
+/// The CLI words of a tool call given as MCP arguments (`action` first, then
+/// `--kebab-flag value`; string arrays comma-joined), answering in JSON.
+pub fn cli_words(tool: &str, args: &Value) -> Vec<String> {
+    let mut out = vec![tool.to_owned()];
+    let obj = args.as_object().unwrap();
+    if let Some(a) = obj.get("action") {
+        out.push(a.as_str().unwrap().to_owned());
+    }
+    for (k, v) in obj.iter().filter(|(k, _)| *k != "action") {
+        out.push(format!("--{}", k.replace('_', "-")));
+        out.push(match v {
+            Value::String(s) => s.clone(),
+            Value::Array(a) if a.iter().all(Value::is_string) => a
+                .iter()
+                .map(|s| s.as_str().unwrap())
+                .collect::<Vec<_>>()
+                .join(","),
+            other => other.to_string(),
+        });
+    }
+    if !obj.contains_key("output_format") {
+        out.push("--output-format".into());
+        out.push("json".into());
+    }
+    out
+}
