@@ -9,6 +9,7 @@ mod drift;
 mod dsl;
 mod fixtures;
 mod graph_truth;
+mod history;
 mod mcp;
 mod nav_graph;
 mod parity_core;

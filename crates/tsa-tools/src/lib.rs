@@ -11,6 +11,7 @@ mod chain;
 mod context;
 mod dispatch;
 mod error;
+pub mod history;
 pub mod hyphae;
 mod schema;
 mod security;

@@ -13,6 +13,7 @@ mod nav_callee_tree;
 mod nav_callees;
 mod nav_caller_tree;
 mod nav_callers;
+mod nav_co_change;
 mod nav_context;
 mod nav_impact;
 mod nav_navigate;
@@ -48,6 +49,7 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &nav_callees::Callees,
     &nav_caller_tree::CallerTree,
     &nav_callers::Callers,
+    &nav_co_change::CoChange,
     &nav_context::TaskContext,
     &nav_impact::Impact,
     &nav_navigate::Navigate,

@@ -1,0 +1,105 @@
+//! Git history through `git2` (never a `git` child process): the files each recent
+//! commit touched, as project-relative paths. `nav co_change` reads it; the
+//! git-hotspot dimension of health counts commits per file from the same walk.
+
+use std::path::Path;
+
+use git2::{DiffOptions, Repository, Sort};
+
+/// One non-merge commit and the project files it touched.
+#[derive(Clone, Debug)]
+pub struct Commit {
+    pub id: String,
+    /// Seconds since the epoch (committer time).
+    pub time: i64,
+    pub files: Vec<String>,
+}
+
+/// The newest commits reachable from HEAD, newest first.
+#[derive(Clone, Debug, Default)]
+pub struct History {
+    pub commits: Vec<Commit>,
+    /// Where the walk stopped short of `max_commits` because history ended.
+    pub complete: bool,
+}
+
+/// Why there is no history to read.
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    #[error("'{0}' is not inside a git repository")]
+    NotARepo(String),
+    #[error("git: {0}")]
+    Git(#[from] git2::Error),
+}
+
+/// The project root's path inside the repository's work tree (`""` at the top),
+/// with `/` separators and a trailing `/` when not empty.
+fn prefix_in(repo: &Repository, root: &Path) -> Option<String> {
+    let workdir = repo.workdir()?.canonicalize().ok()?;
+    let root = root.canonicalize().ok()?;
+    let rel = root.strip_prefix(&workdir).ok()?;
+    let s = rel.to_string_lossy().replace('\\', "/");
+    Some(if s.is_empty() { s } else { format!("{s}/") })
+}
+
+/// Walks up to `max_commits` non-merge commits from HEAD (merges are skipped, as
+/// `git log --name-only` shows no files for them). Paths outside the project root
+/// are dropped; a commit touching only such paths still counts with no files.
+pub fn load(root: &Path, max_commits: usize) -> Result<History, HistoryError> {
+    let repo = Repository::discover(root)
+        .map_err(|_| HistoryError::NotARepo(root.display().to_string()))?;
+    let Some(prefix) = prefix_in(&repo, root) else {
+        return Err(HistoryError::NotARepo(root.display().to_string()));
+    };
+    let mut walk = repo.revwalk()?;
+    if walk.push_head().is_err() {
+        // A repository with no commit yet.
+        return Ok(History {
+            commits: Vec::new(),
+            complete: true,
+        });
+    }
+    walk.set_sorting(Sort::TIME)?;
+    let mut out = Vec::new();
+    let mut complete = true;
+    for oid in walk {
+        if out.len() >= max_commits {
+            complete = false;
+            break;
+        }
+        let commit = repo.find_commit(oid?)?;
+        if commit.parent_count() > 1 {
+            continue;
+        }
+        let tree = commit.tree()?;
+        let parent = match commit.parent_count() {
+            0 => None,
+            _ => Some(commit.parent(0)?.tree()?),
+        };
+        let mut opts = DiffOptions::new();
+        if !prefix.is_empty() {
+            opts.pathspec(&prefix);
+        }
+        let diff = repo.diff_tree_to_tree(parent.as_ref(), Some(&tree), Some(&mut opts))?;
+        let mut files = Vec::new();
+        for delta in diff.deltas() {
+            for f in [delta.new_file(), delta.old_file()] {
+                if let Some(p) = f.path().and_then(|p| p.to_str())
+                    && let Some(rel) = p.strip_prefix(prefix.as_str())
+                    && !files.iter().any(|x: &String| x == rel)
+                {
+                    files.push(rel.to_owned());
+                }
+            }
+        }
+        out.push(Commit {
+            id: commit.id().to_string(),
+            time: commit.time().seconds(),
+            files,
+        });
+    }
+    Ok(History {
+        commits: out,
+        complete,
+    })
+}
