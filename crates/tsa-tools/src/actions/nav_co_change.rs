@@ -107,7 +107,7 @@ impl Action for CoChange {
         let touching: Vec<&history::Commit> = history
             .commits
             .iter()
-            .filter(|c| c.files.iter().any(|f| *f == target))
+            .filter(|c| c.files.contains(&target))
             .collect();
         let t = touching.len();
         // Commit counts of every file, and those shared with the target.
