@@ -13,39 +13,18 @@ pub fn repo_with_history() -> (tempfile::TempDir, PathBuf) {
     let root = std::fs::canonicalize(dir.path()).unwrap().join("proj");
     std::fs::create_dir_all(&root).unwrap();
     let repo = git2::Repository::init(&root).unwrap();
-    let sig = git2::Signature::now("tsa test", "tsa@example.com").unwrap();
     let mut n = 0;
     let mut commit = |files: &[&str]| {
         n += 1;
-        for f in files {
-            let body = match *f {
-                "a.py" => format!("def alpha():\n    return {n}\n"),
-                other => format!("# {other} revision {n}\nVALUE = {n}\n"),
-            };
-            std::fs::write(root.join(f), body).unwrap();
-        }
-        let mut index = repo.index().unwrap();
-        for f in files {
-            index.add_path(Path::new(f)).unwrap();
-        }
-        index.write().unwrap();
-        let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
-        let parents: Vec<git2::Commit<'_>> = repo
-            .head()
-            .ok()
-            .and_then(|h| h.peel_to_commit().ok())
-            .into_iter()
+        let bodies: Vec<(&str, String)> = files
+            .iter()
+            .map(|f| match *f {
+                "a.py" => (*f, format!("def alpha():\n    return {n}\n")),
+                other => (other, format!("# {other} revision {n}\nVALUE = {n}\n")),
+            })
             .collect();
-        let refs: Vec<&git2::Commit<'_>> = parents.iter().collect();
-        repo.commit(
-            Some("HEAD"),
-            &sig,
-            &sig,
-            &format!("change {n}"),
-            &tree,
-            &refs,
-        )
-        .unwrap();
+        let refs: Vec<(&str, &str)> = bodies.iter().map(|(f, b)| (*f, b.as_str())).collect();
+        commit_files(&repo, &root, &refs, &format!("change {n}"));
     };
     for _ in 0..4 {
         commit(&["a.py", "b.py"]);
@@ -154,6 +133,96 @@ async fn co_change_over_mcp() {
     )
     .await;
     assert!(!err);
+    assert_eq!(v["verdict"], "NOT_FOUND");
+    client.cancel().await.unwrap();
+}
+
+/// Writes `files` and commits them on HEAD.
+fn commit_files(repo: &git2::Repository, root: &Path, files: &[(&str, &str)], msg: &str) {
+    let sig = git2::Signature::now("tsa test", "tsa@example.com").unwrap();
+    let mut index = repo.index().unwrap();
+    for (f, body) in files {
+        std::fs::write(root.join(f), body).unwrap();
+        index.add_path(Path::new(f)).unwrap();
+    }
+    index.write().unwrap();
+    let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+    let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
+    let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
+    repo.commit(Some("HEAD"), &sig, &sig, msg, &tree, &parents)
+        .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn lineage_joins_overrides_and_the_commits_behind_the_lines() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap().join("zoo");
+    std::fs::create_dir_all(&root).unwrap();
+    let repo = git2::Repository::init(&root).unwrap();
+    let base = "class Animal:\n    def speak(self):\n        return ''\n";
+    let dog_v1 = "from base import Animal\n\n\nclass Dog(Animal):\n    def speak(self):\n        return 'woof'\n";
+    let dog_v2 = "from base import Animal\n\n\nclass Dog(Animal):\n    def speak(self):\n        return 'WOOF'\n";
+    commit_files(
+        &repo,
+        &root,
+        &[("base.py", base), ("dog.py", dog_v1)],
+        "animals",
+    );
+    commit_files(&repo, &root, &[("dog.py", dog_v2)], "louder dog");
+
+    let v = cli(&root, json!({"action": "lineage", "symbol": "Dog.speak"}));
+    assert_eq!(v["verdict"], "INFO", "{v}");
+    assert_eq!(v["definition"]["qualified_name"], "Dog.speak");
+    assert_eq!(
+        v["hierarchy"]["overrides"][0]["qualified_name"],
+        "Animal.speak"
+    );
+    assert_eq!(v["commit_count"], 2);
+    assert_eq!(v["commits"][0]["summary"], "louder dog");
+    assert_eq!(v["commits"][0]["lines"], 1);
+    assert_eq!(v["commits"][1]["summary"], "animals");
+    assert_eq!(v["git_available"], true);
+
+    let v = cli(
+        &root,
+        json!({"action": "lineage", "symbol": "Animal.speak"}),
+    );
+    assert_eq!(
+        v["hierarchy"]["overridden_by"][0]["qualified_name"],
+        "Dog.speak"
+    );
+
+    let v = cli(
+        &root,
+        json!({"action": "lineage", "symbol": "Dog.speak", "max_commits": 1}),
+    );
+    assert_eq!(v["commits_listed"], 1);
+    assert_eq!(v["truncated"], true);
+    assert!(
+        v["next_step"]
+            .as_str()
+            .unwrap()
+            .starts_with("showing 1 of 2 commits")
+    );
+
+    let v = cli(&root, json!({"action": "lineage", "symbol": "Cat.speak"}));
+    assert_eq!(v["verdict"], "NOT_FOUND");
+
+    let client = mcp((), &root).await;
+    let (err, v) = mcp_call(
+        &client,
+        "nav",
+        json!({"action": "lineage", "symbol": "Dog.speak", "max_commits": 1, "output_format": "json"}),
+    )
+    .await;
+    assert!(!err);
+    assert_eq!(v["commit_count"], 2);
+    let (_, v) = mcp_call(
+        &client,
+        "nav",
+        json!({"action": "lineage", "symbol": "Nope.speak", "output_format": "json"}),
+    )
+    .await;
     assert_eq!(v["verdict"], "NOT_FOUND");
     client.cancel().await.unwrap();
 }

@@ -103,3 +103,56 @@ pub fn load(root: &Path, max_commits: usize) -> Result<History, HistoryError> {
         complete,
     })
 }
+
+/// A commit that last touched some line of a range (from `git blame`).
+#[derive(Clone, Debug)]
+pub struct LineCommit {
+    pub id: String,
+    pub time: i64,
+    pub author: String,
+    pub summary: String,
+    /// How many lines of the range this commit is the last to have touched.
+    pub lines: usize,
+}
+
+/// The commits that last touched lines `start..=end` (1-based) of project file
+/// `rel`, newest first. Uncommitted lines are left out (`uncommitted` counts them).
+pub fn blame_range(
+    root: &Path,
+    rel: &str,
+    start: u32,
+    end: u32,
+) -> Result<(Vec<LineCommit>, usize), HistoryError> {
+    let repo = Repository::discover(root)
+        .map_err(|_| HistoryError::NotARepo(root.display().to_string()))?;
+    let Some(prefix) = prefix_in(&repo, root) else {
+        return Err(HistoryError::NotARepo(root.display().to_string()));
+    };
+    let mut opts = git2::BlameOptions::new();
+    opts.min_line(start.max(1) as usize)
+        .max_line(end.max(start).max(1) as usize);
+    let blame = repo.blame_file(Path::new(&format!("{prefix}{rel}")), Some(&mut opts))?;
+    let mut by_id: Vec<LineCommit> = Vec::new();
+    let mut uncommitted = 0usize;
+    for hunk in blame.iter() {
+        let id = hunk.final_commit_id();
+        if id.is_zero() {
+            uncommitted += hunk.lines_in_hunk();
+            continue;
+        }
+        if let Some(c) = by_id.iter_mut().find(|c| c.id == id.to_string()) {
+            c.lines += hunk.lines_in_hunk();
+            continue;
+        }
+        let commit = repo.find_commit(id)?;
+        by_id.push(LineCommit {
+            id: id.to_string(),
+            time: commit.time().seconds(),
+            author: commit.author().name().unwrap_or("").to_owned(),
+            summary: commit.summary().ok().flatten().unwrap_or("").to_owned(),
+            lines: hunk.lines_in_hunk(),
+        });
+    }
+    by_id.sort_by(|a, b| b.time.cmp(&a.time).then_with(|| a.id.cmp(&b.id)));
+    Ok((by_id, uncommitted))
+}

@@ -16,6 +16,7 @@ mod nav_callers;
 mod nav_co_change;
 mod nav_context;
 mod nav_impact;
+mod nav_lineage;
 mod nav_navigate;
 mod nav_resolve;
 mod nav_test_map;
@@ -52,6 +53,7 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &nav_co_change::CoChange,
     &nav_context::TaskContext,
     &nav_impact::Impact,
+    &nav_lineage::Lineage,
     &nav_navigate::Navigate,
     &nav_resolve::Resolve,
     &nav_test_map::TestMap,

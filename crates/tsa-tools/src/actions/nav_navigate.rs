@@ -115,7 +115,7 @@ pub(super) fn references(index: &Index, defs: &[SymbolRow]) -> Result<Vec<Value>
 
 /// Bases and subtypes of the type behind `def` (the def itself, or the type that
 /// contains a method), to `depth` levels; overrides for methods.
-fn hierarchy(index: &Index, def: &SymbolRow, depth: u32) -> Result<Value, ToolError> {
+pub(super) fn hierarchy(index: &Index, def: &SymbolRow, depth: u32) -> Result<Value, ToolError> {
     let ty = if TYPE_KINDS.contains(&def.kind.as_str()) {
         Some(def.clone())
     } else {
