@@ -59,7 +59,7 @@ pub fn load(root: &Path, max_commits: usize) -> Result<History, HistoryError> {
             complete: true,
         });
     }
-    walk.set_sorting(Sort::TIME)?;
+    walk.set_sorting(Sort::TOPOLOGICAL | Sort::TIME)?;
     let mut out = Vec::new();
     let mut complete = true;
     for oid in walk {
@@ -153,6 +153,20 @@ pub fn blame_range(
             lines: hunk.lines_in_hunk(),
         });
     }
-    by_id.sort_by(|a, b| b.time.cmp(&a.time).then_with(|| a.id.cmp(&b.id)));
+    // Newest first; commits made in the same second are ordered by ancestry.
+    by_id.sort_by(|a, b| {
+        b.time.cmp(&a.time).then_with(|| {
+            let (Ok(x), Ok(y)) = (git2::Oid::from_str(&a.id), git2::Oid::from_str(&b.id)) else {
+                return a.id.cmp(&b.id);
+            };
+            if repo.graph_descendant_of(x, y).unwrap_or(false) {
+                std::cmp::Ordering::Less
+            } else if repo.graph_descendant_of(y, x).unwrap_or(false) {
+                std::cmp::Ordering::Greater
+            } else {
+                a.id.cmp(&b.id)
+            }
+        })
+    });
     Ok((by_id, uncommitted))
 }
