@@ -4,16 +4,13 @@
 
 use std::time::Duration;
 
-use rmcp::model::{
-    ReadResourceRequestParams, ResourceUpdatedNotificationParam, SubscribeRequestParams,
-    UnsubscribeRequestParams,
-};
-use rmcp::service::{NotificationContext, RunningService};
-use rmcp::{ClientHandler, RoleClient};
+use rmcp::RoleClient;
+use rmcp::model::{ReadResourceRequestParams, SubscribeRequestParams, UnsubscribeRequestParams};
+use rmcp::service::RunningService;
 use serde_json::{Value, json};
 use tokio::sync::mpsc;
 
-use crate::support::{assert_envelope, json, project};
+use crate::support::{Updates, assert_envelope, drain, json, project};
 
 fn select(root: &std::path::Path, extra: &[&str]) -> (i32, Value) {
     let mut args = vec!["search", "select"];
@@ -311,19 +308,6 @@ fn cli_subscribe_and_unsubscribe() {
 
 // ---------------------------------------------------------------- MCP
 
-#[derive(Clone)]
-struct Updates(mpsc::UnboundedSender<String>);
-
-impl ClientHandler for Updates {
-    async fn on_resource_updated(
-        &self,
-        params: ResourceUpdatedNotificationParam,
-        _context: NotificationContext<RoleClient>,
-    ) {
-        let _ = self.0.send(params.uri);
-    }
-}
-
 type Client = RunningService<RoleClient, Updates>;
 
 async fn connect(root: &std::path::Path) -> (Client, mpsc::UnboundedReceiver<String>) {
@@ -333,16 +317,6 @@ async fn connect(root: &std::path::Path) -> (Client, mpsc::UnboundedReceiver<Str
 
 async fn tool(client: &Client, name: &str, a: Value) -> (bool, Value) {
     crate::support::mcp_call(client, name, a).await
-}
-
-/// Everything that arrives within `wait`.
-async fn drain(rx: &mut mpsc::UnboundedReceiver<String>, wait: Duration) -> Vec<String> {
-    let mut got = Vec::new();
-    let deadline = tokio::time::Instant::now() + wait;
-    while let Ok(Some(uri)) = tokio::time::timeout_at(deadline, rx.recv()).await {
-        got.push(uri);
-    }
-    got
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

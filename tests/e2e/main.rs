@@ -17,3 +17,4 @@ mod props;
 mod search_text;
 mod support;
 mod tidy;
+mod watch;

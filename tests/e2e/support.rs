@@ -125,9 +125,19 @@ pub async fn mcp<H: rmcp::ClientHandler>(
     handler: H,
     root: &Path,
 ) -> rmcp::service::RunningService<rmcp::RoleClient, H> {
+    mcp_with(handler, root, &[]).await
+}
+
+/// [`mcp`] with extra `tsa mcp` flags (`--watch`).
+pub async fn mcp_with<H: rmcp::ClientHandler>(
+    handler: H,
+    root: &Path,
+    flags: &[&str],
+) -> rmcp::service::RunningService<rmcp::RoleClient, H> {
     use rmcp::ServiceExt;
     let mut cmd = tokio::process::Command::new(bin());
     cmd.arg("mcp")
+        .args(flags)
         .arg("--project-root")
         .arg(root)
         .env_remove("TREE_SITTER_PROJECT_ROOT");
@@ -180,4 +190,31 @@ pub fn cli_words(tool: &str, args: &Value) -> Vec<String> {
         out.push("json".into());
     }
     out
+}
+
+/// A client handler that forwards every `notifications/resources/updated` URI.
+#[derive(Clone)]
+pub struct Updates(pub tokio::sync::mpsc::UnboundedSender<String>);
+
+impl rmcp::ClientHandler for Updates {
+    async fn on_resource_updated(
+        &self,
+        params: rmcp::model::ResourceUpdatedNotificationParam,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        let _ = self.0.send(params.uri);
+    }
+}
+
+/// Every URI that arrives within `wait`.
+pub async fn drain(
+    rx: &mut tokio::sync::mpsc::UnboundedReceiver<String>,
+    wait: std::time::Duration,
+) -> Vec<String> {
+    let mut got = Vec::new();
+    let deadline = tokio::time::Instant::now() + wait;
+    while let Ok(Some(uri)) = tokio::time::timeout_at(deadline, rx.recv()).await {
+        got.push(uri);
+    }
+    got
 }

@@ -31,7 +31,18 @@ struct Cli {
 #[derive(Debug, Subcommand)]
 enum Command {
     /// Serve MCP over stdio (project root from --project-root or TREE_SITTER_PROJECT_ROOT).
-    Mcp,
+    Mcp {
+        /// Keep the index in sync as files change, and notify resource subscribers.
+        #[arg(long)]
+        watch: bool,
+    },
+    /// Keep the index in sync as files change (edits, git checkout/pull), one sync per
+    /// burst; prints one JSON line per sync until interrupted.
+    Watch {
+        /// Quiet period that ends a burst, in milliseconds.
+        #[arg(long, default_value_t = 150)]
+        quiet_ms: u64,
+    },
     /// `<tool> <action> [--param value ...]`, e.g. `nav callers --function-name build --limit 3`.
     #[command(external_subcommand)]
     Tool(Vec<String>),
@@ -66,7 +77,13 @@ pub fn run_with(argv: Vec<std::ffi::OsString>) -> ExitCode {
         }
     };
     match cli.command {
-        Command::Mcp => serve(tsa_mcp::root_from(cli.project_root)),
+        Command::Mcp { watch } => serve(tsa_mcp::root_from(cli.project_root), watch),
+        Command::Watch { quiet_ms } => {
+            let root = tsa_mcp::root_from(cli.project_root.clone())
+                .or_else(|| std::env::current_dir().ok())
+                .unwrap_or_else(|| PathBuf::from("."));
+            watch(root, quiet_ms)
+        }
         Command::Tool(words) => {
             let root = tsa_mcp::root_from(cli.project_root.clone())
                 .or_else(|| std::env::current_dir().ok())
@@ -76,7 +93,93 @@ pub fn run_with(argv: Vec<std::ffi::OsString>) -> ExitCode {
     }
 }
 
-fn serve(root: Option<PathBuf>) -> ExitCode {
+/// One JSON line on stdout (a closed pipe ends the watch).
+fn emit(line: serde_json::Value) -> bool {
+    let mut out = std::io::stdout().lock();
+    writeln!(out, "{line}").and_then(|_| out.flush()).is_ok()
+}
+
+fn sync_line(
+    report: Result<tsa_index::BuildReport, tsa_index::IndexError>,
+    burst: Option<&tsa_watch::Burst>,
+) -> serde_json::Value {
+    let mut v = match report {
+        Ok(r) => serde_json::json!({
+            "event": "sync",
+            "new_files": r.new_files,
+            "updated_files": r.updated_files,
+            "deleted_files": r.deleted,
+            "unchanged_files": r.cached,
+            "elapsed_ms": r.elapsed_ms as u64,
+        }),
+        Err(e) => serde_json::json!({"event": "error", "error": e.to_string()}),
+    };
+    if let Some(b) = burst {
+        v["changed_paths"] = serde_json::json!(b.paths.len());
+        v["overflow"] = serde_json::json!(b.overflow);
+        v["git"] = serde_json::json!(b.git);
+        v["rescan"] = serde_json::json!(b.rescan);
+    }
+    v
+}
+
+/// `tsa watch`: one sync now, then one per burst of changes, until interrupted.
+fn watch(root: PathBuf, quiet_ms: u64) -> ExitCode {
+    let ctx = match Context::with_root(&root) {
+        Ok(c) => c,
+        Err(e) => {
+            let _ = writeln!(
+                std::io::stderr(),
+                "tsa watch: bad project root {}: {e}",
+                root.display()
+            );
+            return ExitCode::from(2);
+        }
+    };
+    let Ok(root) = ctx.root().map(std::path::Path::to_path_buf) else {
+        return ExitCode::from(2);
+    };
+    let opts = ctx.build_options();
+    if !emit(sync_line(tsa_index::build(&root, &opts), None)) {
+        return ExitCode::SUCCESS;
+    }
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let config = tsa_watch::Config {
+        quiet: std::time::Duration::from_millis(quiet_ms.max(10)),
+        walk: opts.walk.clone(),
+        ..tsa_watch::Config::default()
+    };
+    let sync_root = root.clone();
+    let handle = match tsa_watch::watch(&root, config, move |burst| {
+        let line = sync_line(tsa_index::build(&sync_root, &opts), Some(&burst));
+        if !emit(line) {
+            let _ = done_tx.send(());
+        }
+    }) {
+        Ok(h) => h,
+        Err(e) => {
+            let _ = writeln!(std::io::stderr(), "tsa watch: {e}");
+            return ExitCode::from(1);
+        }
+    };
+    let _ = writeln!(
+        std::io::stderr(),
+        "tsa watch: watching {} folder(s) under {}{}",
+        handle.watched,
+        root.display(),
+        if handle.degraded {
+            " (degraded: periodic rescans)"
+        } else {
+            ""
+        }
+    );
+    // Runs until the process is interrupted or stdout closes.
+    let _ = done_rx.recv();
+    handle.stop();
+    ExitCode::SUCCESS
+}
+
+fn serve(root: Option<PathBuf>, watch: bool) -> ExitCode {
     let ctx = match root {
         Some(r) => match Context::with_root(&r) {
             Ok(c) => c,
@@ -101,7 +204,7 @@ fn serve(root: Option<PathBuf>) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match rt.block_on(tsa_mcp::serve_stdio(ctx)) {
+    match rt.block_on(tsa_mcp::serve_stdio(ctx, watch)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             let _ = writeln!(std::io::stderr(), "tsa mcp: {e}");

@@ -23,7 +23,9 @@ pub use read_dsl::{DslFile, DslSymbol};
 pub use read_graph::{Edge, FileDep, ImportRow, InheritRow};
 pub use resolve::Resolution;
 pub use store::{identifier_words, index_dir, index_path};
-pub use walk::{SKIPPED_DIRS, SourceFile, WalkOptions, WalkResult, relative, walk};
+pub use walk::{
+    SKIPPED_DIRS, SourceFile, WalkOptions, WalkResult, is_skipped_dir, relative, walk, walk_dirs,
+};
 
 /// Index failures: storage or filesystem.
 #[derive(Debug, thiserror::Error)]

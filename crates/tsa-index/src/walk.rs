@@ -97,10 +97,11 @@ pub fn relative(root: &Path, abs: &Path) -> Option<String> {
     Some(parts.join("/"))
 }
 
-/// Walks `root` (never following symlinks out of it) and sorts the result by path.
-pub fn walk(root: &Path, opts: &WalkOptions) -> WalkResult {
-    let mut out = WalkResult::default();
-    let walker = ignore::WalkBuilder::new(root)
+/// The walker every listing uses: gitignore / `.ignore` / `.tsaignore` rules, hidden
+/// entries per the options, never following symlinks, and never the vendored and
+/// generated folders, the index itself or `.git`.
+fn walker(root: &Path, opts: &WalkOptions) -> ignore::Walk {
+    ignore::WalkBuilder::new(root)
         .hidden(!opts.include_hidden)
         .git_ignore(!opts.no_ignore)
         .git_global(false)
@@ -111,11 +112,29 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> WalkResult {
         .follow_links(false)
         .filter_entry(|e| {
             let name = e.file_name().to_string_lossy();
-            // Vendored and generated folders, the index itself and .git: never.
-            !(e.file_type().is_some_and(|t| t.is_dir())
-                && (SKIPPED_DIRS.contains(&name.as_ref()) || name == ".tsa" || name == ".git"))
+            !(e.file_type().is_some_and(|t| t.is_dir()) && is_skipped_dir(&name))
         })
-        .build();
+        .build()
+}
+
+/// Folders no walk enters: vendored and generated code, the index, `.git`.
+pub fn is_skipped_dir(name: &str) -> bool {
+    SKIPPED_DIRS.contains(&name) || name == ".tsa" || name == ".git"
+}
+
+/// Every folder the walk would enter (the root first), for a file watcher.
+pub fn walk_dirs(root: &Path, opts: &WalkOptions) -> Vec<PathBuf> {
+    walker(root, opts)
+        .flatten()
+        .filter(|e| e.file_type().is_some_and(|t| t.is_dir()))
+        .map(|e| e.path().to_path_buf())
+        .collect()
+}
+
+/// Walks `root` (never following symlinks out of it) and sorts the result by path.
+pub fn walk(root: &Path, opts: &WalkOptions) -> WalkResult {
+    let mut out = WalkResult::default();
+    let walker = walker(root, opts);
     for entry in walker.flatten() {
         if !entry.file_type().is_some_and(|t| t.is_file()) {
             continue;

@@ -318,10 +318,65 @@ pub fn root_from(flag: Option<PathBuf>) -> Option<PathBuf> {
     flag.or_else(|| std::env::var_os("TREE_SITTER_PROJECT_ROOT").map(PathBuf::from))
 }
 
-/// Serves MCP over stdio until the client disconnects.
-pub async fn serve_stdio(ctx: Context) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+/// Serves MCP over stdio until the client disconnects. With `watch`, a file watcher
+/// keeps the index in sync as files change (one sync per burst of changes, git
+/// checkouts included) and notifies resource subscribers right after each sync.
+pub async fn serve_stdio(
+    ctx: Context,
+    watch: bool,
+) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
+    let root = ctx.root().ok().map(std::path::Path::to_path_buf);
     let server = TsaServer::new(ctx);
-    let running = server.serve(rmcp::transport::stdio()).await?;
+    let running = server.clone().serve(rmcp::transport::stdio()).await?;
+    let _watch = match (watch, root) {
+        (true, Some(root)) => Some(server.watch(&root, running.peer().clone())?),
+        (true, None) => {
+            tracing_free_log("tsa mcp --watch: no project root; nothing to watch");
+            None
+        }
+        (false, _) => None,
+    };
     running.waiting().await?;
     Ok(())
+}
+
+/// One line on stderr (stdout carries protocol bytes only).
+fn tracing_free_log(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+impl TsaServer {
+    /// Starts the watcher of `root`: each burst syncs the index under the session
+    /// lock (so it never races a tool call), then notifies subscribers.
+    fn watch(
+        &self,
+        root: &std::path::Path,
+        peer: Peer<RoleServer>,
+    ) -> Result<tsa_watch::Handle, tsa_watch::WatchError> {
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
+        let notifier = self.clone();
+        tokio::spawn(async move {
+            while rx.recv().await.is_some() {
+                notifier.notify_subscribers(&peer).await;
+            }
+        });
+        let server = self.clone();
+        let watched = root.to_path_buf();
+        tsa_watch::watch(root, tsa_watch::Config::default(), move |_burst| {
+            let synced = {
+                let ctx = server.lock();
+                // After set_project_path the watched tree is no longer the project.
+                match ctx.root() {
+                    Ok(r) if r == watched => {
+                        tsa_index::build(&watched, &ctx.build_options()).is_ok()
+                    }
+                    _ => false,
+                }
+            };
+            if synced {
+                let _ = tx.send(());
+            }
+        })
+    }
 }
