@@ -14,6 +14,7 @@ mod mcp;
 mod nav_graph;
 mod parity_core;
 mod props;
+mod scip_export;
 mod search_text;
 mod support;
 mod tidy;

@@ -36,6 +36,16 @@ enum Command {
         #[arg(long)]
         watch: bool,
     },
+    /// Export the index: `tsa export scip [--output FILE]` writes a SCIP file (default
+    /// `.tsa/index.scip`, always inside the project root).
+    Export {
+        /// Export format.
+        #[arg(value_parser = ["scip"])]
+        format: String,
+        /// Output file, inside the project root.
+        #[arg(long)]
+        output: Option<String>,
+    },
     /// Keep the index in sync as files change (edits, git checkout/pull), one sync per
     /// burst; prints one JSON line per sync until interrupted.
     Watch {
@@ -78,6 +88,12 @@ pub fn run_with(argv: Vec<std::ffi::OsString>) -> ExitCode {
     };
     match cli.command {
         Command::Mcp { watch } => serve(tsa_mcp::root_from(cli.project_root), watch),
+        Command::Export { format: _, output } => {
+            let root = tsa_mcp::root_from(cli.project_root.clone())
+                .or_else(|| std::env::current_dir().ok())
+                .unwrap_or_else(|| PathBuf::from("."));
+            export_scip(root, output)
+        }
         Command::Watch { quiet_ms } => {
             let root = tsa_mcp::root_from(cli.project_root.clone())
                 .or_else(|| std::env::current_dir().ok())
@@ -121,6 +137,49 @@ fn sync_line(
         v["rescan"] = serde_json::json!(b.rescan);
     }
     v
+}
+
+/// `tsa export scip`: refreshes the index, then writes the SCIP file; prints a JSON
+/// report (or an error envelope-like object and exit 1).
+fn export_scip(root: PathBuf, output: Option<String>) -> ExitCode {
+    let fail = |msg: String| {
+        let _ = emit(serde_json::json!({"success": false, "error": msg}));
+        ExitCode::from(1)
+    };
+    let ctx = match Context::with_root(&root) {
+        Ok(c) => c,
+        Err(e) => return fail(format!("bad project root {}: {e}", root.display())),
+    };
+    let Ok(root) = ctx.root().map(std::path::Path::to_path_buf) else {
+        return ExitCode::from(2);
+    };
+    let target = output.unwrap_or_else(|| ".tsa/index.scip".into());
+    let (abs, rel) = match tsa_tools::resolve_in_root(&root, &target) {
+        Ok(p) => p,
+        Err(e) => return fail(e.to_string()),
+    };
+    if let Err(e) = tsa_index::build(&root, &ctx.build_options()) {
+        return fail(e.to_string());
+    }
+    if let Some(dir) = abs.parent() {
+        let _ = std::fs::create_dir_all(dir);
+    }
+    match tsa_scip::export(&root, &abs) {
+        Ok(r) => {
+            emit(serde_json::json!({
+                "success": true,
+                "output": rel,
+                "documents": r.documents,
+                "symbols": r.symbols,
+                "definitions": r.definitions,
+                "references": r.references,
+                "relationships": r.relationships,
+                "bytes": r.bytes,
+            }));
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e.to_string()),
+    }
 }
 
 /// `tsa watch`: one sync now, then one per burst of changes, until interrupted.
