@@ -16,6 +16,7 @@ mod parity_core;
 mod props;
 mod scip_export;
 mod search_text;
+mod skills;
 mod support;
 mod tidy;
 mod watch;

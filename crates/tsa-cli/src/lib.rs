@@ -36,6 +36,18 @@ enum Command {
         #[arg(long)]
         watch: bool,
     },
+    /// Agent skills: `tsa skills install [--dir DIR] [--force]` writes tsa's SKILL.md
+    /// procedures into the project (default `.claude/skills`).
+    Skills {
+        #[arg(value_parser = ["install"])]
+        command: String,
+        /// Folder inside the project root.
+        #[arg(long)]
+        dir: Option<String>,
+        /// Overwrite skills that already exist there.
+        #[arg(long)]
+        force: bool,
+    },
     /// Export the index: `tsa export scip [--output FILE]` writes a SCIP file (default
     /// `.tsa/index.scip`, always inside the project root).
     Export {
@@ -88,6 +100,16 @@ pub fn run_with(argv: Vec<std::ffi::OsString>) -> ExitCode {
     };
     match cli.command {
         Command::Mcp { watch } => serve(tsa_mcp::root_from(cli.project_root), watch),
+        Command::Skills {
+            command: _,
+            dir,
+            force,
+        } => {
+            let root = tsa_mcp::root_from(cli.project_root.clone())
+                .or_else(|| std::env::current_dir().ok())
+                .unwrap_or_else(|| PathBuf::from("."));
+            install_skills(root, dir, force)
+        }
         Command::Export { format: _, output } => {
             let root = tsa_mcp::root_from(cli.project_root.clone())
                 .or_else(|| std::env::current_dir().ok())
@@ -137,6 +159,49 @@ fn sync_line(
         v["rescan"] = serde_json::json!(b.rescan);
     }
     v
+}
+
+/// `tsa skills install`: writes the built-in skills into the project (never outside
+/// its root); existing ones are kept unless `force`.
+fn install_skills(root: PathBuf, dir: Option<String>, force: bool) -> ExitCode {
+    let fail = |msg: String| {
+        let _ = emit(serde_json::json!({"success": false, "error": msg}));
+        ExitCode::from(1)
+    };
+    let ctx = match Context::with_root(&root) {
+        Ok(c) => c,
+        Err(e) => return fail(format!("bad project root {}: {e}", root.display())),
+    };
+    let Ok(root) = ctx.root().map(std::path::Path::to_path_buf) else {
+        return ExitCode::from(2);
+    };
+    let dir = dir.unwrap_or_else(|| tsa_tools::skills::DEFAULT_DIR.into());
+    let (abs, rel) = match tsa_tools::resolve_in_root(&root, &dir) {
+        Ok(p) => p,
+        Err(e) => return fail(e.to_string()),
+    };
+    let mut written = Vec::new();
+    let mut kept = Vec::new();
+    for (name, text) in tsa_tools::skills::BUILTIN {
+        let target = abs.join(name).join("SKILL.md");
+        if target.exists() && !force {
+            kept.push(name);
+            continue;
+        }
+        let result =
+            std::fs::create_dir_all(abs.join(name)).and_then(|_| std::fs::write(&target, text));
+        if let Err(e) = result {
+            return fail(format!("writing {rel}/{name}/SKILL.md: {e}"));
+        }
+        written.push(name);
+    }
+    emit(serde_json::json!({
+        "success": true,
+        "dir": rel,
+        "written": written,
+        "kept_existing": kept,
+    }));
+    ExitCode::SUCCESS
 }
 
 /// `tsa export scip`: refreshes the index, then writes the SCIP file; prints a JSON

@@ -15,6 +15,7 @@ pub mod history;
 pub mod hyphae;
 mod schema;
 mod security;
+pub mod skills;
 mod source;
 mod text_search;
 

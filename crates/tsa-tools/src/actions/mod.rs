@@ -22,6 +22,7 @@ mod nav_resolve;
 mod nav_test_map;
 mod nav_trace;
 mod nav_xref;
+mod project_skills;
 mod search_batch;
 mod search_chain;
 mod search_content;
@@ -59,6 +60,7 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &nav_test_map::TestMap,
     &nav_trace::Trace,
     &nav_xref::Xref,
+    &project_skills::Skills,
     &search_batch::Batch,
     &search_chain::Chain,
     &search_content::Content,
