@@ -30,6 +30,9 @@ mod search_subscribe;
 mod search_symbol;
 mod search_unsubscribe;
 pub mod set_project_path;
+mod structure_common;
+mod structure_outline;
+mod structure_read;
 mod text_common;
 
 use crate::action::DynAction;
@@ -64,4 +67,6 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &search_subscribe::Subscribe,
     &search_symbol::Symbol,
     &search_unsubscribe::Unsubscribe,
+    &structure_outline::Outline,
+    &structure_read::Read,
 ];
