@@ -30,9 +30,12 @@ mod search_subscribe;
 mod search_symbol;
 mod search_unsubscribe;
 pub mod set_project_path;
+mod structure_analyze;
+mod structure_ast_path;
 mod structure_common;
 mod structure_outline;
 mod structure_read;
+mod structure_signatures;
 mod text_common;
 
 use crate::action::DynAction;
@@ -67,6 +70,9 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &search_subscribe::Subscribe,
     &search_symbol::Symbol,
     &search_unsubscribe::Unsubscribe,
+    &structure_analyze::Analyze,
+    &structure_ast_path::AstPath,
     &structure_outline::Outline,
     &structure_read::Read,
+    &structure_signatures::Signatures,
 ];
