@@ -32,10 +32,12 @@ mod search_unsubscribe;
 pub mod set_project_path;
 mod structure_analyze;
 mod structure_ast_path;
+mod structure_class_tree;
 mod structure_common;
 mod structure_outline;
 mod structure_read;
 mod structure_signatures;
+mod structure_sitemap;
 mod text_common;
 
 use crate::action::DynAction;
@@ -72,7 +74,9 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &search_unsubscribe::Unsubscribe,
     &structure_analyze::Analyze,
     &structure_ast_path::AstPath,
+    &structure_class_tree::ClassTree,
     &structure_outline::Outline,
     &structure_read::Read,
     &structure_signatures::Signatures,
+    &structure_sitemap::Sitemap,
 ];

@@ -357,3 +357,70 @@ mod tests {
         ));
     }
 }
+
+/// Symbol kinds that are types (what class_tree / class_detail accept).
+pub const TYPE_KINDS: [&str; 6] = ["class", "struct", "enum", "trait", "interface", "type"];
+
+/// The type definitions `input` (optionally qualified) names, or the NOT_FOUND answer
+/// (with close names as suggestions) to give instead. Never answers for another name.
+pub fn find_types(
+    index: &tsa_index::Index,
+    tool_label: &str,
+    input: &str,
+    language: Option<&str>,
+) -> Result<Result<Vec<tsa_index::SymbolRow>, tsa_envelope::Success>, ToolError> {
+    use tsa_envelope::{Success, Verdict};
+    let input = input.trim();
+    if input.is_empty() {
+        return Err(ToolError::Validation(
+            "parameter 'class_name' must be a non-empty string".into(),
+        ));
+    }
+    let (owner, name) = super::common::split_qualified(input);
+    let mut all = index.find_symbols(name, owner, None)?;
+    if owner.is_some() && all.is_empty() {
+        // `pkg.Class` / `module::Type`: the qualifier may be a module, not an owner type.
+        all = index
+            .find_symbols(name, None, None)?
+            .into_iter()
+            .filter(|s| {
+                let q = input.replace("::", ".");
+                s.qualname.replace("::", ".").ends_with(&q) || s.file.contains(owner.unwrap_or(""))
+            })
+            .collect();
+    }
+    if let Some(l) = language {
+        all.retain(|s| s.language == l);
+    }
+    let types: Vec<_> = all
+        .iter()
+        .filter(|s| TYPE_KINDS.contains(&s.kind.as_str()))
+        .cloned()
+        .collect();
+    if !types.is_empty() {
+        return Ok(Ok(types));
+    }
+    let mut miss = Success::new(
+        Verdict::NotFound,
+        format!("{tool_label}: class '{input}' not found"),
+    )
+    .with("class_name", input);
+    if let Some(other) = all.first() {
+        return Ok(Err(miss
+            .with("found_kind", other.kind.clone())
+            .with("suggestions", json!([]))
+            .with_next_step(format!(
+                "'{input}' is a {} ({}:{}), not a class or type; use nav action=callers or structure action=outline on {}",
+                other.kind, other.file, other.line, other.file
+            ))));
+    }
+    let suggestions: Vec<String> = index.suggest(name, 5)?;
+    miss = miss.with("suggestions", json!(suggestions));
+    let step = match suggestions.first() {
+        Some(s) => format!("Class '{input}' is not in the index. Did you mean '{s}'?"),
+        None => format!(
+            "Class '{input}' is not in the index. Check spelling, or search with search action=symbol kind=class."
+        ),
+    };
+    Ok(Err(miss.with_next_step(step)))
+}
