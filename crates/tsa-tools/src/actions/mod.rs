@@ -32,8 +32,10 @@ mod search_unsubscribe;
 pub mod set_project_path;
 mod structure_analyze;
 mod structure_ast_path;
+mod structure_class_detail;
 mod structure_class_tree;
 mod structure_common;
+mod structure_explore;
 mod structure_outline;
 mod structure_read;
 mod structure_signatures;
@@ -74,7 +76,9 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &search_unsubscribe::Unsubscribe,
     &structure_analyze::Analyze,
     &structure_ast_path::AstPath,
+    &structure_class_detail::ClassDetail,
     &structure_class_tree::ClassTree,
+    &structure_explore::Explore,
     &structure_outline::Outline,
     &structure_read::Read,
     &structure_signatures::Signatures,

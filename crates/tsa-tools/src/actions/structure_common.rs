@@ -148,15 +148,20 @@ pub fn shown_in_outline(lang: Language, x: &FileExtract, d: &Def, include_fields
 /// `internal`), or by naming convention (Python `_x`, Go lower case); `unknown`
 /// when the language says nothing.
 pub fn visibility(language: &str, name: &str, signature: &str) -> &'static str {
-    let words: Vec<&str> = signature
-        .split(|c: char| c.is_whitespace() || c == '(')
-        .take(6)
-        .collect();
+    // The modifiers are the words right before the name (annotations and comments
+    // earlier in the header do not count).
+    let at = signature
+        .find(&format!("{name}("))
+        .or_else(|| signature.find(&format!("{name}<")))
+        .or_else(|| signature.rfind(name))
+        .unwrap_or(signature.len());
+    let prefix = &signature[..at];
+    let words: Vec<&str> = prefix.split_whitespace().rev().take(6).collect();
     let has = |w: &str| words.contains(&w);
-    if signature.starts_with("pub(crate)") || signature.starts_with("pub(super)") {
+    if words.iter().any(|w| w.starts_with("pub(")) {
         return "crate";
     }
-    if has("pub") || has("public") || has("export") {
+    if has("pub") || has("public") || has("export") || has("open") {
         return "public";
     }
     if has("private") || has("fileprivate") {
@@ -345,6 +350,10 @@ mod tests {
         assert_eq!(visibility("java", "m", "protected void m()"), "protected");
         assert_eq!(visibility("go", "get", "func (s *S) get()"), "package");
         assert_eq!(visibility("go", "Get", "func (s *S) Get()"), "public");
+        assert_eq!(
+            visibility("java", "rawArea", "@Override // tsa: def method C.rawArea protected double rawArea()"),
+            "protected"
+        );
     }
 
     #[test]
