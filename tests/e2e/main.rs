@@ -14,5 +14,6 @@ mod nav_graph;
 mod parity_core;
 mod props;
 mod search_text;
+mod structure;
 mod support;
 mod tidy;

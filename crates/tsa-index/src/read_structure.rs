@@ -24,7 +24,10 @@ fn under(prefix: &str, args: &mut Vec<String>) -> String {
     let a = args.len();
     args.push(format!(
         "{}/%",
-        prefix.replace('\\', "\\\\").replace('%', "\\%").replace('_', "\\_")
+        prefix
+            .replace('\\', "\\\\")
+            .replace('%', "\\%")
+            .replace('_', "\\_")
     ));
     let b = args.len();
     format!("(f.path = ?{a} OR f.path LIKE ?{b} ESCAPE '\\')")
@@ -38,14 +41,19 @@ impl Index {
         language: Option<&str>,
     ) -> Result<Vec<(String, String)>, IndexError> {
         let mut args = Vec::new();
-        let mut sql = format!("SELECT f.path, f.language FROM files f WHERE {}", under(prefix, &mut args));
+        let mut sql = format!(
+            "SELECT f.path, f.language FROM files f WHERE {}",
+            under(prefix, &mut args)
+        );
         if let Some(l) = language {
             args.push(l.to_owned());
             sql.push_str(&format!(" AND f.language = ?{}", args.len()));
         }
         sql.push_str(" ORDER BY f.path");
         let mut stmt = self.conn.prepare(&sql)?;
-        let rows = stmt.query_map(params_from_iter(args.iter()), |r| Ok((r.get(0)?, r.get(1)?)))?;
+        let rows = stmt.query_map(params_from_iter(args.iter()), |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 

@@ -17,7 +17,8 @@ use crate::{Context, ToolError};
 
 /// Most table rows one answer lists.
 const MAX_ROWS: usize = 200;
-const CSV_HEADER: &str = "type,name,qualified_name,parent,start_line,end_line,lines,visibility,params,return_type";
+const CSV_HEADER: &str =
+    "type,name,qualified_name,parent,start_line,end_line,lines,visibility,params,return_type";
 
 /// Table layout.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq, Default)]
@@ -201,9 +202,12 @@ impl Action for Analyze {
             return Ok(out.with("row_count", rows.len()).with("suppressed", true));
         }
         if x.parse_errors > 0 {
-            out = out.with_warning(format!("{} has syntax errors: the table holds what parsed", f.rel));
+            out = out.with_warning(format!(
+                "{} has syntax errors: the table holds what parsed",
+                f.rel
+            ));
         }
-        Ok(out.with_list(
+        Ok(out.with_next_step("read one definition with structure action=read (start_line/end_line from the table)").with_list(
             ListSpelling {
                 list_key: "elements",
                 total_key: "element_count",

@@ -230,11 +230,11 @@ impl Action for AstPath {
         if mode == Mode::Outline {
             out = out.with("max_depth", max_depth);
         }
-        if mode == Mode::Scope && rows.is_empty() {
-            out = out.with_next_step(format!(
-                "line is at module level (no enclosing definition); use mode=path for the node path"
-            ));
-        }
+        out = out.with_next_step(if mode == Mode::Scope && rows.is_empty() {
+            "the line is at module level (no enclosing definition); use mode=path for the node path"
+        } else {
+            "other views of the same line: mode=path|scope|outline|siblings"
+        });
         if root.has_error() {
             out = out.with_warning(format!("{} has syntax errors", f.rel));
         }

@@ -50,7 +50,13 @@ fn member_row(m: &SymbolRow, home: &str) -> Value {
     r
 }
 
-fn list(key: &'static str, total: &'static str, listed: &'static str, capk: &'static str, noun: &'static str) -> ListSpelling {
+fn list(
+    key: &'static str,
+    total: &'static str,
+    listed: &'static str,
+    capk: &'static str,
+    noun: &'static str,
+) -> ListSpelling {
     ListSpelling {
         list_key: key,
         total_key: total,
@@ -66,7 +72,8 @@ impl Action for ClassDetail {
     const FACADE: &'static str = "structure";
     const NAME: &'static str = "class_detail";
     const SUMMARY: &'static str = "one class: fields and methods with visibility, bases, inherited members through the resolved bases, overrides";
-    const ALIASES: &'static [(&'static str, &'static str)] = &[("query", "class_name"), ("symbol", "class_name")];
+    const ALIASES: &'static [(&'static str, &'static str)] =
+        &[("query", "class_name"), ("symbol", "class_name")];
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let language = language_arg(args.language.as_deref())?.map(|l| l.name());
@@ -179,15 +186,63 @@ impl Action for ClassDetail {
         .with("end_line", ty.end_line)
         .with("language", ty.language.clone())
         .with("signature", ty.signature.clone())
-        .with("visibility", visibility(&ty.language, &ty.name, &ty.signature))
+        .with(
+            "visibility",
+            visibility(&ty.language, &ty.name, &ty.signature),
+        )
         .with("bases", Value::Array(bases))
         .with("unresolved_bases", json!(unresolved))
-        .with_list(list("methods", "method_count", "methods_listed", "methods_cap", "methods"), Capped::collect(methods, fixed_cap(MAX_ROWS)))
-        .with_list(list("fields", "field_count", "fields_listed", "fields_cap", "fields"), Capped::collect(fields, fixed_cap(MAX_ROWS)))
-        .with_list(list("inherited_members", "inherited_count", "inherited_listed", "inherited_cap", "inherited members"), Capped::collect(inherited, fixed_cap(MAX_ROWS)))
-        .with_list(list("overrides", "override_count", "overrides_listed", "overrides_cap", "overrides"), Capped::collect(overrides, fixed_cap(MAX_ROWS)));
+        .with_list(
+            list(
+                "methods",
+                "method_count",
+                "methods_listed",
+                "methods_cap",
+                "methods",
+            ),
+            Capped::collect(methods, fixed_cap(MAX_ROWS)),
+        )
+        .with_list(
+            list(
+                "fields",
+                "field_count",
+                "fields_listed",
+                "fields_cap",
+                "fields",
+            ),
+            Capped::collect(fields, fixed_cap(MAX_ROWS)),
+        )
+        .with_list(
+            list(
+                "inherited_members",
+                "inherited_count",
+                "inherited_listed",
+                "inherited_cap",
+                "inherited members",
+            ),
+            Capped::collect(inherited, fixed_cap(MAX_ROWS)),
+        )
+        .with_list(
+            list(
+                "overrides",
+                "override_count",
+                "overrides_listed",
+                "overrides_cap",
+                "overrides",
+            ),
+            Capped::collect(overrides, fixed_cap(MAX_ROWS)),
+        );
         if !nested.is_empty() {
-            out = out.with_list(list("nested_types", "nested_type_count", "nested_types_listed", "nested_types_cap", "nested types"), Capped::collect(nested, fixed_cap(MAX_ROWS)));
+            out = out.with_list(
+                list(
+                    "nested_types",
+                    "nested_type_count",
+                    "nested_types_listed",
+                    "nested_types_cap",
+                    "nested types",
+                ),
+                Capped::collect(nested, fixed_cap(MAX_ROWS)),
+            );
         }
         if types.len() > 1 {
             let others = types[1..].iter().map(|t| json!({"qualified_name": t.qualname, "kind": t.kind, "file": t.file, "line": t.line, "language": t.language}));

@@ -69,7 +69,14 @@ fn supers(index: &Index, roots: &[i64], max_depth: usize) -> Result<Vec<Value>, 
             break;
         }
         let mut next = Vec::new();
-        for InheritRow { symbol, base_name, kind, target, resolution } in index.bases_of(&frontier)? {
+        for InheritRow {
+            symbol,
+            base_name,
+            kind,
+            target,
+            resolution,
+        } in index.bases_of(&frontier)?
+        {
             let mut row = json!({
                 "depth": depth,
                 "class": symbol.qualname,
@@ -115,7 +122,11 @@ fn subs(
         }
         let mut next = Vec::new();
         for r in level {
-            let base = r.target.as_ref().map(|t| t.qualname.clone()).unwrap_or(r.base_name.clone());
+            let base = r
+                .target
+                .as_ref()
+                .map(|t| t.qualname.clone())
+                .unwrap_or(r.base_name.clone());
             let mut row = type_json(&r.symbol);
             row["depth"] = json!(depth);
             row["base"] = json!(base);
@@ -188,8 +199,11 @@ fn summary(index: &Index, max_depth: usize) -> Result<Success, ToolError> {
         })
         .collect();
     rows.sort_by(|a, b| {
-        b.0.cmp(&a.0)
-            .then_with(|| a.1["qualified_name"].as_str().cmp(&b.1["qualified_name"].as_str()))
+        b.0.cmp(&a.0).then_with(|| {
+            a.1["qualified_name"]
+                .as_str()
+                .cmp(&b.1["qualified_name"].as_str())
+        })
     });
     let mut ext: Vec<(String, usize)> = external.into_iter().collect();
     ext.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
@@ -244,7 +258,11 @@ impl Action for ClassTree {
         let max_depth = cap("max_depth", args.max_depth, 10)?.get();
         let opened = open_index(ctx)?;
         let index = &opened.index;
-        let class = args.class_name.as_deref().map(str::trim).filter(|s| !s.is_empty());
+        let class = args
+            .class_name
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty());
         let mode = match (args.mode, class) {
             (Some(m), _) => m,
             (None, Some(_)) => Mode::Tree,
@@ -263,7 +281,10 @@ impl Action for ClassTree {
                     Err(miss) => return Ok(miss),
                 };
                 let ids: Vec<i64> = types.iter().map(|t| t.id).collect();
-                let want_up = matches!(mode, Mode::Superclasses | Mode::Supers | Mode::Tree | Mode::All);
+                let want_up = matches!(
+                    mode,
+                    Mode::Superclasses | Mode::Supers | Mode::Tree | Mode::All
+                );
                 let want_down = !matches!(mode, Mode::Superclasses | Mode::Supers);
                 let want_impact = matches!(mode, Mode::Impact | Mode::All);
                 let mode_name = match mode {
@@ -275,7 +296,11 @@ impl Action for ClassTree {
                     Mode::Summary => "summary",
                 };
                 let mut parts = Vec::new();
-                let up = if want_up { supers(index, &ids, max_depth)? } else { Vec::new() };
+                let up = if want_up {
+                    supers(index, &ids, max_depth)?
+                } else {
+                    Vec::new()
+                };
                 let (down, found, cut) = if want_down {
                     subs(index, &ids, max_depth)?
                 } else {
@@ -299,7 +324,10 @@ impl Action for ClassTree {
                 .with("class_name", name)
                 .with("mode", mode_name)
                 .with("max_depth", max_depth)
-                .with("definitions", Value::Array(types.iter().map(type_json).collect()));
+                .with(
+                    "definitions",
+                    Value::Array(types.iter().map(type_json).collect()),
+                );
                 if cut {
                     s = s.with("depth_limited", true).with_warning(format!(
                         "subclasses continue below max_depth {max_depth}; raise max_depth to see them"

@@ -285,6 +285,11 @@ pub fn outline_row(f: &Loaded, i: usize) -> Value {
     if f.lang.tier() != Tier::Structure || !d.signature.is_empty() {
         row["signature"] = json!(d.signature);
     }
+    if let Some(o) = &d.owner
+        && d.parent.is_none_or(|p| f.extract.defs[p].name != *o)
+    {
+        row["owner"] = json!(o);
+    }
     if !d.bases.is_empty() {
         row["bases"] = json!(d.bases.iter().map(|b| b.name.as_str()).collect::<Vec<_>>());
     }
@@ -346,12 +351,19 @@ mod tests {
         assert_eq!(visibility("rust", "f", "pub(crate) fn f()"), "crate");
         assert_eq!(visibility("rust", "f", "fn f()"), "private");
         assert_eq!(visibility("python", "_h", "def _h(self)"), "private");
-        assert_eq!(visibility("python", "__init__", "def __init__(self)"), "public");
+        assert_eq!(
+            visibility("python", "__init__", "def __init__(self)"),
+            "public"
+        );
         assert_eq!(visibility("java", "m", "protected void m()"), "protected");
         assert_eq!(visibility("go", "get", "func (s *S) get()"), "package");
         assert_eq!(visibility("go", "Get", "func (s *S) Get()"), "public");
         assert_eq!(
-            visibility("java", "rawArea", "@Override // tsa: def method C.rawArea protected double rawArea()"),
+            visibility(
+                "java",
+                "rawArea",
+                "@Override // tsa: def method C.rawArea protected double rawArea()"
+            ),
             "protected"
         );
     }

@@ -71,7 +71,11 @@ impl Action for Explore {
         }
         names.retain(|n| !n.is_empty());
         names.dedup();
-        let query = args.query.as_deref().map(str::trim).filter(|q| !q.is_empty());
+        let query = args
+            .query
+            .as_deref()
+            .map(str::trim)
+            .filter(|q| !q.is_empty());
         if names.is_empty() && query.is_none() {
             return Err(ToolError::Validation(
                 "explore needs query, symbol or symbols (a non-empty name)".into(),
@@ -89,7 +93,11 @@ impl Action for Explore {
         if names.is_empty() {
             let q = query.unwrap_or_default();
             let (rows, _) = index.search(q, None, &[], (max_symbols * 4).max(100))?;
-            matched.extend(rows.into_iter().map(|(s, _)| s).filter(|s| s.kind != "impl"));
+            matched.extend(
+                rows.into_iter()
+                    .map(|(s, _)| s)
+                    .filter(|s| s.kind != "impl"),
+            );
             if matched.is_empty() {
                 missing.push(json!({"name": q, "suggestions": index.suggest(q, 5)?}));
             }
@@ -114,10 +122,16 @@ impl Action for Explore {
                 .iter()
                 .flat_map(|m| m["suggestions"].as_array().cloned().unwrap_or_default())
                 .collect();
-            let first = suggestions.first().and_then(Value::as_str).map(str::to_owned);
-            let mut miss = Success::new(Verdict::NotFound, format!("explore '{subject}': nothing found"))
-                .with("query", subject.clone())
-                .with("suggestions", Value::Array(suggestions));
+            let first = suggestions
+                .first()
+                .and_then(Value::as_str)
+                .map(str::to_owned);
+            let mut miss = Success::new(
+                Verdict::NotFound,
+                format!("explore '{subject}': nothing found"),
+            )
+            .with("query", subject.clone())
+            .with("suggestions", Value::Array(suggestions));
             miss = miss.with_next_step(match first {
                 Some(s) => format!("no definition matches '{subject}'. Did you mean '{s}'?"),
                 None => format!("no definition matches '{subject}'; try search action=symbol or search action=content"),
@@ -133,7 +147,11 @@ impl Action for Explore {
             }
             *per_file.entry(s.file.clone()).or_default() += 1;
         }
-        let kept_files: HashSet<&str> = file_order.iter().take(max_files).map(String::as_str).collect();
+        let kept_files: HashSet<&str> = file_order
+            .iter()
+            .take(max_files)
+            .map(String::as_str)
+            .collect();
         let kept: Vec<&SymbolRow> = matched
             .iter()
             .filter(|s| kept_files.contains(s.file.as_str()))
@@ -185,9 +203,7 @@ impl Action for Explore {
                 if s.is_test {
                     r["is_test"] = json!(true);
                 }
-                if include_code
-                    && let Some(b) = bodies.body(&s.name, &s.file, s.line, s.end_line)
-                {
+                if include_code && let Some(b) = bodies.body(&s.name, &s.file, s.line, s.end_line) {
                     r["code"] = b["content"].clone();
                     if b.get("truncated").is_some() {
                         r["code_truncated"] = json!(true);
@@ -198,7 +214,9 @@ impl Action for Explore {
             })
             .collect();
         let total = matched.len();
-        let file_rows = file_order.iter().map(|f| json!({"file": f, "symbols": per_file[f]}));
+        let file_rows = file_order
+            .iter()
+            .map(|f| json!({"file": f, "symbols": per_file[f]}));
         let mut out = Success::new(
             Verdict::Info,
             format!(
@@ -217,7 +235,9 @@ impl Action for Explore {
                 listed_key: "symbols_listed",
                 cap_key: "max_symbols",
                 noun: "definitions",
-                remedy: "raise maxSymbols (<= 50) or maxFiles (<= 30), or name the symbols you need".into(),
+                remedy:
+                    "raise maxSymbols (<= 50) or maxFiles (<= 30), or name the symbols you need"
+                        .into(),
             },
             Capped::counted(rows, total, fixed_cap(max_symbols)),
         )
@@ -233,11 +253,13 @@ impl Action for Explore {
             Capped::collect(file_rows, fixed_cap(max_files)),
         );
         if !missing.is_empty() {
-            out = out.with("missing", Value::Array(missing)).with_warning(
-                "some names were not found: see `missing` (each with suggestions)",
-            );
+            out = out
+                .with("missing", Value::Array(missing))
+                .with_warning("some names were not found: see `missing` (each with suggestions)");
         }
-        out = out.with_next_step("callers of one of them: nav action=callers function_name=<qualified_name>");
+        out = out.with_next_step(
+            "callers of one of them: nav action=callers function_name=<qualified_name>",
+        );
         if let Some(w) = opened.built_now {
             out = out.with_warning(w);
         }

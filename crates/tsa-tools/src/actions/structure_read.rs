@@ -177,16 +177,19 @@ fn char_slice(s: &str, from: usize, to: Option<usize>) -> String {
 impl Read {
     fn single(&self, ctx: &Context, args: &Args, file: &str) -> Result<Success, ToolError> {
         let root = ctx.root()?;
-        let start = bound(args.start_line.as_ref())?
-            .ok_or_else(|| ToolError::Validation("read action requires file_path and start_line".into()))?;
+        let start = bound(args.start_line.as_ref())?.ok_or_else(|| {
+            ToolError::Validation("read action requires file_path and start_line".into())
+        })?;
         let end = bound(args.end_line.as_ref())?;
         let start_col = bound(args.start_column.as_ref())?;
         let end_col = bound(args.end_column.as_ref())?;
-        let (_, rel, lang, text) = read_text(root, file, None).map(|(a, r, l, t)| (a, r, Some(l), t)).or_else(|e| match e {
-            // Plain text files (no grammar) can be read too.
-            ToolError::Language(_) => read_plain(root, file),
-            e => Err(e),
-        })?;
+        let (_, rel, lang, text) = read_text(root, file, None)
+            .map(|(a, r, l, t)| (a, r, Some(l), t))
+            .or_else(|e| match e {
+                // Plain text files (no grammar) can be read too.
+                ToolError::Language(_) => read_plain(root, file),
+                e => Err(e),
+            })?;
         let all: Vec<&str> = text.lines().collect();
         let count = all.len();
         if count == 0 {
@@ -195,7 +198,10 @@ impl Read {
             )));
         }
         let (first, last, clamp) = check_range(&rel, count, start, end, args.allow_truncate)?;
-        let mut lines: Vec<String> = all[first - 1..last].iter().map(|s| (*s).to_owned()).collect();
+        let mut lines: Vec<String> = all[first - 1..last]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
         for (name, v) in [("start_column", start_col), ("end_column", end_col)] {
             if let Some(c) = v
                 && c < 0
@@ -236,7 +242,10 @@ impl Read {
         let format = args.format.unwrap_or_default();
         let mut out = Success::new(
             Verdict::Info,
-            format!("read {rel}:{first}-{last} ({} lines of {count})", last - first + 1),
+            format!(
+                "read {rel}:{first}-{last} ({} lines of {count})",
+                last - first + 1
+            ),
         )
         .with("file_path", rel.clone())
         .with("start_line", first)
@@ -245,10 +254,13 @@ impl Read {
             out = out
                 .with("language", lang.map(|l| l.name()))
                 .with("total_lines", count)
-                .with("format", match format {
-                    Format::Json => "json",
-                    _ => "text",
-                });
+                .with(
+                    "format",
+                    match format {
+                        Format::Json => "json",
+                        _ => "text",
+                    },
+                );
             if let Some(c) = start_col {
                 out = out.with("start_column", c);
             }
@@ -280,7 +292,15 @@ impl Read {
                 _ => Value::String(l),
             })
             .collect();
-        Ok(out.with_list(
+        let step = if last < count {
+            format!(
+                "continue with start_line={} (the file has {count} lines); the outline: structure action=outline",
+                last + 1
+            )
+        } else {
+            "end of file reached; the outline: structure action=outline".to_owned()
+        };
+        Ok(out.with_next_step(step).with_list(
             ListSpelling {
                 list_key: "lines",
                 total_key: "line_count",
@@ -293,7 +313,12 @@ impl Read {
         ))
     }
 
-    fn batch(&self, ctx: &Context, args: &Args, requests: &[Request]) -> Result<Success, ToolError> {
+    fn batch(
+        &self,
+        ctx: &Context,
+        args: &Args,
+        requests: &[Request],
+    ) -> Result<Success, ToolError> {
         let root = ctx.root()?;
         if requests.is_empty() {
             return Err(ToolError::Validation(
@@ -312,20 +337,33 @@ impl Read {
                     req.file_path
                 )));
             }
-            let loaded = read_text(root, &req.file_path, None).map(|(a, r, l, t)| (a, r, Some(l), t)).or_else(|e| match e {
-                ToolError::Language(_) => read_plain(root, &req.file_path),
-                e => Err(e),
-            });
+            let loaded = read_text(root, &req.file_path, None)
+                .map(|(a, r, l, t)| (a, r, Some(l), t))
+                .or_else(|e| match e {
+                    ToolError::Language(_) => read_plain(root, &req.file_path),
+                    e => Err(e),
+                });
             for sec in &req.sections {
                 let start = bound(Some(&sec.start_line))?;
                 let end = bound(sec.end_line.as_ref())?;
-                let result = loaded.as_ref().map_err(|e| e.to_string()).and_then(|(_, rel, _, text)| {
-                    let all: Vec<&str> = text.lines().collect();
-                    let start = start.ok_or("read action requires file_path and start_line")?;
-                    check_range(rel, all.len(), start, Some(end.unwrap_or(start)), args.allow_truncate)
+                let result =
+                    loaded
+                        .as_ref()
                         .map_err(|e| e.to_string())
-                        .map(|(a, b, w)| (rel.clone(), all[a - 1..b].join("\n"), a, b, w))
-                });
+                        .and_then(|(_, rel, _, text)| {
+                            let all: Vec<&str> = text.lines().collect();
+                            let start =
+                                start.ok_or("read action requires file_path and start_line")?;
+                            check_range(
+                                rel,
+                                all.len(),
+                                start,
+                                Some(end.unwrap_or(start)),
+                                args.allow_truncate,
+                            )
+                            .map_err(|e| e.to_string())
+                            .map(|(a, b, w)| (rel.clone(), all[a - 1..b].join("\n"), a, b, w))
+                        });
                 match result {
                     Ok((rel, content, a, b, warning)) => {
                         let n = b - a + 1;
@@ -368,14 +406,22 @@ impl Read {
             }
         }
         let n = rows.len();
-        let verdict = if failed > 0 { Verdict::Warn } else { Verdict::Info };
+        let verdict = if failed > 0 {
+            Verdict::Warn
+        } else {
+            Verdict::Info
+        };
         let mut out = Success::new(
             verdict,
             format!(
                 "read batch: {} sections from {} files{}",
                 n,
                 requests.len(),
-                if failed > 0 { format!(", {failed} failed") } else { String::new() }
+                if failed > 0 {
+                    format!(", {failed} failed")
+                } else {
+                    String::new()
+                }
             ),
         )
         .with("file_count", requests.len())
@@ -402,7 +448,15 @@ impl Read {
 fn read_plain(
     root: &std::path::Path,
     input: &str,
-) -> Result<(std::path::PathBuf, String, Option<tsa_lang::Language>, String), ToolError> {
+) -> Result<
+    (
+        std::path::PathBuf,
+        String,
+        Option<tsa_lang::Language>,
+        String,
+    ),
+    ToolError,
+> {
     let (abs, rel) = crate::security::resolve_in_root(root, input)?;
     let bytes = std::fs::read(&abs)
         .map_err(|e| ToolError::Internal(format!("cannot read '{rel}': {e}")))?;
@@ -443,16 +497,27 @@ mod tests {
         assert_eq!(bound(Some(&json!(3.0))).unwrap(), Some(3));
         assert_eq!(bound(Some(&json!(" 12 "))).unwrap(), Some(12));
         assert_eq!(bound(None).unwrap(), None);
-        for bad in [json!(3.5), json!("3a"), json!("0x10"), json!(true), json!([1])] {
+        for bad in [
+            json!(3.5),
+            json!("3a"),
+            json!("0x10"),
+            json!(true),
+            json!([1]),
+        ] {
             let e = bound(Some(&bad)).unwrap_err().to_string();
-            assert!(e.starts_with("read action: line/column bounds must be integers, got"), "{e}");
+            assert!(
+                e.starts_with("read action: line/column bounds must be integers, got"),
+                "{e}"
+            );
         }
     }
 
     #[test]
     fn ranges_are_refused_not_clamped() {
         assert_eq!(check_range("a", 10, 2, Some(4), false).unwrap().0, 2);
-        let e = check_range("a", 10, 11, None, false).unwrap_err().to_string();
+        let e = check_range("a", 10, 11, None, false)
+            .unwrap_err()
+            .to_string();
         assert!(e.contains("10 lines"), "{e}");
         assert!(check_range("a", 10, 0, None, false).is_err());
         assert!(check_range("a", 10, 5, Some(4), false).is_err());

@@ -71,12 +71,14 @@ impl Action for Signatures {
         .with("file_path", f.rel.clone())
         .with("language", f.lang.name())
         .with("class_count", class_count);
-        if n == 0 {
-            out = out.with_next_step(format!(
+        out = out.with_next_step(if n == 0 {
+            format!(
                 "{} declares no functions or methods; try structure action=outline",
                 f.rel
-            ));
-        }
+            )
+        } else {
+            "callers of one: nav action=callers function_name=<Class.method>".to_owned()
+        });
         Ok(out.with_list(
             ListSpelling {
                 list_key: "signatures",

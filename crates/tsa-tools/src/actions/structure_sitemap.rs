@@ -77,7 +77,11 @@ impl Action for Sitemap {
                 rel
             }
         };
-        let shown_dir = if prefix.is_empty() { ".".to_owned() } else { prefix.clone() };
+        let shown_dir = if prefix.is_empty() {
+            ".".to_owned()
+        } else {
+            prefix.clone()
+        };
         let opened = open_index(ctx)?;
         let index = &opened.index;
         let files = index.files_under(&prefix, language)?;
@@ -158,7 +162,11 @@ impl Action for Sitemap {
         if mode == Mode::Module {
             let mut modules: BTreeMap<String, (usize, usize, Vec<String>)> = BTreeMap::new();
             for (path, lang) in &files {
-                let dir = path.rsplit_once('/').map(|(d, _)| d).unwrap_or(".").to_owned();
+                let dir = path
+                    .rsplit_once('/')
+                    .map(|(d, _)| d)
+                    .unwrap_or(".")
+                    .to_owned();
                 let m = modules.entry(dir).or_default();
                 m.0 += 1;
                 m.1 += per_file.get(path.as_str()).map(|c| c.0).unwrap_or(0);
@@ -166,9 +174,9 @@ impl Action for Sitemap {
                     m.2.push(lang.clone());
                 }
             }
-            let rows = modules.into_iter().map(|(m, (f, s, l))| {
-                json!({"module": m, "files": f, "definitions": s, "languages": l})
-            });
+            let rows = modules.into_iter().map(
+                |(m, (f, s, l))| json!({"module": m, "files": f, "definitions": s, "languages": l}),
+            );
             out = out.with_list(
                 ListSpelling {
                     list_key: "modules",
@@ -226,7 +234,8 @@ impl Action for Sitemap {
                     listed_key: "symbols_listed",
                     cap_key: "symbols_cap",
                     noun: "definitions",
-                    remedy: "raise max_symbols, narrow directory, or use mode=api / mode=module".into(),
+                    remedy: "raise max_symbols, narrow directory, or use mode=api / mode=module"
+                        .into(),
                 },
                 Capped::collect(rows, max_symbols),
             );
