@@ -325,60 +325,6 @@ pub fn write_output(root: &Path, output_file: &str, content: &str) -> Result<Str
     Ok(rel)
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn params_and_counts() {
-        assert_eq!(
-            params_of("run", "def run(self, x: int = 3) -> str").as_deref(),
-            Some("self, x: int = 3")
-        );
-        assert_eq!(
-            params_of("f", "fn f<T: Fn(u8)>(a: (u8, u8), b: T)").as_deref(),
-            Some("a: (u8, u8), b: T")
-        );
-        assert_eq!(params_of("x", "x = 3"), None);
-        assert_eq!(param_count(""), 0);
-        assert_eq!(param_count("a: Map<K, V>, b"), 2);
-        assert_eq!(param_count("self"), 1);
-    }
-
-    #[test]
-    fn visibility_from_declarations_and_names() {
-        assert_eq!(visibility("rust", "f", "pub fn f()"), "public");
-        assert_eq!(visibility("rust", "f", "pub(crate) fn f()"), "crate");
-        assert_eq!(visibility("rust", "f", "fn f()"), "private");
-        assert_eq!(visibility("python", "_h", "def _h(self)"), "private");
-        assert_eq!(
-            visibility("python", "__init__", "def __init__(self)"),
-            "public"
-        );
-        assert_eq!(visibility("java", "m", "protected void m()"), "protected");
-        assert_eq!(visibility("go", "get", "func (s *S) get()"), "package");
-        assert_eq!(visibility("go", "Get", "func (s *S) Get()"), "public");
-        assert_eq!(
-            visibility(
-                "java",
-                "rawArea",
-                "@Override // tsa: def method C.rawArea protected double rawArea()"
-            ),
-            "protected"
-        );
-    }
-
-    #[test]
-    fn language_names_are_checked() {
-        assert!(language_arg(Some("Python")).unwrap().is_some());
-        assert!(language_arg(None).unwrap().is_none());
-        assert!(matches!(
-            language_arg(Some("cobol")),
-            Err(ToolError::Validation(_))
-        ));
-    }
-}
-
 /// Symbol kinds that are types (what class_tree / class_detail accept).
 pub const TYPE_KINDS: [&str; 6] = ["class", "struct", "enum", "trait", "interface", "type"];
 
@@ -444,4 +390,58 @@ pub fn find_types(
         ),
     };
     Ok(Err(miss.with_next_step(step)))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn params_and_counts() {
+        assert_eq!(
+            params_of("run", "def run(self, x: int = 3) -> str").as_deref(),
+            Some("self, x: int = 3")
+        );
+        assert_eq!(
+            params_of("f", "fn f<T: Fn(u8)>(a: (u8, u8), b: T)").as_deref(),
+            Some("a: (u8, u8), b: T")
+        );
+        assert_eq!(params_of("x", "x = 3"), None);
+        assert_eq!(param_count(""), 0);
+        assert_eq!(param_count("a: Map<K, V>, b"), 2);
+        assert_eq!(param_count("self"), 1);
+    }
+
+    #[test]
+    fn visibility_from_declarations_and_names() {
+        assert_eq!(visibility("rust", "f", "pub fn f()"), "public");
+        assert_eq!(visibility("rust", "f", "pub(crate) fn f()"), "crate");
+        assert_eq!(visibility("rust", "f", "fn f()"), "private");
+        assert_eq!(visibility("python", "_h", "def _h(self)"), "private");
+        assert_eq!(
+            visibility("python", "__init__", "def __init__(self)"),
+            "public"
+        );
+        assert_eq!(visibility("java", "m", "protected void m()"), "protected");
+        assert_eq!(visibility("go", "get", "func (s *S) get()"), "package");
+        assert_eq!(visibility("go", "Get", "func (s *S) Get()"), "public");
+        assert_eq!(
+            visibility(
+                "java",
+                "rawArea",
+                "@Override // tsa: def method C.rawArea protected double rawArea()"
+            ),
+            "protected"
+        );
+    }
+
+    #[test]
+    fn language_names_are_checked() {
+        assert!(language_arg(Some("Python")).unwrap().is_some());
+        assert!(language_arg(None).unwrap().is_none());
+        assert!(matches!(
+            language_arg(Some("cobol")),
+            Err(ToolError::Validation(_))
+        ));
+    }
 }
