@@ -647,6 +647,19 @@ fn index_actions_answer_from_the_index() {
             .iter()
             .any(|r| r["base"] == "Figure" && r["resolution"] == "project")
     );
+    // Bases the resolver left unbound still count, labelled name_only (never a false SAFE).
+    let v = cli(
+        &p.root,
+        json!({"action": "class_tree", "class_name": "Shape", "mode": "impact"}),
+    );
+    let names: Vec<&str> = v["subclasses"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["name"].as_str().unwrap())
+        .collect();
+    assert!(names.contains(&"Figure"), "{v}");
+    assert_ne!(v["verdict"], "SAFE", "{v}");
     let v = cli(&p.root, json!({"action": "class_tree"}));
     assert_eq!(v["mode"], "summary");
     assert!(

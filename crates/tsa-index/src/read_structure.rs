@@ -113,3 +113,23 @@ impl Index {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 }
+
+impl Index {
+    /// Declared bases named `base` that the resolver could not bind (a type whose
+    /// base is written `Shape` while `Shape` was not placed): candidates for a
+    /// name-only subtype answer, to be labelled as such.
+    pub fn unresolved_subtypes_named(&self, base: &str) -> Result<Vec<InheritRow>, IndexError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT DISTINCT i.symbol_id FROM inherits i JOIN names bn ON bn.id = i.base_id
+             WHERE bn.name = ?1 AND i.target_id IS NULL",
+        )?;
+        let ids: Vec<i64> = stmt
+            .query_map([base], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        Ok(self
+            .bases_of(&ids)?
+            .into_iter()
+            .filter(|r| r.target.is_none() && r.base_name == base)
+            .collect())
+    }
+}

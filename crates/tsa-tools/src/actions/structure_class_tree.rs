@@ -9,6 +9,7 @@ use serde::Deserialize;
 use serde_json::{Value, json};
 use tsa_envelope::{Capped, ImpactLevel, ListSpelling, Success, Verdict};
 use tsa_index::{Index, InheritRow, SymbolRow};
+use tsa_lang::Language;
 
 use super::common::{cap, fixed_cap, open_index};
 use super::structure_common::find_types;
@@ -100,28 +101,59 @@ fn supers(index: &Index, roots: &[i64], max_depth: usize) -> Result<Vec<Value>, 
     Ok(rows)
 }
 
-/// Walks resolved subtypes downward; returns rows and the subtype symbols.
-fn subs(
-    index: &Index,
-    roots: &[i64],
-    max_depth: usize,
-) -> Result<(Vec<Value>, Vec<SymbolRow>, bool), ToolError> {
-    let mut seen: HashSet<i64> = roots.iter().copied().collect();
-    let mut frontier = roots.to_vec();
-    let mut rows = Vec::new();
-    let mut found = Vec::new();
-    let mut cut = false;
+/// Subtypes found by walking down: rows, the subtype symbols, whether the walk
+/// stopped at max_depth, and how many were matched by name only.
+struct Down {
+    rows: Vec<Value>,
+    found: Vec<SymbolRow>,
+    cut: bool,
+    name_only: usize,
+}
+
+/// Walks resolved subtypes downward; bases the resolver left unbound but which name
+/// a type of the same language family are included, labelled `name_only`.
+fn subs(index: &Index, roots: &[SymbolRow], max_depth: usize) -> Result<Down, ToolError> {
+    let mut seen: HashSet<i64> = roots.iter().map(|r| r.id).collect();
+    let mut frontier: Vec<SymbolRow> = roots.to_vec();
+    let mut down = Down {
+        rows: Vec::new(),
+        found: Vec::new(),
+        cut: false,
+        name_only: 0,
+    };
+    let family = |l: &str| Language::from_name(l).map(|l| l.family());
     for depth in 1..=max_depth + 1 {
         if frontier.is_empty() {
             break;
         }
-        let level = index.subtypes_of(&frontier)?;
+        let ids: Vec<i64> = frontier.iter().map(|t| t.id).collect();
+        let mut level: Vec<(InheritRow, bool)> = index
+            .subtypes_of(&ids)?
+            .into_iter()
+            .map(|r| (r, false))
+            .collect();
+        let mut names: Vec<(&str, &str)> = frontier
+            .iter()
+            .map(|t| (t.name.as_str(), t.language.as_str()))
+            .collect();
+        names.sort_unstable();
+        names.dedup();
+        for (name, lang) in names {
+            for r in index.unresolved_subtypes_named(name)? {
+                if family(&r.symbol.language) == family(lang) {
+                    level.push((r, true));
+                }
+            }
+        }
         if depth > max_depth {
-            cut = !level.is_empty();
+            down.cut = level.iter().any(|(r, _)| !seen.contains(&r.symbol.id));
             break;
         }
         let mut next = Vec::new();
-        for r in level {
+        for (r, name_only) in level {
+            if !seen.insert(r.symbol.id) {
+                continue;
+            }
             let base = r
                 .target
                 .as_ref()
@@ -131,15 +163,21 @@ fn subs(
             row["depth"] = json!(depth);
             row["base"] = json!(base);
             row["relation"] = json!(r.kind);
-            if seen.insert(r.symbol.id) {
-                next.push(r.symbol.id);
-                found.push(r.symbol.clone());
-                rows.push(row);
+            row["resolution"] = json!(if name_only {
+                "name_only"
+            } else {
+                r.resolution.as_str()
+            });
+            if name_only {
+                down.name_only += 1;
             }
+            next.push(r.symbol.clone());
+            down.found.push(r.symbol);
+            down.rows.push(row);
         }
         frontier = next;
     }
-    Ok((rows, found, cut))
+    Ok(down)
 }
 
 fn impact_level(n: usize) -> ImpactLevel {
@@ -301,10 +339,20 @@ impl Action for ClassTree {
                 } else {
                     Vec::new()
                 };
-                let (down, found, cut) = if want_down {
-                    subs(index, &ids, max_depth)?
+                let Down {
+                    rows: down,
+                    found,
+                    cut,
+                    name_only,
+                } = if want_down {
+                    subs(index, &types, max_depth)?
                 } else {
-                    (Vec::new(), Vec::new(), false)
+                    Down {
+                        rows: Vec::new(),
+                        found: Vec::new(),
+                        cut: false,
+                        name_only: 0,
+                    }
                 };
                 if want_up {
                     parts.push(format!("{} bases", up.len()));
@@ -328,6 +376,11 @@ impl Action for ClassTree {
                     "definitions",
                     Value::Array(types.iter().map(type_json).collect()),
                 );
+                if name_only > 0 {
+                    s = s.with("name_only_subclasses", name_only).with_warning(format!(
+                        "{name_only} subclasses name the class but their base was not resolved (resolution name_only): they may mean another type of that name"
+                    ));
+                }
                 if cut {
                     s = s.with("depth_limited", true).with_warning(format!(
                         "subclasses continue below max_depth {max_depth}; raise max_depth to see them"
