@@ -17,6 +17,7 @@ mod props;
 mod scip_export;
 mod search_text;
 mod skills;
+mod structure;
 mod support;
 mod tidy;
 mod watch;

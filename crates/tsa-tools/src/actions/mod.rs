@@ -33,6 +33,16 @@ mod search_subscribe;
 mod search_symbol;
 mod search_unsubscribe;
 pub mod set_project_path;
+mod structure_analyze;
+mod structure_ast_path;
+mod structure_class_detail;
+mod structure_class_tree;
+mod structure_common;
+mod structure_explore;
+mod structure_outline;
+mod structure_read;
+mod structure_signatures;
+mod structure_sitemap;
 mod text_common;
 
 use crate::action::DynAction;
@@ -70,4 +80,13 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &search_subscribe::Subscribe,
     &search_symbol::Symbol,
     &search_unsubscribe::Unsubscribe,
+    &structure_analyze::Analyze,
+    &structure_ast_path::AstPath,
+    &structure_class_detail::ClassDetail,
+    &structure_class_tree::ClassTree,
+    &structure_explore::Explore,
+    &structure_outline::Outline,
+    &structure_read::Read,
+    &structure_signatures::Signatures,
+    &structure_sitemap::Sitemap,
 ];
