@@ -438,7 +438,36 @@ impl Model {
         let b = self.resolve(&call);
         match b.target {
             Some(t) if !self.syms[t].kind.is_type() => Binding::UNKNOWN,
-            _ => b,
+            Some(_) => b,
+            // Interfaces and traits are never "called", so the call cascade does not
+            // see them: a unique type of that name in the family, preferring the
+            // definition's own folder (Java/Go packages, C# namespaces by layout).
+            None if b.resolution == Resolution::Unknown => {
+                let types: Vec<usize> = self
+                    .types_named(&call, base)
+                    .into_iter()
+                    .filter(|&s| s != sym && self.syms[s].kind != DefKind::Impl)
+                    .collect();
+                let dir = |f: usize| {
+                    let p = &self.files[f].path;
+                    p.rsplit_once('/').map_or("", |(d, _)| d).to_owned()
+                };
+                let here = dir(file);
+                let same_dir: Vec<usize> = types
+                    .iter()
+                    .copied()
+                    .filter(|&s| dir(self.syms[s].file) == here)
+                    .collect();
+                let test = self.files[file].is_test || self.syms[sym].is_test;
+                match self
+                    .unique(same_dir, test)
+                    .or_else(|| self.unique_fallback(types, &call))
+                {
+                    Some(t) => bound(t, 0.7),
+                    None => b,
+                }
+            }
+            None => b,
         }
     }
 
@@ -565,6 +594,16 @@ impl Model {
             }
             found.sort_unstable();
             found.dedup();
+            // A class's method wins over an interface's or trait's declaration at the
+            // same level (Java: the superclass chain before default methods).
+            let in_interface = |m: usize| {
+                self.syms[m].parent.is_some_and(|p| {
+                    matches!(self.syms[p].kind, DefKind::Interface | DefKind::Trait)
+                })
+            };
+            if found.iter().any(|&m| !in_interface(m)) {
+                found.retain(|&m| !in_interface(m));
+            }
             if !found.is_empty() {
                 return self.unique(found, test).map(|s| bound(s, 0.8));
             }
