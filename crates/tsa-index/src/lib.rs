@@ -9,6 +9,7 @@ mod read;
 mod read_dsl;
 mod read_graph;
 mod read_structure;
+mod read_viz;
 pub mod resolve;
 mod store;
 mod walk;

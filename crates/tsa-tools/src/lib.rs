@@ -13,6 +13,7 @@ mod dispatch;
 mod error;
 pub mod history;
 pub mod hyphae;
+pub mod mermaid;
 mod schema;
 mod security;
 pub mod skills;

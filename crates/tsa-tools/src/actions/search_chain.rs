@@ -11,6 +11,7 @@ use super::common::{fixed_cap, open_index};
 use crate::action::Action;
 use crate::chain::{self, Params, complexity, fan_counts, risk_of};
 use crate::hyphae::Universe;
+use crate::mermaid;
 use crate::source::{Bodies, BodyBudget};
 use crate::{Context, ToolError};
 
@@ -55,17 +56,6 @@ fn positive(name: &str, v: Option<i64>, default: usize, max: usize) -> Result<us
             "parameter '{name}' must be >= 1, got {n}"
         ))),
     }
-}
-
-fn node_id(name: &str, file: &str) -> String {
-    let mut id: String = format!("{file}_{name}")
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    if id.starts_with(|c: char| c.is_ascii_digit()) {
-        id.insert(0, 'n');
-    }
-    id
 }
 
 impl Action for Chain {
@@ -346,41 +336,16 @@ impl Action for Chain {
                 }
                 if let Some(sym) = universe.get(id) {
                     let file = universe.file_of(sym).map(|f| f.path.as_str()).unwrap_or("");
-                    let nid = node_id(&sym.qualname, file);
-                    let short = file.rsplit('/').next().unwrap_or(file);
-                    nodes.push((
-                        nid.clone(),
-                        format!("{} ({short})", sym.qualname).replace('"', "'"),
-                    ));
+                    let nid = mermaid::node_id(&sym.qualname, file);
+                    nodes.push((nid.clone(), mermaid::label(&sym.qualname, file)));
                     ids.insert(id, nid);
                 }
             }
-            nodes.sort();
-            nodes.dedup();
-            let mut text = format!("flowchart {}\n", u.direction);
-            if kept.is_empty() {
-                text.push_str("    empty[\"No call edges found\"]\n");
-            }
-            for (nid, label) in &nodes {
-                text.push_str(&format!("    {nid}[\"{label}\"]\n"));
-            }
-            let mut lines: Vec<String> = kept
+            let pairs: Vec<(String, String)> = kept
                 .iter()
-                .filter_map(|(a, b)| Some(format!("    {} --> {}", ids.get(a)?, ids.get(b)?)))
+                .filter_map(|(a, b)| Some((ids.get(a)?.clone(), ids.get(b)?.clone())))
                 .collect();
-            lines.sort();
-            lines.dedup();
-            for l in lines {
-                text.push_str(&l);
-                text.push('\n');
-            }
-            if edge_total > kept.len() {
-                text.push_str(&format!(
-                    "    %% showing {} of {} call edges (raise max_edges)\n",
-                    kept.len(),
-                    edge_total
-                ));
-            }
+            let text = mermaid::flowchart(&u.direction, &nodes, &pairs, edge_total);
             s = s
                 .with("mermaid", text)
                 .with("uml_edge_total", edge_total)
