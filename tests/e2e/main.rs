@@ -20,4 +20,5 @@ mod skills;
 mod structure;
 mod support;
 mod tidy;
+mod viz;
 mod watch;

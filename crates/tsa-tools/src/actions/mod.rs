@@ -44,6 +44,7 @@ mod structure_read;
 mod structure_signatures;
 mod structure_sitemap;
 mod text_common;
+mod viz_graph;
 
 use crate::action::DynAction;
 
@@ -89,4 +90,5 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &structure_read::Read,
     &structure_signatures::Signatures,
     &structure_sitemap::Sitemap,
+    &viz_graph::Graph,
 ];

@@ -1,0 +1,117 @@
+//! `viz` actions over the CLI and MCP.
+
+use serde_json::{Value, json};
+
+use crate::support::{assert_envelope, cli_words, json as cli_json, mcp, mcp_call, project};
+
+fn viz(root: &std::path::Path, args: Value) -> Value {
+    let words = cli_words("viz", &args);
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let (code, v) = cli_json(root, &words);
+    assert_envelope(&v);
+    assert_eq!(code != 0, v["success"] == false);
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn graph_draws_mermaid_and_graphology_with_honest_caps() {
+    let p = project("python");
+    let full = viz(&p.root, json!({"action": "graph"}));
+    assert_eq!(full["verdict"], "INFO");
+    let total = full["edge_count"].as_u64().unwrap();
+    assert!(total >= 5, "{full}");
+    let text = full["mermaid"].as_str().unwrap();
+    assert!(text.starts_with("flowchart TD\n"));
+    assert_eq!(text.matches(" --> ").count() as u64, total);
+    // Every edge row is a resolved call between definitions.
+    for e in full["edges"].as_array().unwrap() {
+        assert!(
+            ["local", "project"].contains(&e["resolution"].as_str().unwrap()),
+            "{e}"
+        );
+    }
+
+    let capped = viz(
+        &p.root,
+        json!({"action": "graph", "max_edges": 2, "direction": "LR"}),
+    );
+    assert_eq!(capped["edge_count"], total);
+    assert_eq!(capped["edges_listed"], 2);
+    assert_eq!(capped["truncated"], true);
+    let text = capped["mermaid"].as_str().unwrap();
+    assert!(text.starts_with("flowchart LR\n"));
+    assert!(
+        text.contains(&format!("%% showing 2 of {total} call edges")),
+        "{text}"
+    );
+    assert!(
+        capped["next_step"]
+            .as_str()
+            .unwrap()
+            .starts_with(&format!("showing 2 of {total} call edges"))
+    );
+
+    let one = viz(
+        &p.root,
+        json!({"action": "graph", "mode": "function", "function": "Engine.run", "depth": 1}),
+    );
+    let names: Vec<&str> = one["edges"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|e| [e["source"].as_str().unwrap(), e["target"].as_str().unwrap()])
+        .collect();
+    assert!(names.contains(&"Engine.run"), "{one}");
+    assert!(one["edge_count"].as_u64().unwrap() < total);
+
+    let file = viz(
+        &p.root,
+        json!({"action": "graph", "mode": "file", "file_path": "app/core.py", "visualization_format": "sigma"}),
+    );
+    let g = &file["graph"];
+    assert_eq!(g["options"]["type"], "directed");
+    assert_eq!(
+        g["edges"].as_array().unwrap().len() as u64,
+        file["edges_listed"].as_u64().unwrap()
+    );
+    assert!(
+        g["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|n| n["key"].is_string() && n["attributes"]["label"].is_string())
+    );
+
+    let missing = viz(
+        &p.root,
+        json!({"action": "graph", "mode": "function", "function": "Engine.runn"}),
+    );
+    assert_eq!(missing["verdict"], "NOT_FOUND");
+    assert!(missing["suggestions"].to_string().contains("run"));
+    let bad = viz(&p.root, json!({"action": "graph", "mode": "file"}));
+    assert_eq!(bad["error_type"], "validation");
+    let bad = viz(
+        &p.root,
+        json!({"action": "graph", "mode": "file", "file_path": "../x.py"}),
+    );
+    assert_eq!(bad["success"], false);
+
+    let client = mcp((), &p.root).await;
+    let (err, v) = mcp_call(
+        &client,
+        "viz",
+        json!({"action": "graph", "max_edges": 2, "output_format": "json"}),
+    )
+    .await;
+    assert!(!err);
+    assert_eq!(v["edge_count"], total);
+    assert_eq!(v["truncated"], true);
+    // TOON: the Mermaid text is a large string: inside toon_content only.
+    let (_, t) = mcp_call(&client, "viz", json!({"action": "graph", "max_edges": 2})).await;
+    assert!(t.get("mermaid").is_none());
+    let decoded = tsa_format::from_toon(t["toon_content"].as_str().unwrap()).unwrap();
+    assert_eq!(decoded["mermaid"], v["mermaid"]);
+    let (_, nf) = mcp_call(&client, "viz", json!({"action": "graph", "mode": "function", "function": "nope_nope", "output_format": "json"})).await;
+    assert_eq!(nf["verdict"], "NOT_FOUND");
+    client.cancel().await.unwrap();
+}
