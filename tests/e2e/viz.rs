@@ -115,3 +115,114 @@ async fn graph_draws_mermaid_and_graphology_with_honest_caps() {
     assert_eq!(nf["verdict"], "NOT_FOUND");
     client.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn uml_diagrams_from_the_index() {
+    let j = project("java");
+    let class = viz(&j.root, json!({"action": "uml"}));
+    let text = class["mermaid"].as_str().unwrap();
+    assert!(text.starts_with("classDiagram\n"), "{text}");
+    assert!(text.contains("  Figure <|-- Circle\n"), "{text}");
+    assert!(text.contains("  Shape <|.. Circle\n"), "{text}");
+    let capped = viz(&j.root, json!({"action": "uml", "max_edges": 1}));
+    assert_eq!(capped["relations_listed"], 1);
+    assert_eq!(capped["relation_count"], class["relation_count"]);
+    assert_eq!(capped["truncated"], true);
+    assert!(
+        capped["mermaid"]
+            .as_str()
+            .unwrap()
+            .contains("note \"showing 1 of")
+    );
+    let focus = viz(
+        &j.root,
+        json!({"action": "uml", "class_name": "Figure", "max_depth": 1}),
+    );
+    assert!(
+        focus["mermaid"]
+            .as_str()
+            .unwrap()
+            .contains("Figure <|-- Circle")
+    );
+    let missing = viz(&j.root, json!({"action": "uml", "class_name": "Figur"}));
+    assert_eq!(missing["verdict"], "NOT_FOUND");
+
+    let p = project("python");
+    let t = project("tricky");
+    let pkg = viz(
+        &t.root,
+        json!({"action": "uml", "diagram": "package", "include_tests": true}),
+    );
+    assert!(
+        pkg["mermaid"]
+            .as_str()
+            .unwrap()
+            .starts_with("flowchart LR\n")
+    );
+    let rel = pkg["relations"].as_array().unwrap();
+    assert!(
+        rel.iter()
+            .any(|r| r["from"] == "tests" && r["to"] == "webapp"),
+        "{pkg}"
+    );
+    assert!(
+        rel.iter()
+            .any(|r| r["from"] == "webapp" && r["to"] == "webapp/json"),
+        "{pkg}"
+    );
+    let no_tests = viz(&t.root, json!({"action": "uml", "diagram": "package"}));
+    assert!(
+        no_tests["relations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["from"] != "tests")
+    );
+    let seq = viz(
+        &p.root,
+        json!({"action": "uml", "diagram": "sequence", "source": "Engine.run", "target": "build", "target_file": "app/core.py"}),
+    );
+    let text = seq["mermaid"].as_str().unwrap();
+    assert!(
+        text.starts_with("sequenceDiagram\n") && text.contains("Engine_run->>build"),
+        "{text}"
+    );
+    let none = viz(
+        &p.root,
+        json!({"action": "uml", "diagram": "sequence", "source": "build", "source_file": "app/core.py", "target": "Engine.run"}),
+    );
+    assert_eq!(none["verdict"], "NOT_FOUND");
+    let act = viz(
+        &p.root,
+        json!({"action": "uml", "diagram": "activity", "function_name": "Engine.run"}),
+    );
+    let text = act["mermaid"].as_str().unwrap();
+    assert!(
+        text.starts_with("flowchart TD\n") && text.contains("return (line 19)"),
+        "{text}"
+    );
+    assert_eq!(act["relation_count"], 1);
+    let bad = viz(
+        &p.root,
+        json!({"action": "uml", "diagram": "sequence", "source": "build"}),
+    );
+    assert_eq!(bad["error_type"], "validation");
+
+    let client = mcp((), &j.root).await;
+    let (err, v) = mcp_call(
+        &client,
+        "viz",
+        json!({"action": "uml", "max_edges": 1, "output_format": "json"}),
+    )
+    .await;
+    assert!(!err);
+    assert_eq!(v["truncated"], true);
+    let (_, v) = mcp_call(
+        &client,
+        "viz",
+        json!({"action": "uml", "diagram": "state", "class_name": "Nope", "output_format": "json"}),
+    )
+    .await;
+    assert_eq!(v["verdict"], "NOT_FOUND");
+    client.cancel().await.unwrap();
+}
