@@ -226,3 +226,81 @@ async fn uml_diagrams_from_the_index() {
     assert_eq!(v["verdict"], "NOT_FOUND");
     client.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn similarity_groups_structural_and_textual_clones() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap().join("clones");
+    std::fs::create_dir_all(&root).unwrap();
+    let body = |name: &str, field: &str, limit: u32, comment: bool| {
+        format!(
+            "def {name}(things):\n{}    result = 0\n    for t in things:\n        if t.{field} > {limit}:\n            result += t.{field}\n    return result\n\n\n",
+            if comment { "    # add them up\n" } else { "" }
+        )
+    };
+    std::fs::write(
+        root.join("a.py"),
+        body("total_price", "price", 0, true) + &body("total_weight", "weight", 0, false),
+    )
+    .unwrap();
+    std::fs::write(root.join("b.py"), body("count_big", "size", 10, false)).unwrap();
+    std::fs::write(root.join("c.py"), "def tiny(x):\n    return x\n").unwrap();
+
+    let v = viz(&root, json!({"action": "similarity"}));
+    assert_eq!(v["verdict"], "CAUTION");
+    assert_eq!(v["stats"]["candidates"], 3, "tiny is under min_lines");
+    let groups = v["groups"].as_array().unwrap();
+    let structural = groups.iter().find(|g| g["method"] == "structural").unwrap();
+    assert_eq!(
+        structural["function_count"], 3,
+        "names, literals and comments ignored"
+    );
+    let textual = groups.iter().find(|g| g["method"] == "textual").unwrap();
+    assert_eq!(textual["function_count"], 2, "the literal 10 differs");
+    assert_eq!(v["stats"]["total_clone_instances"], 5);
+
+    let capped = viz(
+        &root,
+        json!({"action": "similarity", "max_groups": 1, "include_bodies": true}),
+    );
+    assert_eq!(capped["group_count"], 2);
+    assert_eq!(capped["groups_listed"], 1);
+    assert_eq!(capped["truncated"], true);
+    assert!(
+        capped["groups"][0]["functions"][0]["body"]["content"]
+            .as_str()
+            .unwrap()
+            .contains("result")
+    );
+
+    let only_b = viz(
+        &root,
+        json!({"action": "similarity", "path_filter": "b.py"}),
+    );
+    assert_eq!(only_b["verdict"], "INFO");
+    assert_eq!(only_b["group_count"], 0);
+    let bad = viz(
+        &root,
+        json!({"action": "similarity", "path_filter": "a[.py"}),
+    );
+    assert_eq!(bad["error_type"], "validation");
+
+    let client = mcp((), &root).await;
+    let (err, v) = mcp_call(
+        &client,
+        "viz",
+        json!({"action": "similarity", "mode": "textual", "output_format": "json"}),
+    )
+    .await;
+    assert!(!err);
+    assert_eq!(v["group_count"], 1);
+    let (err, v) = mcp_call(
+        &client,
+        "viz",
+        json!({"action": "similarity", "mode": "nonsense"}),
+    )
+    .await;
+    assert!(err);
+    assert_eq!(v["verdict"], "ERROR");
+    client.cancel().await.unwrap();
+}

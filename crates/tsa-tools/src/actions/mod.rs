@@ -45,6 +45,7 @@ mod structure_signatures;
 mod structure_sitemap;
 mod text_common;
 mod viz_graph;
+mod viz_similarity;
 mod viz_uml;
 
 use crate::action::DynAction;
@@ -92,5 +93,6 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &structure_signatures::Signatures,
     &structure_sitemap::Sitemap,
     &viz_graph::Graph,
+    &viz_similarity::Similarity,
     &viz_uml::Uml,
 ];
