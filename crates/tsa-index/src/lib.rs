@@ -7,6 +7,7 @@
 mod build;
 mod read;
 mod read_dsl;
+mod read_edit;
 mod read_graph;
 pub mod resolve;
 mod store;
@@ -20,6 +21,7 @@ pub use build::{
 };
 pub use read::{CallRow, Index, Status, SymbolRow};
 pub use read_dsl::{DslFile, DslSymbol};
+pub use read_edit::{FileCallEdge, FileImportEdge};
 pub use read_graph::{Edge, FileDep, ImportRow, InheritRow};
 pub use resolve::Resolution;
 pub use store::{identifier_words, index_dir, index_path};
