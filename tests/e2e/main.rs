@@ -6,6 +6,7 @@ mod budget;
 mod cli;
 mod crash;
 mod drift;
+mod edit_git;
 mod dsl;
 mod fixtures;
 mod graph_truth;

@@ -74,9 +74,9 @@ fn risk_of(changed: usize, affected: usize) -> ImpactLevel {
     }
 }
 
-fn in_scope(path: &str, scopes: &[String]) -> bool {
-    scopes.is_empty()
-        || scopes.iter().any(|s| {
+/// Whether `path` lies under one of `scopes` (an empty list holds nothing).
+fn in_scope_given(path: &str, scopes: &[String]) -> bool {
+    scopes.iter().any(|s| {
             s.is_empty() || s == "." || path == s || path.starts_with(&format!("{}/", s.trim_end_matches('/')))
         })
 }
@@ -122,6 +122,7 @@ impl Action for Impact {
         let include_tests = a.include_tests.unwrap_or(true);
         let mut scopes = Vec::new();
         let mut invalid = Vec::new();
+        let scope_given = a.scope_paths.as_ref().is_some_and(|v| !v.is_empty());
         for s in a.scope_paths.unwrap_or_default() {
             let (abs, rel) = resolve_in_root(root, &s)?;
             if abs.exists() {
@@ -136,8 +137,10 @@ impl Action for Impact {
         let (scoped, outside): (Vec<_>, Vec<_>) = set
             .files
             .into_iter()
-            .partition(|f| in_scope(&f.path, &scopes) || in_scope(&f.old_path, &scopes));
-        let scope = if scopes.is_empty() { "workspace" } else { "scoped" };
+            .partition(|f| {
+                !scope_given || in_scope_given(&f.path, &scopes) || in_scope_given(&f.old_path, &scopes)
+            });
+        let scope = if scope_given { "scoped" } else { "workspace" };
         let mode_name = mode.name();
         if scoped.is_empty() {
             let verdict = if invalid.is_empty() { Verdict::Safe } else { Verdict::Warn };
@@ -491,8 +494,9 @@ mod tests {
         assert_eq!(risk_of(1, 2), ImpactLevel::Low);
         assert_eq!(risk_of(1, 8), ImpactLevel::Medium);
         assert_eq!(risk_of(1, 9), ImpactLevel::High);
-        assert!(in_scope("src/a.py", &["src".into()]));
-        assert!(!in_scope("srcx/a.py", &["src".into()]));
-        assert!(in_scope("x.py", &[]));
+        assert!(in_scope_given("src/a.py", &["src".into()]));
+        assert!(!in_scope_given("srcx/a.py", &["src".into()]));
+        assert!(!in_scope_given("x.py", &[]));
+        assert!(in_scope_given("x.py", &[".".into()]));
     }
 }
