@@ -21,7 +21,9 @@ async fn mcp(root: &Path) -> Client {
         .arg("--project-root")
         .arg(root)
         .env_remove("TREE_SITTER_PROJECT_ROOT");
-    ().serve(TokioChildProcess::new(cmd).unwrap()).await.unwrap()
+    ().serve(TokioChildProcess::new(cmd).unwrap())
+        .await
+        .unwrap()
 }
 
 fn cli_args(tool: &str, args: &Value) -> Vec<String> {
@@ -179,7 +181,11 @@ async fn impact_reads_diff_staged_and_branch() {
 
     // Unstaged: compute's body changes.
     let core = std::fs::read_to_string(root.join("app/core.py")).unwrap();
-    write(root, "app/core.py", &core.replace("return x * 2", "return x * 3"));
+    write(
+        root,
+        "app/core.py",
+        &core.replace("return x * 2", "return x * 3"),
+    );
     let v = both(&client, root, json!({"action": "impact", "mode": "diff"})).await;
     assert_eq!(names(&v, "changed_files", "file"), ["app/core.py"], "{v}");
     assert_eq!(change_of(&v, "changed_symbols", "compute"), "body_changed");
@@ -196,23 +202,45 @@ async fn impact_reads_diff_staged_and_branch() {
     assert_eq!(v["verification_command"], "pytest tests/test_core.py");
     assert_eq!(v["risk_level"], "medium", "3 affected files: {v}");
     assert_eq!(v["verdict"], "REVIEW");
-    assert_eq!(v["test_mapping"]["app/core.py"], json!(["tests/test_core.py"]));
+    assert_eq!(
+        v["test_mapping"]["app/core.py"],
+        json!(["tests/test_core.py"])
+    );
     // Compact surface only.
-    let c = both(&client, root, json!({"action": "impact", "agent_summary_only": true})).await;
+    let c = both(
+        &client,
+        root,
+        json!({"action": "impact", "agent_summary_only": true}),
+    )
+    .await;
     assert!(c.get("changed_files").is_none(), "{c}");
     assert_eq!(c["agent_summary"]["changed_count"], 1);
     // Scoped to a folder without changes.
-    let s = both(&client, root, json!({"action": "impact", "scope_paths": ["rs"]})).await;
+    let s = both(
+        &client,
+        root,
+        json!({"action": "impact", "scope_paths": ["rs"]}),
+    )
+    .await;
     assert_eq!(s["changed_count"], 0, "{s}");
     assert_eq!(s["out_of_scope_count"], 1);
     // A scope path that does not exist is reported, never silently dropped.
-    let s = both(&client, root, json!({"action": "impact", "scope_paths": ["nope"]})).await;
+    let s = both(
+        &client,
+        root,
+        json!({"action": "impact", "scope_paths": ["nope"]}),
+    )
+    .await;
     assert_eq!(s["scope_paths_invalid"], json!(["nope"]), "{s}");
     assert_eq!(s["verdict"], "WARN");
 
     // Staged: the Rust `add` changes; compute stays unstaged.
     let lib = std::fs::read_to_string(root.join("rs/src/lib.rs")).unwrap();
-    write(root, "rs/src/lib.rs", &lib.replace("    a + b\n", "    b + a\n"));
+    write(
+        root,
+        "rs/src/lib.rs",
+        &lib.replace("    a + b\n", "    b + a\n"),
+    );
     stage(&repo, "rs/src/lib.rs");
     let v = both(&client, root, json!({"action": "impact", "mode": "staged"})).await;
     assert_eq!(names(&v, "changed_files", "file"), ["rs/src/lib.rs"], "{v}");
@@ -220,7 +248,10 @@ async fn impact_reads_diff_staged_and_branch() {
     let callers = names(&v, "affected_symbols", "symbol");
     assert!(callers.contains(&"twice".to_owned()), "{callers:?}");
     assert!(callers.contains(&"tests::adds".to_owned()), "{callers:?}");
-    assert_eq!(v["verification_command"], "cargo test -- tests::adds", "{v}");
+    assert_eq!(
+        v["verification_command"], "cargo test -- tests::adds",
+        "{v}"
+    );
     assert_eq!(v["mode"], "staged");
 
     // Branch: commit on a feature branch that removes `unused` and renames `report`.
@@ -236,7 +267,11 @@ async fn impact_reads_diff_staged_and_branch() {
         &core.replace("def unused():\n    return 0\n\n\n", ""),
     );
     let svc = std::fs::read_to_string(root.join("app/service.py")).unwrap();
-    write(root, "app/service.py", &svc.replace("def report():", "def summary():"));
+    write(
+        root,
+        "app/service.py",
+        &svc.replace("def report():", "def summary():"),
+    );
     stage_all(&repo);
     commit(&repo, "feature");
     let v = both(&client, root, json!({"action": "impact", "mode": "branch"})).await;
@@ -249,11 +284,21 @@ async fn impact_reads_diff_staged_and_branch() {
     assert_eq!(change_of(&v, "changed_symbols", "summary"), "renamed");
 
     // pr review of the same branch.
-    let r = both(&client, root, json!({"action": "pr", "include_call_graph": true})).await;
+    let r = both(
+        &client,
+        root,
+        json!({"action": "pr", "include_call_graph": true}),
+    )
+    .await;
     assert_eq!(r["mode"], "branch");
     assert_eq!(r["breaking_change_count"], 2, "{r}");
     assert!(r["call_graph"].is_array());
-    let r2 = both(&client, root, json!({"action": "pr", "include_call_graph": false})).await;
+    let r2 = both(
+        &client,
+        root,
+        json!({"action": "pr", "include_call_graph": false}),
+    )
+    .await;
     assert!(r2.get("call_graph").is_none());
 
     // classify / ast_diff on the file between two commits.
@@ -273,7 +318,12 @@ async fn impact_reads_diff_staged_and_branch() {
     .await;
     assert_eq!(d["mode"], "diff_git");
     assert_eq!(change_of(&d, "changed", "summary"), "renamed");
-    assert!(d["changed"][0]["new_body"].as_str().unwrap().contains("def summary"));
+    assert!(
+        d["changed"][0]["new_body"]
+            .as_str()
+            .unwrap()
+            .contains("def summary")
+    );
 
     // Errors: pr_url offline, bad mode, a file at neither revision.
     for args in [
@@ -286,12 +336,27 @@ async fn impact_reads_diff_staged_and_branch() {
         let e = both(&client, root, args.clone()).await;
         assert_eq!(e["success"], false, "{args}: {e}");
     }
-    let e = both(&client, root, json!({"action": "impact", "pr_url": "https://github.com/o/r/pull/1"})).await;
-    assert!(e["error"].as_str().unwrap().contains("not supported offline"), "{e}");
+    let e = both(
+        &client,
+        root,
+        json!({"action": "impact", "pr_url": "https://github.com/o/r/pull/1"}),
+    )
+    .await;
+    assert!(
+        e["error"]
+            .as_str()
+            .unwrap()
+            .contains("not supported offline"),
+        "{e}"
+    );
 
     // Truncation: 60 new files overflow changed_files (cap 50), totals stay exact.
     for i in 0..60 {
-        write(root, &format!("gen/m{i:02}.py"), &format!("def f{i}():\n    return {i}\n"));
+        write(
+            root,
+            &format!("gen/m{i:02}.py"),
+            &format!("def f{i}():\n    return {i}\n"),
+        );
     }
     let v = both(&client, root, json!({"action": "impact"})).await;
     assert_eq!(v["truncated"], true, "{v}");
@@ -308,7 +373,13 @@ async fn impact_outside_git_is_an_error() {
     let client = mcp(&p.root).await;
     let e = both(&client, &p.root, json!({"action": "impact"})).await;
     assert_eq!(e["success"], false);
-    assert!(e["error"].as_str().unwrap().contains("not a git repository"), "{e}");
+    assert!(
+        e["error"]
+            .as_str()
+            .unwrap()
+            .contains("not a git repository"),
+        "{e}"
+    );
     let e = both(&client, &p.root, json!({"action": "pr"})).await;
     assert_eq!(e["success"], false);
     client.cancel().await.unwrap();
@@ -325,8 +396,14 @@ async fn guard_counts_callers_and_occurrences() {
         json!({"action": "guard", "symbol": "compute", "modification_type": "signature_change", "file_path": "app/core.py"}),
     )
     .await;
-    assert_eq!(v["total_callers"], 3, "serve, Engine.run, test_compute: {v}");
-    assert_eq!(v["ripgrep_occurrences"], 3, "imports and the docstring do not count: {v}");
+    assert_eq!(
+        v["total_callers"], 3,
+        "serve, Engine.run, test_compute: {v}"
+    );
+    assert_eq!(
+        v["ripgrep_occurrences"], 3,
+        "imports and the docstring do not count: {v}"
+    );
     assert_eq!(v["impact_level"], "low");
     assert_eq!(v["verdict"], "CAUTION");
     assert_eq!(v["ast_caller_count"], 3);
@@ -345,7 +422,10 @@ async fn guard_counts_callers_and_occurrences() {
     )
     .await;
     assert_eq!(none["verdict"], "SAFE", "{none}");
-    assert_eq!(none["required_actions"], json!(["No callers found — safe to proceed."]));
+    assert_eq!(
+        none["required_actions"],
+        json!(["No callers found — safe to proceed."])
+    );
     let miss = both(
         &client,
         root,
@@ -370,7 +450,11 @@ async fn guard_counts_callers_and_occurrences() {
     assert_eq!(bad["success"], false);
     // Many uses: high impact, UNSAFE, and the occurrence list is capped honestly.
     let calls: String = (0..60).map(|i| format!("    compute({i})\n")).collect();
-    write(root, "app/many.py", &format!("from app.core import compute\n\n\ndef many():\n{calls}"));
+    write(
+        root,
+        "app/many.py",
+        &format!("from app.core import compute\n\n\ndef many():\n{calls}"),
+    );
     let _ = std::fs::remove_dir_all(root.join(".tsa"));
     let v = both(
         &client,
@@ -400,37 +484,76 @@ async fn constraints_find_violations_and_escalate_impact() {
         && r["caller_file"] == "app/api/routes.py"
         && r["via"] == "call"
         && r["callee_name"] == "save"));
-    assert!(rows.iter().any(|r| r["rule_id"] == "api-not-db" && r["via"] == "import"));
-    assert!(rows.iter().any(|r| r["rule_id"] == "db-not-util" && r["caller_file"] == "app/db/audit.py"));
     assert!(
-        rows.iter().all(|r| r["caller_file"] != "app/api/legacy/old.py"),
+        rows.iter()
+            .any(|r| r["rule_id"] == "api-not-db" && r["via"] == "import")
+    );
+    assert!(
+        rows.iter()
+            .any(|r| r["rule_id"] == "db-not-util" && r["caller_file"] == "app/db/audit.py")
+    );
+    assert!(
+        rows.iter()
+            .all(|r| r["caller_file"] != "app/api/legacy/old.py"),
         "exceptions hold: {v}"
     );
     assert!(root.join(".tsa/constraint_violations.json").is_file());
-    let e = both(&client, root, json!({"action": "constraints", "severity_min": "error"})).await;
-    assert!(e["violations"].as_array().unwrap().iter().all(|r| r["severity"] == "error"));
-    let f = both(&client, root, json!({"action": "constraints", "path_filter": "app/db/audit.py"})).await;
+    let e = both(
+        &client,
+        root,
+        json!({"action": "constraints", "severity_min": "error"}),
+    )
+    .await;
+    assert!(
+        e["violations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["severity"] == "error")
+    );
+    let f = both(
+        &client,
+        root,
+        json!({"action": "constraints", "path_filter": "app/db/audit.py"}),
+    )
+    .await;
     assert_eq!(f["violation_count"], 2, "{f}");
     let t = both(&client, root, json!({"action": "constraints", "limit": 1})).await;
     assert_eq!(t["truncated"], true);
     assert_eq!(t["violations_listed"], 1);
-    let bad = both(&client, root, json!({"action": "constraints", "severity_min": "loud"})).await;
+    let bad = both(
+        &client,
+        root,
+        json!({"action": "constraints", "severity_min": "loud"}),
+    )
+    .await;
     assert_eq!(bad["success"], false);
 
     // A change touching routes.py is UNSAFE through the error-severity rule.
     let routes = std::fs::read_to_string(root.join("app/api/routes.py")).unwrap();
-    write(root, "app/api/routes.py", &format!("{routes}\n\ndef extra():\n    return 1\n"));
+    write(
+        root,
+        "app/api/routes.py",
+        &format!("{routes}\n\ndef extra():\n    return 1\n"),
+    );
     let v = both(&client, root, json!({"action": "impact"})).await;
     assert_eq!(v["verdict"], "UNSAFE", "{v}");
     assert!(v["constraint_violation_count"].as_u64().unwrap() >= 1);
     drop(repo);
 
     // A malformed file: a validation error naming the line.
-    write(root, "architectural-constraints.yml", "version: 1\nconstraints:\n  - id: [\n");
+    write(
+        root,
+        "architectural-constraints.yml",
+        "version: 1\nconstraints:\n  - id: [\n",
+    );
     let e = both(&client, root, json!({"action": "constraints"})).await;
     assert_eq!(e["success"], false);
     assert!(
-        e["error"].as_str().unwrap().starts_with("constraint parse error: line "),
+        e["error"]
+            .as_str()
+            .unwrap()
+            .starts_with("constraint parse error: line "),
         "{e}"
     );
     client.cancel().await.unwrap();
@@ -462,7 +585,12 @@ async fn classify_and_ast_diff_on_strings_and_files() {
     .await;
     assert_eq!(t["truncated"], true);
     assert_eq!(t["change_count"], 3);
-    let e = both(&client, root, json!({"action": "classify", "old_source": "x"})).await;
+    let e = both(
+        &client,
+        root,
+        json!({"action": "classify", "old_source": "x"}),
+    )
+    .await;
     assert_eq!(e["success"], false, "{e}");
     let e = both(
         &client,
@@ -484,7 +612,9 @@ async fn classify_and_ast_diff_on_strings_and_files() {
     assert_eq!(d["mode"], "diff_files");
     assert_eq!(names(&d, "added", "symbol"), ["c"]);
     assert_eq!(d["changed_count"], 2);
-    let many: String = (0..120).map(|i| format!("def f{i}():\n    return {i}\n\n\n")).collect();
+    let many: String = (0..120)
+        .map(|i| format!("def f{i}():\n    return {i}\n\n\n"))
+        .collect();
     let d = both(
         &client,
         root,
@@ -502,9 +632,19 @@ async fn classify_and_ast_diff_on_strings_and_files() {
     .await;
     assert_eq!(same["identical"], true);
     assert_eq!(same["verdict"], "INFO");
-    let e = both(&client, root, json!({"action": "ast_diff", "old_file": "../x.py", "new_file": "new_v.py"})).await;
+    let e = both(
+        &client,
+        root,
+        json!({"action": "ast_diff", "old_file": "../x.py", "new_file": "new_v.py"}),
+    )
+    .await;
     assert_eq!(e["success"], false);
-    let e = both(&client, root, json!({"action": "ast_diff", "old_file": "missing.py", "new_file": "new_v.py"})).await;
+    let e = both(
+        &client,
+        root,
+        json!({"action": "ast_diff", "old_file": "missing.py", "new_file": "new_v.py"}),
+    )
+    .await;
     assert_eq!(e["error_type"], "file_not_found", "{e}");
     client.cancel().await.unwrap();
 }
@@ -517,7 +657,9 @@ async fn pr_truncates_and_needs_a_base() {
     let head = repo.head().unwrap().peel_to_commit().unwrap();
     repo.branch("work", &head, false).unwrap();
     repo.set_head("refs/heads/work").unwrap();
-    let many: String = (0..120).map(|i| format!("def g{i}():\n    return {i}\n\n\n")).collect();
+    let many: String = (0..120)
+        .map(|i| format!("def g{i}():\n    return {i}\n\n\n"))
+        .collect();
     write(root, "app/more.py", &many);
     stage_all(&repo);
     commit(&repo, "more");

@@ -164,12 +164,19 @@ pub fn parse(text: &str) -> Result<RuleSet, ToolError> {
             ));
         }
     };
-    const KEYS: [&str; 7] = ["id", "severity", "rule", "from", "to", "reason", "exceptions"];
+    const KEYS: [&str; 7] = [
+        "id",
+        "severity",
+        "rule",
+        "from",
+        "to",
+        "reason",
+        "exceptions",
+    ];
     for (n, item) in items.into_iter().enumerate() {
         let label = format!("constraint #{}", n + 1);
         let Yaml::Mapping(m) = item else {
-            set.warnings
-                .push(format!("{label} skipped: not a mapping"));
+            set.warnings.push(format!("{label} skipped: not a mapping"));
             continue;
         };
         let get = |k: &str| m.get(k).and_then(Yaml::as_str).map(str::to_owned);
@@ -212,7 +219,10 @@ pub fn parse(text: &str) -> Result<RuleSet, ToolError> {
             ));
             continue;
         }
-        let (from, to) = (get("from").unwrap_or_default(), get("to").unwrap_or_default());
+        let (from, to) = (
+            get("from").unwrap_or_default(),
+            get("to").unwrap_or_default(),
+        );
         let exc: Vec<String> = match m.get("exceptions") {
             None | Some(Yaml::Null) => Vec::new(),
             Some(Yaml::Sequence(s)) if s.iter().all(|v| v.as_str().is_some()) => s
@@ -264,8 +274,11 @@ pub fn load(root: &Path) -> Result<RuleSet, ToolError> {
     for f in FILES {
         let p = root.join(f);
         if p.is_file() {
-            let text = std::fs::read_to_string(&p)
-                .map_err(|e| ToolError::Validation(format!("constraint parse error: line 1: cannot read {f}: {e}")))?;
+            let text = std::fs::read_to_string(&p).map_err(|e| {
+                ToolError::Validation(format!(
+                    "constraint parse error: line 1: cannot read {f}: {e}"
+                ))
+            })?;
             let mut set = parse(&text)?;
             set.file = Some(f.to_owned());
             return Ok(set);
@@ -404,7 +417,9 @@ pub fn violations_touching(
     let wanted: std::collections::HashSet<&str> = files.iter().copied().collect();
     Ok(rows
         .into_iter()
-        .filter(|v| wanted.contains(v.caller_file.as_str()) || wanted.contains(v.callee_file.as_str()))
+        .filter(|v| {
+            wanted.contains(v.caller_file.as_str()) || wanted.contains(v.callee_file.as_str())
+        })
         .collect())
 }
 
@@ -422,7 +437,10 @@ mod tests {
         assert!(r.from_m.is_match("app/api/v1/routes.py"));
         assert!(r.from_m.is_match("app/api/x.py"));
         assert!(r.to_m.is_match("app/db/models.py"));
-        assert!(!r.to_m.is_match("app/db/sub/models.py"), "* stays in one component");
+        assert!(
+            !r.to_m.is_match("app/db/sub/models.py"),
+            "* stays in one component"
+        );
         assert!(r.exceptions.is_match("app/api/legacy/old.py"));
         assert_eq!(set.broken("app/api/x.py", "app/db/m.py").count(), 1);
         assert_eq!(set.broken("app/api/legacy/x.py", "app/db/m.py").count(), 0);
@@ -439,7 +457,10 @@ mod tests {
             let e = parse(text).err().unwrap().to_string();
             assert!(e.starts_with("constraint parse error: line "), "{e}");
             if line > 1 {
-                assert!(e.contains(&format!("line {line}")) || text.contains('['), "{e}");
+                assert!(
+                    e.contains(&format!("line {line}")) || text.contains('['),
+                    "{e}"
+                );
             }
         }
         assert!(parse("").unwrap().rules.is_empty());

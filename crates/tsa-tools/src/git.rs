@@ -239,17 +239,13 @@ impl Repo {
                 for h in 0..patch.num_hunks() {
                     if let Ok((hunk, _)) = patch.hunk(h) {
                         if hunk.old_lines() > 0 {
-                            fc.old_ranges.push((
-                                hunk.old_start(),
-                                hunk.old_start() + hunk.old_lines() - 1,
-                            ));
+                            fc.old_ranges
+                                .push((hunk.old_start(), hunk.old_start() + hunk.old_lines() - 1));
                             fc.deleted_lines += hunk.old_lines() as usize;
                         }
                         if hunk.new_lines() > 0 {
-                            fc.new_ranges.push((
-                                hunk.new_start(),
-                                hunk.new_start() + hunk.new_lines() - 1,
-                            ));
+                            fc.new_ranges
+                                .push((hunk.new_start(), hunk.new_start() + hunk.new_lines() - 1));
                             fc.added_lines += hunk.new_lines() as usize;
                         }
                     }
@@ -343,22 +339,46 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         let repo = init(root);
-        write(root, "a.py", "def f():\n    return 1\n\n\ndef g():\n    return 2\n");
+        write(
+            root,
+            "a.py",
+            "def f():\n    return 1\n\n\ndef g():\n    return 2\n",
+        );
         write(root, "b.py", "x = 1\n");
         add_all(&repo);
         commit(&repo, "one");
         let r = Repo::open(root).unwrap();
         assert!(r.changes(DiffMode::Unstaged).unwrap().files.is_empty());
         // Unstaged edit of g (line 6), and a new untracked file.
-        write(root, "a.py", "def f():\n    return 1\n\n\ndef g():\n    return 3\n");
+        write(
+            root,
+            "a.py",
+            "def f():\n    return 1\n\n\ndef g():\n    return 3\n",
+        );
         write(root, "c.py", "y = 2\n");
         let cs = r.changes(DiffMode::Unstaged).unwrap();
-        let names: Vec<_> = cs.files.iter().map(|f| (f.path.as_str(), f.status)).collect();
+        let names: Vec<_> = cs
+            .files
+            .iter()
+            .map(|f| (f.path.as_str(), f.status))
+            .collect();
         assert_eq!(names, [("a.py", "modified"), ("c.py", "added")]);
         assert_eq!(cs.files[0].new_ranges, [(6, 6)]);
         assert_eq!(cs.files[0].old_ranges, [(6, 6)]);
-        assert!(cs.files[0].old_text.as_deref().unwrap().contains("return 2"));
-        assert!(cs.files[0].new_text.as_deref().unwrap().contains("return 3"));
+        assert!(
+            cs.files[0]
+                .old_text
+                .as_deref()
+                .unwrap()
+                .contains("return 2")
+        );
+        assert!(
+            cs.files[0]
+                .new_text
+                .as_deref()
+                .unwrap()
+                .contains("return 3")
+        );
         assert!(r.changes(DiffMode::Staged).unwrap().files.is_empty());
         // Stage it: staged mode sees it, unstaged no longer does for a.py.
         add_all(&repo);

@@ -15,8 +15,8 @@ mod error;
 mod git;
 pub mod hyphae;
 mod schema;
-mod semdiff;
 mod security;
+mod semdiff;
 mod source;
 mod text_search;
 

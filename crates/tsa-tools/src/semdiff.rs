@@ -174,7 +174,10 @@ pub fn analyse(lang: Language, src: &str) -> Result<Version, ToolError> {
             stack.push(d);
             next += 1;
         }
-        while stack.last().is_some_and(|&top| x.defs[top].end_byte < t.end) {
+        while stack
+            .last()
+            .is_some_and(|&top| x.defs[top].end_byte < t.end)
+        {
             stack.pop();
         }
         let gap = src.get(prev_end.min(t.start)..t.start).unwrap_or("");
@@ -572,7 +575,8 @@ mod tests {
 
     #[test]
     fn rust_moves_whitespace_and_strings() {
-        let old = "fn a() -> u32 {\n    1\n}\n\nfn b() -> &'static str {\n    \"x\"\n}\n\nfn c() {}\n";
+        let old =
+            "fn a() -> u32 {\n    1\n}\n\nfn b() -> &'static str {\n    \"x\"\n}\n\nfn c() {}\n";
         let new = "fn c() {}\n\nfn a() -> u32 {\n        1\n}\n\n/// Docs now.\nfn b() -> &'static str {\n    \"y\"\n}\n";
         assert_eq!(
             kinds("rust", old, new),

@@ -80,7 +80,9 @@ impl Action for AstDiff {
         let pair: Pair = match mode {
             "diff_files" => {
                 let (Some(o), Some(n)) = (a.old_file.as_deref(), a.new_file.as_deref()) else {
-                    return Err(ToolError::Validation("diff_files needs both old_file and new_file".into()));
+                    return Err(ToolError::Validation(
+                        "diff_files needs both old_file and new_file".into(),
+                    ));
                 };
                 let (o, n) = (source_file(root, o)?, source_file(root, n)?);
                 let lang = language_of(a.language.as_deref(), Some(&n))?;
@@ -94,15 +96,27 @@ impl Action for AstDiff {
             }
             "diff_strings" => {
                 let (Some(o), Some(n)) = (a.old_source.as_deref(), a.new_source.as_deref()) else {
-                    return Err(ToolError::Validation("diff_strings needs both old_source and new_source".into()));
+                    return Err(ToolError::Validation(
+                        "diff_strings needs both old_source and new_source".into(),
+                    ));
                 };
-                string_pair(o, n, language_of(a.language.as_deref(), a.file_path.as_deref())?)?
+                string_pair(
+                    o,
+                    n,
+                    language_of(a.language.as_deref(), a.file_path.as_deref())?,
+                )?
             }
             _ => {
                 let Some(f) = a.file_path.as_deref() else {
                     return Err(ToolError::Validation("diff_git needs file_path".into()));
                 };
-                git_pair(ctx, f, a.old_ref.as_deref(), a.new_ref.as_deref(), a.language.as_deref())?
+                git_pair(
+                    ctx,
+                    f,
+                    a.old_ref.as_deref(),
+                    a.new_ref.as_deref(),
+                    a.language.as_deref(),
+                )?
             }
         };
         let bodies = a.include_node_bodies.unwrap_or(false);
@@ -118,8 +132,16 @@ impl Action for AstDiff {
         let removed = rows(&|k| k == ChangeKind::Removed);
         let changed = rows(&|k| !matches!(k, ChangeKind::Added | ChangeKind::Removed));
         let (na, nr, nc) = (added.len(), removed.len(), changed.len());
-        let verdict = if changes.is_empty() { Verdict::Info } else { Verdict::Review };
-        let spelling = |key: &'static str, total: &'static str, listed: &'static str, cap: &'static str, noun: &'static str| ListSpelling {
+        let verdict = if changes.is_empty() {
+            Verdict::Info
+        } else {
+            Verdict::Review
+        };
+        let spelling = |key: &'static str,
+                        total: &'static str,
+                        listed: &'static str,
+                        cap: &'static str,
+                        noun: &'static str| ListSpelling {
             list_key: key,
             total_key: total,
             listed_key: listed,
@@ -138,11 +160,40 @@ impl Action for AstDiff {
         .with("new_definition_count", pair.new.defs.len())
         .with("identical", changes.is_empty())
         .with("counts", semdiff::counts_json(&changes))
-        .with_list(spelling("added", "added_count", "added_listed", "added_cap", "added definitions"), Capped::collect(added, fixed_cap(100)))
-        .with_list(spelling("removed", "removed_count", "removed_listed", "removed_cap", "removed definitions"), Capped::collect(removed, fixed_cap(100)))
-        .with_list(spelling("changed", "changed_count", "changed_listed", "changed_cap", "changed definitions"), Capped::collect(changed, fixed_cap(100)));
+        .with_list(
+            spelling(
+                "added",
+                "added_count",
+                "added_listed",
+                "added_cap",
+                "added definitions",
+            ),
+            Capped::collect(added, fixed_cap(100)),
+        )
+        .with_list(
+            spelling(
+                "removed",
+                "removed_count",
+                "removed_listed",
+                "removed_cap",
+                "removed definitions",
+            ),
+            Capped::collect(removed, fixed_cap(100)),
+        )
+        .with_list(
+            spelling(
+                "changed",
+                "changed_count",
+                "changed_listed",
+                "changed_cap",
+                "changed definitions",
+            ),
+            Capped::collect(changed, fixed_cap(100)),
+        );
         if pair.old.parse_errors > 0 || pair.new.parse_errors > 0 {
-            s = s.with_warning("a version has syntax errors: the structure inside broken regions is partial");
+            s = s.with_warning(
+                "a version has syntax errors: the structure inside broken regions is partial",
+            );
         }
         let step = if changes.is_empty() {
             "No structural difference"

@@ -88,7 +88,9 @@ pub fn git_pair(
     let old_text = repo.file_at(root, o, &rel)?;
     let new_text = repo.file_at(root, n, &rel)?;
     if old_text.is_none() && new_text.is_none() {
-        return Err(ToolError::NotFound(format!("{rel} (at neither {o} nor {n})")));
+        return Err(ToolError::NotFound(format!(
+            "{rel} (at neither {o} nor {n})"
+        )));
     }
     let parse = |t: &Option<String>| -> Result<Version, ToolError> {
         match t {
@@ -152,16 +154,29 @@ impl Action for Classify {
             string_pair(o, n, lang)?
         } else {
             let Some(f) = a.file_path.as_deref() else {
-                return Err(ToolError::Validation("classify_file needs file_path".into()));
+                return Err(ToolError::Validation(
+                    "classify_file needs file_path".into(),
+                ));
             };
-            git_pair(ctx, f, a.old_ref.as_deref(), a.new_ref.as_deref(), a.language.as_deref())?
+            git_pair(
+                ctx,
+                f,
+                a.old_ref.as_deref(),
+                a.new_ref.as_deref(),
+                a.language.as_deref(),
+            )?
         };
         let changes = semdiff::compare(&pair.old, &pair.new);
         let bodies = a.include_ast_nodes.unwrap_or(false);
         let semantic = changes.iter().filter(|c| c.kind.is_semantic()).count();
         let breaking = changes
             .iter()
-            .filter(|c| matches!(c.kind, ChangeKind::Removed | ChangeKind::Renamed | ChangeKind::SignatureChanged))
+            .filter(|c| {
+                matches!(
+                    c.kind,
+                    ChangeKind::Removed | ChangeKind::Renamed | ChangeKind::SignatureChanged
+                )
+            })
             .count();
         let overall = if changes.is_empty() {
             "no_change"

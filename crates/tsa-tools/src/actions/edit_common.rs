@@ -10,16 +10,24 @@ use serde_json::{Value, json};
 use tsa_index::{Index, SymbolRow};
 use tsa_lang::Language;
 
+use crate::ToolError;
 use crate::git::{DiffMode, FileChange};
 use crate::semdiff::{self, Change, ChangeKind, Version};
-use crate::ToolError;
 
 /// The `mode` parameter: diff | staged | branch | pr (pr needs the network).
-pub fn parse_mode(mode: Option<&str>, pr_url: Option<&str>, default: &str) -> Result<DiffMode, ToolError> {
+pub fn parse_mode(
+    mode: Option<&str>,
+    pr_url: Option<&str>,
+    default: &str,
+) -> Result<DiffMode, ToolError> {
     if let Some(url) = pr_url.map(str::trim).filter(|u| !u.is_empty()) {
         return Err(pr_unsupported(url));
     }
-    match mode.map(str::trim).filter(|m| !m.is_empty()).unwrap_or(default) {
+    match mode
+        .map(str::trim)
+        .filter(|m| !m.is_empty())
+        .unwrap_or(default)
+    {
         "diff" | "unstaged" => Ok(DiffMode::Unstaged),
         "staged" | "cached" => Ok(DiffMode::Staged),
         "branch" => Ok(DiffMode::Branch),
@@ -118,7 +126,10 @@ impl FileAnalysis {
                 )
             })
             .filter_map(|c| {
-                let d = c.old.map(|i| &self.old.defs[i]).or(c.new.map(|j| &self.new.defs[j]))?;
+                let d = c
+                    .old
+                    .map(|i| &self.old.defs[i])
+                    .or(c.new.map(|j| &self.new.defs[j]))?;
                 Some((d.qualname.clone(), c.kind))
             })
             .collect()

@@ -42,9 +42,7 @@ impl Action for Constraints {
         let min = match a.severity_min.as_deref().map(str::trim) {
             None | Some("") => Severity::Warn,
             Some(s) => Severity::parse(s).ok_or_else(|| {
-                ToolError::Validation(format!(
-                    "severity_min must be info|warn|error, got '{s}'"
-                ))
+                ToolError::Validation(format!("severity_min must be info|warn|error, got '{s}'"))
             })?,
         };
         let filter = match a.path_filter.as_deref().map(str::trim) {

@@ -70,7 +70,9 @@ fn required_actions(level: ImpactLevel, kind: &str, symbol: &str, n: usize) -> V
         return vec!["No callers found — safe to proceed.".to_owned()];
     }
     let mut v = vec![
-        format!("Review all {n} usage site(s) of '{symbol}' listed in occurrences and callers_by_file."),
+        format!(
+            "Review all {n} usage site(s) of '{symbol}' listed in occurrences and callers_by_file."
+        ),
         format!(
             "Batch-check them: search action=batch with the listed files, or nav action=callers function_name={symbol}."
         ),
@@ -105,8 +107,10 @@ impl Action for Guard {
     const FACADE: &'static str = "edit";
     const NAME: &'static str = "guard";
     const SUMMARY: &'static str = "before modifying a symbol: resolved callers + filtered text occurrences, impact level, required actions per modification type";
-    const ALIASES: &'static [(&'static str, &'static str)] =
-        &[("function_name", "symbol"), ("edit_type", "modification_type")];
+    const ALIASES: &'static [(&'static str, &'static str)] = &[
+        ("function_name", "symbol"),
+        ("edit_type", "modification_type"),
+    ];
 
     fn run(&self, ctx: &Context, a: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;
@@ -195,8 +199,14 @@ impl Action for Guard {
         if defs.is_empty() && n_occ == 0 && text_defs == 0 {
             let suggestions = index.suggest(name, 5)?;
             let step = match suggestions.first() {
-                Some(s) => format!("'{}' does not exist. Did you mean '{s}'? Re-run with the exact name", a.symbol),
-                None => format!("'{}' does not exist in the project. Check spelling with search action=symbol", a.symbol),
+                Some(s) => format!(
+                    "'{}' does not exist. Did you mean '{s}'? Re-run with the exact name",
+                    a.symbol
+                ),
+                None => format!(
+                    "'{}' does not exist in the project. Check spelling with search action=symbol",
+                    a.symbol
+                ),
             };
             return Ok(Success::new(
                 Verdict::NotFound,
@@ -224,10 +234,16 @@ impl Action for Guard {
             ImpactLevel::None => "⚪ NO KNOWN USES".to_owned(),
         };
         let guidance = match level {
-            ImpactLevel::None => "Nothing calls or references it in code text; dynamic uses remain possible.",
+            ImpactLevel::None => {
+                "Nothing calls or references it in code text; dynamic uses remain possible."
+            }
             ImpactLevel::Low => "Few uses: change it and update the listed sites.",
-            ImpactLevel::Medium => "Several uses: review every site before changing signature or behaviour.",
-            ImpactLevel::High => "Many uses: prefer an additive change and run the full test suite.",
+            ImpactLevel::Medium => {
+                "Several uses: review every site before changing signature or behaviour."
+            }
+            ImpactLevel::High => {
+                "Many uses: prefer an additive change and run the full test suite."
+            }
         };
         let actions = required_actions(level, kind, &a.symbol, count);
         let proceed = match level {
@@ -300,15 +316,22 @@ impl Action for Guard {
             ));
         }
         if out.timed_out {
-            s = s.with_warning("the text search hit its time budget: occurrences are a lower bound");
+            s = s
+                .with_warning("the text search hit its time budget: occurrences are a lower bound");
         }
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);
         }
         let step = if level == ImpactLevel::None {
-            format!("Proceed with the {kind}; run the tests of {}", defs.first().map_or("the file", |d| d.file.as_str()))
+            format!(
+                "Proceed with the {kind}; run the tests of {}",
+                defs.first().map_or("the file", |d| d.file.as_str())
+            )
         } else {
-            format!("Follow required_actions; see every caller with nav action=callers function_name={}", a.symbol)
+            format!(
+                "Follow required_actions; see every caller with nav action=callers function_name={}",
+                a.symbol
+            )
         };
         Ok(s.with_next_step(step))
     }
@@ -324,7 +347,10 @@ mod tests {
         assert_eq!(level_of(5), ImpactLevel::Low);
         assert_eq!(level_of(6), ImpactLevel::Medium);
         assert_eq!(level_of(21), ImpactLevel::High);
-        assert_eq!(required_actions(ImpactLevel::None, "rename", "f", 0).len(), 1);
+        assert_eq!(
+            required_actions(ImpactLevel::None, "rename", "f", 0).len(),
+            1
+        );
         let high = required_actions(ImpactLevel::High, "delete", "f", 30);
         assert!(high.iter().any(|s| s.contains("deprecate-and-migrate")));
         assert!(high.iter().any(|s| s.contains("Confirm no caller")));

@@ -77,11 +77,21 @@ fn risk_of(changed: usize, affected: usize) -> ImpactLevel {
 /// Whether `path` lies under one of `scopes` (an empty list holds nothing).
 fn in_scope_given(path: &str, scopes: &[String]) -> bool {
     scopes.iter().any(|s| {
-            s.is_empty() || s == "." || path == s || path.starts_with(&format!("{}/", s.trim_end_matches('/')))
-        })
+        s.is_empty()
+            || s == "."
+            || path == s
+            || path.starts_with(&format!("{}/", s.trim_end_matches('/')))
+    })
 }
 
-fn list(key: &'static str, total: &'static str, listed: &'static str, cap: &'static str, noun: &'static str, remedy: &str) -> ListSpelling {
+fn list(
+    key: &'static str,
+    total: &'static str,
+    listed: &'static str,
+    cap: &'static str,
+    noun: &'static str,
+    remedy: &str,
+) -> ListSpelling {
     ListSpelling {
         list_key: key,
         total_key: total,
@@ -134,19 +144,27 @@ impl Action for Impact {
         let repo = Repo::open(root)?;
         let set = repo.changes(mode)?;
         let total_changed = set.files.len();
-        let (scoped, outside): (Vec<_>, Vec<_>) = set
-            .files
-            .into_iter()
-            .partition(|f| {
-                !scope_given || in_scope_given(&f.path, &scopes) || in_scope_given(&f.old_path, &scopes)
-            });
+        let (scoped, outside): (Vec<_>, Vec<_>) = set.files.into_iter().partition(|f| {
+            !scope_given || in_scope_given(&f.path, &scopes) || in_scope_given(&f.old_path, &scopes)
+        });
         let scope = if scope_given { "scoped" } else { "workspace" };
         let mode_name = mode.name();
         if scoped.is_empty() {
-            let verdict = if invalid.is_empty() { Verdict::Safe } else { Verdict::Warn };
+            let verdict = if invalid.is_empty() {
+                Verdict::Safe
+            } else {
+                Verdict::Warn
+            };
             let mut s = Success::new(
                 verdict,
-                format!("change_impact changed=0 risk=none mode={mode_name}{}", if invalid.is_empty() { String::new() } else { format!(" scope_invalid={}", invalid.len()) }),
+                format!(
+                    "change_impact changed=0 risk=none mode={mode_name}{}",
+                    if invalid.is_empty() {
+                        String::new()
+                    } else {
+                        format!(" scope_invalid={}", invalid.len())
+                    }
+                ),
             )
             .with("mode", mode_name)
             .with("summary", "No changes detected")
@@ -194,7 +212,8 @@ impl Action for Impact {
         if !code_changed {
             risk_factors.push(json!({"factor": "docs_or_data_only", "detail": "no changed file is source code of a known language"}));
         } else if tests_only {
-            risk_factors.push(json!({"factor": "tests_only", "detail": "every changed file is test code"}));
+            risk_factors
+                .push(json!({"factor": "tests_only", "detail": "every changed file is test code"}));
         }
         risk_factors.push(json!({"factor": "affected_files", "detail": format!("{} file(s) import or call into the change", b.affected.len())}));
         // Call-graph: a changed definition with many callers raises low to medium.
@@ -202,7 +221,11 @@ impl Action for Impact {
         for (_, t, _) in &b.callers {
             *per_target.entry(t.as_str()).or_default() += 1;
         }
-        let hot: Vec<&str> = per_target.iter().filter(|(_, n)| **n >= 5).map(|(t, _)| *t).collect();
+        let hot: Vec<&str> = per_target
+            .iter()
+            .filter(|(_, n)| **n >= 5)
+            .map(|(t, _)| *t)
+            .collect();
         if !hot.is_empty() && level == ImpactLevel::Low {
             level = ImpactLevel::Medium;
             risk_factors.push(json!({"factor": "call_graph", "detail": format!("changed definition(s) with >= 5 callers: {}", hot.join(", "))}));
@@ -257,7 +280,8 @@ impl Action for Impact {
                 if is_test_path(p) {
                     tests.insert(p.to_owned());
                 }
-                let quals: BTreeSet<String> = fa.caller_relevant().into_iter().map(|(q, _)| q).collect();
+                let quals: BTreeSet<String> =
+                    fa.caller_relevant().into_iter().map(|(q, _)| q).collect();
                 for (c, t, _) in &b.callers {
                     if c.is_test && quals.contains(t) {
                         tests.insert(c.file.clone());
@@ -286,9 +310,17 @@ impl Action for Impact {
         let mut commands = Vec::new();
         let mut runners = Vec::new();
         for (lang, fs) in &by_lang {
-            let names: Vec<&SymbolRow> = test_entries.iter().filter(|s| s.language == *lang).collect();
+            let names: Vec<&SymbolRow> = test_entries
+                .iter()
+                .filter(|s| s.language == *lang)
+                .collect();
             if let Some(cmd) = test_command(root, lang, fs, &names) {
-                runners.push(cmd.split_whitespace().take(if cmd.starts_with("npx") { 2 } else { 1 }).collect::<Vec<_>>().join(" "));
+                runners.push(
+                    cmd.split_whitespace()
+                        .take(if cmd.starts_with("npx") { 2 } else { 1 })
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                );
                 commands.push(cmd);
             }
         }
@@ -297,28 +329,49 @@ impl Action for Impact {
             if !code_changed {
                 String::new()
             } else {
-                let langs: BTreeSet<&str> = files.iter().filter_map(|f| f.language.map(|l| l.name())).collect();
-                if langs.contains("rust") { "cargo test".to_owned() } else if langs.contains("python") { "pytest".to_owned() } else { String::new() }
+                let langs: BTreeSet<&str> = files
+                    .iter()
+                    .filter_map(|f| f.language.map(|l| l.name()))
+                    .collect();
+                if langs.contains("rust") {
+                    "cargo test".to_owned()
+                } else if langs.contains("python") {
+                    "pytest".to_owned()
+                } else {
+                    String::new()
+                }
             }
         } else {
             commands.join(" && ")
         };
         let low = |c: &str| -> String {
             if c.starts_with("cargo test") {
-                c.replacen("cargo test", "cargo test -j 1", 1) + if c.contains(" -- ") { " --test-threads=1" } else { " -- --test-threads=1" }
+                c.replacen("cargo test", "cargo test -j 1", 1)
+                    + if c.contains(" -- ") {
+                        " --test-threads=1"
+                    } else {
+                        " -- --test-threads=1"
+                    }
             } else if c.starts_with("pytest") {
                 c.replacen("pytest", "pytest -p no:cacheprovider -x", 1)
             } else {
                 c.to_owned()
             }
         };
-        let local_cmd = verification_command.split(" && ").map(low).collect::<Vec<_>>().join(" && ");
+        let local_cmd = verification_command
+            .split(" && ")
+            .map(low)
+            .collect::<Vec<_>>()
+            .join(" && ");
         let verification_reason = if !code_changed {
             "docs/data-only change: no tests needed".to_owned()
         } else if test_files.is_empty() {
             "no test file imports or calls the changed code: run the whole suite".to_owned()
         } else {
-            format!("{} test file(s) import or call the changed/affected code", test_files.len())
+            format!(
+                "{} test file(s) import or call the changed/affected code",
+                test_files.len()
+            )
         };
         // Rows.
         let changed_rows: Vec<Value> = files
@@ -348,7 +401,9 @@ impl Action for Impact {
             .iter()
             .map(|f| {
                 let direct = b.direct.get(&f.change.path).cloned().unwrap_or_default();
-                let total = b.dependents_of(&[f.change.path.as_str(), f.change.old_path.as_str()]).len();
+                let total = b
+                    .dependents_of(&[f.change.path.as_str(), f.change.old_path.as_str()])
+                    .len();
                 json!({
                     "file": f.change.path,
                     "direct_dependent_count": direct.len(),
@@ -358,17 +413,28 @@ impl Action for Impact {
             })
             .take(20)
             .collect();
-        let (adds, dels): (usize, usize) = files.iter().fold((0, 0), |(x, y), f| (x + f.change.added_lines, y + f.change.deleted_lines));
-        let mut diff_stat = format!("{} file(s) changed, {adds} insertion(s)(+), {dels} deletion(s)(-)", files.len());
+        let (adds, dels): (usize, usize) = files.iter().fold((0, 0), |(x, y), f| {
+            (x + f.change.added_lines, y + f.change.deleted_lines)
+        });
+        let mut diff_stat = format!(
+            "{} file(s) changed, {adds} insertion(s)(+), {dels} deletion(s)(-)",
+            files.len()
+        );
         for f in &files {
-            let line = format!("; {} +{} -{}", f.change.path, f.change.added_lines, f.change.deleted_lines);
+            let line = format!(
+                "; {} +{} -{}",
+                f.change.path, f.change.added_lines, f.change.deleted_lines
+            );
             if diff_stat.len() + line.len() > 480 {
                 diff_stat.push_str("; …");
                 break;
             }
             diff_stat.push_str(&line);
         }
-        let mapping_json: BTreeMap<String, Vec<String>> = mapping.into_iter().map(|(k, v)| (k, v.into_iter().collect())).collect();
+        let mapping_json: BTreeMap<String, Vec<String>> = mapping
+            .into_iter()
+            .map(|(k, v)| (k, v.into_iter().collect()))
+            .collect();
         let violation_rows: Vec<Value> = violations.iter().map(|v| v.to_json()).collect();
         let preview: Vec<&str> = changed_paths.iter().take(5).map(String::as_str).collect();
         let focused = commands.first().cloned().unwrap_or_default();
@@ -380,7 +446,8 @@ impl Action for Impact {
             symbol_rows.len()
         );
         let next_step = if violations.iter().any(|v| v.severity == Severity::Error) {
-            "Fix the error-severity constraint violations (constraint_violations) before merging".to_owned()
+            "Fix the error-severity constraint violations (constraint_violations) before merging"
+                .to_owned()
         } else if verification_command.is_empty() {
             "No code changed: no verification needed".to_owned()
         } else {
@@ -423,13 +490,83 @@ impl Action for Impact {
             s = s.with("base", json!({"branch": br, "merge_base": sha}));
         }
         s = s
-            .with_list(list("changed_files", "changed_files_total", "changed_files_listed", "changed_files_cap", "changed files", "narrow with scope_paths"), Capped::collect(changed_rows, fixed_cap(50)))
-            .with_list(list("affected_files", "affected_files_total", "affected_files_listed", "affected_files_cap", "affected files", "narrow with scope_paths"), Capped::collect(b.affected.iter().map(|f| json!(f)), fixed_cap(50)))
-            .with_list(list("file_impacts", "file_impact_count", "file_impacts_listed", "file_impacts_cap", "file impacts", "narrow with scope_paths"), Capped::counted(file_impacts, files.len(), fixed_cap(20)))
-            .with_list(list("tests_to_run", "tests_to_run_count", "tests_to_run_listed", "tests_to_run_cap", "test files", "run verification_command, which covers them all"), Capped::collect(test_files.iter().map(|t| json!(t)), fixed_cap(30)))
-            .with_list(list("changed_symbols", "changed_symbol_count", "changed_symbols_listed", "changed_symbols_cap", "changed symbols", "narrow with scope_paths, or edit action=classify per file"), Capped::collect(symbol_rows, fixed_cap(50)))
-            .with_list(list("affected_symbols", "affected_symbol_count", "affected_symbols_listed", "affected_symbols_cap", "affected callers", "nav action=callers per changed symbol"), Capped::collect(affected_rows, fixed_cap(50)))
-            .with_list(list("constraint_violations", "constraint_violation_count", "constraint_violations_listed", "constraint_violations_cap", "constraint violations", "edit action=constraints path_filter=<file>"), Capped::collect(violation_rows, fixed_cap(20)));
+            .with_list(
+                list(
+                    "changed_files",
+                    "changed_files_total",
+                    "changed_files_listed",
+                    "changed_files_cap",
+                    "changed files",
+                    "narrow with scope_paths",
+                ),
+                Capped::collect(changed_rows, fixed_cap(50)),
+            )
+            .with_list(
+                list(
+                    "affected_files",
+                    "affected_files_total",
+                    "affected_files_listed",
+                    "affected_files_cap",
+                    "affected files",
+                    "narrow with scope_paths",
+                ),
+                Capped::collect(b.affected.iter().map(|f| json!(f)), fixed_cap(50)),
+            )
+            .with_list(
+                list(
+                    "file_impacts",
+                    "file_impact_count",
+                    "file_impacts_listed",
+                    "file_impacts_cap",
+                    "file impacts",
+                    "narrow with scope_paths",
+                ),
+                Capped::counted(file_impacts, files.len(), fixed_cap(20)),
+            )
+            .with_list(
+                list(
+                    "tests_to_run",
+                    "tests_to_run_count",
+                    "tests_to_run_listed",
+                    "tests_to_run_cap",
+                    "test files",
+                    "run verification_command, which covers them all",
+                ),
+                Capped::collect(test_files.iter().map(|t| json!(t)), fixed_cap(30)),
+            )
+            .with_list(
+                list(
+                    "changed_symbols",
+                    "changed_symbol_count",
+                    "changed_symbols_listed",
+                    "changed_symbols_cap",
+                    "changed symbols",
+                    "narrow with scope_paths, or edit action=classify per file",
+                ),
+                Capped::collect(symbol_rows, fixed_cap(50)),
+            )
+            .with_list(
+                list(
+                    "affected_symbols",
+                    "affected_symbol_count",
+                    "affected_symbols_listed",
+                    "affected_symbols_cap",
+                    "affected callers",
+                    "nav action=callers per changed symbol",
+                ),
+                Capped::collect(affected_rows, fixed_cap(50)),
+            )
+            .with_list(
+                list(
+                    "constraint_violations",
+                    "constraint_violation_count",
+                    "constraint_violations_listed",
+                    "constraint_violations_cap",
+                    "constraint violations",
+                    "edit action=constraints path_filter=<file>",
+                ),
+                Capped::collect(violation_rows, fixed_cap(20)),
+            );
         let omitted = test_files.len().saturating_sub(30);
         s = s
             .with("tests_to_run_omitted_count", omitted)
@@ -439,7 +576,14 @@ impl Action for Impact {
             .with_agent("affected_count", b.affected.len())
             .with_agent("tests_to_run_count", test_files.len())
             .with_agent("verification_command", verification_command.as_str())
-            .with_agent("verification_strategy", if test_files.is_empty() { "full_suite" } else { "focused_then_full" })
+            .with_agent(
+                "verification_strategy",
+                if test_files.is_empty() {
+                    "full_suite"
+                } else {
+                    "focused_then_full"
+                },
+            )
             .with_agent("stop_condition", stop)
             .with_agent("changed_preview", json!(preview))
             .with_agent("preview_limit", 5)
@@ -448,10 +592,15 @@ impl Action for Impact {
             s = s.with_agent("focused_test_command", focused.as_str());
         }
         if scopes.is_empty() && files.len() > 50 {
-            s = s.with_agent("scope_hint", "large dirty worktree: pass scope_paths to focus the analysis");
+            s = s.with_agent(
+                "scope_hint",
+                "large dirty worktree: pass scope_paths to focus the analysis",
+            );
         }
         if !invalid.is_empty() {
-            s = s.with_warning(format!("scope path(s) do not exist: {invalid:?} — did you typo?"));
+            s = s.with_warning(format!(
+                "scope path(s) do not exist: {invalid:?} — did you typo?"
+            ));
         }
         for w in warnings {
             s = s.with_warning(w);

@@ -61,12 +61,15 @@ impl Action for Pr {
             .as_ref()
             .map(|(b, sha)| json!({"branch": b, "merge_base": sha}));
         if set.files.is_empty() {
-            let mut s = Success::new(Verdict::Safe, format!("pr_review mode={mode_name} changed=0"))
-                .with("mode", mode_name)
-                .with("summary", "No changes detected")
-                .with("changed_count", 0)
-                .with("files", json!([]))
-                .with_agent("risk", "none");
+            let mut s = Success::new(
+                Verdict::Safe,
+                format!("pr_review mode={mode_name} changed=0"),
+            )
+            .with("mode", mode_name)
+            .with("summary", "No changes detected")
+            .with("changed_count", 0)
+            .with("files", json!([]))
+            .with_agent("risk", "none");
             if let Some(b) = base {
                 s = s.with("base", b);
             }
@@ -102,7 +105,12 @@ impl Action for Pr {
         let change_rows: Vec<Value> = files.iter().flat_map(|f| f.symbol_rows(false)).collect();
         let breaking = all_changes
             .iter()
-            .filter(|k| matches!(k, ChangeKind::Removed | ChangeKind::Renamed | ChangeKind::SignatureChanged))
+            .filter(|k| {
+                matches!(
+                    k,
+                    ChangeKind::Removed | ChangeKind::Renamed | ChangeKind::SignatureChanged
+                )
+            })
             .count();
         let semantic = all_changes.iter().filter(|k| k.is_semantic()).count();
         let mut level = match b.affected.len() {
@@ -120,7 +128,12 @@ impl Action for Pr {
         let broken_callers = files
             .iter()
             .flat_map(|f| f.caller_relevant())
-            .filter(|(_, k)| matches!(k, ChangeKind::Removed | ChangeKind::Renamed | ChangeKind::SignatureChanged))
+            .filter(|(_, k)| {
+                matches!(
+                    k,
+                    ChangeKind::Removed | ChangeKind::Renamed | ChangeKind::SignatureChanged
+                )
+            })
             .map(|(q, _)| counts_by_target.get(q.as_str()).copied().unwrap_or(0))
             .sum::<usize>();
         if broken_callers > 0 {
@@ -128,7 +141,12 @@ impl Action for Pr {
         }
         let verdict = Verdict::from_impact(level);
         let risk = level_name(level);
-        let spelling = |key: &'static str, total: &'static str, listed: &'static str, cap: &'static str, noun: &'static str, remedy: &str| ListSpelling {
+        let spelling = |key: &'static str,
+                        total: &'static str,
+                        listed: &'static str,
+                        cap: &'static str,
+                        noun: &'static str,
+                        remedy: &str| ListSpelling {
             list_key: key,
             total_key: total,
             listed_key: listed,
@@ -171,13 +189,25 @@ impl Action for Pr {
                 .iter()
                 .map(|(c, t, line)| json!({"caller": c.qualname, "file": c.file, "line": line, "calls": t, "is_test": c.is_test}))
                 .collect();
-            s = s.with_list(spelling("call_graph", "call_edge_count", "call_edges_listed", "call_edges_cap", "call edges", "nav action=callers function_name=<changed symbol>"), Capped::collect(rows, fixed_cap(100)));
+            s = s.with_list(
+                spelling(
+                    "call_graph",
+                    "call_edge_count",
+                    "call_edges_listed",
+                    "call_edges_cap",
+                    "call edges",
+                    "nav action=callers function_name=<changed symbol>",
+                ),
+                Capped::collect(rows, fixed_cap(100)),
+            );
         }
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);
         }
         let step = if broken_callers > 0 {
-            format!("{broken_callers} call site(s) reach removed/renamed/re-signed definitions: check them in call_graph before merging")
+            format!(
+                "{broken_callers} call site(s) reach removed/renamed/re-signed definitions: check them in call_graph before merging"
+            )
         } else {
             "Run edit action=impact mode=branch for the tests to run".to_owned()
         };
