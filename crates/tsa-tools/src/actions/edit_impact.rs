@@ -301,28 +301,55 @@ impl Action for Impact {
         test_entries.retain(|s| is_entry(s, &mut lines));
         test_entries.sort_by(|x, y| x.qualname.cmp(&y.qualname));
         test_entries.dedup_by(|x, y| x.id == y.id);
+        // Tests close to the change: changed test files, test callers of changed
+        // definitions, and test files importing a changed file directly.
+        let mut direct_tests: BTreeSet<String> =
+            test_entries.iter().map(|t| t.file.clone()).collect();
+        for f in changed_paths.iter().chain(b.direct.values().flatten()) {
+            if test_files.contains(f) {
+                direct_tests.insert(f.clone());
+            }
+        }
         let mut by_lang: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
         for t in &test_files {
             if let Some(l) = Language::from_path(t) {
                 by_lang.entry(l.name()).or_default().push(t.clone());
             }
         }
-        let mut commands = Vec::new();
-        let mut runners = Vec::new();
-        for (lang, fs) in &by_lang {
-            let names: Vec<&SymbolRow> = test_entries
-                .iter()
-                .filter(|s| s.language == *lang)
-                .collect();
-            if let Some(cmd) = test_command(root, lang, fs, &names) {
-                runners.push(
-                    cmd.split_whitespace()
-                        .take(if cmd.starts_with("npx") { 2 } else { 1 })
-                        .collect::<Vec<_>>()
-                        .join(" "),
-                );
-                commands.push(cmd);
+        // One command per language; past MAX_LISTED_TESTS files the whole suite.
+        const MAX_LISTED_TESTS: usize = 30;
+        let commands_for = |set: &BTreeSet<String>| -> Vec<String> {
+            let mut grouped: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
+            for t in set {
+                if let Some(l) = Language::from_path(t) {
+                    grouped.entry(l.name()).or_default().push(t.clone());
+                }
             }
+            grouped
+                .iter()
+                .filter_map(|(lang, fs)| {
+                    let names: Vec<&SymbolRow> = test_entries
+                        .iter()
+                        .filter(|s| s.language == *lang)
+                        .collect();
+                    if fs.len() > MAX_LISTED_TESTS {
+                        test_command(root, lang, &[], &[]).map(|c| c.trim().to_owned())
+                    } else {
+                        test_command(root, lang, fs, &names)
+                    }
+                })
+                .collect()
+        };
+        let commands = commands_for(&test_files);
+        let focused_commands = commands_for(&direct_tests);
+        let mut runners = Vec::new();
+        for cmd in &commands {
+            runners.push(
+                cmd.split_whitespace()
+                    .take(if cmd.starts_with("npx") { 2 } else { 1 })
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            );
         }
         let test_required = code_changed && include_tests;
         let verification_command = if commands.is_empty() {
@@ -437,7 +464,7 @@ impl Action for Impact {
             .collect();
         let violation_rows: Vec<Value> = violations.iter().map(|v| v.to_json()).collect();
         let preview: Vec<&str> = changed_paths.iter().take(5).map(String::as_str).collect();
-        let focused = commands.first().cloned().unwrap_or_default();
+        let focused = focused_commands.join(" && ");
         let summary_line = format!(
             "change_impact mode={mode_name} changed={} affected={} risk={risk} tests={} symbols={}",
             files.len(),
@@ -476,6 +503,7 @@ impl Action for Impact {
             .with("focused_test_command", focused.as_str())
             .with("verification_strategy", if test_files.is_empty() { "full_suite" } else { "focused_then_full" })
             .with("verification_steps", json!(commands))
+            .with("direct_test_count", direct_tests.len())
             .with("test_mapping", json!(mapping_json))
             .with("diff_stat", diff_stat)
             .with("resource_profile", profile)
