@@ -430,7 +430,9 @@ impl Action for Impact {
                 let direct = b.direct.get(&f.change.path).cloned().unwrap_or_default();
                 let total = b
                     .dependents_of(&[f.change.path.as_str(), f.change.old_path.as_str()])
-                    .len();
+                    .iter()
+                    .filter(|d| !changed_paths.contains(d))
+                    .count();
                 json!({
                     "file": f.change.path,
                     "direct_dependent_count": direct.len(),
