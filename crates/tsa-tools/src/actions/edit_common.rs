@@ -230,3 +230,75 @@ pub fn blast(index: &Index, files: &[FileAnalysis]) -> Result<Blast, ToolError> 
     b.affected = affected;
     Ok(b)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::git::Repo;
+    use crate::git::testrepo::{add_all, commit, init, write};
+
+    #[test]
+    fn changed_definitions_come_from_the_hunks_of_a_real_diff() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let repo = init(root);
+        let old =
+            "def a():\n    return 1\n\n\ndef b():\n    return 2\n\n\ndef c():\n    return 3\n";
+        write(root, "m.py", old);
+        write(root, "r.rs", "fn x() -> u8 {\n    1\n}\n");
+        add_all(&repo);
+        commit(&repo, "one");
+        // b's body changes, c is removed, d is added; a is untouched.
+        write(
+            root,
+            "m.py",
+            "def a():\n    return 1\n\n\ndef b():\n    return 20\n\n\ndef d():\n    return 4\n",
+        );
+        let set = Repo::open(root)
+            .unwrap()
+            .changes(DiffMode::Unstaged)
+            .unwrap();
+        assert_eq!(set.files.len(), 1);
+        let fa = analyse_file(set.files.into_iter().next().unwrap()).unwrap();
+        let mut got: Vec<(String, &str)> = fa
+            .symbol_rows(false)
+            .iter()
+            .map(|r| {
+                (
+                    r["symbol"].as_str().unwrap().to_owned(),
+                    match r["change"].as_str().unwrap() {
+                        "body_changed" => "body_changed",
+                        "removed" => "removed",
+                        "added" => "added",
+                        other => panic!("unexpected {other}"),
+                    },
+                )
+            })
+            .collect();
+        got.sort();
+        assert_eq!(
+            got,
+            [
+                ("b".to_owned(), "body_changed"),
+                ("c".to_owned(), "removed"),
+                ("d".to_owned(), "added")
+            ]
+        );
+        let rel: Vec<_> = fa.caller_relevant().into_iter().map(|(q, _)| q).collect();
+        assert_eq!(rel, ["b", "c"], "added definitions have no callers yet");
+    }
+
+    #[test]
+    fn pr_urls_and_unknown_modes_are_refused() {
+        let e = parse_mode(None, Some("https://github.com/o/r/pull/3"), "diff").unwrap_err();
+        assert!(e.to_string().contains("not supported offline"));
+        assert!(parse_mode(Some("pr"), None, "diff").is_err());
+        assert!(
+            parse_mode(Some("x"), None, "diff")
+                .unwrap_err()
+                .to_string()
+                .starts_with("mode must be")
+        );
+        assert_eq!(parse_mode(None, None, "branch").unwrap(), DiffMode::Branch);
+    }
+}

@@ -31,6 +31,17 @@ pub struct Args {
 
 pub struct Constraints;
 
+fn spelling() -> ListSpelling {
+    ListSpelling {
+        list_key: "violations",
+        total_key: "violation_count",
+        listed_key: "violations_listed",
+        cap_key: "listed_cap",
+        noun: "violations",
+        remedy: "raise limit, or narrow with path_filter / severity_min=error".into(),
+    }
+}
+
 impl Action for Constraints {
     type Args = Args;
     const FACADE: &'static str = "edit";
@@ -60,8 +71,7 @@ impl Action for Constraints {
             )
             .with("rule_count", 0)
             .with("evaluated_edge_count", 0)
-            .with("violations", json!([]))
-            .with("violation_count", 0)
+            .with_list(spelling(), Capped::collect(Vec::new(), limit))
             .with(
                 "note",
                 format!(
@@ -128,17 +138,7 @@ impl Action for Constraints {
             json!({"error": errors, "warn": warns, "info": eval.violations.len() - errors - warns}),
         )
         .with("total_violation_count", eval.violations.len())
-        .with_list(
-            ListSpelling {
-                list_key: "violations",
-                total_key: "violation_count",
-                listed_key: "violations_listed",
-                cap_key: "listed_cap",
-                noun: "violations",
-                remedy: "raise limit, or narrow with path_filter / severity_min=error".into(),
-            },
-            Capped::collect(rows, limit),
-        )
+        .with_list(spelling(), Capped::collect(rows, limit))
         .with_agent("rule_count", set.rules.len())
         .with_agent("violation_count", eval.violations.len());
         if let Some(w) = opened.built_now {

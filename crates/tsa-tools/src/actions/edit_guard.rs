@@ -279,7 +279,7 @@ impl Action for Guard {
         )
         .with("callers_by_file", json!(callers_by_file))
         .with("occurrences_by_file", json!(occ_by_file))
-        .with("definitions", super::common::definitions_json(&defs))
+
         .with("safety_verdict", verdict.as_str())
         .with("required_actions", json!(actions))
         .with("proceed_recommendation", proceed)
@@ -294,6 +294,23 @@ impl Action for Guard {
                 remedy: "use nav action=trace with max_results for the full list".into(),
             },
             Capped::collect(occurrences, fixed_cap(50)),
+        )
+        .with_list(
+            ListSpelling {
+                list_key: "definitions",
+                total_key: "definition_count",
+                listed_key: "definitions_listed",
+                cap_key: "definitions_cap",
+                noun: "definitions",
+                remedy: "pass file_path or qualify the symbol (Class.method)".into(),
+            },
+            Capped::collect(
+                super::common::definitions_json(&defs)
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default(),
+                fixed_cap(20),
+            ),
         )
         .with_agent("risk", lname)
         .with_agent("symbol", a.symbol.as_str())

@@ -168,7 +168,17 @@ impl Action for Impact {
             )
             .with("mode", mode_name)
             .with("summary", "No changes detected")
-            .with("changed_files", json!([]))
+            .with_list(
+                list(
+                    "changed_files",
+                    "changed_files_total",
+                    "changed_files_listed",
+                    "changed_files_cap",
+                    "changed files",
+                    "narrow with scope_paths",
+                ),
+                Capped::collect(Vec::new(), fixed_cap(50)),
+            )
             .with("changed_count", 0)
             .with("affected_count", 0)
             .with("risk_level", "none")
