@@ -7,6 +7,7 @@ mod cli;
 mod crash;
 mod drift;
 mod dsl;
+mod edit_git;
 mod fixtures;
 mod graph_truth;
 mod history;

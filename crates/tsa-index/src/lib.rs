@@ -7,6 +7,7 @@
 mod build;
 mod read;
 mod read_dsl;
+mod read_edit;
 mod read_graph;
 mod read_structure;
 mod read_viz;
@@ -22,6 +23,7 @@ pub use build::{
 };
 pub use read::{CallRow, Index, Status, SymbolRow};
 pub use read_dsl::{DslFile, DslSymbol};
+pub use read_edit::{FileCallEdge, FileImportEdge};
 pub use read_graph::{Edge, FileDep, ImportRow, InheritRow};
 pub use read_structure::NestedSymbol;
 pub use resolve::Resolution;

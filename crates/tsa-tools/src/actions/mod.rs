@@ -1,6 +1,13 @@
 //! The action registry: one file per action, one line each here, alphabetical.
 
 mod common;
+mod edit_ast_diff;
+mod edit_classify;
+mod edit_common;
+mod edit_constraints;
+mod edit_guard;
+mod edit_impact;
+mod edit_pr;
 mod graph;
 mod index_auto;
 mod index_build;
@@ -53,6 +60,12 @@ use crate::action::DynAction;
 /// Every action this build implements. Catalog actions missing here answer
 /// `unsupported_action`.
 pub static REGISTRY: &[&dyn DynAction] = &[
+    &edit_ast_diff::AstDiff,
+    &edit_classify::Classify,
+    &edit_constraints::Constraints,
+    &edit_guard::Guard,
+    &edit_impact::Impact,
+    &edit_pr::Pr,
     &index_auto::Auto,
     &index_build::Build,
     &index_cache::Cache,

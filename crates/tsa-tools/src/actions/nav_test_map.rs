@@ -34,12 +34,19 @@ pub struct Args {
 pub struct TestMap;
 
 /// Lines of a file, read once per answer.
-struct Lines<'a> {
+pub(super) struct Lines<'a> {
     root: &'a Path,
     files: HashMap<String, Vec<String>>,
 }
 
-impl Lines<'_> {
+impl<'a> Lines<'a> {
+    pub(super) fn new(root: &'a Path) -> Self {
+        Lines {
+            root,
+            files: HashMap::new(),
+        }
+    }
+
     /// Attribute lines directly above `line` (1-based), nearest first.
     fn attributes_above(&mut self, file: &str, line: u32) -> Vec<String> {
         let root = self.root;
@@ -64,7 +71,7 @@ impl Lines<'_> {
 }
 
 /// Whether a test-code definition is a test entry point by its language's convention.
-fn is_entry(s: &SymbolRow, lines: &mut Lines<'_>) -> bool {
+pub(super) fn is_entry(s: &SymbolRow, lines: &mut Lines<'_>) -> bool {
     let n = s.name.as_str();
     match s.language.as_str() {
         "python" => n.starts_with("test"),
@@ -94,9 +101,27 @@ fn is_entry(s: &SymbolRow, lines: &mut Lines<'_>) -> bool {
 
 /// How to run the listed tests, by the language of the tests.
 fn run_command(root: &Path, language: &str, files: &[String], names: &[&SymbolRow]) -> String {
+    match (language, test_command(root, language, files, names)) {
+        ("python", Some(cmd)) => format!("Run per-file tests: {cmd}"),
+        (_, Some(cmd)) => format!("Run them: {cmd}"),
+        (_, None) => format!(
+            "Run the test files above with the project's test runner: {}",
+            files.join(" ")
+        ),
+    }
+}
+
+/// The bare command that runs `files` / test entries `names` of `language`
+/// (None when the language has no known runner).
+pub(super) fn test_command(
+    root: &Path,
+    language: &str,
+    files: &[String],
+    names: &[&SymbolRow],
+) -> Option<String> {
     let files_arg = files.join(" ");
-    match language {
-        "python" => format!("Run per-file tests: pytest {files_arg}"),
+    Some(match language {
+        "python" => format!("pytest {files_arg}"),
         "rust" => {
             let mut n: Vec<String> = names
                 .iter()
@@ -104,7 +129,11 @@ fn run_command(root: &Path, language: &str, files: &[String], names: &[&SymbolRo
                 .collect();
             n.sort();
             n.dedup();
-            format!("Run them: cargo test -- {}", n.join(" "))
+            if n.is_empty() {
+                "cargo test".to_owned()
+            } else {
+                format!("cargo test -- {}", n.join(" "))
+            }
         }
         "go" => {
             let mut tests = BTreeSet::new();
@@ -123,7 +152,7 @@ fn run_command(root: &Path, language: &str, files: &[String], names: &[&SymbolRo
                     None => "./".to_owned(),
                 })
                 .collect();
-            let mut cmd = String::from("Run them: go test");
+            let mut cmd = String::from("go test");
             let join = |s: &BTreeSet<String>| s.iter().cloned().collect::<Vec<_>>().join("|");
             cmd.push_str(&format!(
                 " -run '^({})$'",
@@ -147,10 +176,10 @@ fn run_command(root: &Path, language: &str, files: &[String], names: &[&SymbolRo
             } else {
                 "npx jest"
             };
-            format!("Run them: {runner} {files_arg}")
+            format!("{runner} {files_arg}")
         }
-        _ => format!("Run the test files above with the project's test runner: {files_arg}"),
-    }
+        _ => return None,
+    })
 }
 
 impl Action for TestMap {

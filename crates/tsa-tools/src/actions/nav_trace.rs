@@ -43,13 +43,13 @@ pub struct Args {
 pub struct Trace;
 
 /// How one language writes line comments, imports and strings.
-struct Syntax {
+pub(super) struct Syntax {
     comments: &'static [&'static str],
     imports: &'static [&'static str],
     quotes: &'static [char],
 }
 
-fn syntax(lang: Language) -> Syntax {
+pub(super) fn syntax(lang: Language) -> Syntax {
     let c_like: &[&str] = &["//", "/*", "* ", "*/"];
     match lang.name() {
         "python" => Syntax {
@@ -138,7 +138,7 @@ const DEF_WORDS: [&str; 16] = [
 ];
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Occurrence {
+pub(super) enum Occurrence {
     Comment,
     Import,
     String,
@@ -149,7 +149,7 @@ enum Occurrence {
 
 /// What the occurrence at `start..end` of `line` is: inside a comment, on an import
 /// line, inside a string literal, a definition, a call or a plain reference.
-fn classify(line: &str, start: usize, end: usize, syn: &Syntax) -> Occurrence {
+pub(super) fn classify(line: &str, start: usize, end: usize, syn: &Syntax) -> Occurrence {
     let trimmed = line.trim_start();
     if syn.comments.iter().any(|c| trimmed.starts_with(c))
         || (syn.comments.contains(&"* ") && trimmed == "*")
