@@ -2,6 +2,10 @@
 
 mod common;
 mod graph;
+mod health_dead;
+mod health_deadcode;
+mod health_model;
+mod health_routes_scan;
 mod index_auto;
 mod index_build;
 mod index_cache;
@@ -37,6 +41,7 @@ use crate::action::DynAction;
 /// Every action this build implements. Catalog actions missing here answer
 /// `unsupported_action`.
 pub static REGISTRY: &[&dyn DynAction] = &[
+    &health_dead::Dead,
     &index_auto::Auto,
     &index_build::Build,
     &index_cache::Cache,
