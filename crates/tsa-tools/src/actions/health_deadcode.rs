@@ -165,6 +165,8 @@ pub struct DeadReport {
     pub total_functions: usize,
     pub total_call_edges: usize,
     pub alive_by: BTreeMap<&'static str, usize>,
+    /// Per symbol (model order): why it is alive; `None` for dead functions.
+    pub alive: Vec<Option<Alive>>,
     pub unused_imports: Vec<UnusedImport>,
     pub variables: Vec<Variable>,
 }
@@ -944,6 +946,7 @@ pub fn analyse(
         total_functions,
         total_call_edges: model.edges.len(),
         alive_by,
+        alive,
         unused_imports,
         variables,
     }
