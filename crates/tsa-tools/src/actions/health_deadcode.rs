@@ -951,3 +951,137 @@ pub fn analyse(
         variables,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::actions::health_routes_scan::scan_project;
+
+    fn lines(src: &str) -> Vec<&[u8]> {
+        src.as_bytes().split(|b| *b == b'\n').collect()
+    }
+
+    #[test]
+    fn registering_decorators_keep_functions_alive() {
+        let src = "@app.route('/x')\ndef a():\n    pass\n\n@staticmethod\ndef b():\n    pass\n\n@pytest.fixture(\n    scope='module',\n)\ndef c():\n    pass\n";
+        let l = lines(src);
+        let facts = |line| text_facts("python", "def f()", &l, line, false, false, "f");
+        assert!(facts(2).decorated);
+        assert!(!facts(6).decorated, "staticmethod registers nothing");
+        assert!(facts(12).decorated, "multi-line decorator");
+        let java = "    @Override\n    public String toString() { return \"\"; }\n";
+        let jl = lines(java);
+        assert!(text_facts("java", "public String toString()", &jl, 2, false, false, "toString").decorated);
+        assert!(text_facts("java", "@GetMapping(\"/x\") public String x()", &jl, 1, false, false, "x").decorated);
+        let rust = "#[test]\nfn t() {}\n#[inline]\nfn i() {}\n";
+        let rl = lines(rust);
+        assert!(text_facts("rust", "fn t()", &rl, 2, true, false, "t").decorated);
+        assert!(!text_facts("rust", "fn i()", &rl, 4, true, false, "i").decorated);
+    }
+
+    #[test]
+    fn exported_api_per_language() {
+        let none: Vec<&[u8]> = vec![b""];
+        assert!(text_facts("rust", "pub fn api()", &none, 1, true, false, "api").exported);
+        assert!(!text_facts("rust", "pub fn api()", &none, 1, false, false, "api").exported, "binary crate");
+        assert!(!text_facts("rust", "pub(crate) fn api()", &none, 1, true, false, "api").exported);
+        assert!(text_facts("go", "func Open()", &none, 1, false, false, "Open").exported);
+        assert!(!text_facts("go", "func Open()", &none, 1, false, true, "Open").exported, "package main");
+        assert!(!text_facts("go", "func open()", &none, 1, false, false, "open").exported);
+        let js = lines("export function api() {}\nfunction local() {}\n");
+        assert!(text_facts("typescript", "function api()", &js, 1, false, false, "api").exported);
+        assert!(!text_facts("typescript", "function local()", &js, 2, false, false, "local").exported);
+        assert!(rust_binary_file("src/main.rs") && rust_binary_file("x/src/bin/tool.rs"));
+        assert!(!rust_binary_file("src/lib.rs"));
+        assert!(go_package_main(b"// doc\npackage main\n"));
+    }
+
+    #[test]
+    fn entry_names_and_tests() {
+        let names: FxHashMap<&str, &[&str]> = ENTRY_NAMES.iter().copied().collect();
+        assert!(names["python"].contains(&"main"));
+        assert!(names["go"].contains(&"init"));
+        assert!(names["java"].contains(&"doGet"));
+        assert!(test_name("python", "test_x") && test_name("python", "setUp"));
+        assert!(test_name("go", "TestX") && !test_name("go", "helper"));
+        assert!(is_dunder("__init__") && !is_dunder("__x"));
+    }
+
+    #[test]
+    fn variables_and_import_spans_by_line() {
+        let py = lines("X = 1\nY: int = 2\nif X == 1:\n    Z = 3\nDOC = \"\"\"\nW = 4\n\"\"\"\nf(a=1)\n__all__ = []\nd = {\n    'k': 1,\n}\n");
+        let vars: Vec<String> = line_variables("python", &py).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(vars, vec!["X", "Y", "DOC", "d"]);
+        let js = lines("const A = 1;\nexport const B = 2;\nconst f = () => 1;\nlet c = 3;\n");
+        let vars: Vec<String> = line_variables("javascript", &js).into_iter().map(|(n, _)| n).collect();
+        assert_eq!(vars, vec!["A", "c"]);
+        let imp = lines("from x import (\n    a,\n    b,\n)\nimport y\n");
+        assert_eq!(statement_span(&imp, 1), (1, 4));
+        assert_eq!(statement_span(&imp, 5), (5, 5));
+    }
+
+    fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (p, t) in files {
+            let path = dir.path().join(p);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, t).unwrap();
+        }
+        tsa_index::build(dir.path(), &tsa_index::BuildOptions::default()).unwrap();
+        dir
+    }
+
+    fn dead_names(dir: &tempfile::TempDir) -> Vec<String> {
+        let index = tsa_index::Index::open(dir.path()).unwrap().unwrap();
+        let model = Model::load(&index).unwrap();
+        let files: Vec<String> = model.files.iter().map(|f| f.path.clone()).collect();
+        let routes = scan_project(dir.path(), &files);
+        let report = analyse(
+            dir.path(),
+            &model,
+            &routes,
+            &Scope::default(),
+            &DeadOptions {
+                include_test_files: false,
+                want_imports: true,
+                want_variables: true,
+            },
+        );
+        report
+            .dead
+            .iter()
+            .map(|d| model.syms[d.sym].qualname.clone())
+            .collect()
+    }
+
+    #[test]
+    fn dead_code_is_transitive_and_callbacks_revive() {
+        let dir = project(&[
+            (
+                "m.py",
+                "def a():\n    return b()\n\n\ndef b():\n    return c()\n\n\ndef c():\n    return 1\n\n\ndef cb(x):\n    return x\n\n\ndef main():\n    return sorted([1], key=cb)\n\n\nif __name__ == '__main__':\n    main()\n",
+            ),
+            (
+                "web.ts",
+                "export function api(): number { return helper(); }\nfunction helper(): number { return 1; }\nfunction unused(): number { return 2; }\n",
+            ),
+            (
+                "svc.go",
+                "package svc\n\nfunc Public() int { return private() }\n\nfunc private() int { return 1 }\n\nfunc lonely() int { return 2 }\n",
+            ),
+        ]);
+        let dead = dead_names(&dir);
+        assert_eq!(dead, vec!["a", "b", "c", "lonely", "unused"]);
+    }
+
+    #[test]
+    fn a_chain_revived_by_a_live_reference_comes_back_whole() {
+        // `start` is only passed by name from live code; it calls `step`, which
+        // calls `finish`: all three are alive once the reference is seen.
+        let dir = project(&[(
+            "m.py",
+            "import threading\n\n\ndef start():\n    return step()\n\n\ndef step():\n    return finish()\n\n\ndef finish():\n    return 1\n\n\ndef main():\n    threading.Thread(target=start).start()\n",
+        )]);
+        assert!(dead_names(&dir).is_empty());
+    }
+}

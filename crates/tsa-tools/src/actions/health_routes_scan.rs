@@ -39,7 +39,7 @@ static PY_METHODS: LazyLock<Regex> =
 static PY_DEF: LazyLock<Regex> =
     LazyLock::new(|| re(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)"));
 static DJANGO: LazyLock<Regex> = LazyLock::new(|| {
-    re(r#"\b(re_path|path|url)\(\s*r?["']([^"']*)["']\s*,\s*([A-Za-z_][\w\.]*)(\.as_view\(\))?"#)
+    re(r#"\b(re_path|path|url)\(\s*r?["']([^"']*)["']\s*,\s*([A-Za-z_][\w\.]*)"#)
 });
 static EXPRESS: LazyLock<Regex> = LazyLock::new(|| {
     re(
@@ -159,7 +159,7 @@ pub fn scan_file(rel: &str, text: &str) -> Vec<Route> {
                         push(verb, &c[3], handler, i, fw);
                     }
                 } else if is_urls && let Some(c) = DJANGO.captures(l) {
-                    push("ANY", &c[2], last_segment(&c[3]), i, "django");
+                    push("ANY", &c[2], last_segment(c[3].trim_end_matches(".as_view")), i, "django");
                 }
             }
         }
