@@ -186,7 +186,11 @@ impl Action for TestGap {
         let prod: Vec<usize> = (0..model.syms.len())
             .filter(|&i| {
                 let s = &model.syms[i];
-                CALLABLE.contains(&s.kind.as_str()) && !is_test(i) && in_files.contains(model.path_of(s.file_id))
+                CALLABLE.contains(&s.kind.as_str())
+                    && !is_test(i)
+                    // A declaration without a body (trait/interface signature) has nothing to test.
+                    && !s.signature.trim_end().ends_with(';')
+                    && in_files.contains(model.path_of(s.file_id))
             })
             .collect();
         if let Some(cov) = &coverage {
