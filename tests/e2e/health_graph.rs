@@ -92,7 +92,10 @@ fn dead_code_known_answers() {
     }
 
     // path narrows what is reported, on whole segments; modes show their lists only.
-    let v = health(&p.root, &["dead", "--path", "rustlib", "--mode", "dead_functions"]);
+    let v = health(
+        &p.root,
+        &["dead", "--path", "rustlib", "--mode", "dead_functions"],
+    );
     assert_eq!(strs(&v, "dead_functions", "name"), vec!["private_dead"]);
     assert!(v.get("unused_imports").is_none());
     assert_eq!(v["stats"]["total_dead_functions_transitive"], 5);
@@ -100,8 +103,20 @@ fn dead_code_known_answers() {
     assert!(v.get("dead_functions").is_none());
     assert_eq!(v["unused_imports"].as_array().unwrap().len(), 1);
     // Test helpers are analysed only on request.
-    let v = health(&p.root, &["dead", "--include-test-files", "true", "--mode", "dead_functions"]);
-    assert_eq!(v["stats"]["total_dead_functions_transitive"], 5, "test_* functions stay entry points");
+    let v = health(
+        &p.root,
+        &[
+            "dead",
+            "--include-test-files",
+            "true",
+            "--mode",
+            "dead_functions",
+        ],
+    );
+    assert_eq!(
+        v["stats"]["total_dead_functions_transitive"], 5,
+        "test_* functions stay entry points"
+    );
 }
 
 #[test]
@@ -109,21 +124,56 @@ fn import_cycles_and_blast_radius() {
     let p = project("cycles");
     let v = health(&p.root, &["imports", "--mode", "cycles"]);
     assert_eq!(v["verdict"], "REVIEW");
-    assert_eq!(v["cycles"][0]["files"], json!(["pkg/a.py", "pkg/b.py", "pkg/c.py"]));
+    assert_eq!(
+        v["cycles"][0]["files"],
+        json!(["pkg/a.py", "pkg/b.py", "pkg/c.py"])
+    );
     assert_eq!(v["cycle_count"], 1);
-    let v = health(&p.root, &["deps", "--mode", "blast_radius", "--file-path", "pkg/c.py"]);
+    let v = health(
+        &p.root,
+        &["deps", "--mode", "blast_radius", "--file-path", "pkg/c.py"],
+    );
     assert_eq!(
         strs(&v, "blast_radius", "file"),
         vec!["pkg/b.py", "pkg/a.py", "pkg/leaf.py", "tests_main.py"]
     );
-    let v = health(&p.root, &["deps", "--mode", "blast_radius", "--file-path", "pkg/c.py", "--max-depth", "1"]);
+    let v = health(
+        &p.root,
+        &[
+            "deps",
+            "--mode",
+            "blast_radius",
+            "--file-path",
+            "pkg/c.py",
+            "--max-depth",
+            "1",
+        ],
+    );
     assert_eq!(strs(&v, "blast_radius", "file"), vec!["pkg/b.py"]);
-    let v = health(&p.root, &["imports", "--mode", "dependents", "--file-path", "pkg/a.py"]);
-    assert_eq!(strs(&v, "dependents", "file"), vec!["pkg/c.py", "pkg/leaf.py"]);
-    let v = health(&p.root, &["imports", "--mode", "deps", "--file-path", "pkg/leaf.py"]);
-    assert_eq!(strs(&v, "dependencies", "file"), vec!["pkg/a.py", "pkg/b.py"]);
-    let v = health(&p.root, &["deps", "--mode", "file_deps", "--file-path", "pkg/leaf.py"]);
-    assert_eq!(strs(&v, "call_dependencies", "file"), vec!["pkg/a.py", "pkg/b.py"]);
+    let v = health(
+        &p.root,
+        &["imports", "--mode", "dependents", "--file-path", "pkg/a.py"],
+    );
+    assert_eq!(
+        strs(&v, "dependents", "file"),
+        vec!["pkg/c.py", "pkg/leaf.py"]
+    );
+    let v = health(
+        &p.root,
+        &["imports", "--mode", "deps", "--file-path", "pkg/leaf.py"],
+    );
+    assert_eq!(
+        strs(&v, "dependencies", "file"),
+        vec!["pkg/a.py", "pkg/b.py"]
+    );
+    let v = health(
+        &p.root,
+        &["deps", "--mode", "file_deps", "--file-path", "pkg/leaf.py"],
+    );
+    assert_eq!(
+        strs(&v, "call_dependencies", "file"),
+        vec!["pkg/a.py", "pkg/b.py"]
+    );
     let v = health(&p.root, &["deps"]);
     assert_eq!(v["summary"]["cycle_count"], 1);
     let v = health(&p.root, &["matrix", "--mode", "unstable"]);
@@ -167,13 +217,28 @@ fn routes_per_framework() {
         .map(|(a, b, c, d)| (a.to_string(), b.to_string(), c.to_string(), d.to_string()))
         .collect();
     assert_eq!(got, want);
-    let v = health(&p.root, &["routes", "--mode", "lookup", "--url-pattern", "/users/42"]);
+    let v = health(
+        &p.root,
+        &["routes", "--mode", "lookup", "--url-pattern", "/users/42"],
+    );
     assert_eq!(strs(&v, "routes", "handler"), vec!["get_user"]);
-    let v = health(&p.root, &["routes", "--mode", "prefix", "--url-pattern", "/api"]);
+    let v = health(
+        &p.root,
+        &["routes", "--mode", "prefix", "--url-pattern", "/api"],
+    );
     assert_eq!(v["route_count"], 2);
     let v = health(&p.root, &["routes", "--framework", "gin"]);
     assert_eq!(v["route_count"], 1);
-    let v = health(&p.root, &["routes", "--mode", "file", "--file-path", "flask_app/app.py"]);
+    let v = health(
+        &p.root,
+        &[
+            "routes",
+            "--mode",
+            "file",
+            "--file-path",
+            "flask_app/app.py",
+        ],
+    );
     assert_eq!(v["route_count"], 3);
     // Route handlers are entry points for dead code.
     let v = health(&p.root, &["dead", "--mode", "dead_functions"]);
@@ -183,14 +248,26 @@ fn routes_per_framework() {
 #[test]
 fn test_gaps_and_overview() {
     let p = project("deadcode");
-    let v = health(&p.root, &["test_gap", "--include-covered", "true", "--max-gaps", "100"]);
+    let v = health(
+        &p.root,
+        &["test_gap", "--include-covered", "true", "--max-gaps", "100"],
+    );
     let covered = strs(&v, "covered", "qualified_name");
     assert_eq!(covered, vec!["uses_callback"]);
     assert_eq!(v["covered"][0]["hops"], 1);
-    assert_eq!(v["covered"][0]["covered_by"], "tests/test_impl.py::test_uses_callback");
+    assert_eq!(
+        v["covered"][0]["covered_by"],
+        "tests/test_impl.py::test_uses_callback"
+    );
     let gaps = strs(&v, "gaps", "qualified_name");
-    assert!(gaps.contains(&"callback_target") && gaps.contains(&"main"), "{gaps:?}");
-    assert!(!gaps.contains(&"Shape::area"), "a bodiless trait signature is no gap");
+    assert!(
+        gaps.contains(&"callback_target") && gaps.contains(&"main"),
+        "{gaps:?}"
+    );
+    assert!(
+        !gaps.contains(&"Shape::area"),
+        "a bodiless trait signature is no gap"
+    );
     assert!(v["gaps"][0]["complexity"].as_u64().is_some());
     // A coverage report closes gaps it saw executed.
     std::fs::write(
@@ -198,13 +275,25 @@ fn test_gaps_and_overview() {
         r#"{"files": {"app/impl.py": {"executed_lines": [25]}}}"#,
     )
     .unwrap();
-    let v = health(&p.root, &["test_gap", "--coverage-json", "coverage.json", "--max-gaps", "100"]);
+    let v = health(
+        &p.root,
+        &[
+            "test_gap",
+            "--coverage-json",
+            "coverage.json",
+            "--max-gaps",
+            "100",
+        ],
+    );
     let gaps = strs(&v, "gaps", "qualified_name");
     assert!(!gaps.contains(&"callback_target"), "{gaps:?}");
     let v = health(&p.root, &["overview"]);
     assert_eq!(v["summary"]["dead_functions"], 5);
     let entries = strs(&v, "entry_points", "name");
-    assert!(entries.contains(&"main") && entries.contains(&"plugin_hook"), "{entries:?}");
+    assert!(
+        entries.contains(&"main") && entries.contains(&"plugin_hook"),
+        "{entries:?}"
+    );
     assert_eq!(v["hub_files"][0]["file"], "app/impl.py");
 }
 
@@ -264,30 +353,72 @@ async fn parity(fixture: &str, cases: &[(Value, &str)]) {
 async fn every_health_graph_action_answers_alike_over_mcp_and_cli() {
     let deadcode = [
         (json!({"action": "dead", "max_dead": 2}), "truncated"),
-        (json!({"action": "dead", "mode": "everything"}), "validation"),
-        (json!({"action": "dead", "path": "no/such/dir"}), "file_not_found"),
+        (
+            json!({"action": "dead", "mode": "everything"}),
+            "validation",
+        ),
+        (
+            json!({"action": "dead", "path": "no/such/dir"}),
+            "file_not_found",
+        ),
         (json!({"action": "dead", "max_dead": 0}), "validation"),
-        (json!({"action": "imports", "mode": "coupling", "limit": 1}), "truncated"),
-        (json!({"action": "imports", "mode": "deps", "file_path": "app/imp.py"}), "NOT_FOUND"),
-        (json!({"action": "imports", "mode": "blast_radius"}), "validation"),
-        (json!({"action": "deps", "mode": "blast_radius", "file_path": "app/impl.py", "limit": 1}), "truncated"),
-        (json!({"action": "deps", "mode": "file_deps", "file_path": "app/nope.py"}), "NOT_FOUND"),
+        (
+            json!({"action": "imports", "mode": "coupling", "limit": 1}),
+            "truncated",
+        ),
+        (
+            json!({"action": "imports", "mode": "deps", "file_path": "app/imp.py"}),
+            "NOT_FOUND",
+        ),
+        (
+            json!({"action": "imports", "mode": "blast_radius"}),
+            "validation",
+        ),
+        (
+            json!({"action": "deps", "mode": "blast_radius", "file_path": "app/impl.py", "limit": 1}),
+            "truncated",
+        ),
+        (
+            json!({"action": "deps", "mode": "file_deps", "file_path": "app/nope.py"}),
+            "NOT_FOUND",
+        ),
         (json!({"action": "deps", "mode": "file_deps"}), "validation"),
-        (json!({"action": "matrix", "mode": "hotspots", "top_k": 1}), "truncated"),
-        (json!({"action": "matrix", "mode": "file", "file_path": "app/mian.py"}), "NOT_FOUND"),
+        (
+            json!({"action": "matrix", "mode": "hotspots", "top_k": 1}),
+            "truncated",
+        ),
+        (
+            json!({"action": "matrix", "mode": "file", "file_path": "app/mian.py"}),
+            "NOT_FOUND",
+        ),
         (json!({"action": "matrix", "threshold": 2.0}), "validation"),
         (json!({"action": "overview", "max_dead": 1}), "truncated"),
         (json!({"action": "overview", "max_hubs": 0}), "validation"),
         (json!({"action": "test_gap", "max_gaps": 1}), "truncated"),
         (json!({"action": "test_gap", "mode": "file"}), "validation"),
-        (json!({"action": "test_gap", "mode": "file", "file_path": "app/nope.py"}), "file_not_found"),
-        (json!({"action": "test_gap", "language": "klingon"}), "validation"),
+        (
+            json!({"action": "test_gap", "mode": "file", "file_path": "app/nope.py"}),
+            "file_not_found",
+        ),
+        (
+            json!({"action": "test_gap", "language": "klingon"}),
+            "validation",
+        ),
     ];
     parity("deadcode", &deadcode).await;
     let routes = [
-        (json!({"action": "routes", "mode": "all", "limit": 2}), "truncated"),
-        (json!({"action": "routes", "mode": "lookup", "url_pattern": "/nope/zz"}), "NOT_FOUND"),
-        (json!({"action": "routes", "framework": "rails"}), "validation"),
+        (
+            json!({"action": "routes", "mode": "all", "limit": 2}),
+            "truncated",
+        ),
+        (
+            json!({"action": "routes", "mode": "lookup", "url_pattern": "/nope/zz"}),
+            "NOT_FOUND",
+        ),
+        (
+            json!({"action": "routes", "framework": "rails"}),
+            "validation",
+        ),
         (json!({"action": "routes", "mode": "lookup"}), "validation"),
     ];
     parity("routes", &routes).await;

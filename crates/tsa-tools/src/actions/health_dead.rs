@@ -64,7 +64,12 @@ impl Mode {
 pub struct Dead;
 
 /// Runs the analysis for other actions (overview): the whole project, functions only.
-pub fn dead_report(ctx: &Context, model: &Model, scope: &Scope, opts: &DeadOptions) -> Result<DeadReport, ToolError> {
+pub fn dead_report(
+    ctx: &Context,
+    model: &Model,
+    scope: &Scope,
+    opts: &DeadOptions,
+) -> Result<DeadReport, ToolError> {
     let root = ctx.root()?;
     let files: Vec<String> = model.files.iter().map(|f| f.path.clone()).collect();
     let routes = scan_project(root, &files);
@@ -84,7 +89,10 @@ impl Action for Dead {
         let max_vars = cap("max_variables", args.max_variables, 50)?;
         let root = ctx.root()?.to_path_buf();
         let scope = Scope::new(&root, args.path.as_deref())?;
-        if !scope.as_str().is_empty() && scope.as_str() != "." && !root.join(scope.as_str()).exists() {
+        if !scope.as_str().is_empty()
+            && scope.as_str() != "."
+            && !root.join(scope.as_str()).exists()
+        {
             return Err(ToolError::NotFound(scope.as_str().to_owned()));
         }
         let include_tests = args.include_test_files.unwrap_or(false);
@@ -174,9 +182,9 @@ impl Action for Dead {
             max_imports,
         );
         let var_rows = Capped::collect(
-            report.variables.iter().map(|v| {
-                json!({"file": v.file, "name": v.name, "line": v.line, "language": v.language})
-            }),
+            report.variables.iter().map(
+                |v| json!({"file": v.file, "name": v.name, "line": v.line, "language": v.language}),
+            ),
             max_vars,
         );
         let stats = json!({

@@ -236,7 +236,10 @@ fn decorators_above(lines: &[&[u8]], def_line: usize) -> Vec<String> {
 }
 
 fn decorator_name(d: &str) -> &str {
-    let d = d.trim_start_matches('@').trim_start_matches("#[").trim_start_matches('[');
+    let d = d
+        .trim_start_matches('@')
+        .trim_start_matches("#[")
+        .trim_start_matches('[');
     let end = d
         .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.' || c == ':'))
         .unwrap_or(d.len());
@@ -248,7 +251,15 @@ fn registers(d: &str) -> bool {
     !name.is_empty() && !INERT_DECORATORS.contains(&name)
 }
 
-fn text_facts(lang: &str, sig: &str, lines: &[&[u8]], line: usize, rust_lib: bool, go_main: bool, name: &str) -> TextFacts {
+fn text_facts(
+    lang: &str,
+    sig: &str,
+    lines: &[&[u8]],
+    line: usize,
+    rust_lib: bool,
+    go_main: bool,
+    name: &str,
+) -> TextFacts {
     let mut f = TextFacts::default();
     let decorators = decorators_above(lines, line);
     f.decorated = decorators.iter().any(|d| registers(d));
@@ -265,9 +276,11 @@ fn text_facts(lang: &str, sig: &str, lines: &[&[u8]], line: usize, rust_lib: boo
         .map(|l| String::from_utf8_lossy(l).trim_start().to_owned())
         .unwrap_or_default();
     f.exported = match lang {
-        "rust" => rust_lib && sig.starts_with("pub ") ,
+        "rust" => rust_lib && sig.starts_with("pub "),
         "javascript" | "typescript" | "tsx" => {
-            own.starts_with("export ") || own.starts_with("module.exports") || own.starts_with("exports.")
+            own.starts_with("export ")
+                || own.starts_with("module.exports")
+                || own.starts_with("exports.")
         }
         "go" => !go_main && name.chars().next().is_some_and(char::is_uppercase),
         _ => false,
@@ -341,7 +354,10 @@ fn line_variables(lang: &str, lines: &[&[u8]]) -> Vec<(String, u32)> {
             }
             _ => {
                 let t = text.as_ref();
-                let t = t.strip_prefix("const ").or_else(|| t.strip_prefix("let ")).or_else(|| t.strip_prefix("var "));
+                let t = t
+                    .strip_prefix("const ")
+                    .or_else(|| t.strip_prefix("let "))
+                    .or_else(|| t.strip_prefix("var "));
                 t.and_then(|t| {
                     let end = t
                         .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
@@ -369,7 +385,12 @@ fn line_variables(lang: &str, lines: &[&[u8]]) -> Vec<(String, u32)> {
 fn statement_span(lines: &[&[u8]], line: usize) -> (usize, usize) {
     let mut depth = 0i32;
     let mut end = line;
-    for (k, l) in lines.iter().enumerate().skip(line.saturating_sub(1)).take(200) {
+    for (k, l) in lines
+        .iter()
+        .enumerate()
+        .skip(line.saturating_sub(1))
+        .take(200)
+    {
         for b in l.iter() {
             match b {
                 b'(' | b'{' | b'[' => depth += 1,
@@ -390,7 +411,8 @@ fn is_plain_ident(s: &str) -> bool {
     let b = s.as_bytes();
     !b.is_empty()
         && (b[0].is_ascii_alphabetic() || b[0] == b'_' || b[0] == b'$')
-        && b.iter().all(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'$')
+        && b.iter()
+            .all(|c| c.is_ascii_alphanumeric() || *c == b'_' || *c == b'$')
 }
 
 /// Per indexed file, what the first pass learned.
@@ -442,7 +464,15 @@ pub fn analyse(
             if !CALLABLE.contains(&s.kind.as_str()) {
                 continue;
             }
-            let facts = text_facts(&f.language, &s.signature, &lines, s.line as usize, rust_lib, go_main, &s.name);
+            let facts = text_facts(
+                &f.language,
+                &s.signature,
+                &lines,
+                s.line as usize,
+                rust_lib,
+                go_main,
+                &s.name,
+            );
             if facts.decorated || facts.exported {
                 pass.facts.push((i, facts));
             }
@@ -450,7 +480,10 @@ pub fn analyse(
         if opts.want_variables
             && scope.holds(&f.path)
             && (opts.include_test_files || !f.is_test)
-            && matches!(f.language.as_str(), "python" | "javascript" | "typescript" | "tsx")
+            && matches!(
+                f.language.as_str(),
+                "python" | "javascript" | "typescript" | "tsx"
+            )
         {
             pass.variables = line_variables(&f.language, &lines);
         }
@@ -470,7 +503,10 @@ pub fn analyse(
     let imported: FxHashSet<i64> = model
         .imports
         .iter()
-        .filter_map(|i| i.target_id.filter(|t| model.sym(*t).is_some_and(|s| s.file_id != i.file_id)))
+        .filter_map(|i| {
+            i.target_id
+                .filter(|t| model.sym(*t).is_some_and(|s| s.file_id != i.file_id))
+        })
         .collect();
     // Methods of a type: type symbol -> method names.
     let mut methods_of: FxHashMap<i64, FxHashSet<&str>> = FxHashMap::default();
@@ -591,7 +627,9 @@ pub fn analyse(
             *alive_by.entry(a.as_str()).or_default() += 1;
         }
     }
-    let propagate = |alive: &mut Vec<Option<Alive>>, from: Vec<usize>, alive_by: &mut BTreeMap<&'static str, usize>| {
+    let propagate = |alive: &mut Vec<Option<Alive>>,
+                     from: Vec<usize>,
+                     alive_by: &mut BTreeMap<&'static str, usize>| {
         let mut queue = from;
         while let Some(v) = queue.pop() {
             for &w in &out_edges[v] {
@@ -628,7 +666,17 @@ pub fn analyse(
                 let lang = file_lang(s.file_id);
                 s.kind == "variable"
                     && s.parent.is_none()
-                    && !matches!(lang, "python" | "javascript" | "typescript" | "tsx" | "json" | "yaml" | "markdown" | "sql")
+                    && !matches!(
+                        lang,
+                        "python"
+                            | "javascript"
+                            | "typescript"
+                            | "tsx"
+                            | "json"
+                            | "yaml"
+                            | "markdown"
+                            | "sql"
+                    )
                     && scope.holds(path)
                     && (opts.include_test_files || !file_is_test(s.file_id))
                     && !(lang == "rust" && s.signature.starts_with("pub"))
@@ -665,8 +713,11 @@ pub fn analyse(
             }
         }
     }
-    let path_to_file: FxHashMap<&str, i64> =
-        model.files.iter().map(|f| (f.path.as_str(), f.id)).collect();
+    let path_to_file: FxHashMap<&str, i64> = model
+        .files
+        .iter()
+        .map(|f| (f.path.as_str(), f.id))
+        .collect();
     let text_files = project_text_files(root);
     // (file key, line) occurrences per interesting name; the file key is the index
     // into `text_files`.
@@ -709,10 +760,17 @@ pub fn analyse(
             let fid = path_to_file.get(rel.as_str()).copied();
             let lang = fid.map_or("", file_lang);
             let base = rel.rsplit('/').next().unwrap_or(rel);
-            let barrel = base == "__init__.py" || base.starts_with("index.") || base == "mod.rs" || base == "lib.rs";
+            let barrel = base == "__init__.py"
+                || base.starts_with("index.")
+                || base == "mod.rs"
+                || base == "lib.rs";
             let mut by_line: BTreeMap<u32, Vec<String>> = BTreeMap::new();
             for imp in imps {
-                if barrel || !is_plain_ident(&imp.alias) || imp.alias == "_" || imp.module == "__future__" {
+                if barrel
+                    || !is_plain_ident(&imp.alias)
+                    || imp.alias == "_"
+                    || imp.module == "__future__"
+                {
                     continue;
                 }
                 let (start, end) = statement_span(&lines, imp.line as usize);
@@ -720,7 +778,10 @@ pub fn analyse(
                     .get(start.saturating_sub(1))
                     .map(|l| String::from_utf8_lossy(l).trim().to_owned())
                     .unwrap_or_default();
-                if first.starts_with("pub ") || first.starts_with("pub(") || first.starts_with("export ") {
+                if first.starts_with("pub ")
+                    || first.starts_with("pub(")
+                    || first.starts_with("export ")
+                {
                     continue;
                 }
                 // Rust: an unresolved capitalised import may be a trait used for its methods.
@@ -731,7 +792,8 @@ pub fn analyse(
                     continue;
                 }
                 let used = local.get(imp.alias.as_bytes()).is_some_and(|ls| {
-                    ls.iter().any(|&l| (l as usize) < start || (l as usize) > end)
+                    ls.iter()
+                        .any(|&l| (l as usize) < start || (l as usize) > end)
                 });
                 if !used {
                     by_line.entry(imp.line).or_default().push(imp.alias.clone());
@@ -791,7 +853,10 @@ pub fn analyse(
         let mut dead_ranges: FxHashMap<i64, Vec<(u32, u32)>> = FxHashMap::default();
         for (i, s) in model.syms.iter().enumerate() {
             if candidate[i] && alive[i].is_none() {
-                dead_ranges.entry(s.file_id).or_default().push((s.line, s.end_line.max(s.line)));
+                dead_ranges
+                    .entry(s.file_id)
+                    .or_default()
+                    .push((s.line, s.end_line.max(s.line)));
             }
         }
         let in_dead = |fid: i64, line: u32| {
@@ -859,7 +924,8 @@ pub fn analyse(
         } else if out_edges[i].is_empty() {
             (
                 "orphan_no_callers_no_callees",
-                "no caller, no callee, not an entry point, and its name occurs nowhere else".to_owned(),
+                "no caller, no callee, not an entry point, and its name occurs nowhere else"
+                    .to_owned(),
             )
         } else {
             (
@@ -971,8 +1037,30 @@ mod tests {
         assert!(facts(12).decorated, "multi-line decorator");
         let java = "    @Override\n    public String toString() { return \"\"; }\n";
         let jl = lines(java);
-        assert!(text_facts("java", "public String toString()", &jl, 2, false, false, "toString").decorated);
-        assert!(text_facts("java", "@GetMapping(\"/x\") public String x()", &jl, 1, false, false, "x").decorated);
+        assert!(
+            text_facts(
+                "java",
+                "public String toString()",
+                &jl,
+                2,
+                false,
+                false,
+                "toString"
+            )
+            .decorated
+        );
+        assert!(
+            text_facts(
+                "java",
+                "@GetMapping(\"/x\") public String x()",
+                &jl,
+                1,
+                false,
+                false,
+                "x"
+            )
+            .decorated
+        );
         let rust = "#[test]\nfn t() {}\n#[inline]\nfn i() {}\n";
         let rl = lines(rust);
         assert!(text_facts("rust", "fn t()", &rl, 2, true, false, "t").decorated);
@@ -983,14 +1071,31 @@ mod tests {
     fn exported_api_per_language() {
         let none: Vec<&[u8]> = vec![b""];
         assert!(text_facts("rust", "pub fn api()", &none, 1, true, false, "api").exported);
-        assert!(!text_facts("rust", "pub fn api()", &none, 1, false, false, "api").exported, "binary crate");
+        assert!(
+            !text_facts("rust", "pub fn api()", &none, 1, false, false, "api").exported,
+            "binary crate"
+        );
         assert!(!text_facts("rust", "pub(crate) fn api()", &none, 1, true, false, "api").exported);
         assert!(text_facts("go", "func Open()", &none, 1, false, false, "Open").exported);
-        assert!(!text_facts("go", "func Open()", &none, 1, false, true, "Open").exported, "package main");
+        assert!(
+            !text_facts("go", "func Open()", &none, 1, false, true, "Open").exported,
+            "package main"
+        );
         assert!(!text_facts("go", "func open()", &none, 1, false, false, "open").exported);
         let js = lines("export function api() {}\nfunction local() {}\n");
         assert!(text_facts("typescript", "function api()", &js, 1, false, false, "api").exported);
-        assert!(!text_facts("typescript", "function local()", &js, 2, false, false, "local").exported);
+        assert!(
+            !text_facts(
+                "typescript",
+                "function local()",
+                &js,
+                2,
+                false,
+                false,
+                "local"
+            )
+            .exported
+        );
         assert!(rust_binary_file("src/main.rs") && rust_binary_file("x/src/bin/tool.rs"));
         assert!(!rust_binary_file("src/lib.rs"));
         assert!(go_package_main(b"// doc\npackage main\n"));
@@ -1009,11 +1114,19 @@ mod tests {
 
     #[test]
     fn variables_and_import_spans_by_line() {
-        let py = lines("X = 1\nY: int = 2\nif X == 1:\n    Z = 3\nDOC = \"\"\"\nW = 4\n\"\"\"\nf(a=1)\n__all__ = []\nd = {\n    'k': 1,\n}\n");
-        let vars: Vec<String> = line_variables("python", &py).into_iter().map(|(n, _)| n).collect();
+        let py = lines(
+            "X = 1\nY: int = 2\nif X == 1:\n    Z = 3\nDOC = \"\"\"\nW = 4\n\"\"\"\nf(a=1)\n__all__ = []\nd = {\n    'k': 1,\n}\n",
+        );
+        let vars: Vec<String> = line_variables("python", &py)
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
         assert_eq!(vars, vec!["X", "Y", "DOC", "d"]);
         let js = lines("const A = 1;\nexport const B = 2;\nconst f = () => 1;\nlet c = 3;\n");
-        let vars: Vec<String> = line_variables("javascript", &js).into_iter().map(|(n, _)| n).collect();
+        let vars: Vec<String> = line_variables("javascript", &js)
+            .into_iter()
+            .map(|(n, _)| n)
+            .collect();
         assert_eq!(vars, vec!["A", "c"]);
         let imp = lines("from x import (\n    a,\n    b,\n)\nimport y\n");
         assert_eq!(statement_span(&imp, 1), (1, 4));

@@ -81,9 +81,12 @@ impl Action for Deps {
                 let rows = files.blast_rows(id, depth);
                 let n = rows.len();
                 attach(
-                    Success::new(blast_verdict(n), format!("deps: changing {rel} can affect {n} file(s)"))
-                        .with("file_path", rel.as_str())
-                        .with("max_depth", depth),
+                    Success::new(
+                        blast_verdict(n),
+                        format!("deps: changing {rel} can affect {n} file(s)"),
+                    )
+                    .with("file_path", rel.as_str())
+                    .with("max_depth", depth),
                     "blast_radius",
                     "affected files",
                     rows,
@@ -93,8 +96,14 @@ impl Action for Deps {
             }
             (Mode::FileDeps, Some((id, rel))) => {
                 let (out, inc) = opened.index.file_call_deps(&rel)?;
-                let call_out = out.into_iter().map(|d| json!({"file": d.file, "calls": d.calls})).collect();
-                let call_in = inc.into_iter().map(|d| json!({"file": d.file, "calls": d.calls})).collect();
+                let call_out = out
+                    .into_iter()
+                    .map(|d| json!({"file": d.file, "calls": d.calls}))
+                    .collect();
+                let call_in = inc
+                    .into_iter()
+                    .map(|d| json!({"file": d.file, "calls": d.calls}))
+                    .collect();
                 let deps = files.deps_rows(id);
                 let dependents = files.dependents_rows(id);
                 let summary = format!(
@@ -114,7 +123,11 @@ impl Action for Deps {
                 let n = rows.len();
                 attach(
                     Success::new(
-                        if n == 0 { Verdict::Safe } else { Verdict::Review },
+                        if n == 0 {
+                            Verdict::Safe
+                        } else {
+                            Verdict::Review
+                        },
                         format!("deps: {n} import cycle(s)"),
                     ),
                     "cycles",
@@ -134,23 +147,40 @@ impl Action for Deps {
                 let coupling = files.coupling_rows();
                 let n = cycles.len();
                 let s = Success::new(
-                    if n == 0 { Verdict::Info } else { Verdict::Caution },
-                    format!("deps: {} files, {} file import edges, {n} cycle(s)", summary["total_files"], summary["file_import_edges"]),
+                    if n == 0 {
+                        Verdict::Info
+                    } else {
+                        Verdict::Caution
+                    },
+                    format!(
+                        "deps: {} files, {} file import edges, {n} cycle(s)",
+                        summary["total_files"], summary["file_import_edges"]
+                    ),
                 )
                 .with("summary", summary);
                 let s = attach(s, "cycles", "cycles", cycles, limit);
-                attach(s, "coupling", "coupled files", coupling, limit)
-                    .with_next_step("Use mode=file_deps or mode=blast_radius with file_path for one file.")
+                attach(s, "coupling", "coupled files", coupling, limit).with_next_step(
+                    "Use mode=file_deps or mode=blast_radius with file_path for one file.",
+                )
             }
             _ => {
                 let summary = files.summary();
                 let n = summary["cycle_count"].as_u64().unwrap_or(0);
                 Success::new(
-                    if n == 0 { Verdict::Info } else { Verdict::Caution },
-                    format!("deps: {} files, {} file import edges, {n} cycle(s)", summary["total_files"], summary["file_import_edges"]),
+                    if n == 0 {
+                        Verdict::Info
+                    } else {
+                        Verdict::Caution
+                    },
+                    format!(
+                        "deps: {} files, {} file import edges, {n} cycle(s)",
+                        summary["total_files"], summary["file_import_edges"]
+                    ),
                 )
                 .with("summary", summary)
-                .with_next_step("Use mode=cycles, mode=full, or mode=file_deps|blast_radius with file_path.")
+                .with_next_step(
+                    "Use mode=cycles, mode=full, or mode=file_deps|blast_radius with file_path.",
+                )
             }
         };
         s = s.with("mode", mode_name);

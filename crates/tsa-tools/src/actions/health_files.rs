@@ -38,7 +38,12 @@ impl<'a> Files<'a> {
 
     /// Resolves `file_path`; a file the index does not hold is NOT_FOUND with
     /// close paths as suggestions.
-    pub fn file_arg(&self, root: &Path, tool: &str, input: Option<&str>) -> Result<FileArg, ToolError> {
+    pub fn file_arg(
+        &self,
+        root: &Path,
+        tool: &str,
+        input: Option<&str>,
+    ) -> Result<FileArg, ToolError> {
         let Some(input) = input.filter(|s| !s.trim().is_empty()) else {
             return Err(ToolError::Validation(format!(
                 "parameter 'file_path' is required for {tool} in this mode"
@@ -54,7 +59,12 @@ impl<'a> Files<'a> {
             .files
             .iter()
             .map(|f| {
-                let b = f.path.rsplit('/').next().unwrap_or(&f.path).to_ascii_lowercase();
+                let b = f
+                    .path
+                    .rsplit('/')
+                    .next()
+                    .unwrap_or(&f.path)
+                    .to_ascii_lowercase();
                 (strsim::jaro_winkler(&base, &b), f.path.as_str())
             })
             .filter(|(s, _)| *s >= 0.75)
@@ -79,12 +89,15 @@ impl<'a> Files<'a> {
     /// Direct imports of `file`: one row per imported file, plus unresolved modules.
     pub fn deps_rows(&self, file: i64) -> Vec<Value> {
         let mut rows: Vec<Value> = Vec::new();
-        let mut by_target: std::collections::BTreeMap<&str, (u32, Vec<String>)> = Default::default();
+        let mut by_target: std::collections::BTreeMap<&str, (u32, Vec<String>)> =
+            Default::default();
         let mut unresolved: std::collections::BTreeMap<&str, u32> = Default::default();
         for i in self.model.imports.iter().filter(|i| i.file_id == file) {
             match i.target_file_id.filter(|t| *t != file) {
                 Some(t) => {
-                    let e = by_target.entry(self.path(t)).or_insert((i.line, Vec::new()));
+                    let e = by_target
+                        .entry(self.path(t))
+                        .or_insert((i.line, Vec::new()));
                     if let Some(n) = &i.name {
                         e.1.push(n.clone());
                     }
@@ -115,7 +128,9 @@ impl<'a> Files<'a> {
             .iter()
             .filter(|i| i.target_file_id == Some(file) && i.file_id != file)
         {
-            let e = out.entry(self.path(i.file_id)).or_insert((i.line, Vec::new()));
+            let e = out
+                .entry(self.path(i.file_id))
+                .or_insert((i.line, Vec::new()));
             if let Some(n) = &i.name {
                 e.1.push(n.clone());
             }
@@ -221,7 +236,13 @@ pub fn instability(ca: usize, ce: usize) -> f64 {
 }
 
 /// Attaches `rows` capped at `limit` under `key`.
-pub fn attach(s: Success, key: &'static str, noun: &'static str, rows: Vec<Value>, limit: NonZeroUsize) -> Success {
+pub fn attach(
+    s: Success,
+    key: &'static str,
+    noun: &'static str,
+    rows: Vec<Value>,
+    limit: NonZeroUsize,
+) -> Success {
     attach_with(s, key, noun, rows, limit, "raise limit")
 }
 
@@ -253,7 +274,10 @@ fn list_keys(key: &str) -> (&'static str, &'static str) {
         "dependencies" => ("dependency_count", "dependencies_listed"),
         "dependents" => ("dependent_count", "dependents_listed"),
         "blast_radius" => ("affected_file_count", "blast_radius_listed"),
-        "transitive_dependencies" => ("transitive_dependency_count", "transitive_dependencies_listed"),
+        "transitive_dependencies" => (
+            "transitive_dependency_count",
+            "transitive_dependencies_listed",
+        ),
         "cycles" => ("cycle_count", "cycles_listed"),
         "coupling" => ("coupled_file_count", "coupling_listed"),
         "most_imported" => ("imported_file_count", "most_imported_listed"),

@@ -86,9 +86,12 @@ impl Action for Imports {
                 let n = rows.len();
                 let transitive = files.reach_down_rows(id, depth);
                 let s = attach(
-                    Success::new(Verdict::Info, format!("imports: {rel} imports {n} file(s)/module(s)"))
-                        .with("file_path", rel.as_str())
-                        .with("max_depth", depth),
+                    Success::new(
+                        Verdict::Info,
+                        format!("imports: {rel} imports {n} file(s)/module(s)"),
+                    )
+                    .with("file_path", rel.as_str())
+                    .with("max_depth", depth),
                     "dependencies",
                     "dependencies",
                     rows,
@@ -172,7 +175,11 @@ impl Action for Imports {
                 let cycles = summary["cycle_count"].as_u64().unwrap_or(0);
                 attach(
                     Success::new(
-                        if cycles > 0 { Verdict::Caution } else { Verdict::Info },
+                        if cycles > 0 {
+                            Verdict::Caution
+                        } else {
+                            Verdict::Info
+                        },
                         format!(
                             "imports: {} files, {} file import edges, {cycles} cycle(s)",
                             summary["total_files"], summary["file_import_edges"]
@@ -184,7 +191,9 @@ impl Action for Imports {
                     rows,
                     limit,
                 )
-                .with_next_step("Use mode=deps|dependents|blast_radius with file_path, or mode=cycles.")
+                .with_next_step(
+                    "Use mode=deps|dependents|blast_radius with file_path, or mode=cycles.",
+                )
             }
         };
         s = s.with("mode", mode_str(mode));

@@ -56,7 +56,11 @@ pub struct ModuleGraph {
 impl ModuleGraph {
     pub fn build(model: &Model) -> ModuleGraph {
         let mut pairs: BTreeMap<(String, String), (u64, u64)> = BTreeMap::new();
-        let modules: BTreeSet<String> = model.files.iter().map(|f| module_of(&f.path).to_owned()).collect();
+        let modules: BTreeSet<String> = model
+            .files
+            .iter()
+            .map(|f| module_of(&f.path).to_owned())
+            .collect();
         let g = model.file_graph();
         for (f, deps) in &g.deps {
             let a = module_of(model.path_of(*f));
@@ -119,7 +123,10 @@ impl Action for Matrix {
                     .pairs
                     .iter()
                     .map(|((a, b), (i, c))| {
-                        (i + c, json!({"from": a, "to": b, "imports": i, "calls": c, "weight": i + c}))
+                        (
+                            i + c,
+                            json!({"from": a, "to": b, "imports": i, "calls": c, "weight": i + c}),
+                        )
                     })
                     .collect();
                 rows.sort_by(|x, y| y.0.cmp(&x.0));
@@ -135,15 +142,23 @@ impl Action for Matrix {
                 .with_next_step("mode=hotspots ranks modules by total coupling; mode=unstable lists modules above threshold.")
             }
             Mode::Hotspots => {
-                let mut rows: Vec<(&str, usize, usize)> =
-                    coupling.iter().map(|(m, (a, e))| (*m, *a, *e)).filter(|r| r.1 + r.2 > 0).collect();
+                let mut rows: Vec<(&str, usize, usize)> = coupling
+                    .iter()
+                    .map(|(m, (a, e))| (*m, *a, *e))
+                    .filter(|r| r.1 + r.2 > 0)
+                    .collect();
                 rows.sort_by(|x, y| (y.1 + y.2).cmp(&(x.1 + x.2)).then(x.0.cmp(y.0)));
                 let n = rows.len();
                 attach_with(
-                    Success::new(Verdict::Info, format!("matrix: {n} coupled module(s), most coupled first")),
+                    Success::new(
+                        Verdict::Info,
+                        format!("matrix: {n} coupled module(s), most coupled first"),
+                    ),
                     "hotspots",
                     "modules",
-                    rows.into_iter().map(|(m, a, e)| module_row(m, a, e)).collect(),
+                    rows.into_iter()
+                        .map(|(m, a, e)| module_row(m, a, e))
+                        .collect(),
                     top_k,
                     "raise top_k",
                 )
@@ -180,36 +195,51 @@ impl Action for Matrix {
                 let module = module_of(&rel).to_owned();
                 let mut by_module: BTreeMap<(String, &str), u64> = BTreeMap::new();
                 for t in files.graph.deps.get(&id).into_iter().flatten() {
-                    *by_module.entry((module_of(model.path_of(*t)).to_owned(), "depends_on")).or_default() += 1;
+                    *by_module
+                        .entry((module_of(model.path_of(*t)).to_owned(), "depends_on"))
+                        .or_default() += 1;
                 }
                 for t in files.graph.rdeps.get(&id).into_iter().flatten() {
-                    *by_module.entry((module_of(model.path_of(*t)).to_owned(), "depended_on_by")).or_default() += 1;
+                    *by_module
+                        .entry((module_of(model.path_of(*t)).to_owned(), "depended_on_by"))
+                        .or_default() += 1;
                 }
                 for ((cf, tf), n) in model.file_call_counts() {
                     if cf == id {
-                        *by_module.entry((module_of(model.path_of(tf)).to_owned(), "calls_into")).or_default() += n;
+                        *by_module
+                            .entry((module_of(model.path_of(tf)).to_owned(), "calls_into"))
+                            .or_default() += n;
                     } else if tf == id {
-                        *by_module.entry((module_of(model.path_of(cf)).to_owned(), "called_from")).or_default() += n;
+                        *by_module
+                            .entry((module_of(model.path_of(cf)).to_owned(), "called_from"))
+                            .or_default() += n;
                     }
                 }
                 let rows: Vec<Value> = by_module
                     .into_iter()
                     .filter(|((m, _), _)| *m != module)
-                    .map(|((m, rel_kind), n)| json!({"module": m, "relation": rel_kind, "count": n}))
+                    .map(
+                        |((m, rel_kind), n)| json!({"module": m, "relation": rel_kind, "count": n}),
+                    )
                     .collect();
                 let (ca, ce) = coupling.get(module.as_str()).copied().unwrap_or((0, 0));
                 let n = rows.len();
                 attach_with(
-                    Success::new(Verdict::Info, format!("matrix: {rel} ({module}) has {n} cross-module relation(s)"))
-                        .with("file_path", rel.as_str())
-                        .with("module", module_row(&module, ca, ce)),
+                    Success::new(
+                        Verdict::Info,
+                        format!("matrix: {rel} ({module}) has {n} cross-module relation(s)"),
+                    )
+                    .with("file_path", rel.as_str())
+                    .with("module", module_row(&module, ca, ce)),
                     "relations",
                     "module relations",
                     rows,
                     top_k,
                     "raise top_k",
                 )
-                .with_next_step("health action=imports mode=deps lists the file's imports one by one.")
+                .with_next_step(
+                    "health action=imports mode=deps lists the file's imports one by one.",
+                )
             }
             Mode::Summary => {
                 let connected: Vec<f64> = coupling
@@ -220,13 +250,19 @@ impl Action for Matrix {
                 let avg = if connected.is_empty() {
                     0.0
                 } else {
-                    (connected.iter().sum::<f64>() / connected.len() as f64 * 1000.0).round() / 1000.0
+                    (connected.iter().sum::<f64>() / connected.len() as f64 * 1000.0).round()
+                        / 1000.0
                 };
                 let unstable = connected.iter().filter(|i| **i >= threshold).count();
                 let mut rows: Vec<(u64, Value)> = mg
                     .pairs
                     .iter()
-                    .map(|((a, b), (i, c))| (i + c, json!({"from": a, "to": b, "imports": i, "calls": c, "weight": i + c})))
+                    .map(|((a, b), (i, c))| {
+                        (
+                            i + c,
+                            json!({"from": a, "to": b, "imports": i, "calls": c, "weight": i + c}),
+                        )
+                    })
                     .collect();
                 rows.sort_by(|x, y| y.0.cmp(&x.0));
                 attach_with(

@@ -70,7 +70,12 @@ impl Action for Overview {
             .filter(|(_, a)| {
                 matches!(
                     a,
-                    Some(Alive::EntryName | Alive::RouteHandler | Alive::Decorated | Alive::ModuleCode)
+                    Some(
+                        Alive::EntryName
+                            | Alive::RouteHandler
+                            | Alive::Decorated
+                            | Alive::ModuleCode
+                    )
                 )
             })
             .filter(|(s, _)| super::health_model::CALLABLE.contains(&s.kind.as_str()))
@@ -90,7 +95,8 @@ impl Action for Overview {
         for (f, r) in &files.graph.rdeps {
             fan_in.entry(*f).or_default().0 = r.len();
         }
-        let mut callers_in: rustc_hash::FxHashMap<i64, rustc_hash::FxHashSet<i64>> = Default::default();
+        let mut callers_in: rustc_hash::FxHashMap<i64, rustc_hash::FxHashSet<i64>> =
+            Default::default();
         for ((cf, tf), n) in &calls {
             callers_in.entry(*tf).or_default().insert(*cf);
             fan_in.entry(*tf).or_default().1 += n;
@@ -99,7 +105,14 @@ impl Action for Overview {
             .iter()
             .map(|(f, (imp, c))| {
                 let calling_files = callers_in.get(f).map_or(0, |s| s.len());
-                let mut union: rustc_hash::FxHashSet<i64> = files.graph.rdeps.get(f).into_iter().flatten().copied().collect();
+                let mut union: rustc_hash::FxHashSet<i64> = files
+                    .graph
+                    .rdeps
+                    .get(f)
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .collect();
                 union.extend(callers_in.get(f).into_iter().flatten().copied());
                 union.remove(f);
                 let _ = (imp, calling_files);
@@ -115,7 +128,11 @@ impl Action for Overview {
         let dead_prod: Vec<&super::health_deadcode::DeadFunction> = report
             .dead
             .iter()
-            .filter(|d| model.file(model.syms[d.sym].file_id).is_some_and(|f| !f.is_test))
+            .filter(|d| {
+                model
+                    .file(model.syms[d.sym].file_id)
+                    .is_some_and(|f| !f.is_test)
+            })
             .collect();
         let dead_rows = dead_prod
             .iter()
@@ -136,7 +153,13 @@ impl Action for Overview {
             "dead_functions": dead_n,
             "dead_ratio": if report.total_functions == 0 { 0.0 } else { (dead_n as f64 / report.total_functions as f64 * 1000.0).round() / 1000.0 },
         });
-        let verdict = if dead_n > 20 { Verdict::Review } else if dead_n > 0 { Verdict::Caution } else { Verdict::Info };
+        let verdict = if dead_n > 20 {
+            Verdict::Review
+        } else if dead_n > 0 {
+            Verdict::Caution
+        } else {
+            Verdict::Info
+        };
         let mut s = Success::new(
             verdict,
             format!(
@@ -147,10 +170,38 @@ impl Action for Overview {
             ),
         )
         .with("summary", summary);
-        s = attach_with(s, "entry_points", "entry points", entries, max_entry, "raise max_entry_points");
-        s = attach_with(s, "hub_files", "hub files", hub_rows, max_hubs, "raise max_hubs");
-        s = attach_with(s, "dead_functions", "dead functions", dead_rows, max_dead, "raise max_dead, or use health action=dead");
-        s = attach_with(s, "coupled_files", "coupled files", coupled, max_coupled, "raise max_coupled_files");
+        s = attach_with(
+            s,
+            "entry_points",
+            "entry points",
+            entries,
+            max_entry,
+            "raise max_entry_points",
+        );
+        s = attach_with(
+            s,
+            "hub_files",
+            "hub files",
+            hub_rows,
+            max_hubs,
+            "raise max_hubs",
+        );
+        s = attach_with(
+            s,
+            "dead_functions",
+            "dead functions",
+            dead_rows,
+            max_dead,
+            "raise max_dead, or use health action=dead",
+        );
+        s = attach_with(
+            s,
+            "coupled_files",
+            "coupled files",
+            coupled,
+            max_coupled,
+            "raise max_coupled_files",
+        );
         s = s.with_next_step("health action=dead explains each dead function; health action=imports mode=blast_radius on a hub file shows its reach.");
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);

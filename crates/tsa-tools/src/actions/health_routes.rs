@@ -68,11 +68,16 @@ fn segments(p: &str) -> Vec<&str> {
 
 /// Whether the concrete `url` is served by the route pattern `route`.
 pub fn url_matches(route: &str, url: &str) -> bool {
-    let (r, u) = (segments(route), segments(url.split('?').next().unwrap_or(url)));
+    let (r, u) = (
+        segments(route),
+        segments(url.split('?').next().unwrap_or(url)),
+    );
     if r.len() != u.len() {
         return false;
     }
-    r.iter().zip(&u).all(|(a, b)| is_param(a) || a == b || (is_param(b) && is_param(a)))
+    r.iter()
+        .zip(&u)
+        .all(|(a, b)| is_param(a) || a == b || (is_param(b) && is_param(a)))
 }
 
 fn row(r: &Route) -> Value {
@@ -95,7 +100,11 @@ impl Action for Routes {
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let mode = args.mode.unwrap_or(Mode::Summary);
         let limit = cap("limit", args.limit, 100)?;
-        let framework = args.framework.as_deref().unwrap_or("all").to_ascii_lowercase();
+        let framework = args
+            .framework
+            .as_deref()
+            .unwrap_or("all")
+            .to_ascii_lowercase();
         if framework != "all" && !FRAMEWORKS.contains(&framework.as_str()) {
             return Err(ToolError::Validation(format!(
                 "parameter 'framework' must be one of all, {}; got '{framework}'",
@@ -103,7 +112,11 @@ impl Action for Routes {
             )));
         }
         let root = ctx.root()?.to_path_buf();
-        let pattern = args.url_pattern.as_deref().map(str::trim).filter(|s| !s.is_empty());
+        let pattern = args
+            .url_pattern
+            .as_deref()
+            .map(str::trim)
+            .filter(|s| !s.is_empty());
         if matches!(mode, Mode::Lookup | Mode::Prefix) && pattern.is_none() {
             return Err(ToolError::Validation(
                 "parameter 'url_pattern' is required for mode=lookup and mode=prefix".into(),
@@ -111,7 +124,9 @@ impl Action for Routes {
         }
         let file = if mode == Mode::File {
             let Some(f) = args.file_path.as_deref() else {
-                return Err(ToolError::Validation("parameter 'file_path' is required for mode=file".into()));
+                return Err(ToolError::Validation(
+                    "parameter 'file_path' is required for mode=file".into(),
+                ));
             };
             Some(source_file(&root, f)?)
         } else {
@@ -125,7 +140,10 @@ impl Action for Routes {
             .filter(|r| framework == "all" || r.framework == framework)
             .collect();
         let selected: Vec<&Route> = match mode {
-            Mode::Lookup => all.iter().filter(|r| url_matches(&r.path, pattern.unwrap_or(""))).collect(),
+            Mode::Lookup => all
+                .iter()
+                .filter(|r| url_matches(&r.path, pattern.unwrap_or("")))
+                .collect(),
             Mode::Prefix => {
                 let p = pattern.unwrap_or("");
                 let p_norm = p.trim_start_matches('/');
@@ -133,7 +151,10 @@ impl Action for Routes {
                     .filter(|r| r.path.trim_start_matches('/').starts_with(p_norm))
                     .collect()
             }
-            Mode::File => all.iter().filter(|r| Some(&r.file) == file.as_ref()).collect(),
+            Mode::File => all
+                .iter()
+                .filter(|r| Some(&r.file) == file.as_ref())
+                .collect(),
             _ => all.iter().collect(),
         };
         let mut by_framework: BTreeMap<&str, usize> = BTreeMap::new();
@@ -143,7 +164,13 @@ impl Action for Routes {
             *by_method.entry(r.method.as_str()).or_default() += 1;
         }
         let n = selected.len();
-        let verdict = if n > 0 { Verdict::Info } else if matches!(mode, Mode::Lookup | Mode::Prefix | Mode::File) { Verdict::NotFound } else { Verdict::Info };
+        let verdict = if n > 0 {
+            Verdict::Info
+        } else if matches!(mode, Mode::Lookup | Mode::Prefix | Mode::File) {
+            Verdict::NotFound
+        } else {
+            Verdict::Info
+        };
         let what = match mode {
             Mode::Lookup => format!(" serving '{}'", pattern.unwrap_or("")),
             Mode::Prefix => format!(" under '{}'", pattern.unwrap_or("")),
@@ -151,13 +178,16 @@ impl Action for Routes {
             _ => String::new(),
         };
         let mut s = Success::new(verdict, format!("routes: {n} route(s){what}"))
-            .with("mode", match mode {
-                Mode::All => "all",
-                Mode::Summary => "summary",
-                Mode::Lookup => "lookup",
-                Mode::Prefix => "prefix",
-                Mode::File => "file",
-            })
+            .with(
+                "mode",
+                match mode {
+                    Mode::All => "all",
+                    Mode::Summary => "summary",
+                    Mode::Lookup => "lookup",
+                    Mode::Prefix => "prefix",
+                    Mode::File => "file",
+                },
+            )
             .with("framework", framework.as_str())
             .with("by_framework", json!(by_framework))
             .with("by_method", json!(by_method))
@@ -172,7 +202,13 @@ impl Action for Routes {
         if let Some(f) = &file {
             s = s.with("file_path", f.as_str());
         }
-        s = attach(s, "routes", "routes", selected.iter().map(|r| row(r)).collect(), limit);
+        s = attach(
+            s,
+            "routes",
+            "routes",
+            selected.iter().map(|r| row(r)).collect(),
+            limit,
+        );
         if n == 0 && matches!(mode, Mode::Lookup | Mode::Prefix) {
             let known: Vec<&str> = {
                 let mut v: Vec<&str> = all.iter().map(|r| r.path.as_str()).collect();
@@ -181,7 +217,10 @@ impl Action for Routes {
                 v
             };
             let p = pattern.unwrap_or("");
-            let mut scored: Vec<(f64, &str)> = known.iter().map(|k| (strsim::jaro_winkler(p, k), *k)).collect();
+            let mut scored: Vec<(f64, &str)> = known
+                .iter()
+                .map(|k| (strsim::jaro_winkler(p, k), *k))
+                .collect();
             scored.sort_by(|a, b| b.0.total_cmp(&a.0));
             let sugg: Vec<&str> = scored.into_iter().take(5).map(|(_, k)| k).collect();
             s = s.with("suggestions", json!(sugg)).with_next_step(format!(

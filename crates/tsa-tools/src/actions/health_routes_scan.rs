@@ -36,22 +36,18 @@ static PY_DECORATOR: LazyLock<Regex> = LazyLock::new(|| {
 });
 static PY_METHODS: LazyLock<Regex> =
     LazyLock::new(|| re(r#"methods\s*=\s*[\[\(]([^\]\)]*)[\]\)]"#));
-static PY_DEF: LazyLock<Regex> =
-    LazyLock::new(|| re(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)"));
-static DJANGO: LazyLock<Regex> = LazyLock::new(|| {
-    re(r#"\b(re_path|path|url)\(\s*r?["']([^"']*)["']\s*,\s*([A-Za-z_][\w\.]*)"#)
-});
+static PY_DEF: LazyLock<Regex> = LazyLock::new(|| re(r"^\s*(?:async\s+)?def\s+([A-Za-z_]\w*)"));
+static DJANGO: LazyLock<Regex> =
+    LazyLock::new(|| re(r#"\b(re_path|path|url)\(\s*r?["']([^"']*)["']\s*,\s*([A-Za-z_][\w\.]*)"#));
 static EXPRESS: LazyLock<Regex> = LazyLock::new(|| {
     re(
         r#"\b([A-Za-z_$][\w$]*)\.(get|post|put|delete|patch|all|options|head)\(\s*["'`](/[^"'`]*)["'`]\s*(.*)$"#,
     )
 });
-static SPRING: LazyLock<Regex> = LazyLock::new(|| {
-    re(r#"@(Get|Post|Put|Delete|Patch|Request)Mapping\b(?:\((.*)\))?"#)
-});
+static SPRING: LazyLock<Regex> =
+    LazyLock::new(|| re(r#"@(Get|Post|Put|Delete|Patch|Request)Mapping\b(?:\((.*)\))?"#));
 static SPRING_PATH: LazyLock<Regex> = LazyLock::new(|| re(r#""([^"]*)""#));
-static SPRING_METHOD: LazyLock<Regex> =
-    LazyLock::new(|| re(r"RequestMethod\.([A-Z]+)"));
+static SPRING_METHOD: LazyLock<Regex> = LazyLock::new(|| re(r"RequestMethod\.([A-Z]+)"));
 static JAVA_METHOD: LazyLock<Regex> =
     LazyLock::new(|| re(r"^\s*(?:[\w<>\[\],?@]+\s+)*?(?:fun\s+)?([A-Za-z_]\w*)\s*\("));
 static JAVA_CLASS: LazyLock<Regex> =
@@ -67,14 +63,15 @@ static ACTIX_ATTR: LazyLock<Regex> = LazyLock::new(|| {
 static RUST_FN: LazyLock<Regex> =
     LazyLock::new(|| re(r"^\s*(?:pub(?:\([^)]*\))?\s+)?(?:async\s+)?fn\s+([A-Za-z_]\w*)"));
 static ACTIX_ROUTE: LazyLock<Regex> = LazyLock::new(|| {
-    re(r#"\.route\(\s*"([^"]*)"\s*,\s*web::(get|post|put|delete|patch|head)\(\)\s*\.to\(\s*([\w:]+)"#)
+    re(
+        r#"\.route\(\s*"([^"]*)"\s*,\s*web::(get|post|put|delete|patch|head)\(\)\s*\.to\(\s*([\w:]+)"#,
+    )
 });
 static ACTIX_RESOURCE: LazyLock<Regex> =
     LazyLock::new(|| re(r#"web::resource\(\s*"([^"]*)"\s*\)(.*)$"#));
 static ACTIX_TO: LazyLock<Regex> =
     LazyLock::new(|| re(r"web::(get|post|put|delete|patch|head)\(\)\s*\.to\(\s*([\w:]+)"));
-static AXUM_ROUTE: LazyLock<Regex> =
-    LazyLock::new(|| re(r#"\.route\(\s*"([^"]*)"\s*,\s*(.*)$"#));
+static AXUM_ROUTE: LazyLock<Regex> = LazyLock::new(|| re(r#"\.route\(\s*"([^"]*)"\s*,\s*(.*)$"#));
 static AXUM_METHOD: LazyLock<Regex> = LazyLock::new(|| {
     re(r"\b(get|post|put|delete|patch|head|options|any)\(\s*([A-Za-z_][\w:]*)\s*\)")
 });
@@ -159,7 +156,13 @@ pub fn scan_file(rel: &str, text: &str) -> Vec<Route> {
                         push(verb, &c[3], handler, i, fw);
                     }
                 } else if is_urls && let Some(c) = DJANGO.captures(l) {
-                    push("ANY", &c[2], last_segment(c[3].trim_end_matches(".as_view")), i, "django");
+                    push(
+                        "ANY",
+                        &c[2],
+                        last_segment(c[3].trim_end_matches(".as_view")),
+                        i,
+                        "django",
+                    );
                 }
             }
         }
@@ -269,7 +272,17 @@ pub fn scan_project(root: &Path, files: &[String]) -> Vec<Route> {
             let ext = f.rsplit_once('.').map_or("", |(_, e)| e);
             matches!(
                 ext,
-                "py" | "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx" | "java" | "kt" | "kts" | "go" | "rs"
+                "py" | "js"
+                    | "jsx"
+                    | "mjs"
+                    | "cjs"
+                    | "ts"
+                    | "tsx"
+                    | "java"
+                    | "kt"
+                    | "kts"
+                    | "go"
+                    | "rs"
             )
         })
         .collect();
@@ -335,7 +348,12 @@ mod tests {
         );
         assert_eq!(
             got,
-            vec![("POST".into(), "/orders".into(), "create_order".into(), "fastapi")]
+            vec![(
+                "POST".into(),
+                "/orders".into(),
+                "create_order".into(),
+                "fastapi"
+            )]
         );
     }
 
@@ -345,7 +363,12 @@ mod tests {
         assert_eq!(
             one("blog/urls.py", src),
             vec![
-                ("ANY".into(), "articles/".into(), "article_list".into(), "django"),
+                (
+                    "ANY".into(),
+                    "articles/".into(),
+                    "article_list".into(),
+                    "django"
+                ),
                 ("ANY".into(), "about/".into(), "AboutView".into(), "django"),
             ]
         );
@@ -361,9 +384,19 @@ mod tests {
         assert_eq!(
             got,
             vec![
-                ("GET".into(), "/health".into(), "healthCheck".into(), "express"),
+                (
+                    "GET".into(),
+                    "/health".into(),
+                    "healthCheck".into(),
+                    "express"
+                ),
                 ("POST".into(), "/login".into(), "login".into(), "express"),
-                ("DELETE".into(), "/x".into(), "<anonymous>".into(), "express"),
+                (
+                    "DELETE".into(),
+                    "/x".into(),
+                    "<anonymous>".into(),
+                    "express"
+                ),
             ]
         );
     }
@@ -374,8 +407,18 @@ mod tests {
         assert_eq!(
             one("UserController.java", src),
             vec![
-                ("GET".into(), "/api/users/{id}".into(), "getUser".into(), "spring"),
-                ("POST".into(), "/api/users".into(), "create".into(), "spring"),
+                (
+                    "GET".into(),
+                    "/api/users/{id}".into(),
+                    "getUser".into(),
+                    "spring"
+                ),
+                (
+                    "POST".into(),
+                    "/api/users".into(),
+                    "create".into(),
+                    "spring"
+                ),
             ]
         );
     }
@@ -401,7 +444,12 @@ mod tests {
         assert_eq!(
             one("src/main.rs", actix),
             vec![
-                ("GET".into(), "/hello/{name}".into(), "greet".into(), "actix"),
+                (
+                    "GET".into(),
+                    "/hello/{name}".into(),
+                    "greet".into(),
+                    "actix"
+                ),
                 ("POST".into(), "/bye".into(), "bye".into(), "actix"),
             ]
         );

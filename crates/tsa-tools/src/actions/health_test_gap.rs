@@ -70,7 +70,10 @@ enum Cover {
     Coverage,
 }
 
-fn load_coverage(root: &std::path::Path, input: &str) -> Result<FxHashMap<String, FxHashSet<u32>>, ToolError> {
+fn load_coverage(
+    root: &std::path::Path,
+    input: &str,
+) -> Result<FxHashMap<String, FxHashSet<u32>>, ToolError> {
     let (abs, rel) = resolve_in_root(root, input)?;
     let text = std::fs::read_to_string(&abs).map_err(|_| ToolError::NotFound(rel.clone()))?;
     let v: Value = serde_json::from_str(&text)
@@ -92,7 +95,11 @@ fn load_coverage(root: &std::path::Path, input: &str) -> Result<FxHashMap<String
         let lines: FxHashSet<u32> = data
             .get("executed_lines")
             .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(|l| l.as_u64().map(|l| l as u32)).collect())
+            .map(|a| {
+                a.iter()
+                    .filter_map(|l| l.as_u64().map(|l| l as u32))
+                    .collect()
+            })
             .unwrap_or_default();
         out.insert(p, lines);
     }
@@ -115,7 +122,9 @@ impl Action for TestGap {
         let file = match (mode, args.file_path.as_deref()) {
             (_, Some(f)) => Some(source_file(&root, f)?),
             (Mode::File, None) => {
-                return Err(ToolError::Validation("parameter 'file_path' is required for mode=file".into()));
+                return Err(ToolError::Validation(
+                    "parameter 'file_path' is required for mode=file".into(),
+                ));
             }
             _ => None,
         };
@@ -134,9 +143,11 @@ impl Action for TestGap {
         if let Some(f) = &file
             && model.file_id_of(f).is_none()
         {
-            return Ok(Success::new(Verdict::NotFound, format!("test_gap: '{f}' is not indexed"))
-                .with("file_path", f.as_str())
-                .with_next_step("Run index action=sync, then retry."));
+            return Ok(
+                Success::new(Verdict::NotFound, format!("test_gap: '{f}' is not indexed"))
+                    .with("file_path", f.as_str())
+                    .with_next_step("Run index action=sync, then retry."),
+            );
         }
         let is_test = |i: usize| {
             let s = &model.syms[i];
@@ -145,7 +156,10 @@ impl Action for TestGap {
         // Walk down from every test function, MAX_HOPS levels, in memory.
         let mut out_edges: Vec<Vec<usize>> = vec![Vec::new(); model.syms.len()];
         for e in &model.edges {
-            if let (Some(c), Some(&t)) = (e.caller.and_then(|c| model.sym_at.get(&c)), model.sym_at.get(&e.target)) {
+            if let (Some(c), Some(&t)) = (
+                e.caller.and_then(|c| model.sym_at.get(&c)),
+                model.sym_at.get(&e.target),
+            ) {
                 out_edges[*c].push(t);
             }
         }
@@ -204,8 +218,16 @@ impl Action for TestGap {
                 }
             }
         }
-        let gaps: Vec<usize> = prod.iter().copied().filter(|&i| cover[i].is_none()).collect();
-        let covered: Vec<usize> = prod.iter().copied().filter(|&i| cover[i].is_some()).collect();
+        let gaps: Vec<usize> = prod
+            .iter()
+            .copied()
+            .filter(|&i| cover[i].is_none())
+            .collect();
+        let covered: Vec<usize> = prod
+            .iter()
+            .copied()
+            .filter(|&i| cover[i].is_some())
+            .collect();
         // Complexity of the gaps (and of the file's functions in file mode).
         let universe = Universe::load(&opened.index)?;
         let wanted: Vec<i64> = if mode == Mode::File {
@@ -240,14 +262,21 @@ impl Action for TestGap {
             match &cover[i] {
                 Some(Cover::Test { hops, test }) => {
                     r["hops"] = json!(hops);
-                    r["covered_by"] = json!(model.sym(*test).map(|t| format!("{}::{}", model.path_of(t.file_id), t.qualname)));
+                    r["covered_by"] = json!(model.sym(*test).map(|t| format!(
+                        "{}::{}",
+                        model.path_of(t.file_id),
+                        t.qualname
+                    )));
                 }
                 Some(Cover::Coverage) => r["covered_by"] = json!("coverage_json"),
                 None => {}
             }
             r
         };
-        let risky = gaps.iter().filter(|&&i| cc_of(i).is_some_and(|c| c > 10)).count();
+        let risky = gaps
+            .iter()
+            .filter(|&&i| cc_of(i).is_some_and(|c| c > 10))
+            .count();
         let verdict = if prod.is_empty() {
             Verdict::Info
         } else if gaps.is_empty() {
@@ -257,7 +286,11 @@ impl Action for TestGap {
         } else {
             Verdict::Caution
         };
-        let ratio = if prod.is_empty() { 1.0 } else { ((covered.len() as f64 / prod.len() as f64) * 1000.0).round() / 1000.0 };
+        let ratio = if prod.is_empty() {
+            1.0
+        } else {
+            ((covered.len() as f64 / prod.len() as f64) * 1000.0).round() / 1000.0
+        };
         let stats = json!({
             "production_functions": prod.len(),
             "covered": covered.len(),
@@ -300,13 +333,26 @@ impl Action for TestGap {
                         e.1 += 1;
                     }
                 }
-                let mut rows: Vec<(&str, usize, usize)> = per.into_iter().map(|(f, (n, g))| (f, n, g)).filter(|r| r.2 > 0).collect();
+                let mut rows: Vec<(&str, usize, usize)> = per
+                    .into_iter()
+                    .map(|(f, (n, g))| (f, n, g))
+                    .filter(|r| r.2 > 0)
+                    .collect();
                 rows.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0)));
                 let rows = rows
                     .into_iter()
-                    .map(|(f, n, g)| json!({"file": f, "functions": n, "gaps": g, "covered": n - g}))
+                    .map(
+                        |(f, n, g)| json!({"file": f, "functions": n, "gaps": g, "covered": n - g}),
+                    )
                     .collect();
-                s = attach_with(s, "files", "files with gaps", rows, max_gaps, "raise max_gaps");
+                s = attach_with(
+                    s,
+                    "files",
+                    "files with gaps",
+                    rows,
+                    max_gaps,
+                    "raise max_gaps",
+                );
             }
             Mode::Gaps | Mode::File => {
                 let mut ranked = gaps.clone();
@@ -314,13 +360,31 @@ impl Action for TestGap {
                     cc_of(b)
                         .unwrap_or(0)
                         .cmp(&cc_of(a).unwrap_or(0))
-                        .then(model.path_of(model.syms[a].file_id).cmp(model.path_of(model.syms[b].file_id)))
+                        .then(
+                            model
+                                .path_of(model.syms[a].file_id)
+                                .cmp(model.path_of(model.syms[b].file_id)),
+                        )
                         .then(model.syms[a].line.cmp(&model.syms[b].line))
                 });
-                s = attach_with(s, "gaps", "untested functions", ranked.into_iter().map(gap_row).collect(), max_gaps, "raise max_gaps, or narrow with file_path or language");
+                s = attach_with(
+                    s,
+                    "gaps",
+                    "untested functions",
+                    ranked.into_iter().map(gap_row).collect(),
+                    max_gaps,
+                    "raise max_gaps, or narrow with file_path or language",
+                );
                 if include_covered || mode == Mode::File {
                     let rows = covered.iter().map(|&i| covered_row(i)).collect();
-                    s = attach_with(s, "covered", "covered functions", rows, max_gaps, "raise max_gaps");
+                    s = attach_with(
+                        s,
+                        "covered",
+                        "covered functions",
+                        rows,
+                        max_gaps,
+                        "raise max_gaps",
+                    );
                 }
             }
         }
