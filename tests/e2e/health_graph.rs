@@ -60,7 +60,7 @@ fn dead_code_known_answers() {
             "chain_a",
             "chain_b",
             "chain_c",
-            "Widget.unused_method",
+            "Widget._unused_method",
             "private_dead"
         ]
     );

@@ -57,6 +57,30 @@ pub const ENTRY_NAMES: &[(&str, &[&str])] = &[
     ("swift", &["main"]),
 ];
 
+/// Name prefixes that are entry points by convention (dispatch by constructed
+/// name: `ast.NodeVisitor.visit_*`, `cmd.Cmd.do_*`/`help_*`/`complete_*`,
+/// `http.server` `do_GET`, docutils `depart_*`).
+pub const ENTRY_PREFIXES: &[(&str, &[&str])] = &[(
+    "python",
+    &["visit_", "depart_", "do_", "help_", "complete_"],
+)];
+
+/// Languages whose public methods (no leading `_`) of a class used from another
+/// file are kept as API (the class is shared, its methods are its interface).
+const CLASS_API_LANGUAGES: &[&str] = &[
+    "python",
+    "javascript",
+    "typescript",
+    "tsx",
+    "java",
+    "kotlin",
+    "csharp",
+    "php",
+    "ruby",
+    "swift",
+    "scala",
+];
+
 /// Decorators/annotations/attributes that do not register a function anywhere
 /// (every other one does: routes, fixtures, CLI commands, signal handlers, ...).
 const INERT_DECORATORS: &[&str] = &[
@@ -108,6 +132,7 @@ pub enum Alive {
     Override,
     RouteHandler,
     ModuleCode,
+    ClassApi,
     Reached,
     Referenced,
 }
@@ -124,6 +149,7 @@ impl Alive {
             Alive::Override => "trait_impl_or_override",
             Alive::RouteHandler => "route_handler",
             Alive::ModuleCode => "called_from_module_code",
+            Alive::ClassApi => "public_method_of_shared_class",
             Alive::Reached => "reached_from_entry",
             Alive::Referenced => "referenced_by_name",
         }
@@ -553,6 +579,7 @@ pub fn analyse(
         .map(|r| (r.file.as_str(), r.handler.as_str()))
         .collect();
     let entry_names: FxHashMap<&str, &[&str]> = ENTRY_NAMES.iter().copied().collect();
+    let entry_prefixes: FxHashMap<&str, &[&str]> = ENTRY_PREFIXES.iter().copied().collect();
     for (i, s) in model.syms.iter().enumerate() {
         if !candidate[i] {
             alive[i] = Some(Alive::ModuleCode);
@@ -572,6 +599,9 @@ pub fn analyse(
         } else if entry_names
             .get(lang)
             .is_some_and(|names| names.contains(&s.name.as_str()))
+            || entry_prefixes
+                .get(lang)
+                .is_some_and(|ps| ps.iter().any(|p| s.name.starts_with(p)))
         {
             Some(Alive::EntryName)
         } else if is_dunder(&s.name) {
@@ -652,6 +682,28 @@ pub fn analyse(
         if candidate[i] && alive[i].is_none() && !interest.contains_key(s.name.as_bytes()) {
             interest.insert(s.name.as_bytes(), interest_names.len() as u32);
             interest_names.push(s.name.as_str());
+        }
+    }
+    // Classes with a dead public method: is the class used from another file?
+    let mut api_classes: Vec<usize> = Vec::new();
+    for (i, s) in model.syms.iter().enumerate() {
+        if candidate[i]
+            && alive[i].is_none()
+            && !s.name.starts_with('_')
+            && CLASS_API_LANGUAGES.contains(&file_lang(s.file_id))
+            && let Some(&p) = s.parent.as_ref().and_then(|p| model.sym_at.get(p))
+            && !candidate[p]
+        {
+            api_classes.push(p);
+        }
+    }
+    api_classes.sort_unstable();
+    api_classes.dedup();
+    for &c in &api_classes {
+        let name = model.syms[c].name.as_str();
+        if !interest.contains_key(name.as_bytes()) {
+            interest.insert(name.as_bytes(), interest_names.len() as u32);
+            interest_names.push(name);
         }
     }
     // Module-level `variable` definitions of the other languages (Rust const/static,
@@ -848,6 +900,34 @@ pub fn analyse(
         .iter()
         .map(|s| (s.name.as_str(), s.name_id))
         .collect();
+    // Public methods of classes used from another file (imported, or named there).
+    let shared: FxHashSet<usize> = api_classes
+        .iter()
+        .copied()
+        .filter(|&c| {
+            let cls = &model.syms[c];
+            imported.contains(&cls.id)
+                || interest
+                    .get(cls.name.as_bytes())
+                    .is_some_and(|&k| occ[k as usize].iter().any(|&(fid, _)| fid != cls.file_id))
+        })
+        .collect();
+    let api: Vec<usize> = (0..n)
+        .filter(|&i| {
+            let s = &model.syms[i];
+            candidate[i]
+                && alive[i].is_none()
+                && !s.name.starts_with('_')
+                && s.parent
+                    .and_then(|p| model.sym_at.get(&p))
+                    .is_some_and(|p| shared.contains(p))
+        })
+        .collect();
+    for &i in &api {
+        alive[i] = Some(Alive::ClassApi);
+        *alive_by.entry(Alive::ClassApi.as_str()).or_default() += 1;
+    }
+    propagate(&mut alive, api, &mut alive_by);
     loop {
         // Dead ranges per file.
         let mut dead_ranges: FxHashMap<i64, Vec<(u32, u32)>> = FxHashMap::default();
@@ -1196,5 +1276,20 @@ mod tests {
             "import threading\n\n\ndef start():\n    return step()\n\n\ndef step():\n    return finish()\n\n\ndef finish():\n    return 1\n\n\ndef main():\n    threading.Thread(target=start).start()\n",
         )]);
         assert!(dead_names(&dir).is_empty());
+    }
+
+    #[test]
+    fn shared_class_api_and_dispatch_prefixes_stay_alive() {
+        let dir = project(&[
+            (
+                "lib.py",
+                "class Shape:\n    def area(self):\n        return 1\n\n    def _secret(self):\n        return 2\n\n\nclass Local:\n    def unused(self):\n        return 3\n\n\nclass V:\n    def visit_Name(self, node):\n        return node\n",
+            ),
+            ("use.py", "from lib import Shape\n\nSHAPE = Shape\n"),
+        ]);
+        // `Shape` is used from another file: its public method is API; the private
+        // one and the public method of a class used nowhere else are dead;
+        // `visit_*` is dispatched by constructed name.
+        assert_eq!(dead_names(&dir), vec!["Shape._secret", "Local.unused"]);
     }
 }
