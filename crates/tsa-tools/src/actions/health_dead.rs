@@ -3,7 +3,7 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::json;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use super::common::{cap, open_index};
@@ -274,7 +274,6 @@ impl Action for Dead {
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);
         }
-        let _: Option<Value> = None;
         Ok(s)
     }
 }

@@ -591,10 +591,12 @@ pub fn analyse(
         let lang = file_lang(s.file_id);
         let in_test_file = file_is_test(s.file_id);
         let parent = s.parent.and_then(|p| model.sym(p));
-        let why = if (in_test_file && !opts.include_test_files)
-            || (s.is_test && !in_test_file)
-            || (in_test_file && test_name(lang, &s.name))
-        {
+        let test_entry = if in_test_file {
+            !opts.include_test_files || test_name(lang, &s.name)
+        } else {
+            s.is_test
+        };
+        let why = if test_entry {
             Some(Alive::Test)
         } else if entry_names
             .get(lang)

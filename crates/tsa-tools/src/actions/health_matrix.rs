@@ -129,7 +129,7 @@ impl Action for Matrix {
                         )
                     })
                     .collect();
-                rows.sort_by(|x, y| y.0.cmp(&x.0));
+                rows.sort_by_key(|r| std::cmp::Reverse(r.0));
                 let n = rows.len();
                 attach_with(
                     Success::new(Verdict::Info, format!("matrix: {n} module dependency pair(s) among {} module(s)", mg.modules.len())),
@@ -264,7 +264,7 @@ impl Action for Matrix {
                         )
                     })
                     .collect();
-                rows.sort_by(|x, y| y.0.cmp(&x.0));
+                rows.sort_by_key(|r| std::cmp::Reverse(r.0));
                 attach_with(
                     Success::new(
                         Verdict::Info,

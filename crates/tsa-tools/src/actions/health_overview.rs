@@ -103,9 +103,8 @@ impl Action for Overview {
         }
         let mut hubs: Vec<(usize, u64, &str, usize)> = fan_in
             .iter()
-            .map(|(f, (imp, c))| {
-                let calling_files = callers_in.get(f).map_or(0, |s| s.len());
-                let mut union: rustc_hash::FxHashSet<i64> = files
+            .map(|(f, (importers, incoming))| {
+                let mut dependents: rustc_hash::FxHashSet<i64> = files
                     .graph
                     .rdeps
                     .get(f)
@@ -113,10 +112,9 @@ impl Action for Overview {
                     .flatten()
                     .copied()
                     .collect();
-                union.extend(callers_in.get(f).into_iter().flatten().copied());
-                union.remove(f);
-                let _ = (imp, calling_files);
-                (union.len(), *c, model.path_of(*f), *imp)
+                dependents.extend(callers_in.get(f).into_iter().flatten().copied());
+                dependents.remove(f);
+                (dependents.len(), *incoming, model.path_of(*f), *importers)
             })
             .filter(|h| h.0 > 0)
             .collect();
