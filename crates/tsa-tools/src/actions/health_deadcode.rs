@@ -823,6 +823,7 @@ pub fn analyse(
                 if barrel
                     || !is_plain_ident(&imp.alias)
                     || imp.alias == "_"
+                    || is_dunder(&imp.alias)
                     || imp.module == "__future__"
                 {
                     continue;
@@ -832,9 +833,11 @@ pub fn analyse(
                     .get(start.saturating_sub(1))
                     .map(|l| String::from_utf8_lossy(l).trim().to_owned())
                     .unwrap_or_default();
+                // Re-exports, and imports kept on purpose (`# noqa`: side effects).
                 if first.starts_with("pub ")
                     || first.starts_with("pub(")
                     || first.starts_with("export ")
+                    || first.to_ascii_lowercase().contains("noqa")
                 {
                     continue;
                 }
