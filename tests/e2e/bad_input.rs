@@ -122,14 +122,14 @@ fn unknown_action_tool_and_unsupported_action() {
         "unknown_tool",
     );
     assert!(v["hint"].as_str().unwrap().contains("nav"));
-    let v = cli(&p.root, &["health", "dead"], "unsupported_action");
+    let v = cli(&p.root, &["project", "journal"], "unsupported_action");
     assert!(
         v["error"]
             .as_str()
             .unwrap()
             .contains("not available in this build")
     );
-    assert_eq!(v["facade"], "health");
+    assert_eq!(v["facade"], "project");
 }
 
 #[test]

@@ -10,6 +10,7 @@ mod dsl;
 mod edit_git;
 mod fixtures;
 mod graph_truth;
+mod health_graph;
 mod history;
 mod mcp;
 mod nav_graph;

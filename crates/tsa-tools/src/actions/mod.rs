@@ -9,6 +9,17 @@ mod edit_guard;
 mod edit_impact;
 mod edit_pr;
 mod graph;
+mod health_dead;
+mod health_deadcode;
+mod health_deps;
+mod health_files;
+mod health_imports;
+mod health_matrix;
+mod health_model;
+mod health_overview;
+mod health_routes;
+mod health_routes_scan;
+mod health_test_gap;
 mod index_auto;
 mod index_build;
 mod index_cache;
@@ -66,6 +77,13 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &edit_guard::Guard,
     &edit_impact::Impact,
     &edit_pr::Pr,
+    &health_dead::Dead,
+    &health_deps::Deps,
+    &health_imports::Imports,
+    &health_matrix::Matrix,
+    &health_overview::Overview,
+    &health_routes::Routes,
+    &health_test_gap::TestGap,
     &index_auto::Auto,
     &index_build::Build,
     &index_cache::Cache,
