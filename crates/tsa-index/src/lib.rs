@@ -8,6 +8,7 @@ mod build;
 mod read;
 mod read_dsl;
 mod read_graph;
+mod read_health;
 pub mod resolve;
 mod store;
 mod walk;
@@ -21,6 +22,7 @@ pub use build::{
 pub use read::{CallRow, Index, Status, SymbolRow};
 pub use read_dsl::{DslFile, DslSymbol};
 pub use read_graph::{Edge, FileDep, ImportRow, InheritRow};
+pub use read_health::{FileFacts, ImportCounts};
 pub use resolve::Resolution;
 pub use store::{identifier_words, index_dir, index_path};
 pub use walk::{SKIPPED_DIRS, SourceFile, WalkOptions, WalkResult, relative, walk};
