@@ -1,7 +1,12 @@
 //! The action registry: one file per action, one line each here, alphabetical.
 
 mod common;
+mod edit_safe;
 mod graph;
+mod health_common;
+mod health_file;
+mod health_heatmap;
+mod health_project;
 mod index_auto;
 mod index_build;
 mod index_cache;
@@ -37,6 +42,10 @@ use crate::action::DynAction;
 /// Every action this build implements. Catalog actions missing here answer
 /// `unsupported_action`.
 pub static REGISTRY: &[&dyn DynAction] = &[
+    &edit_safe::Safe,
+    &health_file::FileHealth,
+    &health_heatmap::Heatmap,
+    &health_project::ProjectHealth,
     &index_auto::Auto,
     &index_build::Build,
     &index_cache::Cache,
