@@ -9,6 +9,7 @@ mod drift;
 mod dsl;
 mod fixtures;
 mod graph_truth;
+mod health_score;
 mod mcp;
 mod nav_graph;
 mod parity_core;
