@@ -58,18 +58,66 @@ async fn health_and_edit_safe_answer_alike_over_mcp_and_cli() {
         }
     };
     let cases = [
-        ("health", json!({"action": "file", "file_path": "complex.py", "limit": 1}), "truncated"),
-        ("health", json!({"action": "file", "file_path": "missing.py"}), "file_not_found"),
-        ("health", json!({"action": "file", "file_path": "core.py", "language": "cobol"}), "validation"),
-        ("health", json!({"action": "project", "min_grade": "A", "max_files": 1}), "truncated"),
-        ("health", json!({"action": "project", "min_grade": "Z"}), "validation"),
-        ("health", json!({"action": "heatmap", "mode": "file", "file_path": "core.py", "max_files": 1}), "truncated"),
-        ("health", json!({"action": "heatmap", "mode": "project", "max_files": 1}), "truncated"),
-        ("health", json!({"action": "heatmap", "mode": "function", "function_name": "no_such_fn_xyz"}), "NOT_FOUND"),
-        ("health", json!({"action": "heatmap", "mode": "file", "file_path": "nope.py"}), "file_not_found"),
-        ("edit", json!({"action": "safe", "file_path": "core.py"}), "truncated"),
-        ("edit", json!({"action": "safe", "file_path": "missing.py"}), "file_not_found"),
-        ("edit", json!({"action": "safe", "file_path": "core.py", "edit_type": "explode"}), "validation"),
+        (
+            "health",
+            json!({"action": "file", "file_path": "complex.py", "limit": 1}),
+            "truncated",
+        ),
+        (
+            "health",
+            json!({"action": "file", "file_path": "missing.py"}),
+            "file_not_found",
+        ),
+        (
+            "health",
+            json!({"action": "file", "file_path": "core.py", "language": "cobol"}),
+            "validation",
+        ),
+        (
+            "health",
+            json!({"action": "project", "min_grade": "A", "max_files": 1}),
+            "truncated",
+        ),
+        (
+            "health",
+            json!({"action": "project", "min_grade": "Z"}),
+            "validation",
+        ),
+        (
+            "health",
+            json!({"action": "heatmap", "mode": "file", "file_path": "core.py", "max_files": 1}),
+            "truncated",
+        ),
+        (
+            "health",
+            json!({"action": "heatmap", "mode": "project", "max_files": 1}),
+            "truncated",
+        ),
+        (
+            "health",
+            json!({"action": "heatmap", "mode": "function", "function_name": "no_such_fn_xyz"}),
+            "NOT_FOUND",
+        ),
+        (
+            "health",
+            json!({"action": "heatmap", "mode": "file", "file_path": "nope.py"}),
+            "file_not_found",
+        ),
+        (
+            "edit",
+            json!({"action": "safe", "file_path": "core.py"}),
+            "truncated",
+        ),
+        (
+            "edit",
+            json!({"action": "safe", "file_path": "missing.py"}),
+            "file_not_found",
+        ),
+        (
+            "edit",
+            json!({"action": "safe", "file_path": "core.py", "edit_type": "explode"}),
+            "validation",
+        ),
     ];
     for (tool, args, expect) in cases {
         let mut with_format = args.as_object().unwrap().clone();
@@ -80,12 +128,19 @@ async fn health_and_edit_safe_answer_alike_over_mcp_and_cli() {
         let refs: Vec<&str> = words.iter().map(String::as_str).collect();
         let (_, cli) = cli_json(&p.root, &refs);
         assert_envelope(&cli);
-        assert_eq!(strip(mcp.clone()), strip(cli), "{tool} {args}: CLI and MCP differ");
+        assert_eq!(
+            strip(mcp.clone()),
+            strip(cli),
+            "{tool} {args}: CLI and MCP differ"
+        );
         match expect {
             "truncated" => {
                 assert_eq!(mcp["success"], true, "{args}: {mcp}");
                 assert_eq!(mcp["truncated"], true, "{args}: {mcp}");
-                assert!(mcp["next_step"].as_str().unwrap().starts_with("showing "), "{mcp}");
+                assert!(
+                    mcp["next_step"].as_str().unwrap().starts_with("showing "),
+                    "{mcp}"
+                );
             }
             "NOT_FOUND" => {
                 assert_eq!(mcp["verdict"], "NOT_FOUND", "{args}: {mcp}");
@@ -101,20 +156,56 @@ async fn health_and_edit_safe_answer_alike_over_mcp_and_cli() {
     // Seed example 3: TOON + compact_only keeps exactly the control surface.
     let args = json!({"action": "file", "file_path": "longline.py", "output_format": "toon", "compact_only": true});
     let compact = call("health", args.as_object().unwrap().clone()).await;
-    let mut keys: Vec<&str> = compact.as_object().unwrap().keys().map(String::as_str).collect();
+    let mut keys: Vec<&str> = compact
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
     keys.sort_unstable();
     assert_eq!(
         keys,
-        ["file_path", "format", "success", "summary_line", "toon_content", "verdict"]
+        [
+            "file_path",
+            "format",
+            "success",
+            "summary_line",
+            "toon_content",
+            "verdict"
+        ]
     );
     let line = compact["summary_line"].as_str().unwrap();
     let parts: Vec<&str> = line.split(' ').collect();
     assert_eq!(parts.len(), 5, "{line}");
     assert_eq!(parts[0], "longline.py");
-    assert!(["A", "B", "C", "D", "F"].contains(&parts[1].strip_prefix("grade=").unwrap()), "{line}");
-    assert!(parts[2].strip_prefix("score=").unwrap().parse::<f64>().is_ok(), "{line}");
-    assert!(parts[3].strip_prefix("smells=").unwrap().parse::<u32>().is_ok(), "{line}");
-    assert!(parts[4].strip_prefix("weakest=").unwrap().chars().all(|c| c.is_ascii_lowercase() || c == '_'), "{line}");
+    assert!(
+        ["A", "B", "C", "D", "F"].contains(&parts[1].strip_prefix("grade=").unwrap()),
+        "{line}"
+    );
+    assert!(
+        parts[2]
+            .strip_prefix("score=")
+            .unwrap()
+            .parse::<f64>()
+            .is_ok(),
+        "{line}"
+    );
+    assert!(
+        parts[3]
+            .strip_prefix("smells=")
+            .unwrap()
+            .parse::<u32>()
+            .is_ok(),
+        "{line}"
+    );
+    assert!(
+        parts[4]
+            .strip_prefix("weakest=")
+            .unwrap()
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c == '_'),
+        "{line}"
+    );
     let decoded = tsa_format::from_toon(compact["toon_content"].as_str().unwrap()).unwrap();
     let full = call(
         "health",
@@ -127,7 +218,13 @@ async fn health_and_edit_safe_answer_alike_over_mcp_and_cli() {
     assert_eq!(strip(decoded), strip(full.clone()));
     // Two critical long lines: 2 x (3 + 5) points.
     assert_eq!(full["smell_penalty"], 16);
-    assert!(full["code_smells"].as_array().unwrap().iter().all(|s| s["line"].is_u64() && s["fix"].is_string()));
+    assert!(
+        full["code_smells"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["line"].is_u64() && s["fix"].is_string())
+    );
 
     // Seed example 2: a file nobody imports, with a nearby test, is SAFE.
     let safe = call(
@@ -147,15 +244,29 @@ async fn health_and_edit_safe_answer_alike_over_mcp_and_cli() {
         "SAFE to edit (health A, 0 downstream). Standard test pass after the edit is sufficient."
     );
     let a = &safe["agent_summary"];
-    assert_eq!(a["summary_line"], "lonely.py risk=safe verdict=SAFE health=A tests=yes");
+    assert_eq!(
+        a["summary_line"],
+        "lonely.py risk=safe verdict=SAFE health=A tests=yes"
+    );
     assert_eq!(a["risk"], "safe");
     assert_eq!(a["edit_strategy"], "direct_focused_edit");
     assert_eq!(a["verification_command"], "pytest tests/test_lonely.py -q");
-    assert_eq!(a["next_step"], "Run pre-edit verification first: pytest tests/test_lonely.py -q");
+    assert_eq!(
+        a["next_step"],
+        "Run pre-edit verification first: pytest tests/test_lonely.py -q"
+    );
     assert!(a["guardrails"].is_array() && a["stop_condition"].is_string());
     assert_eq!(safe["test_files_nearby"], json!(["tests/test_lonely.py"]));
-    for (i, item) in safe["pre_edit_checklist"].as_array().unwrap().iter().enumerate() {
-        assert!(item.as_str().unwrap().starts_with(&format!("{}. ", i + 1)), "{item}");
+    for (i, item) in safe["pre_edit_checklist"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+    {
+        assert!(
+            item.as_str().unwrap().starts_with(&format!("{}. ", i + 1)),
+            "{item}"
+        );
     }
     assert!(safe["agent_workflow"]["before_edit_commands"].is_array());
 
@@ -179,7 +290,12 @@ async fn health_and_edit_safe_answer_alike_over_mcp_and_cli() {
         .map(|f| f["factor"].as_str().unwrap())
         .collect();
     assert_eq!(factors, ["high_downstream", "no_tests", "refactor_risk"]);
-    assert!(risky["recommendation"].as_str().unwrap().starts_with("UNSAFE to edit: "));
+    assert!(
+        risky["recommendation"]
+            .as_str()
+            .unwrap()
+            .starts_with("UNSAFE to edit: ")
+    );
 
     // Syntax error: a success envelope, never verdict ERROR.
     let broken = call(
@@ -213,15 +329,52 @@ async fn health_and_edit_safe_answer_alike_over_mcp_and_cli() {
 #[test]
 fn override_file_changes_thresholds_and_bad_override_is_a_validation_error() {
     let p = project("healthproj");
-    let (_, before) = cli_json(&p.root, &["health", "file", "--file-path", "longline.py", "--output-format", "json"]);
-    std::fs::write(p.root.join("tsa-health.yml"), "smells:\n  long_line: {warning: 1000, critical: 2000}\n").unwrap();
-    let (_, after) = cli_json(&p.root, &["health", "file", "--file-path", "longline.py", "--output-format", "json"]);
+    let (_, before) = cli_json(
+        &p.root,
+        &[
+            "health",
+            "file",
+            "--file-path",
+            "longline.py",
+            "--output-format",
+            "json",
+        ],
+    );
+    std::fs::write(
+        p.root.join("tsa-health.yml"),
+        "smells:\n  long_line: {warning: 1000, critical: 2000}\n",
+    )
+    .unwrap();
+    let (_, after) = cli_json(
+        &p.root,
+        &[
+            "health",
+            "file",
+            "--file-path",
+            "longline.py",
+            "--output-format",
+            "json",
+        ],
+    );
     assert_eq!(before["smell_count"], 2);
     assert_eq!(after["smell_count"], 0, "{after}");
     assert!(after["warnings"].to_string().contains("tsa-health.yml"));
     std::fs::write(p.root.join("tsa-health.yml"), "size: {good: lots}\n").unwrap();
-    let (code, bad) = cli_json(&p.root, &["health", "file", "--file-path", "longline.py", "--output-format", "json"]);
+    let (code, bad) = cli_json(
+        &p.root,
+        &[
+            "health",
+            "file",
+            "--file-path",
+            "longline.py",
+            "--output-format",
+            "json",
+        ],
+    );
     assert_eq!(code, 1);
     assert_eq!(bad["error_type"], "validation");
-    assert!(bad["error"].as_str().unwrap().contains("size.good"), "{bad}");
+    assert!(
+        bad["error"].as_str().unwrap().contains("size.good"),
+        "{bad}"
+    );
 }

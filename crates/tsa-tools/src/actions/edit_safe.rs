@@ -92,10 +92,14 @@ pub fn nearby_tests(root: &Path, rel: &str, files: &[String]) -> Vec<String> {
         let (fs, fe) = fb.rsplit_once('.').unwrap_or((fb, ""));
         let fdir = f.rsplit_once('/').map_or("", |(d, _)| d);
         let hit = match lang {
-            "python" => fe == "py" && (fs == format!("test_{stem}") || fs == format!("{stem}_test")),
+            "python" => {
+                fe == "py" && (fs == format!("test_{stem}") || fs == format!("{stem}_test"))
+            }
             "go" => fdir == dir && fs == format!("{stem}_test") && fe == "go",
             "javascript" | "typescript" | "tsx" => {
-                [".test", ".spec"].iter().any(|m| fs == format!("{stem}{m}"))
+                [".test", ".spec"]
+                    .iter()
+                    .any(|m| fs == format!("{stem}{m}"))
                     || (fs == stem && f.contains("__tests__/"))
             }
             "java" | "kotlin" | "scala" | "csharp" => {
@@ -104,10 +108,18 @@ pub fn nearby_tests(root: &Path, rel: &str, files: &[String]) -> Vec<String> {
                         || fs == format!("{stem}Tests")
                         || fs == format!("Test{stem}"))
             }
-            "rust" => fe == "rs" && (f.starts_with("tests/") || f.contains("/tests/")) && fs == stem,
-            "ruby" => fs == format!("{stem}_spec") || fs == format!("test_{stem}") || fs == format!("{stem}_test"),
+            "rust" => {
+                fe == "rs" && (f.starts_with("tests/") || f.contains("/tests/")) && fs == stem
+            }
+            "ruby" => {
+                fs == format!("{stem}_spec")
+                    || fs == format!("test_{stem}")
+                    || fs == format!("{stem}_test")
+            }
             _ => {
-                fs == format!("test_{stem}") || fs == format!("{stem}_test") || fs == format!("{stem}Test")
+                fs == format!("test_{stem}")
+                    || fs == format!("{stem}_test")
+                    || fs == format!("{stem}Test")
             }
         };
         if hit {
@@ -152,7 +164,11 @@ pub fn test_command(root: &Path, rel: &str, tests: &[String]) -> String {
     let files = tests.join(" ");
     match lang {
         "python" => {
-            let runner = if exists("uv.lock") { "uv run pytest" } else { "pytest" };
+            let runner = if exists("uv.lock") {
+                "uv run pytest"
+            } else {
+                "pytest"
+            };
             if tests.is_empty() {
                 format!("{runner} -q")
             } else {
@@ -160,11 +176,17 @@ pub fn test_command(root: &Path, rel: &str, tests: &[String]) -> String {
             }
         }
         "rust" => {
-            let pkg = cargo_package(root, rel).map(|p| format!(" -p {p}")).unwrap_or_default();
+            let pkg = cargo_package(root, rel)
+                .map(|p| format!(" -p {p}"))
+                .unwrap_or_default();
             let mut parts = Vec::new();
             for t in tests {
                 if t == rel {
-                    let stem = rel.rsplit('/').next().unwrap_or(rel).trim_end_matches(".rs");
+                    let stem = rel
+                        .rsplit('/')
+                        .next()
+                        .unwrap_or(rel)
+                        .trim_end_matches(".rs");
                     parts.push(format!("cargo test{pkg} --lib {stem}::"));
                 } else {
                     let stem = t.rsplit('/').next().unwrap_or(t).trim_end_matches(".rs");
@@ -178,21 +200,42 @@ pub fn test_command(root: &Path, rel: &str, tests: &[String]) -> String {
             }
         }
         "go" => {
-            let dir = rel.rsplit_once('/').map_or(".".to_owned(), |(d, _)| format!("./{d}"));
+            let dir = rel
+                .rsplit_once('/')
+                .map_or(".".to_owned(), |(d, _)| format!("./{d}"));
             format!("go test {dir}/...")
         }
         "javascript" | "typescript" | "tsx" => {
             let pkg = std::fs::read_to_string(root.join("package.json")).unwrap_or_default();
-            let runner = if pkg.contains("vitest") { "npx vitest run" } else { "npx jest" };
-            if tests.is_empty() { runner.to_owned() } else { format!("{runner} {files}") }
+            let runner = if pkg.contains("vitest") {
+                "npx vitest run"
+            } else {
+                "npx jest"
+            };
+            if tests.is_empty() {
+                runner.to_owned()
+            } else {
+                format!("{runner} {files}")
+            }
         }
         "java" | "kotlin" => {
             let classes: Vec<&str> = tests
                 .iter()
-                .map(|t| t.rsplit('/').next().unwrap_or(t).split('.').next().unwrap_or(""))
+                .map(|t| {
+                    t.rsplit('/')
+                        .next()
+                        .unwrap_or(t)
+                        .split('.')
+                        .next()
+                        .unwrap_or("")
+                })
                 .collect();
             if exists("pom.xml") {
-                if classes.is_empty() { "mvn test".into() } else { format!("mvn test -Dtest={}", classes.join(",")) }
+                if classes.is_empty() {
+                    "mvn test".into()
+                } else {
+                    format!("mvn test -Dtest={}", classes.join(","))
+                }
             } else if classes.is_empty() {
                 "./gradlew test".into()
             } else {
@@ -321,36 +364,106 @@ impl Action for Safe {
 
         let mut factors: Vec<(Value, u32)> = Vec::new();
         if n > 20 {
-            factors.push(factor("high_downstream", format!("{n} files depend on this file"), "dangerous", 3));
+            factors.push(factor(
+                "high_downstream",
+                format!("{n} files depend on this file"),
+                "dangerous",
+                3,
+            ));
         } else if n >= 6 {
-            factors.push(factor("moderate_downstream", format!("{n} files depend on this file"), "caution", 2));
+            factors.push(factor(
+                "moderate_downstream",
+                format!("{n} files depend on this file"),
+                "caution",
+                2,
+            ));
         } else if n >= 1 {
-            factors.push(factor("low_downstream", format!("{n} file(s) depend on this file"), "info", 1));
+            factors.push(factor(
+                "low_downstream",
+                format!("{n} file(s) depend on this file"),
+                "info",
+                1,
+            ));
         }
         match grade {
-            'D' | 'F' => factors.push(factor("poor_health", format!("health grade {grade}"), "caution", 2)),
-            'C' => factors.push(factor("fair_health", format!("health grade {grade}"), "info", 1)),
+            'D' | 'F' => factors.push(factor(
+                "poor_health",
+                format!("health grade {grade}"),
+                "caution",
+                2,
+            )),
+            'C' => factors.push(factor(
+                "fair_health",
+                format!("health grade {grade}"),
+                "info",
+                1,
+            )),
             _ => {}
         }
         if tests.is_empty() {
-            factors.push(factor("no_tests", "no nearby test files found".into(), "caution", 2));
+            factors.push(factor(
+                "no_tests",
+                "no nearby test files found".into(),
+                "caution",
+                2,
+            ));
         } else {
-            factors.push(factor("has_tests", format!("{} nearby test file(s)", tests.len()), "good", 0));
+            factors.push(factor(
+                "has_tests",
+                format!("{} nearby test file(s)", tests.len()),
+                "good",
+                0,
+            ));
         }
         if rel.ends_with("__init__.py") {
-            factors.push(factor("init_file", "package __init__.py: re-exports reach every importer of the package".into(), "caution", 2));
+            factors.push(factor(
+                "init_file",
+                "package __init__.py: re-exports reach every importer of the package".into(),
+                "caution",
+                2,
+            ));
         }
         match edit_type {
-            EditType::Rename => factors.push(factor("rename_risk", "renames break every reference".into(), "caution", 2)),
-            EditType::Delete => factors.push(factor("delete_risk", "deletions break every reference".into(), "caution", 2)),
-            EditType::SignatureChange => factors.push(factor("signature_change_risk", "signature changes break callers".into(), "caution", 2)),
-            EditType::BehaviorChange => factors.push(factor("behavior_change_risk", "callers may rely on current behaviour".into(), "caution", 1)),
-            EditType::Refactor if n > 5 => factors.push(factor("refactor_risk", format!("refactor with {n} dependents"), "caution", 1)),
+            EditType::Rename => factors.push(factor(
+                "rename_risk",
+                "renames break every reference".into(),
+                "caution",
+                2,
+            )),
+            EditType::Delete => factors.push(factor(
+                "delete_risk",
+                "deletions break every reference".into(),
+                "caution",
+                2,
+            )),
+            EditType::SignatureChange => factors.push(factor(
+                "signature_change_risk",
+                "signature changes break callers".into(),
+                "caution",
+                2,
+            )),
+            EditType::BehaviorChange => factors.push(factor(
+                "behavior_change_risk",
+                "callers may rely on current behaviour".into(),
+                "caution",
+                1,
+            )),
+            EditType::Refactor if n > 5 => factors.push(factor(
+                "refactor_risk",
+                format!("refactor with {n} dependents"),
+                "caution",
+                1,
+            )),
             _ => {}
         }
         let import_count = score.imports.non_stdlib.max(deps.len() as u32);
         if import_count > 10 {
-            factors.push(factor("high_dependencies", format!("imports {import_count} modules"), "info", 1));
+            factors.push(factor(
+                "high_dependencies",
+                format!("imports {import_count} modules"),
+                "info",
+                1,
+            ));
         }
         let points: u32 = factors.iter().map(|f| f.1).sum();
         let risk_level = if points >= 6 {
@@ -370,7 +483,9 @@ impl Action for Safe {
         if verdict == Verdict::Safe && (n > 0 || !indexed) {
             verdict = Verdict::Caution;
             if !indexed {
-                warnings.push(format!("{rel} is not in the index: its dependents are unknown"));
+                warnings.push(format!(
+                    "{rel} is not in the index: its dependents are unknown"
+                ));
             }
         }
         let constraint = constraint_verdict_for(root, &rel);
@@ -386,7 +501,9 @@ impl Action for Safe {
         };
         let mut guardrails = vec!["preserve public API signatures".to_owned()];
         if n > 0 {
-            guardrails.push(format!("keep the {n} downstream file(s) working; re-check them after the edit"));
+            guardrails.push(format!(
+                "keep the {n} downstream file(s) working; re-check them after the edit"
+            ));
         }
         if tests.is_empty() {
             guardrails.push("add a test that covers the changed behaviour".into());
@@ -403,7 +520,9 @@ impl Action for Safe {
             ),
         };
         let mut checklist = vec![match risk_level {
-            "dangerous" => "HIGH RISK - consider breaking changes into smaller, atomic edits".to_owned(),
+            "dangerous" => {
+                "HIGH RISK - consider breaking changes into smaller, atomic edits".to_owned()
+            }
             "caution" => "MODERATE RISK - proceed with caution, test after each change".to_owned(),
             _ => "LOW RISK - file is relatively safe to edit".to_owned(),
         }];
@@ -415,13 +534,18 @@ impl Action for Safe {
             checklist.push(format!("Run same verification AFTER editing: {cmd}"));
         }
         if n > 0 {
-            checklist.push(format!("Check the {n} downstream file(s) for breakage (listed in downstream_files)"));
+            checklist.push(format!(
+                "Check the {n} downstream file(s) for breakage (listed in downstream_files)"
+            ));
         }
         if edit_type == EditType::Rename {
-            checklist.push("Update every reference to the renamed names (edit action=guard lists them)".into());
+            checklist.push(
+                "Update every reference to the renamed names (edit action=guard lists them)".into(),
+            );
         }
         if edit_type == EditType::Refactor {
-            checklist.push("Keep behaviour identical: refactor in steps, tests green after each".into());
+            checklist
+                .push("Keep behaviour identical: refactor in steps, tests green after each".into());
         }
         if matches!(grade, 'D' | 'F') {
             checklist.push(format!("Health grade {grade}: avoid growing the file; prefer extracting (edit action=refactor)"));

@@ -71,7 +71,10 @@ pub fn answer(s: &FileScore, limit: usize, warnings: &[String]) -> Success {
         ),
         'C' => (
             "medium",
-            format!("weakest dimension {weakest} ({})", weakest_score.unwrap_or(0.0)),
+            format!(
+                "weakest dimension {weakest} ({})",
+                weakest_score.unwrap_or(0.0)
+            ),
             format!("Improve {weakest} while editing; check with edit action=safe first."),
         ),
         _ => (

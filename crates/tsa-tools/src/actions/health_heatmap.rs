@@ -62,8 +62,10 @@ fn fn_row(file: &str, f: &FunctionCc) -> Value {
 }
 
 fn band_counts<'a>(ccs: impl Iterator<Item = &'a u32>) -> BTreeMap<&'static str, usize> {
-    let mut m: BTreeMap<&'static str, usize> =
-        ["low", "medium", "high", "critical"].iter().map(|b| (*b, 0)).collect();
+    let mut m: BTreeMap<&'static str, usize> = ["low", "medium", "high", "critical"]
+        .iter()
+        .map(|b| (*b, 0))
+        .collect();
     for c in ccs {
         *m.entry(band(*c)).or_default() += 1;
     }
@@ -99,14 +101,19 @@ impl Action for Heatmap {
         let root = ctx.root()?;
         let limit = cap("max_files", args.max_files, 200)?;
         let lang_filter = match args.language.as_deref().filter(|l| !l.is_empty()) {
-            Some(l) => Some(Language::from_name(l).ok_or_else(|| {
-                ToolError::Validation(format!("unknown language '{l}'"))
-            })?),
+            Some(l) => Some(
+                Language::from_name(l)
+                    .ok_or_else(|| ToolError::Validation(format!("unknown language '{l}'")))?,
+            ),
             None => None,
         };
         match args.mode {
             Mode::Project => {
-                let dir = match args.directory.as_deref().filter(|d| !d.is_empty() && *d != ".") {
+                let dir = match args
+                    .directory
+                    .as_deref()
+                    .filter(|d| !d.is_empty() && *d != ".")
+                {
                     Some(d) => {
                         let (abs, rel) = resolve_in_root(root, d)?;
                         if !abs.is_dir() {
@@ -138,7 +145,11 @@ impl Action for Heatmap {
                     all_ccs.extend(&ccs);
                     rows.push((rel, total, total as f64 / ccs.len() as f64, max, ccs.len()));
                 }
-                rows.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| b.3.cmp(&a.3)).then_with(|| a.0.cmp(&b.0)));
+                rows.sort_by(|a, b| {
+                    b.1.cmp(&a.1)
+                        .then_with(|| b.3.cmp(&a.3))
+                        .then_with(|| a.0.cmp(&b.0))
+                });
                 let worst = all_ccs.iter().copied().max().unwrap_or(1);
                 let summary = format!(
                     "{} files, {} functions, worst cc={} ({})",
@@ -167,13 +178,16 @@ impl Action for Heatmap {
             }
             Mode::File => {
                 let Some(fp) = args.file_path.as_deref() else {
-                    return Err(ToolError::Validation("mode 'file' requires file_path".into()));
+                    return Err(ToolError::Validation(
+                        "mode 'file' requires file_path".into(),
+                    ));
                 };
                 let rel = source_file(root, fp)?;
                 check_language(args.language.as_deref(), &rel)?;
                 let text = std::fs::read_to_string(root.join(&rel))
                     .map_err(|e| ToolError::Internal(format!("cannot read '{rel}': {e}")))?;
-                let lang = Language::from_path(&rel).ok_or_else(|| ToolError::Language(rel.clone()))?;
+                let lang =
+                    Language::from_path(&rel).ok_or_else(|| ToolError::Language(rel.clone()))?;
                 if complexity::rules(lang).is_none() {
                     return Err(ToolError::Language(rel));
                 }
@@ -183,7 +197,11 @@ impl Action for Heatmap {
                 let worst = ccs.iter().copied().max().unwrap_or(1);
                 let total: u32 = ccs.iter().sum();
                 fns.sort_by(|a, b| b.complexity.cmp(&a.complexity).then(a.line.cmp(&b.line)));
-                let summary = format!("{rel} {} functions, total cc={total}, worst cc={worst} ({})", fns.len(), band(worst));
+                let summary = format!(
+                    "{rel} {} functions, total cc={total}, worst cc={worst} ({})",
+                    fns.len(),
+                    band(worst)
+                );
                 Ok(Success::new(verdict_of(worst), summary)
                     .with("mode", "file")
                     .with("file_path", rel.clone())
@@ -197,26 +215,46 @@ impl Action for Heatmap {
             }
             Mode::Function => {
                 let Some(name) = args.function_name.as_deref() else {
-                    return Err(ToolError::Validation("mode 'function' requires function_name".into()));
+                    return Err(ToolError::Validation(
+                        "mode 'function' requires function_name".into(),
+                    ));
                 };
                 let sc = scoring(ctx, DepsMode::Full)?;
-                let defs = match find_targets(ctx, &sc.index, "health heatmap", name, args.file_path.as_deref())? {
+                let defs = match find_targets(
+                    ctx,
+                    &sc.index,
+                    "health heatmap",
+                    name,
+                    args.file_path.as_deref(),
+                )? {
                     Targets::Found(d) => d,
                     Targets::Missing(miss) => return Ok(miss),
                 };
                 let mut rows = Vec::new();
                 let mut worst = 1;
                 for d in &defs {
-                    let Some(lang) = Language::from_path(&d.file) else { continue };
-                    let Some(rules) = complexity::rules(lang) else { continue };
-                    let Ok(text) = std::fs::read(root.join(&d.file)) else { continue };
-                    let Some(tree) = complexity::parse(lang, &text) else { continue };
+                    let Some(lang) = Language::from_path(&d.file) else {
+                        continue;
+                    };
+                    let Some(rules) = complexity::rules(lang) else {
+                        continue;
+                    };
+                    let Ok(text) = std::fs::read(root.join(&d.file)) else {
+                        continue;
+                    };
+                    let Some(tree) = complexity::parse(lang, &text) else {
+                        continue;
+                    };
                     let cc = complexity::of_span(rules, tree.root_node(), d.line, d.end_line);
                     worst = worst.max(cc);
                     rows.push(json!({"name": d.qualname, "file": d.file, "line": d.line, "end_line": d.end_line,
                                      "kind": d.kind, "complexity": cc, "band": band(cc)}));
                 }
-                let summary = format!("{name}: {} definition(s), worst cc={worst} ({})", rows.len(), band(worst));
+                let summary = format!(
+                    "{name}: {} definition(s), worst cc={worst} ({})",
+                    rows.len(),
+                    band(worst)
+                );
                 Ok(Success::new(verdict_of(worst), summary)
                     .with("mode", "function")
                     .with("function_name", name)

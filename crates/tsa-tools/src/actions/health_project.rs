@@ -74,7 +74,8 @@ impl Action for ProjectHealth {
     type Args = Args;
     const FACADE: &'static str = "health";
     const NAME: &'static str = "project";
-    const SUMMARY: &'static str = "project health: grade distribution, dimension averages, weakest dimension, worst files";
+    const SUMMARY: &'static str =
+        "project health: grade distribution, dimension averages, weakest dimension, worst files";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let started = std::time::Instant::now();
@@ -104,8 +105,10 @@ impl Action for ProjectHealth {
             }
         }
         let total = scores.len();
-        let mut dist: BTreeMap<String, usize> =
-            ["A", "B", "C", "D", "F"].iter().map(|g| (g.to_string(), 0)).collect();
+        let mut dist: BTreeMap<String, usize> = ["A", "B", "C", "D", "F"]
+            .iter()
+            .map(|g| (g.to_string(), 0))
+            .collect();
         for s in &scores {
             *dist.entry(s.grade.to_string()).or_default() += 1;
         }
@@ -151,8 +154,10 @@ impl Action for ProjectHealth {
             MinGrade::D => 'D',
             MinGrade::F => 'F',
         });
-        let mut matching: Vec<&FileScore> =
-            scores.iter().filter(|s| grade_rank(s.grade) >= threshold).collect();
+        let mut matching: Vec<&FileScore> = scores
+            .iter()
+            .filter(|s| grade_rank(s.grade) >= threshold)
+            .collect();
         matching.sort_by(|a, b| {
             a.total_score
                 .partial_cmp(&b.total_score)
@@ -204,7 +209,9 @@ impl Action for ProjectHealth {
                 "{} file(s) graded D or F: start with the top refactoring targets; the weakest dimension overall is {weakest_name}.",
                 d_count + f_count
             ),
-            "medium" => format!("{c_count} file(s) graded C; improve {weakest_name} where you edit."),
+            "medium" => {
+                format!("{c_count} file(s) graded C; improve {weakest_name} where you edit.")
+            }
             _ => "All files graded A or B.".to_owned(),
         };
         let ok = Success::new(verdict, summary)
@@ -215,7 +222,14 @@ impl Action for ProjectHealth {
             .with("signal", signal)
             .with("average_dimensions", Value::Object(averages))
             .with("coverage_status", coverage_status)
-            .with("git_status", if sc.scorer.has_git() { "git history of the last 90 days" } else { "unavailable (not a git repository)" })
+            .with(
+                "git_status",
+                if sc.scorer.has_git() {
+                    "git history of the last 90 days"
+                } else {
+                    "unavailable (not a git repository)"
+                },
+            )
             .with("weakest_dimension", weakest_name)
             .with("min_grade", format!("{:?}", args.min_grade))
             .with("matching_file_count", matching_count)

@@ -277,7 +277,10 @@ impl HealthConfig {
         ];
         for (name, b) in bands {
             if b.good.is_nan() || b.bad.is_nan() || b.good >= b.bad {
-                return Err(format!("{name}: good ({}) must be < bad ({})", b.good, b.bad));
+                return Err(format!(
+                    "{name}: good ({}) must be < bad ({})",
+                    b.good, b.bad
+                ));
             }
         }
         for (name, s) in [
@@ -338,12 +341,19 @@ mod tests {
                 .unwrap_err()
                 .to_string()
         };
-        assert!(err("size: {good: big}").contains("size.good"), "{}", err("size: {good: big}"));
+        assert!(
+            err("size: {good: big}").contains("size.good"),
+            "{}",
+            err("size: {good: big}")
+        );
         assert!(err("sise: 3").contains("unknown field"));
         assert!(err("size: {good: 3000}").contains("good (3000) must be < bad"));
         assert!(err("- a\n- b").contains("top level must be a mapping"));
         assert!(err("grades: {A: 10}").contains("grades"));
-        assert!(err("smells: {x: {metric: colour, warning: 1, critical: 2, fix: f}}").contains("smells"));
+        assert!(
+            err("smells: {x: {metric: colour, warning: 1, critical: 2, fix: f}}")
+                .contains("smells")
+        );
         assert!(err(": : :").contains("invalid YAML"));
     }
 }

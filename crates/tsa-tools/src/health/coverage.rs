@@ -32,7 +32,11 @@ impl Coverage {
                     let s = summary?;
                     let covered = s.get("covered_lines")?.as_f64()?;
                     let total = s.get("num_statements")?.as_f64()?;
-                    Some(if total == 0.0 { 100.0 } else { 100.0 * covered / total })
+                    Some(if total == 0.0 {
+                        100.0
+                    } else {
+                        100.0 * covered / total
+                    })
                 });
             if let Some(p) = pct {
                 out.insert(path.replace('\\', "/"), p);

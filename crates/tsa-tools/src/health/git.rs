@@ -12,7 +12,11 @@ pub fn commit_counts(root: &Path, days: u32, now_secs: i64) -> Option<HashMap<St
     let repo = Repository::discover(root).ok()?;
     let workdir = repo.workdir()?.canonicalize().ok()?;
     let root = root.canonicalize().ok()?;
-    let prefix = root.strip_prefix(&workdir).ok()?.to_string_lossy().replace('\\', "/");
+    let prefix = root
+        .strip_prefix(&workdir)
+        .ok()?
+        .to_string_lossy()
+        .replace('\\', "/");
     let prefix = if prefix.is_empty() {
         String::new()
     } else {

@@ -181,7 +181,10 @@ impl FileScore {
     }
 
     pub fn score_of(&self, d: Dimension) -> Option<f64> {
-        self.dimensions.iter().find(|(x, _)| *x == d).map(|(_, s)| *s)
+        self.dimensions
+            .iter()
+            .find(|(x, _)| *x == d)
+            .map(|(_, s)| *s)
     }
 }
 
@@ -375,7 +378,11 @@ fn smell(
         line,
         symbol: symbol.map(str::to_owned),
         value,
-        threshold: if critical { rule.critical } else { rule.warning },
+        threshold: if critical {
+            rule.critical
+        } else {
+            rule.warning
+        },
         message: what,
         fix: rule.fix.clone(),
         penalty: rule.penalty + if critical { rule.critical_penalty } else { 0.0 },
@@ -411,7 +418,8 @@ pub fn detect_smells(
                 let non_empty: Vec<&&str> = lines.iter().filter(|l| !l.trim().is_empty()).collect();
                 if non_empty.len() == 1 {
                     let len = non_empty[0].chars().count() as f64;
-                    let at = lines.iter().position(|l| !l.trim().is_empty()).unwrap_or(0) as u32 + 1;
+                    let at =
+                        lines.iter().position(|l| !l.trim().is_empty()).unwrap_or(0) as u32 + 1;
                     out.extend(smell(
                         id,
                         rule,
@@ -442,7 +450,10 @@ pub fn detect_smells(
                         }
                         Metric::FunctionComplexity => (
                             f.complexity,
-                            format!("function '{}' has cyclomatic complexity {}", f.name, f.complexity),
+                            format!(
+                                "function '{}' has cyclomatic complexity {}",
+                                f.name, f.complexity
+                            ),
                         ),
                         Metric::FunctionNesting => (
                             f.nesting,
@@ -607,7 +618,12 @@ impl Scorer {
             .and_then(|b| serde_json::from_slice(&b).ok())
             .filter(|c: &Cache| c.fingerprint == self.config.fingerprint)
             .unwrap_or_default();
-        let results: Vec<(String, Option<String>, bool, Result<ContentFacts, ToolError>)> = rels
+        let results: Vec<(
+            String,
+            Option<String>,
+            bool,
+            Result<ContentFacts, ToolError>,
+        )> = rels
             .par_iter()
             .map(|rel| {
                 let hash = self.fresh_hash(rel);

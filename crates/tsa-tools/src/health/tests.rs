@@ -126,11 +126,26 @@ fn smell_penalty_and_signal() {
     let many = format!("{}\n", "w".repeat(130)).repeat(30);
     assert_eq!(smell_penalty(&detect_smells(&many, &[], &[], &c), &c), 60.0);
     assert_eq!(signal_of(None, &c), "no_data");
-    assert_eq!(signal_of(Some((Dimension::Complexity, 70.0)), &c), "healthy");
-    assert_eq!(signal_of(Some((Dimension::Complexity, 69.9)), &c), "moderate_cc");
-    assert_eq!(signal_of(Some((Dimension::Complexity, 40.0)), &c), "moderate_cc");
-    assert_eq!(signal_of(Some((Dimension::Complexity, 39.9)), &c), "high_cc");
-    assert_eq!(signal_of(Some((Dimension::Dependencies, 10.0)), &c), "high_coupling");
+    assert_eq!(
+        signal_of(Some((Dimension::Complexity, 70.0)), &c),
+        "healthy"
+    );
+    assert_eq!(
+        signal_of(Some((Dimension::Complexity, 69.9)), &c),
+        "moderate_cc"
+    );
+    assert_eq!(
+        signal_of(Some((Dimension::Complexity, 40.0)), &c),
+        "moderate_cc"
+    );
+    assert_eq!(
+        signal_of(Some((Dimension::Complexity, 39.9)), &c),
+        "high_cc"
+    );
+    assert_eq!(
+        signal_of(Some((Dimension::Dependencies, 10.0)), &c),
+        "high_coupling"
+    );
 }
 
 #[test]
