@@ -95,7 +95,7 @@ pub fn answer(s: &FileScore, limit: usize, warnings: &[String]) -> Success {
         noun: "smells",
         remedy: "raise limit".into(),
     };
-    let ok = with_warnings(
+    with_warnings(
         Success::new(verdict, summary)
             .with("file_path", s.file.clone())
             .with("grade", grade.clone())
@@ -145,8 +145,7 @@ pub fn answer(s: &FileScore, limit: usize, warnings: &[String]) -> Success {
             )
             .with_next_step(next),
         warnings,
-    );
-    ok
+    )
 }
 
 impl Action for FileHealth {

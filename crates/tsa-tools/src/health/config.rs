@@ -294,7 +294,7 @@ impl HealthConfig {
         if self.duplication.window == 0 {
             return Err("duplication.window must be >= 1".into());
         }
-        if !(self.signal.mid < self.signal.healthy) {
+        if self.signal.mid.partial_cmp(&self.signal.healthy) != Some(std::cmp::Ordering::Less) {
             return Err("signal: mid must be < healthy".into());
         }
         for (id, r) in &self.smells {

@@ -10,6 +10,7 @@
 //! - [`facts_of`]: the content-only measurements of one source text (functions with
 //!   their complexity, classes, depth, duplication, smells) for actions that need
 //!   per-function detail.
+//!
 //! Thresholds and smell rules are data: [`config`] (`defaults.yml` + `tsa-health.yml`).
 
 pub mod config;
@@ -530,6 +531,14 @@ struct Cache {
     files: HashMap<String, (String, ContentFacts)>,
 }
 
+/// (path, fresh index hash, measured now, measurements)
+type Measured = (
+    String,
+    Option<String>,
+    bool,
+    Result<ContentFacts, ToolError>,
+);
+
 const CACHE_FILE: &str = "health-cache.json";
 
 fn now_secs() -> i64 {
@@ -618,12 +627,7 @@ impl Scorer {
             .and_then(|b| serde_json::from_slice(&b).ok())
             .filter(|c: &Cache| c.fingerprint == self.config.fingerprint)
             .unwrap_or_default();
-        let results: Vec<(
-            String,
-            Option<String>,
-            bool,
-            Result<ContentFacts, ToolError>,
-        )> = rels
+        let results: Vec<Measured> = rels
             .par_iter()
             .map(|rel| {
                 let hash = self.fresh_hash(rel);
