@@ -323,6 +323,73 @@ async fn health_and_edit_safe_answer_alike_over_mcp_and_cli() {
     assert_eq!(hm["functions"][0]["complexity"], 51, "{hm}");
     assert_eq!(hm["functions"][0]["band"], "critical");
     assert_eq!(hm["verdict"], "REVIEW");
+
+    let get = |tool: &'static str, args: Value| {
+        let mut m = args.as_object().unwrap().clone();
+        m.insert("output_format".into(), json!("json"));
+        call(tool, m)
+    };
+    // Patterns: each finding with its line and fix; threshold and category filter.
+    let pat = get(
+        "health",
+        json!({"action": "patterns", "file_path": "risky.py"}),
+    )
+    .await;
+    let found: Vec<(String, u64)> = pat["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|f| f["category"] != "smells")
+        .map(|f| {
+            (
+                f["rule"].as_str().unwrap().to_owned(),
+                f["line"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    for expected in [
+        ("shell_true", 8),
+        ("eval_exec", 12),
+        ("bare_except", 9),
+        ("mutable_default", 6),
+        ("os_system", 13),
+        ("none_comparison", 11),
+    ] {
+        assert!(
+            found.contains(&(expected.0.to_owned(), expected.1)),
+            "{expected:?} in {found:?}"
+        );
+    }
+    assert!(
+        pat["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f["fix"].is_string())
+    );
+    assert_eq!(pat["verdict"], "REVIEW");
+    let crit = get("health", json!({"action": "patterns", "file_path": "risky.py", "categories": ["security"], "severity_threshold": "critical"})).await;
+    assert_eq!(crit["finding_count"], 2, "{crit}");
+
+    // Scale: a batch of two files.
+    let sc = get("health", json!({"action": "scale", "file_paths": ["complex.py", "lonely.py"], "include_details": true})).await;
+    assert_eq!(sc["file_count"], 2);
+    assert_eq!(sc["files"][0]["complexity"]["max"], 51);
+    assert_eq!(sc["files"][0]["functions"][1]["name"], "branchy");
+
+    // Refactor: the dispatch chain inside `tangled` is one extraction with its range.
+    let rf = get(
+        "edit",
+        json!({"action": "refactor", "file_path": "complex.py"}),
+    )
+    .await;
+    assert_eq!(rf["candidate_count"], 2, "{rf}");
+    let first = &rf["extraction_candidates"][0];
+    assert_eq!(first["name"], "tangled");
+    assert_eq!(first["extractions"][0]["start_line"], 6);
+    assert_eq!(first["extractions"][0]["end_line"], 55);
+    assert_eq!(rf["hotspots"][0]["complexity"], 51);
+    assert_eq!(rf["skeleton"].as_array().unwrap().len(), 2);
     client.cancel().await.unwrap();
 }
 

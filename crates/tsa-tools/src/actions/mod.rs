@@ -1,12 +1,15 @@
 //! The action registry: one file per action, one line each here, alphabetical.
 
 mod common;
+mod edit_refactor;
 mod edit_safe;
 mod graph;
 mod health_common;
 mod health_file;
 mod health_heatmap;
+mod health_patterns;
 mod health_project;
+mod health_scale;
 mod index_auto;
 mod index_build;
 mod index_cache;
@@ -42,10 +45,13 @@ use crate::action::DynAction;
 /// Every action this build implements. Catalog actions missing here answer
 /// `unsupported_action`.
 pub static REGISTRY: &[&dyn DynAction] = &[
+    &edit_refactor::Refactor,
     &edit_safe::Safe,
     &health_file::FileHealth,
     &health_heatmap::Heatmap,
+    &health_patterns::Patterns,
     &health_project::ProjectHealth,
+    &health_scale::Scale,
     &index_auto::Auto,
     &index_build::Build,
     &index_cache::Cache,

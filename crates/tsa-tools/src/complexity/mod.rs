@@ -84,6 +84,12 @@ pub fn of_function(rules: &Rules, function: Node<'_>) -> u32 {
     1 + decisions_below(rules, function, None)
 }
 
+/// Decision nodes in `node` itself and below it (nested functions excluded): the
+/// paths a block adds to its function.
+pub fn decisions_within(rules: &Rules, node: Node<'_>) -> u32 {
+    u32::from(rules.is_decision(node)) + decisions_below(rules, node, None)
+}
+
 /// Decision nodes below `node` (not descending into nested functions); with
 /// `rows`, only nodes lying entirely within those rows count.
 fn decisions_below(rules: &Rules, node: Node<'_>, rows: Option<(usize, usize)>) -> u32 {

@@ -16,6 +16,7 @@
 pub mod config;
 pub mod coverage;
 pub mod git;
+pub mod patterns;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
