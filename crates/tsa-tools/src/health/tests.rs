@@ -1,3 +1,6 @@
+//! Unit tests of the health formulas: every dimension at its boundaries, grades,
+//! re-normalisation, the smell penalty and its cap, signal labels, function smells.
+
 use super::*;
 
 fn cfg() -> HealthConfig {
