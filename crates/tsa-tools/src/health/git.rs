@@ -85,7 +85,8 @@ mod tests {
             .into_iter()
             .collect();
         let refs: Vec<&git2::Commit<'_>> = parents.iter().collect();
-        repo.commit(Some("HEAD"), &sig, &sig, "c", &tree, &refs).unwrap();
+        repo.commit(Some("HEAD"), &sig, &sig, "c", &tree, &refs)
+            .unwrap();
     }
 
     #[test]
