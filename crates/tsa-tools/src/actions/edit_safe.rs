@@ -623,3 +623,98 @@ impl Action for Safe {
         Ok(with_warnings(ok, &warnings))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn nearby_tests_follow_each_language_convention() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let all = files(&[
+            "pkg/fmt.py",
+            "tests/unit/test_fmt.py",
+            "tests/test_other.py",
+            "store/db.go",
+            "store/db_test.go",
+            "other/db_test.go",
+            "web/app.ts",
+            "web/app.test.ts",
+            "src/Main.java",
+            "test/MainTest.java",
+            "src/lib.rs",
+            "tests/lib.rs",
+        ]);
+        assert_eq!(
+            nearby_tests(root, "pkg/fmt.py", &all),
+            ["tests/unit/test_fmt.py"]
+        );
+        assert_eq!(
+            nearby_tests(root, "store/db.go", &all),
+            ["store/db_test.go"]
+        );
+        assert_eq!(nearby_tests(root, "web/app.ts", &all), ["web/app.test.ts"]);
+        assert_eq!(
+            nearby_tests(root, "src/Main.java", &all),
+            ["test/MainTest.java"]
+        );
+        assert_eq!(nearby_tests(root, "src/lib.rs", &all), ["tests/lib.rs"]);
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(
+            root.join("src/util.rs"),
+            "fn a() {}\n#[cfg(test)]\nmod tests {}\n",
+        )
+        .unwrap();
+        assert_eq!(nearby_tests(root, "src/util.rs", &all), ["src/util.rs"]);
+    }
+
+    #[test]
+    fn test_commands_use_the_project_runner() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        assert_eq!(
+            test_command(root, "a.py", &files(&["tests/test_a.py"])),
+            "pytest tests/test_a.py -q"
+        );
+        std::fs::write(root.join("uv.lock"), "").unwrap();
+        assert_eq!(test_command(root, "a.py", &[]), "uv run pytest -q");
+        assert_eq!(
+            test_command(root, "store/db.go", &files(&["store/db_test.go"])),
+            "go test ./store/..."
+        );
+        assert_eq!(
+            test_command(root, "web/app.ts", &files(&["web/app.test.ts"])),
+            "npx jest web/app.test.ts"
+        );
+        std::fs::write(
+            root.join("package.json"),
+            r#"{"devDependencies": {"vitest": "1"}}"#,
+        )
+        .unwrap();
+        assert_eq!(test_command(root, "web/app.ts", &[]), "npx vitest run");
+        std::fs::create_dir_all(root.join("crates/x/src")).unwrap();
+        std::fs::write(
+            root.join("crates/x/Cargo.toml"),
+            "[package]\nname = \"xcrate\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            test_command(
+                root,
+                "crates/x/src/util.rs",
+                &files(&["crates/x/src/util.rs", "crates/x/tests/util.rs"])
+            ),
+            "cargo test -p xcrate --lib util:: && cargo test -p xcrate --test util"
+        );
+        std::fs::write(root.join("pom.xml"), "").unwrap();
+        assert_eq!(
+            test_command(root, "src/Main.java", &files(&["test/MainTest.java"])),
+            "mvn test -Dtest=MainTest"
+        );
+    }
+}
