@@ -27,28 +27,74 @@ pub struct Rules {
     pub nesting: Vec<String>,
     #[serde(default)]
     pub classes: Vec<String>,
+    /// The kinds above as grammar symbol ids (filled when the table is built).
+    #[serde(skip)]
+    ids: KindSets,
+}
+
+/// Membership by grammar symbol id: named symbols only for node kinds (a keyword
+/// token spelled like a node kind never counts), anonymous ones for operators.
+#[derive(Debug, Default)]
+struct KindSets {
+    function: Vec<bool>,
+    decision: Vec<bool>,
+    short_circuit: Vec<bool>,
+    operator: Vec<bool>,
+    nesting: Vec<bool>,
+    class: Vec<bool>,
+}
+
+fn set_of(grammar: &tree_sitter::Language, kinds: &[String], named: bool) -> Vec<bool> {
+    let n = grammar.node_kind_count();
+    (0..n)
+        .map(|id| {
+            let id = id as u16;
+            grammar.node_kind_is_named(id) == named
+                && grammar
+                    .node_kind_for_id(id)
+                    .is_some_and(|k| kinds.iter().any(|x| x == k))
+        })
+        .collect()
+}
+
+fn has(set: &[bool], node: Node<'_>) -> bool {
+    set.get(node.kind_id() as usize).copied().unwrap_or(false)
 }
 
 impl Rules {
     /// Whether `node` opens a function (named nodes only: `function` is also a keyword).
     pub fn is_function(&self, node: Node<'_>) -> bool {
-        node.is_named() && self.functions.iter().any(|k| k == node.kind())
+        has(&self.ids.function, node)
+    }
+
+    fn compile(&mut self, grammar: &tree_sitter::Language) {
+        self.ids = KindSets {
+            function: set_of(grammar, &self.functions, true),
+            decision: set_of(grammar, &self.decisions, true),
+            short_circuit: set_of(grammar, &self.short_circuit, true),
+            operator: set_of(grammar, &self.operators, false),
+            nesting: set_of(grammar, &self.nesting, true),
+            class: set_of(grammar, &self.classes, true),
+        };
+    }
+
+    fn is_class(&self, node: Node<'_>) -> bool {
+        has(&self.ids.class, node)
     }
 
     /// Whether `node` adds one path.
     pub fn is_decision(&self, node: Node<'_>) -> bool {
-        let kind = node.kind();
-        if self.decisions.iter().any(|k| k == kind) {
+        if has(&self.ids.decision, node) {
             return true;
         }
-        self.short_circuit.iter().any(|k| k == kind)
+        has(&self.ids.short_circuit, node)
             && node
                 .child_by_field_name("operator")
-                .is_some_and(|op| self.operators.iter().any(|o| o == op.kind()))
+                .is_some_and(|op| has(&self.ids.operator, op))
     }
 
-    fn is_nesting(&self, kind: &str) -> bool {
-        self.nesting.iter().any(|k| k == kind)
+    fn is_nesting(&self, node: Node<'_>) -> bool {
+        has(&self.ids.nesting, node)
     }
 }
 
@@ -58,7 +104,15 @@ fn table() -> &'static HashMap<String, Rules> {
     static TABLE: OnceLock<HashMap<String, Rules>> = OnceLock::new();
     TABLE.get_or_init(|| {
         // The data is compiled in and checked by a unit test; a broken edit fails there.
-        serde_norway::from_str(DATA).unwrap_or_default()
+        let mut t: HashMap<String, Rules> = serde_norway::from_str(DATA).unwrap_or_default();
+        t.retain(|name, rules| match Language::from_name(name) {
+            Some(lang) => {
+                rules.compile(&lang.grammar());
+                true
+            }
+            None => false,
+        });
+        t
     })
 }
 
@@ -222,7 +276,7 @@ fn nesting_of(rules: &Rules, function: Node<'_>) -> u32 {
         if rules.is_function(cur) {
             continue;
         }
-        let depth = if rules.is_nesting(cur.kind()) {
+        let depth = if rules.is_nesting(cur) {
             depth + 1
         } else {
             depth
@@ -249,7 +303,7 @@ pub fn classes(rules: &Rules, root: Node<'_>, src: &[u8]) -> Vec<ClassMethods> {
     let mut cursor = root.walk();
     let mut stack = vec![root];
     while let Some(cur) = stack.pop() {
-        if rules.classes.iter().any(|k| k == cur.kind()) {
+        if rules.is_class(cur) {
             let mut methods = 0;
             let mut c = cur.walk();
             let mut inner: Vec<Node<'_>> = cur.children(&mut c).collect();
@@ -258,7 +312,7 @@ pub fn classes(rules: &Rules, root: Node<'_>, src: &[u8]) -> Vec<ClassMethods> {
                     methods += 1;
                     continue;
                 }
-                if rules.classes.iter().any(|k| k == n.kind()) {
+                if rules.is_class(n) {
                     continue;
                 }
                 let mut c2 = n.walk();
@@ -278,6 +332,119 @@ pub fn classes(rules: &Rules, root: Node<'_>, src: &[u8]) -> Vec<ClassMethods> {
     }
     out.sort_by_key(|c| c.line);
     out
+}
+
+/// Everything a file's health needs from its tree, in one traversal.
+#[derive(Debug, PartialEq)]
+pub struct Measured {
+    pub functions: Vec<FunctionCc>,
+    pub classes: Vec<ClassMethods>,
+    pub max_depth: u32,
+}
+
+#[derive(Clone, Copy)]
+enum Container {
+    None,
+    Function(usize),
+    Class(usize),
+}
+
+#[derive(Clone, Copy)]
+struct Frame {
+    function: Option<usize>,
+    nest: u32,
+    container: Container,
+}
+
+/// One depth-first pass: the same results as [`functions`], [`classes`] and
+/// [`max_depth`] together, for the per-file hot path of project scoring.
+pub fn measure(rules: &Rules, root: Node<'_>, src: &[u8]) -> Measured {
+    let mut functions: Vec<FunctionCc> = Vec::new();
+    let mut classes: Vec<ClassMethods> = Vec::new();
+    let mut max_depth = 1u32;
+    let mut frames: Vec<Frame> = vec![Frame {
+        function: None,
+        nest: 0,
+        container: Container::None,
+    }];
+    let mut cursor = root.walk();
+    let mut entering = true;
+    loop {
+        if entering {
+            let node = cursor.node();
+            let parent = *frames.last().unwrap_or(&Frame {
+                function: None,
+                nest: 0,
+                container: Container::None,
+            });
+            max_depth = max_depth.max(frames.len() as u32);
+            let frame = if rules.is_function(node) {
+                if let Container::Class(ci) = parent.container {
+                    classes[ci].methods += 1;
+                }
+                functions.push(FunctionCc {
+                    name: function_name(node, src),
+                    line: node.start_position().row as u32 + 1,
+                    end_line: node.end_position().row as u32 + 1,
+                    complexity: 1,
+                    nesting: 0,
+                    parameters: node
+                        .child_by_field_name("parameters")
+                        .map_or(0, |p| p.named_child_count() as u32),
+                });
+                let fi = functions.len() - 1;
+                Frame {
+                    function: Some(fi),
+                    nest: 0,
+                    container: Container::Function(fi),
+                }
+            } else {
+                let mut f = parent;
+                if let Some(fi) = parent.function {
+                    if rules.is_decision(node) {
+                        functions[fi].complexity += 1;
+                    }
+                    if rules.is_nesting(node) {
+                        f.nest += 1;
+                        functions[fi].nesting = functions[fi].nesting.max(f.nest);
+                    }
+                }
+                if rules.is_class(node) {
+                    let name = node
+                        .child_by_field_name("name")
+                        .or_else(|| node.child_by_field_name("type"))
+                        .map_or_else(|| "<anonymous>".to_owned(), |n| text(n, src).to_owned());
+                    classes.push(ClassMethods {
+                        name,
+                        line: node.start_position().row as u32 + 1,
+                        methods: 0,
+                    });
+                    f.container = Container::Class(classes.len() - 1);
+                }
+                f
+            };
+            frames.push(frame);
+            if cursor.goto_first_child() {
+                continue;
+            }
+            entering = false;
+        }
+        frames.pop();
+        if cursor.goto_next_sibling() {
+            entering = true;
+            continue;
+        }
+        if !cursor.goto_parent() {
+            break;
+        }
+    }
+    functions.sort_by_key(|f| (f.line, f.end_line));
+    classes.sort_by_key(|c| c.line);
+    Measured {
+        functions,
+        classes,
+        max_depth,
+    }
 }
 
 /// Depth of the deepest node of a parse tree (the root has depth 1).
@@ -404,6 +571,51 @@ mod tests {
         let r = rules(lang).unwrap();
         assert_eq!(of_span(r, tree.root_node(), 3, 6), 2);
         assert_eq!(of_span(r, tree.root_node(), 1, 1), 1);
+    }
+
+    #[test]
+    fn one_pass_agrees_with_the_separate_walks() {
+        for (lang, src) in [
+            (
+                "python",
+                "class A:\n    def m(self, x):\n        if x and x > 1:\n            for i in x:\n                while i:\n                    i -= 1\n        def inner():\n            return [a for a in x]\n        return 1\n\ndef g():\n    return 1 if g else 2\n",
+            ),
+            (
+                "javascript",
+                "class K { m(a) { if (a || b) { for (;;) {} } } }\nfunction f(x) { return x ? 1 : 2; }\nconst h = () => { try {} catch (e) {} };\n",
+            ),
+            (
+                "rust",
+                "impl S { fn a(&self) { if x { loop {} } } }\nfn b() { let c = |y| if y { 1 } else { 2 }; }\n",
+            ),
+            (
+                "ruby",
+                "class C\n  def m(x)\n    if x\n      1\n    elsif x > 2\n      2\n    end\n  end\nend\n",
+            ),
+        ] {
+            let l = Language::from_name(lang).unwrap();
+            let tree = parse(l, src.as_bytes()).unwrap();
+            let r = rules(l).unwrap();
+            let one = measure(r, tree.root_node(), src.as_bytes());
+            assert_eq!(
+                one.functions,
+                functions(r, tree.root_node(), src.as_bytes()),
+                "{lang}"
+            );
+            assert_eq!(
+                one.classes,
+                classes(r, tree.root_node(), src.as_bytes()),
+                "{lang}"
+            );
+            assert_eq!(one.max_depth, max_depth(tree.root_node()), "{lang}");
+        }
+    }
+
+    #[test]
+    fn ruby_keywords_spelled_like_node_kinds_do_not_count() {
+        // `if` node + `elsif` node; the `if` keyword token is not a decision.
+        let src = "def m(x)\n  if x\n    1\n  elsif x > 2\n    2\n  end\nend\n";
+        assert_eq!(ccs("ruby", src), vec![("m".into(), 3)]);
     }
 
     #[test]

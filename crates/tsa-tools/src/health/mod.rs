@@ -494,20 +494,24 @@ pub fn facts_of(path: &str, text: &str, c: &HealthConfig) -> ContentFacts {
     let lines = text.lines().count() as u32;
     let tree = lang.and_then(|l| complexity::parse(l, text.as_bytes()));
     let rules = lang.and_then(complexity::rules);
-    let (functions, classes) = match (&tree, rules) {
-        (Some(t), Some(r)) => (
-            complexity::functions(r, t.root_node(), text.as_bytes()),
-            complexity::classes(r, t.root_node(), text.as_bytes()),
-        ),
-        _ => (Vec::new(), Vec::new()),
+    let measured = match (&tree, rules) {
+        (Some(t), Some(r)) => Some(complexity::measure(r, t.root_node(), text.as_bytes())),
+        _ => None,
     };
+    let max_depth = match (&measured, &tree) {
+        (Some(m), _) => Some(m.max_depth),
+        (None, Some(t)) => Some(complexity::max_depth(t.root_node())),
+        _ => None,
+    };
+    let (functions, classes) =
+        measured.map_or((Vec::new(), Vec::new()), |m| (m.functions, m.classes));
     let smells = detect_smells(text, &functions, &classes, c);
     ContentFacts {
         language: lang.map(|l| l.name().to_owned()),
         lines,
         analysable: tree.is_some() && rules.is_some(),
         syntax_error: tree.as_ref().is_some_and(|t| t.root_node().has_error()),
-        max_depth: tree.as_ref().map(|t| complexity::max_depth(t.root_node())),
+        max_depth,
         duplication_ratio: duplication_ratio(text, c),
         functions,
         classes,
