@@ -344,8 +344,8 @@ pub struct Measured {
 
 #[derive(Clone, Copy)]
 enum Container {
-    None,
-    Function(usize),
+    /// Module level or inside a function: functions here are not methods.
+    Other,
     Class(usize),
 }
 
@@ -365,7 +365,7 @@ pub fn measure(rules: &Rules, root: Node<'_>, src: &[u8]) -> Measured {
     let mut frames: Vec<Frame> = vec![Frame {
         function: None,
         nest: 0,
-        container: Container::None,
+        container: Container::Other,
     }];
     let mut cursor = root.walk();
     let mut entering = true;
@@ -375,7 +375,7 @@ pub fn measure(rules: &Rules, root: Node<'_>, src: &[u8]) -> Measured {
             let parent = *frames.last().unwrap_or(&Frame {
                 function: None,
                 nest: 0,
-                container: Container::None,
+                container: Container::Other,
             });
             max_depth = max_depth.max(frames.len() as u32);
             let frame = if rules.is_function(node) {
@@ -396,7 +396,7 @@ pub fn measure(rules: &Rules, root: Node<'_>, src: &[u8]) -> Measured {
                 Frame {
                     function: Some(fi),
                     nest: 0,
-                    container: Container::Function(fi),
+                    container: Container::Other,
                 }
             } else {
                 let mut f = parent;
