@@ -11,6 +11,7 @@ mod edit_git;
 mod fixtures;
 mod graph_truth;
 mod health_graph;
+mod health_score;
 mod history;
 mod mcp;
 mod nav_graph;

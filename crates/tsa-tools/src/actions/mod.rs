@@ -8,17 +8,25 @@ mod edit_constraints;
 mod edit_guard;
 mod edit_impact;
 mod edit_pr;
+mod edit_refactor;
+mod edit_safe;
 mod graph;
+mod health_common;
 mod health_dead;
 mod health_deadcode;
 mod health_deps;
+mod health_file;
 mod health_files;
+mod health_heatmap;
 mod health_imports;
 mod health_matrix;
 mod health_model;
 mod health_overview;
+mod health_patterns;
+mod health_project;
 mod health_routes;
 mod health_routes_scan;
+mod health_scale;
 mod health_test_gap;
 mod index_auto;
 mod index_build;
@@ -84,6 +92,13 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &health_overview::Overview,
     &health_routes::Routes,
     &health_test_gap::TestGap,
+    &edit_refactor::Refactor,
+    &edit_safe::Safe,
+    &health_file::FileHealth,
+    &health_heatmap::Heatmap,
+    &health_patterns::Patterns,
+    &health_project::ProjectHealth,
+    &health_scale::Scale,
     &index_auto::Auto,
     &index_build::Build,
     &index_cache::Cache,

@@ -1,0 +1,635 @@
+//! The one canonical McCabe cyclomatic complexity (analyses.md §2).
+//!
+//! complexity(function) = 1 + the decision nodes inside its body. Which tree-sitter
+//! node kinds open a function, count as a decision, short-circuit or nest is DATA:
+//! `languages.yml` beside this file, one entry per language. A function nested in
+//! another is scored on its own and does not add to its parent. Every consumer
+//! (`health`, `edit`, the chain DSL's `complexity`, heatmaps) uses this module.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+use tree_sitter::Node;
+use tsa_lang::Language;
+
+/// One language's complexity rules (see `languages.yml`).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Rules {
+    pub functions: Vec<String>,
+    pub decisions: Vec<String>,
+    #[serde(default)]
+    pub short_circuit: Vec<String>,
+    #[serde(default)]
+    pub operators: Vec<String>,
+    #[serde(default)]
+    pub nesting: Vec<String>,
+    #[serde(default)]
+    pub classes: Vec<String>,
+    /// The kinds above as grammar symbol ids (filled when the table is built).
+    #[serde(skip)]
+    ids: KindSets,
+}
+
+/// Membership by grammar symbol id: named symbols only for node kinds (a keyword
+/// token spelled like a node kind never counts), anonymous ones for operators.
+#[derive(Debug, Default)]
+struct KindSets {
+    function: Vec<bool>,
+    decision: Vec<bool>,
+    short_circuit: Vec<bool>,
+    operator: Vec<bool>,
+    nesting: Vec<bool>,
+    class: Vec<bool>,
+}
+
+fn set_of(grammar: &tree_sitter::Language, kinds: &[String], named: bool) -> Vec<bool> {
+    let n = grammar.node_kind_count();
+    (0..n)
+        .map(|id| {
+            let id = id as u16;
+            grammar.node_kind_is_named(id) == named
+                && grammar
+                    .node_kind_for_id(id)
+                    .is_some_and(|k| kinds.iter().any(|x| x == k))
+        })
+        .collect()
+}
+
+fn has(set: &[bool], node: Node<'_>) -> bool {
+    set.get(node.kind_id() as usize).copied().unwrap_or(false)
+}
+
+impl Rules {
+    /// Whether `node` opens a function (named nodes only: `function` is also a keyword).
+    pub fn is_function(&self, node: Node<'_>) -> bool {
+        has(&self.ids.function, node)
+    }
+
+    fn compile(&mut self, grammar: &tree_sitter::Language) {
+        self.ids = KindSets {
+            function: set_of(grammar, &self.functions, true),
+            decision: set_of(grammar, &self.decisions, true),
+            short_circuit: set_of(grammar, &self.short_circuit, true),
+            operator: set_of(grammar, &self.operators, false),
+            nesting: set_of(grammar, &self.nesting, true),
+            class: set_of(grammar, &self.classes, true),
+        };
+    }
+
+    fn is_class(&self, node: Node<'_>) -> bool {
+        has(&self.ids.class, node)
+    }
+
+    /// Whether `node` adds one path.
+    pub fn is_decision(&self, node: Node<'_>) -> bool {
+        if has(&self.ids.decision, node) {
+            return true;
+        }
+        has(&self.ids.short_circuit, node)
+            && node
+                .child_by_field_name("operator")
+                .is_some_and(|op| has(&self.ids.operator, op))
+    }
+
+    fn is_nesting(&self, node: Node<'_>) -> bool {
+        has(&self.ids.nesting, node)
+    }
+}
+
+const DATA: &str = include_str!("languages.yml");
+
+fn table() -> &'static HashMap<String, Rules> {
+    static TABLE: OnceLock<HashMap<String, Rules>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        // The data is compiled in and checked by a unit test; a broken edit fails there.
+        let mut t: HashMap<String, Rules> = serde_norway::from_str(DATA).unwrap_or_default();
+        t.retain(|name, rules| match Language::from_name(name) {
+            Some(lang) => {
+                rules.compile(&lang.grammar());
+                true
+            }
+            None => false,
+        });
+        t
+    })
+}
+
+/// The complexity rules of `lang`; `None` for languages without functions
+/// (CSS, JSON, Markdown, ...).
+pub fn rules(lang: Language) -> Option<&'static Rules> {
+    table().get(lang.name())
+}
+
+/// The risk band of a complexity (analyses.md §2): 1–5 low, 6–10 medium,
+/// 11–20 high, ≥ 21 critical.
+pub fn band(cc: u32) -> &'static str {
+    match cc {
+        0..=5 => "low",
+        6..=10 => "medium",
+        11..=20 => "high",
+        _ => "critical",
+    }
+}
+
+/// Complexity of one function node: 1 + its decision nodes, nested functions excluded.
+pub fn of_function(rules: &Rules, function: Node<'_>) -> u32 {
+    1 + decisions_below(rules, function, None)
+}
+
+/// Decision nodes in `node` itself and below it (nested functions excluded): the
+/// paths a block adds to its function.
+pub fn decisions_within(rules: &Rules, node: Node<'_>) -> u32 {
+    u32::from(rules.is_decision(node)) + decisions_below(rules, node, None)
+}
+
+/// Decision nodes below `node` (not descending into nested functions); with
+/// `rows`, only nodes lying entirely within those rows count.
+fn decisions_below(rules: &Rules, node: Node<'_>, rows: Option<(usize, usize)>) -> u32 {
+    let mut n = 0;
+    let mut cursor = node.walk();
+    let mut stack: Vec<Node<'_>> = node.children(&mut cursor).collect();
+    while let Some(cur) = stack.pop() {
+        if rules.is_function(cur) {
+            continue;
+        }
+        let inside = rows.is_none_or(|(first, last)| {
+            cur.start_position().row >= first && cur.end_position().row <= last
+        });
+        if inside && rules.is_decision(cur) {
+            n += 1;
+        }
+        if let Some((first, last)) = rows
+            && (cur.end_position().row < first || cur.start_position().row > last)
+        {
+            continue;
+        }
+        let mut c = cur.walk();
+        stack.extend(cur.children(&mut c));
+    }
+    n
+}
+
+/// Complexity of the definition spanning 1-based lines `line..=end_line`: the
+/// function node starting on `line` when there is one, else 1 + the decisions
+/// lying within the lines (classes, modules).
+pub fn of_span(rules: &Rules, root: Node<'_>, line: u32, end_line: u32) -> u32 {
+    let first = line.saturating_sub(1) as usize;
+    let last = end_line.max(line).saturating_sub(1) as usize;
+    if let Some(f) = function_at_row(rules, root, first) {
+        return of_function(rules, f);
+    }
+    1 + decisions_below(rules, root, Some((first, last)))
+}
+
+fn function_at_row<'t>(rules: &Rules, root: Node<'t>, row: usize) -> Option<Node<'t>> {
+    let mut cursor = root.walk();
+    let mut stack = vec![root];
+    while let Some(cur) = stack.pop() {
+        if cur.end_position().row < row || cur.start_position().row > row {
+            continue;
+        }
+        if rules.is_function(cur) && cur.start_position().row == row {
+            return Some(cur);
+        }
+        let mut kids: Vec<Node<'t>> = cur.children(&mut cursor).collect();
+        kids.reverse();
+        stack.extend(kids);
+    }
+    None
+}
+
+/// One function found in a parse tree, with its metrics.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct FunctionCc {
+    pub name: String,
+    /// 1-based first and last line.
+    pub line: u32,
+    pub end_line: u32,
+    pub complexity: u32,
+    /// Deepest nesting of control blocks inside the function.
+    pub nesting: u32,
+    pub parameters: u32,
+}
+
+/// Every function of a parsed file, in source order.
+pub fn functions(rules: &Rules, root: Node<'_>, src: &[u8]) -> Vec<FunctionCc> {
+    let mut out = Vec::new();
+    let mut cursor = root.walk();
+    let mut stack = vec![root];
+    while let Some(cur) = stack.pop() {
+        if rules.is_function(cur) {
+            out.push(FunctionCc {
+                name: function_name(cur, src),
+                line: cur.start_position().row as u32 + 1,
+                end_line: cur.end_position().row as u32 + 1,
+                complexity: of_function(rules, cur),
+                nesting: nesting_of(rules, cur),
+                parameters: cur
+                    .child_by_field_name("parameters")
+                    .map_or(0, |p| p.named_child_count() as u32),
+            });
+        }
+        stack.extend(cur.children(&mut cursor));
+    }
+    out.sort_by_key(|f| (f.line, f.end_line));
+    out
+}
+
+fn text<'s>(node: Node<'_>, src: &'s [u8]) -> &'s str {
+    node.utf8_text(src).unwrap_or("")
+}
+
+/// The function's name: its `name` field, else the variable/key it is assigned to,
+/// else `<anonymous>`.
+fn function_name(node: Node<'_>, src: &[u8]) -> String {
+    if let Some(n) = node.child_by_field_name("name") {
+        return text(n, src).to_owned();
+    }
+    if let Some(d) = node.child_by_field_name("declarator") {
+        // C/C++: the declarator's innermost identifier.
+        let mut cur = d;
+        while let Some(inner) = cur.child_by_field_name("declarator") {
+            cur = inner;
+        }
+        return text(cur, src).to_owned();
+    }
+    if let Some(p) = node.parent() {
+        for field in ["name", "left", "key"] {
+            if let Some(n) = p.child_by_field_name(field)
+                && n.id() != node.id()
+            {
+                return text(n, src).to_owned();
+            }
+        }
+    }
+    "<anonymous>".to_owned()
+}
+
+/// Deepest chain of nesting blocks below `function` (nested functions excluded).
+fn nesting_of(rules: &Rules, function: Node<'_>) -> u32 {
+    let mut best = 0;
+    let mut cursor = function.walk();
+    let mut stack: Vec<(Node<'_>, u32)> = function.children(&mut cursor).map(|c| (c, 0)).collect();
+    while let Some((cur, depth)) = stack.pop() {
+        if rules.is_function(cur) {
+            continue;
+        }
+        let depth = if rules.is_nesting(cur) {
+            depth + 1
+        } else {
+            depth
+        };
+        best = best.max(depth);
+        let mut c = cur.walk();
+        stack.extend(cur.children(&mut c).map(|k| (k, depth)));
+    }
+    best
+}
+
+/// A class-like definition and how many functions it holds directly.
+#[derive(Clone, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct ClassMethods {
+    pub name: String,
+    pub line: u32,
+    pub methods: u32,
+}
+
+/// Every class-like node of a parsed file with its direct method count (functions
+/// below it that are not nested in another function or class).
+pub fn classes(rules: &Rules, root: Node<'_>, src: &[u8]) -> Vec<ClassMethods> {
+    let mut out = Vec::new();
+    let mut cursor = root.walk();
+    let mut stack = vec![root];
+    while let Some(cur) = stack.pop() {
+        if rules.is_class(cur) {
+            let mut methods = 0;
+            let mut c = cur.walk();
+            let mut inner: Vec<Node<'_>> = cur.children(&mut c).collect();
+            while let Some(n) = inner.pop() {
+                if rules.is_function(n) {
+                    methods += 1;
+                    continue;
+                }
+                if rules.is_class(n) {
+                    continue;
+                }
+                let mut c2 = n.walk();
+                inner.extend(n.children(&mut c2));
+            }
+            let name = cur
+                .child_by_field_name("name")
+                .or_else(|| cur.child_by_field_name("type"))
+                .map_or_else(|| "<anonymous>".to_owned(), |n| text(n, src).to_owned());
+            out.push(ClassMethods {
+                name,
+                line: cur.start_position().row as u32 + 1,
+                methods,
+            });
+        }
+        stack.extend(cur.children(&mut cursor));
+    }
+    out.sort_by_key(|c| c.line);
+    out
+}
+
+/// Everything a file's health needs from its tree, in one traversal.
+#[derive(Debug, PartialEq)]
+pub struct Measured {
+    pub functions: Vec<FunctionCc>,
+    pub classes: Vec<ClassMethods>,
+    pub max_depth: u32,
+}
+
+#[derive(Clone, Copy)]
+enum Container {
+    /// Module level or inside a function: functions here are not methods.
+    Other,
+    Class(usize),
+}
+
+#[derive(Clone, Copy)]
+struct Frame {
+    function: Option<usize>,
+    nest: u32,
+    container: Container,
+}
+
+/// One depth-first pass: the same results as [`functions`], [`classes`] and
+/// [`max_depth`] together, for the per-file hot path of project scoring.
+pub fn measure(rules: &Rules, root: Node<'_>, src: &[u8]) -> Measured {
+    let mut functions: Vec<FunctionCc> = Vec::new();
+    let mut classes: Vec<ClassMethods> = Vec::new();
+    let mut max_depth = 1u32;
+    let mut frames: Vec<Frame> = vec![Frame {
+        function: None,
+        nest: 0,
+        container: Container::Other,
+    }];
+    let mut cursor = root.walk();
+    let mut entering = true;
+    loop {
+        if entering {
+            let node = cursor.node();
+            let parent = *frames.last().unwrap_or(&Frame {
+                function: None,
+                nest: 0,
+                container: Container::Other,
+            });
+            max_depth = max_depth.max(frames.len() as u32);
+            let frame = if rules.is_function(node) {
+                if let Container::Class(ci) = parent.container {
+                    classes[ci].methods += 1;
+                }
+                functions.push(FunctionCc {
+                    name: function_name(node, src),
+                    line: node.start_position().row as u32 + 1,
+                    end_line: node.end_position().row as u32 + 1,
+                    complexity: 1,
+                    nesting: 0,
+                    parameters: node
+                        .child_by_field_name("parameters")
+                        .map_or(0, |p| p.named_child_count() as u32),
+                });
+                let fi = functions.len() - 1;
+                Frame {
+                    function: Some(fi),
+                    nest: 0,
+                    container: Container::Other,
+                }
+            } else {
+                let mut f = parent;
+                if let Some(fi) = parent.function {
+                    if rules.is_decision(node) {
+                        functions[fi].complexity += 1;
+                    }
+                    if rules.is_nesting(node) {
+                        f.nest += 1;
+                        functions[fi].nesting = functions[fi].nesting.max(f.nest);
+                    }
+                }
+                if rules.is_class(node) {
+                    let name = node
+                        .child_by_field_name("name")
+                        .or_else(|| node.child_by_field_name("type"))
+                        .map_or_else(|| "<anonymous>".to_owned(), |n| text(n, src).to_owned());
+                    classes.push(ClassMethods {
+                        name,
+                        line: node.start_position().row as u32 + 1,
+                        methods: 0,
+                    });
+                    f.container = Container::Class(classes.len() - 1);
+                }
+                f
+            };
+            frames.push(frame);
+            if cursor.goto_first_child() {
+                continue;
+            }
+            entering = false;
+        }
+        frames.pop();
+        if cursor.goto_next_sibling() {
+            entering = true;
+            continue;
+        }
+        if !cursor.goto_parent() {
+            break;
+        }
+    }
+    functions.sort_by_key(|f| (f.line, f.end_line));
+    classes.sort_by_key(|c| c.line);
+    Measured {
+        functions,
+        classes,
+        max_depth,
+    }
+}
+
+/// Depth of the deepest node of a parse tree (the root has depth 1).
+pub fn max_depth(root: Node<'_>) -> u32 {
+    let mut cursor = root.walk();
+    let mut depth = 1u32;
+    let mut best = 1u32;
+    loop {
+        if cursor.goto_first_child() {
+            depth += 1;
+            best = best.max(depth);
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() {
+                return best;
+            }
+            depth -= 1;
+        }
+    }
+}
+
+/// Parses `src` as `lang`; `None` when the grammar cannot be loaded.
+pub fn parse(lang: Language, src: &[u8]) -> Option<tree_sitter::Tree> {
+    let mut parser = tree_sitter::Parser::new();
+    parser.set_language(&lang.grammar()).ok()?;
+    parser.parse(src, None)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ccs(lang: &str, src: &str) -> Vec<(String, u32)> {
+        let lang = Language::from_name(lang).unwrap();
+        let tree = parse(lang, src.as_bytes()).unwrap();
+        functions(rules(lang).unwrap(), tree.root_node(), src.as_bytes())
+            .into_iter()
+            .map(|f| (f.name, f.complexity))
+            .collect()
+    }
+
+    #[test]
+    fn data_file_parses_and_covers_every_full_language() {
+        let t: HashMap<String, Rules> = serde_norway::from_str(DATA).unwrap();
+        for name in [
+            "python",
+            "javascript",
+            "typescript",
+            "tsx",
+            "go",
+            "rust",
+            "java",
+            "c",
+            "cpp",
+            "csharp",
+            "kotlin",
+            "php",
+            "ruby",
+            "scala",
+            "swift",
+            "bash",
+        ] {
+            assert!(t.contains_key(name), "{name} missing");
+            assert!(Language::from_name(name).is_some(), "{name} unknown");
+        }
+    }
+
+    #[test]
+    fn python() {
+        let src = "def f(x):\n    if x and x > 1:\n        return 1\n    elif x:\n        pass\n    for i in x:\n        pass\n    return [a for a in x] if x else 3\n\ndef g():\n    return 1\n";
+        // if, and, elif, for, conditional, list comprehension.
+        assert_eq!(ccs("python", src), vec![("f".into(), 7), ("g".into(), 1)]);
+    }
+
+    #[test]
+    fn python_nested_function_is_scored_apart() {
+        let src = "def outer(x):\n    def inner(y):\n        if y:\n            return 1\n    while x:\n        x -= 1\n";
+        assert_eq!(
+            ccs("python", src),
+            vec![("outer".into(), 2), ("inner".into(), 2)]
+        );
+    }
+
+    #[test]
+    fn javascript() {
+        let src = "function f(a, b) {\n  if (a && b) { return 1; } else { return 2; }\n  for (const x of a) {}\n  return a ? 1 : (b ?? 2);\n}\nconst g = (x) => x || 1;\n";
+        // if, &&, else, for-of, ternary, ?? ; g: ||
+        assert_eq!(
+            ccs("javascript", src),
+            vec![("f".into(), 7), ("g".into(), 2)]
+        );
+    }
+
+    #[test]
+    fn go() {
+        let src = "package m\nfunc F(a int) int {\n\tif a > 1 && a < 5 {\n\t\treturn 1\n\t}\n\tfor i := 0; i < a; i++ {}\n\tswitch a {\n\tcase 1:\n\t\treturn 2\n\tcase 2:\n\t\treturn 3\n\tdefault:\n\t\treturn 4\n\t}\n}\n";
+        // if, &&, for, case, case
+        assert_eq!(ccs("go", src), vec![("F".into(), 6)]);
+    }
+
+    #[test]
+    fn rust() {
+        let src = "fn f(x: Option<u32>) -> u32 {\n    if let Some(v) = x { if v > 1 || v < 0 { return 1; } }\n    match x { Some(1) => 2, Some(_) => 3, None => 4 }\n}\n";
+        // if, if, ||, 3 arms
+        assert_eq!(ccs("rust", src), vec![("f".into(), 7)]);
+    }
+
+    #[test]
+    fn java() {
+        let src = "class A {\n  int f(int a) {\n    if (a > 1 && a < 3) return 1;\n    for (int x : new int[]{1}) {}\n    try { a++; } catch (Exception e) {}\n    return a > 0 ? 1 : 2;\n  }\n}\n";
+        // if, &&, enhanced for, catch, ternary
+        assert_eq!(ccs("java", src), vec![("f".into(), 6)]);
+    }
+
+    #[test]
+    fn spans_delegate_to_the_function_at_the_line() {
+        let lang = Language::from_name("python").unwrap();
+        let src = "x = 1\n\ndef f(a):\n    if a:\n        return 1\n    return 2\n";
+        let tree = parse(lang, src.as_bytes()).unwrap();
+        let r = rules(lang).unwrap();
+        assert_eq!(of_span(r, tree.root_node(), 3, 6), 2);
+        assert_eq!(of_span(r, tree.root_node(), 1, 1), 1);
+    }
+
+    #[test]
+    fn one_pass_agrees_with_the_separate_walks() {
+        for (lang, src) in [
+            (
+                "python",
+                "class A:\n    def m(self, x):\n        if x and x > 1:\n            for i in x:\n                while i:\n                    i -= 1\n        def inner():\n            return [a for a in x]\n        return 1\n\ndef g():\n    return 1 if g else 2\n",
+            ),
+            (
+                "javascript",
+                "class K { m(a) { if (a || b) { for (;;) {} } } }\nfunction f(x) { return x ? 1 : 2; }\nconst h = () => { try {} catch (e) {} };\n",
+            ),
+            (
+                "rust",
+                "impl S { fn a(&self) { if x { loop {} } } }\nfn b() { let c = |y| if y { 1 } else { 2 }; }\n",
+            ),
+            (
+                "ruby",
+                "class C\n  def m(x)\n    if x\n      1\n    elsif x > 2\n      2\n    end\n  end\nend\n",
+            ),
+        ] {
+            let l = Language::from_name(lang).unwrap();
+            let tree = parse(l, src.as_bytes()).unwrap();
+            let r = rules(l).unwrap();
+            let one = measure(r, tree.root_node(), src.as_bytes());
+            assert_eq!(
+                one.functions,
+                functions(r, tree.root_node(), src.as_bytes()),
+                "{lang}"
+            );
+            assert_eq!(
+                one.classes,
+                classes(r, tree.root_node(), src.as_bytes()),
+                "{lang}"
+            );
+            assert_eq!(one.max_depth, max_depth(tree.root_node()), "{lang}");
+        }
+    }
+
+    #[test]
+    fn ruby_keywords_spelled_like_node_kinds_do_not_count() {
+        // `if` node + `elsif` node; the `if` keyword token is not a decision.
+        let src = "def m(x)\n  if x\n    1\n  elsif x > 2\n    2\n  end\nend\n";
+        assert_eq!(ccs("ruby", src), vec![("m".into(), 3)]);
+    }
+
+    #[test]
+    fn bands_and_depth() {
+        assert_eq!(band(1), "low");
+        assert_eq!(band(5), "low");
+        assert_eq!(band(6), "medium");
+        assert_eq!(band(10), "medium");
+        assert_eq!(band(11), "high");
+        assert_eq!(band(20), "high");
+        assert_eq!(band(21), "critical");
+        let lang = Language::from_name("python").unwrap();
+        let tree = parse(lang, b"x = 1\n").unwrap();
+        // module > expression_statement > assignment > identifier
+        assert_eq!(max_depth(tree.root_node()), 4);
+    }
+}
