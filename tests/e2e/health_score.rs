@@ -445,3 +445,44 @@ fn override_file_changes_thresholds_and_bad_override_is_a_validation_error() {
         "{bad}"
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn edit_safe_escalates_on_constraint_violations() {
+    let p = crate::support::project("constraints");
+    let words = [
+        "edit",
+        "safe",
+        "--file-path",
+        "app/api/routes.py",
+        "--output-format",
+        "json",
+    ];
+    let (code, v) = crate::support::json(&p.root, &words);
+    assert_eq!(code, 0);
+    crate::support::assert_envelope(&v);
+    assert_eq!(v["verdict"], "UNSAFE", "an error-severity rule: {v}");
+    assert_eq!(v["constraints_checked"], true);
+    assert!(
+        v["constraint_violations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|r| r["rule_id"] == "api-not-db")
+    );
+    assert!(
+        v["risk_factors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["factor"] == "constraint_violation")
+    );
+    let client = crate::support::mcp((), &p.root).await;
+    let (_, m) = crate::support::mcp_call(
+        &client,
+        "edit",
+        serde_json::json!({"action": "safe", "file_path": "app/db/audit.py", "output_format": "json"}),
+    )
+    .await;
+    assert_eq!(m["verdict"], "CAUTION", "a warn-severity rule: {m}");
+    client.cancel().await.unwrap();
+}

@@ -64,12 +64,20 @@ pub struct Args {
 
 pub struct Safe;
 
-/// Constraint escalation hook: the verdict of persisted architectural-constraint
-/// violations touching `file` (error -> UNSAFE, warn -> CAUTION). `edit constraints`
-/// is not part of this build yet, so there is nothing to consult: `None`, and the
-/// answer says `constraints_checked: false`. The lead wires this at merge.
-pub fn constraint_verdict_for(_root: &Path, _file: &str) -> Option<Verdict> {
-    None
+/// The verdict floor from architectural-constraint violations touching `file`
+/// (error -> UNSAFE, warn -> CAUTION, info -> none), with the violation rows.
+pub fn constraint_verdict_for(
+    root: &Path,
+    index: &Index,
+    file: &str,
+) -> Result<(Option<Verdict>, Vec<Value>), ToolError> {
+    let rows = crate::constraints::violations_touching(root, index, &[file])?;
+    let floor = rows.iter().map(|v| v.severity).max().and_then(|s| match s {
+        crate::constraints::Severity::Error => Some(Verdict::Unsafe),
+        crate::constraints::Severity::Warn => Some(Verdict::Caution),
+        crate::constraints::Severity::Info => None,
+    });
+    Ok((floor, rows.iter().map(|v| v.to_json()).collect()))
 }
 
 /// Test files associated with `rel` by naming convention / location.
@@ -488,11 +496,29 @@ impl Action for Safe {
                 ));
             }
         }
-        let constraint = constraint_verdict_for(root, &rel);
+        let (constraint, violations) = constraint_verdict_for(root, &sc.index, &rel)?;
         if let Some(v) = constraint
             && v > verdict
         {
             verdict = v;
+        }
+        for v in &violations {
+            factors.push(factor(
+                "constraint_violation",
+                format!(
+                    "rule {}: {} -> {} ({})",
+                    v["rule_id"].as_str().unwrap_or(""),
+                    v["caller_file"].as_str().unwrap_or(""),
+                    v["callee_file"].as_str().unwrap_or(""),
+                    v["severity"].as_str().unwrap_or("")
+                ),
+                if v["severity"] == "error" {
+                    "dangerous"
+                } else {
+                    "caution"
+                },
+                0,
+            ));
         }
         let strategy = match verdict {
             Verdict::Safe => "direct_focused_edit",
@@ -576,7 +602,8 @@ impl Action for Safe {
             .with("test_dependents", json!(test_dependents))
             .with("has_tests", !tests.is_empty())
             .with("pre_edit_checklist", numbered(checklist))
-            .with("constraints_checked", constraint.is_some())
+            .with("constraints_checked", true)
+            .with("constraint_violations", json!(violations))
             .with(
                 "agent_workflow",
                 json!({
