@@ -376,6 +376,21 @@ async fn health_and_edit_safe_answer_alike_over_mcp_and_cli() {
     assert_eq!(sc["file_count"], 2);
     assert_eq!(sc["files"][0]["complexity"]["max"], 51);
     assert_eq!(sc["files"][0]["functions"][1]["name"], "branchy");
+    let one = get(
+        "health",
+        json!({"action": "scale", "file_paths": ["complex.py", "lonely.py"], "limit": 1}),
+    )
+    .await;
+    assert_eq!(one["file_count"], 2);
+    assert_eq!(one["files_listed"], 1);
+    assert_eq!(one["truncated"], true);
+    assert!(
+        one["next_step"]
+            .as_str()
+            .unwrap()
+            .starts_with("showing 1 of 2 files"),
+        "{one}"
+    );
 
     // Refactor: the dispatch chain inside `tangled` is one extraction with its range.
     let rf = get(

@@ -46,6 +46,17 @@ fn prefix_in(repo: &Repository, root: &Path) -> Option<String> {
 /// `git log --name-only` shows no files for them). Paths outside the project root
 /// are dropped; a commit touching only such paths still counts with no files.
 pub fn load(root: &Path, max_commits: usize) -> Result<History, HistoryError> {
+    walk_commits(root, max_commits, i64::MIN)
+}
+
+/// The non-merge commits made at or after `since` (seconds since the epoch).
+pub fn load_since(root: &Path, since: i64) -> Result<History, HistoryError> {
+    walk_commits(root, usize::MAX, since)
+}
+
+/// Files touched per commit, newest first, until `max_commits` or a commit older
+/// than `since`.
+fn walk_commits(root: &Path, max_commits: usize, since: i64) -> Result<History, HistoryError> {
     let repo = Repository::discover(root)
         .map_err(|_| HistoryError::NotARepo(root.display().to_string()))?;
     let Some(prefix) = prefix_in(&repo, root) else {
@@ -68,6 +79,9 @@ pub fn load(root: &Path, max_commits: usize) -> Result<History, HistoryError> {
             break;
         }
         let commit = repo.find_commit(oid?)?;
+        if commit.time().seconds() < since {
+            break;
+        }
         if commit.parent_count() > 1 {
             continue;
         }
@@ -102,6 +116,20 @@ pub fn load(root: &Path, max_commits: usize) -> Result<History, HistoryError> {
         commits: out,
         complete,
     })
+}
+
+/// Commits per file at or after `since`: the git-hotspot dimension of health.
+pub fn commit_counts_since(
+    root: &Path,
+    since: i64,
+) -> Result<std::collections::HashMap<String, u32>, HistoryError> {
+    let mut counts = std::collections::HashMap::new();
+    for c in load_since(root, since)?.commits {
+        for f in c.files {
+            *counts.entry(f).or_insert(0) += 1;
+        }
+    }
+    Ok(counts)
 }
 
 /// A commit that last touched some line of a range (from `git blame`).

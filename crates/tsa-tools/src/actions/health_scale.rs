@@ -7,7 +7,7 @@ use serde_json::{Value, json};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_lang::Language;
 
-use super::common::fixed_cap;
+use super::common::cap;
 use super::health_common::check_language;
 use crate::action::Action;
 use crate::complexity::band;
@@ -39,6 +39,10 @@ pub struct Args {
     /// Include reading guidance (default true unless metrics_only).
     #[serde(default)]
     pub include_guidance: Option<bool>,
+    /// Most files listed (default 200); totals cover every file measured.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub limit: Option<i64>,
 }
 
 pub struct Scale;
@@ -77,6 +81,7 @@ impl Action for Scale {
         "file size and complexity metrics (batch with file_paths), with reading guidance";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
+        let limit = cap("limit", args.limit, 200)?;
         let root = ctx.root()?;
         let mut inputs: Vec<String> = args.file_paths.clone().unwrap_or_default();
         if let Some(f) = &args.file_path {
@@ -164,9 +169,9 @@ impl Action for Scale {
                     listed_key: "files_listed",
                     cap_key: "files_cap",
                     noun: "files",
-                    remedy: "pass fewer file_paths per call".into(),
+                    remedy: "raise limit, or pass fewer file_paths per call".into(),
                 },
-                Capped::collect(rows, fixed_cap(200)),
+                Capped::collect(rows, limit),
             ))
     }
 }
