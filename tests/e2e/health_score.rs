@@ -501,3 +501,35 @@ async fn edit_safe_escalates_on_constraint_violations() {
     assert_eq!(m["verdict"], "CAUTION", "a warn-severity rule: {m}");
     client.cancel().await.unwrap();
 }
+
+/// Scores from the measurements the index build stored (one parse) equal scores from
+/// parsing each file again.
+#[test]
+fn stored_tree_facts_score_like_a_fresh_parse() {
+    let p = crate::support::project("healthproj");
+    let args = [
+        "health",
+        "project",
+        "--min-grade",
+        "A",
+        "--max-files",
+        "100",
+        "--output-format",
+        "json",
+    ];
+    // An index built without the facts hook: health parses every file itself.
+    tsa_index::build(&p.root, &tsa_index::BuildOptions::default()).unwrap();
+    let (_, parsed) = crate::support::json(&p.root, &args);
+    // Rebuilt through the CLI (the hook stores tree facts); no cache to fall back on.
+    std::fs::remove_file(p.root.join(".tsa/health-cache.json")).unwrap();
+    let (code, _) = crate::support::json(
+        &p.root,
+        &["index", "full", "--mode", "full", "--output-format", "json"],
+    );
+    assert_eq!(code, 0);
+    std::fs::remove_file(p.root.join(".tsa/health-cache.json")).ok();
+    let (_, stored) = crate::support::json(&p.root, &args);
+    assert_eq!(parsed["files"], stored["files"]);
+    assert_eq!(parsed["grade_distribution"], stored["grade_distribution"]);
+    assert!(parsed["files"].as_array().unwrap().len() > 3);
+}

@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use rusqlite::{Connection, OptionalExtension};
-use tsa_lang::{FileExtract, Language, extract, is_test_path, return_type};
+use tsa_lang::{FileExtract, Language, extract_with, is_test_path, return_type};
 
 use crate::IndexError;
 use crate::resolve::{Binding, MCall, MFile, MImport, MSym, Model, Resolution};
@@ -54,6 +54,8 @@ pub struct BuildOptions {
     pub walk: WalkOptions,
     /// Called as files are parsed and phases change (a progress bar, MCP notifications).
     pub progress: Option<ProgressSink>,
+    /// Measurements taken from each parse tree and stored with the file.
+    pub facts: Option<tsa_lang::FactsHook>,
 }
 
 impl std::fmt::Debug for BuildOptions {
@@ -62,6 +64,7 @@ impl std::fmt::Debug for BuildOptions {
             .field("mode", &self.mode)
             .field("walk", &self.walk)
             .field("progress", &self.progress.is_some())
+            .field("facts", &self.facts.is_some())
             .finish()
     }
 }
@@ -179,13 +182,13 @@ fn compare(f: &SourceFile, stored: Option<&Stored>) -> Compared {
     Compared::Changed { bytes, hash }
 }
 
-fn examine(f: &SourceFile, stored: Option<&Stored>) -> Outcome {
+fn examine(f: &SourceFile, stored: Option<&Stored>, hook: Option<&tsa_lang::FactsHook>) -> Outcome {
     match compare(f, stored) {
         Compared::Unchanged => Outcome::Unchanged,
         Compared::Touched => Outcome::Touched,
         Compared::Unreadable(e) => Outcome::Failed(e),
         Compared::Changed { bytes, .. } if is_binary(&bytes) => Outcome::Binary,
-        Compared::Changed { bytes, hash } => match extract(f.language, &bytes) {
+        Compared::Changed { bytes, hash } => match extract_with(f.language, &bytes, hook) {
             Ok(x) => Outcome::Parsed { hash, x },
             Err(e) => Outcome::Failed(e.to_string()),
         },
@@ -214,7 +217,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
         .files
         .par_iter()
         .map(|f| {
-            let o = examine(f, stored.get(&f.rel));
+            let o = examine(f, stored.get(&f.rel), opts.facts.as_ref());
             let n = done.fetch_add(1, Ordering::Relaxed) + 1;
             if n.is_multiple_of(32) || n == total {
                 opts.report("parse", n, total);

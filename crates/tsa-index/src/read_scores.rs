@@ -18,6 +18,8 @@ pub struct FileFacts {
     pub mtime_ns: i64,
     pub parse_errors: u32,
     pub is_test: bool,
+    /// What the build's facts hook measured from the same parse, if one ran.
+    pub facts: Option<String>,
 }
 
 /// File-level import counts of one file.
@@ -35,7 +37,7 @@ impl Index {
     /// Every indexed file, ordered by path.
     pub fn file_facts(&self) -> Result<Vec<FileFacts>, IndexError> {
         let mut stmt = self.conn.prepare_cached(
-            "SELECT path, language, hash, size, mtime_ns, parse_errors, is_test FROM files ORDER BY path",
+            "SELECT path, language, hash, size, mtime_ns, parse_errors, is_test, facts FROM files ORDER BY path",
         )?;
         let rows = stmt.query_map([], |r| {
             Ok(FileFacts {
@@ -46,6 +48,7 @@ impl Index {
                 mtime_ns: r.get(4)?,
                 parse_errors: r.get::<_, i64>(5)? as u32,
                 is_test: r.get(6)?,
+                facts: r.get(7)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)

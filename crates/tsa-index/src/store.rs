@@ -9,7 +9,7 @@ use tsa_lang::FileExtract;
 use crate::IndexError;
 
 /// Bumped whenever the schema or the extractor changes what it stores.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -21,7 +21,8 @@ CREATE TABLE IF NOT EXISTS files(
     size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
     parse_errors INTEGER NOT NULL,
-    is_test INTEGER NOT NULL
+    is_test INTEGER NOT NULL,
+    facts TEXT
 );
 CREATE TABLE IF NOT EXISTS names(id INTEGER PRIMARY KEY, name TEXT NOT NULL UNIQUE);
 CREATE TABLE IF NOT EXISTS symbols(
@@ -395,8 +396,8 @@ impl<'t> Writer<'t> {
     ) -> Result<(i64, Vec<i64>), IndexError> {
         self.tx
             .prepare_cached(
-                "INSERT INTO files(id, path, language, hash, size, mtime_ns, parse_errors, is_test)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "INSERT INTO files(id, path, language, hash, size, mtime_ns, parse_errors, is_test, facts)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             )?
             .execute(params![
                 at.map(|a| a.0),
@@ -406,7 +407,8 @@ impl<'t> Writer<'t> {
                 file.size as i64,
                 file.mtime_ns,
                 x.parse_errors,
-                file.is_test
+                file.is_test,
+                x.facts
             ])?;
         let file_id = self.tx.last_insert_rowid();
         let mut ids: Vec<i64> = Vec::with_capacity(x.defs.len());

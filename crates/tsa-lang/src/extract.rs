@@ -216,9 +216,23 @@ pub fn parse_only(lang: Language, src: &[u8]) -> Result<Option<u32>, ExtractErro
     })
 }
 
+/// Measurements a caller takes from the parse tree of a file while it is extracted
+/// (one parse serves both): `(language, root node, source) -> opaque text`.
+pub type FactsHook =
+    std::sync::Arc<dyn Fn(Language, Node<'_>, &[u8]) -> Option<String> + Send + Sync>;
+
 /// Parses `src` once and extracts definitions, call sites and imports.
 /// Broken source is data: a tree with errors still yields what it holds.
 pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> {
+    extract_with(lang, src, None)
+}
+
+/// [`extract`], also running `hook` over the same tree (its text lands in `facts`).
+pub fn extract_with(
+    lang: Language,
+    src: &[u8],
+    hook: Option<&FactsHook>,
+) -> Result<FileExtract, ExtractError> {
     let queries = compiled(lang)?;
     let spec = lang.spec();
     let tree = PARSERS.with(|cell| {
@@ -243,6 +257,7 @@ pub fn extract(lang: Language, src: &[u8]) -> Result<FileExtract, ExtractError> 
     let root = tree.root_node();
     let mut out = FileExtract {
         parse_errors: count_errors(root),
+        facts: hook.and_then(|h| h(lang, root, src)),
         ..FileExtract::default()
     };
 

@@ -8,7 +8,7 @@ mod model;
 mod returns;
 mod test_paths;
 
-pub use extract::{ExtractError, extract, parse_only, validate_queries};
+pub use extract::{ExtractError, FactsHook, extract, extract_with, parse_only, validate_queries};
 pub use languages::{Family, Language, ModuleStyle, Tier};
 pub use model::{Base, BaseKind, CallSite, Def, DefKind, FileExtract, Import};
 pub use returns::return_type;

@@ -170,6 +170,9 @@ pub struct FileExtract {
     pub imports: Vec<Import>,
     /// ERROR and MISSING nodes in the parse tree. A file with errors is still indexed.
     pub parse_errors: u32,
+    /// Measurements a caller's [`crate::FactsHook`] took from the same parse tree
+    /// (opaque text, stored with the file; health reads them instead of reparsing).
+    pub facts: Option<String>,
 }
 
 #[cfg(test)]

@@ -108,10 +108,12 @@ impl Context {
         self.progress = sink;
     }
 
-    /// Build options carrying this session's progress sink.
+    /// Build options carrying this session's progress sink, and health's tree
+    /// measurements taken from the build's own parse.
     pub fn build_options(&self) -> BuildOptions {
         BuildOptions {
             progress: self.progress.clone(),
+            facts: Some(crate::health::facts_hook()),
             ..BuildOptions::default()
         }
     }

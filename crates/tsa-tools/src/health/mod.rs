@@ -487,36 +487,76 @@ pub fn detect_smells(
     out
 }
 
+/// What health needs from a parse tree, independent of any configuration. The
+/// index build takes it from the one parse it already makes (see [`facts_hook`]),
+/// so scoring a freshly indexed project never parses again.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+struct TreeFacts {
+    analysable: bool,
+    syntax_error: bool,
+    max_depth: Option<u32>,
+    functions: Vec<FunctionCc>,
+    classes: Vec<ClassMethods>,
+}
+
+fn tree_facts(lang: Language, root: tree_sitter::Node<'_>, src: &[u8]) -> TreeFacts {
+    let rules = complexity::rules(lang);
+    let measured = rules.map(|r| complexity::measure(r, root, src));
+    let max_depth = Some(
+        measured
+            .as_ref()
+            .map_or_else(|| complexity::max_depth(root), |m| m.max_depth),
+    );
+    let (functions, classes) =
+        measured.map_or((Vec::new(), Vec::new()), |m| (m.functions, m.classes));
+    TreeFacts {
+        analysable: rules.is_some(),
+        syntax_error: root.has_error(),
+        max_depth,
+        functions,
+        classes,
+    }
+}
+
+/// The index build's hook: health's tree measurements of every parsed file, stored
+/// with the file row.
+pub fn facts_hook() -> tsa_lang::FactsHook {
+    std::sync::Arc::new(|lang, root, src| serde_json::to_string(&tree_facts(lang, root, src)).ok())
+}
+
+/// Content facts from tree facts and the text (lines, duplication and smells depend
+/// on the configuration, and need no parse).
+fn with_text(path: &str, text: &str, t: TreeFacts, c: &HealthConfig) -> ContentFacts {
+    let smells = detect_smells(text, &t.functions, &t.classes, c);
+    ContentFacts {
+        language: Language::from_path(path).map(|l| l.name().to_owned()),
+        lines: text.lines().count() as u32,
+        analysable: t.analysable,
+        syntax_error: t.syntax_error,
+        max_depth: t.max_depth,
+        duplication_ratio: duplication_ratio(text, c),
+        functions: t.functions,
+        classes: t.classes,
+        smells,
+    }
+}
+
 /// Measures one source text (parse once): functions and their complexity, classes,
 /// tree depth, duplication and smells.
 pub fn facts_of(path: &str, text: &str, c: &HealthConfig) -> ContentFacts {
     let lang = Language::from_path(path);
-    let lines = text.lines().count() as u32;
     let tree = lang.and_then(|l| complexity::parse(l, text.as_bytes()));
-    let rules = lang.and_then(complexity::rules);
-    let measured = match (&tree, rules) {
-        (Some(t), Some(r)) => Some(complexity::measure(r, t.root_node(), text.as_bytes())),
-        _ => None,
+    let t = match (lang, &tree) {
+        (Some(l), Some(tree)) => tree_facts(l, tree.root_node(), text.as_bytes()),
+        _ => TreeFacts {
+            analysable: false,
+            syntax_error: false,
+            max_depth: None,
+            functions: Vec::new(),
+            classes: Vec::new(),
+        },
     };
-    let max_depth = match (&measured, &tree) {
-        (Some(m), _) => Some(m.max_depth),
-        (None, Some(t)) => Some(complexity::max_depth(t.root_node())),
-        _ => None,
-    };
-    let (functions, classes) =
-        measured.map_or((Vec::new(), Vec::new()), |m| (m.functions, m.classes));
-    let smells = detect_smells(text, &functions, &classes, c);
-    ContentFacts {
-        language: lang.map(|l| l.name().to_owned()),
-        lines,
-        analysable: tree.is_some() && rules.is_some(),
-        syntax_error: tree.as_ref().is_some_and(|t| t.root_node().has_error()),
-        max_depth,
-        duplication_ratio: duplication_ratio(text, c),
-        functions,
-        classes,
-        smells,
-    }
+    with_text(path, text, t, c)
 }
 
 /// Scores files of one project with everything loaded once.
@@ -641,7 +681,16 @@ impl Scorer {
                 {
                     return (rel.clone(), hash, false, Ok(facts.clone()));
                 }
-                let facts = self.read(rel).map(|t| facts_of(rel, &t, &self.config));
+                // The index build measured the tree already (same content hash).
+                let stored: Option<TreeFacts> = hash
+                    .as_ref()
+                    .and_then(|_| self.indexed.get(rel))
+                    .and_then(|f| f.facts.as_deref())
+                    .and_then(|b| serde_json::from_str(b).ok());
+                let facts = self.read(rel).map(|t| match stored {
+                    Some(tf) => with_text(rel, &t, tf, &self.config),
+                    None => facts_of(rel, &t, &self.config),
+                });
                 (rel.clone(), hash, true, facts)
             })
             .collect();
