@@ -16,6 +16,7 @@ mod history;
 mod mcp;
 mod nav_graph;
 mod parity_core;
+mod project;
 mod props;
 mod scip_export;
 mod search_text;

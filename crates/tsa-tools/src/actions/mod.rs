@@ -48,6 +48,7 @@ mod nav_resolve;
 mod nav_test_map;
 mod nav_trace;
 mod nav_xref;
+mod project_journal;
 mod project_skills;
 mod search_batch;
 mod search_chain;
@@ -119,6 +120,7 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &nav_test_map::TestMap,
     &nav_trace::Trace,
     &nav_xref::Xref,
+    &project_journal::Journal,
     &project_skills::Skills,
     &search_batch::Batch,
     &search_chain::Chain,

@@ -1,0 +1,104 @@
+//! `project` actions over the CLI and MCP.
+
+use serde_json::{Value, json};
+
+use crate::support::{assert_envelope, cli_words, json as cli_json, mcp, mcp_call, project};
+
+fn cli(root: &std::path::Path, args: Value) -> Value {
+    let words = cli_words("project", &args);
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let (code, v) = cli_json(root, &words);
+    assert_envelope(&v);
+    assert_eq!(code != 0, v["success"] == false);
+    v
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn journal_records_searches_and_supersedes_decisions() {
+    let p = project("python");
+    let empty = cli(&p.root, json!({"action": "journal"}));
+    assert_eq!(empty["verdict"], "NOT_FOUND");
+    let a = cli(
+        &p.root,
+        json!({"action": "journal", "mode": "record", "title": "Keep build() pure", "rationale": "callers cache its result",
+               "verdict": "caution", "scope_paths": ["app/core.py"], "related_symbols": ["build"], "tags": ["perf"]}),
+    );
+    assert_eq!(a["entry"]["id"], "D-0001");
+    assert_eq!(a["entry"]["verdict"], "CAUTION");
+    let b = cli(
+        &p.root,
+        json!({"action": "journal", "mode": "record", "id": "D-0002", "title": "build() may log", "rationale": "ops asked", "scope_paths": ["app"]}),
+    );
+    assert_eq!(b["entry"]["status"], "active");
+    // Persisted: a new process sees both.
+    let all = cli(
+        &p.root,
+        json!({"action": "journal", "mode": "search", "limit": 1}),
+    );
+    assert_eq!(all["match_count"], 2);
+    assert_eq!(all["entries_listed"], 1);
+    assert_eq!(all["truncated"], true);
+    assert_eq!(all["entries"][0]["id"], "D-0002", "newest first");
+    let q = cli(&p.root, json!({"action": "journal", "query": "PURE cache"}));
+    assert_eq!(q["match_count"], 1);
+    let scoped = cli(
+        &p.root,
+        json!({"action": "journal", "path_scope": "app/core.py"}),
+    );
+    assert_eq!(scoped["match_count"], 2, "app contains app/core.py");
+    let by_verdict = cli(
+        &p.root,
+        json!({"action": "journal", "verdict_filter": "CAUTION"}),
+    );
+    assert_eq!(by_verdict["match_count"], 1);
+
+    let sup = cli(
+        &p.root,
+        json!({"action": "journal", "mode": "supersede", "id": "D-0001", "new_id": "D-0002"}),
+    );
+    assert_eq!(sup["entry"]["status"], "superseded");
+    assert_eq!(sup["entry"]["superseded_by"], "D-0002");
+
+    // Errors and misses.
+    let dup = cli(
+        &p.root,
+        json!({"action": "journal", "mode": "record", "id": "D-0002", "title": "x", "rationale": "y"}),
+    );
+    assert_eq!(dup["error_type"], "validation");
+    let bad = cli(
+        &p.root,
+        json!({"action": "journal", "mode": "record", "title": "x", "rationale": "y", "verdict": "ERROR"}),
+    );
+    assert_eq!(bad["error_type"], "validation");
+    let outside = cli(
+        &p.root,
+        json!({"action": "journal", "mode": "record", "title": "x", "rationale": "y", "scope_paths": ["../etc"]}),
+    );
+    assert_eq!(outside["error_type"], "security_violation");
+
+    let client = mcp((), &p.root).await;
+    let (err, v) = mcp_call(
+        &client,
+        "project",
+        json!({"action": "journal", "mode": "get", "id": "D-0001", "output_format": "json"}),
+    )
+    .await;
+    assert!(!err);
+    assert_eq!(v["entry"]["superseded_by"], "D-0002");
+    let (_, v) = mcp_call(
+        &client,
+        "project",
+        json!({"action": "journal", "mode": "get", "id": "D-9999", "output_format": "json"}),
+    )
+    .await;
+    assert_eq!(v["verdict"], "NOT_FOUND");
+    let (err, v) = mcp_call(
+        &client,
+        "project",
+        json!({"action": "journal", "mode": "search", "limit": 1, "output_format": "json"}),
+    )
+    .await;
+    assert!(!err);
+    assert_eq!(v["truncated"], true);
+    client.cancel().await.unwrap();
+}
