@@ -102,3 +102,61 @@ async fn journal_records_searches_and_supersedes_decisions() {
     assert_eq!(v["truncated"], true);
     client.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn doc_sync_finds_references_the_code_no_longer_has() {
+    let p = project("tricky");
+    std::fs::write(
+        p.root.join("GUIDE.md"),
+        "# Guide\n\
+         Call `jsonify()` from [the json module](webapp/json/__init__.py) or see `webapp/views.py`.\n\
+         `vanished_function()` was removed; `webapp/gone.py` too; see [old notes](docs/missing.md#top).\n\
+         `Dog.speak` works, `Dog.bark` never did. [site](https://example.org/x) and `cargo test` are fine.\n\
+         ```\nmissing_in_fence()\n```\n",
+    )
+    .unwrap();
+    let v = cli(&p.root, json!({"action": "doc_sync"}));
+    assert_eq!(v["verdict"], "CAUTION", "{v}");
+    let refs: Vec<&str> = v["stale_references"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["reference"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        refs,
+        [
+            "docs/missing.md",
+            "webapp/gone.py",
+            "vanished_function()",
+            "Dog.bark"
+        ],
+        "{v}"
+    );
+    assert_eq!(v["stale_references"][0]["line"], 3);
+    let capped = cli(&p.root, json!({"action": "doc_sync", "limit": 2}));
+    assert_eq!(capped["stale_count"], 4);
+    assert_eq!(capped["truncated"], true);
+    let clean = cli(
+        &p.root,
+        json!({"action": "doc_sync", "doc_patterns": ["nothing/**/*.md"]}),
+    );
+    assert_eq!(clean["verdict"], "INFO");
+    let bad = cli(
+        &p.root,
+        json!({"action": "doc_sync", "doc_patterns": ["a[.md"]}),
+    );
+    assert_eq!(bad["error_type"], "validation");
+
+    let client = mcp((), &p.root).await;
+    let (err, v) = mcp_call(
+        &client,
+        "project",
+        json!({"action": "doc_sync", "limit": 1, "output_format": "json"}),
+    )
+    .await;
+    assert!(!err);
+    assert_eq!(v["stale_count"], 4);
+    assert_eq!(v["stale_listed"], 1);
+    client.cancel().await.unwrap();
+}

@@ -48,6 +48,7 @@ mod nav_resolve;
 mod nav_test_map;
 mod nav_trace;
 mod nav_xref;
+mod project_doc_sync;
 mod project_journal;
 mod project_skills;
 mod search_batch;
@@ -120,6 +121,7 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &nav_test_map::TestMap,
     &nav_trace::Trace,
     &nav_xref::Xref,
+    &project_doc_sync::DocSync,
     &project_journal::Journal,
     &project_skills::Skills,
     &search_batch::Batch,
