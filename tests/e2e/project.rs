@@ -160,3 +160,56 @@ async fn doc_sync_finds_references_the_code_no_longer_has() {
     assert_eq!(v["stale_listed"], 1);
     client.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn files_lists_fd_style_with_honest_caps() {
+    let p = project("python");
+    let all = cli(&p.root, json!({"action": "files", "extensions": ["py"]}));
+    let total = all["count"].as_u64().unwrap();
+    assert!(total >= 7, "{all}");
+    assert!(
+        all["files"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| f.as_str().unwrap().ends_with(".py"))
+    );
+    let capped = cli(
+        &p.root,
+        json!({"action": "files", "extensions": ["py"], "limit": 2}),
+    );
+    assert_eq!(capped["count"], total);
+    assert_eq!(capped["files_listed"], 2);
+    assert_eq!(capped["truncated"], true);
+    let pat = cli(
+        &p.root,
+        json!({"action": "files", "pattern": "^core\\.py$"}),
+    );
+    assert_eq!(pat["files"], json!(["app/core.py"]));
+    let glob = cli(
+        &p.root,
+        json!({"action": "files", "pattern": "app/*.py", "glob": true, "full_path_match": true, "count_only": true}),
+    );
+    assert!(glob["count"].as_u64().unwrap() >= 5);
+    assert!(glob.get("files").is_none());
+    let none = cli(
+        &p.root,
+        json!({"action": "files", "pattern": "^nothing_here$"}),
+    );
+    assert_eq!(none["verdict"], "NOT_FOUND");
+    let bad = cli(&p.root, json!({"action": "files", "pattern": "(unclosed"}));
+    assert_eq!(bad["error_type"], "validation");
+    let outside = cli(&p.root, json!({"action": "files", "roots": ["../"]}));
+    assert_eq!(outside["error_type"], "security_violation");
+
+    let client = mcp((), &p.root).await;
+    let (err, v) = mcp_call(
+        &client,
+        "project",
+        json!({"action": "files", "limit": 1, "output_format": "json"}),
+    )
+    .await;
+    assert!(!err);
+    assert_eq!(v["truncated"], true);
+    client.cancel().await.unwrap();
+}

@@ -463,6 +463,23 @@ struct Candidate {
     time: Option<SystemTime>,
 }
 
+/// The files a filter selects, project-relative, in the filter's order: (files,
+/// total discovered before `limit`, whether the deadline cut the walk short).
+pub fn list_files(
+    root: &Path,
+    filter: &FileFilter,
+    limit: Option<usize>,
+    deadline: Instant,
+) -> Result<(Vec<String>, usize, bool), ToolError> {
+    let limits = Limits {
+        rows_per_file: 0,
+        deadline,
+        file_limit: limit,
+    };
+    let (found, total, timed_out) = discover(root, filter, &limits)?;
+    Ok((found.into_iter().map(|c| c.rel).collect(), total, timed_out))
+}
+
 /// Finds the files to search: the explicit files plus the walk of every root.
 /// Returns (files in order, total discovered before `file_limit`, timed out).
 fn discover(

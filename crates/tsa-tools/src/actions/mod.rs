@@ -49,6 +49,7 @@ mod nav_test_map;
 mod nav_trace;
 mod nav_xref;
 mod project_doc_sync;
+mod project_files;
 mod project_journal;
 mod project_skills;
 mod search_batch;
@@ -122,6 +123,7 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &nav_trace::Trace,
     &nav_xref::Xref,
     &project_doc_sync::DocSync,
+    &project_files::Files,
     &project_journal::Journal,
     &project_skills::Skills,
     &search_batch::Batch,

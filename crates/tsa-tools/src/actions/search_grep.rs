@@ -5,11 +5,10 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
-use std::time::SystemTime;
 
-use super::text_common::{Flags, answer, prepare, resolve_roots, run};
+use super::text_common::{Discovery, Flags, answer, discovery_filter, prepare, run, strings};
 use crate::action::Action;
-use crate::text_search::{EntryKind, FileFilter, NameMatcher, SizeBound, parse_time_point};
+use crate::text_search::EntryKind;
 use crate::{Context, ToolError};
 
 /// Arguments of `search grep`.
@@ -135,10 +134,6 @@ pub struct Args {
 
 pub struct Grep;
 
-fn strings(v: Option<Vec<String>>) -> Vec<String> {
-    v.unwrap_or_default()
-}
-
 impl Action for Grep {
     type Args = Args;
     const FACADE: &'static str = "search";
@@ -153,63 +148,26 @@ impl Action for Grep {
                     .into(),
             ));
         }
-        let name_pattern = match a.pattern.as_deref().filter(|p| !p.is_empty()) {
-            None => None,
-            Some(p) if a.glob => Some(NameMatcher::Glob(
-                globset::GlobBuilder::new(p)
-                    .literal_separator(a.full_path_match)
-                    .build()
-                    .map_err(|e| {
-                        ToolError::Validation(format!(
-                            "parameter 'pattern': invalid glob '{p}': {e}"
-                        ))
-                    })?
-                    .compile_matcher(),
-            )),
-            Some(p) => Some(NameMatcher::Regex(regex::Regex::new(p).map_err(|e| {
-                ToolError::Validation(format!("parameter 'pattern': invalid regex '{p}': {e}"))
-            })?)),
-        };
-        let now = SystemTime::now();
-        let time = |name: &str, v: &Option<String>| -> Result<Option<SystemTime>, ToolError> {
-            v.as_deref()
-                .map(|s| {
-                    parse_time_point(s, now)
-                        .map_err(|e| ToolError::Validation(format!("parameter '{name}': {e}")))
-                })
-                .transpose()
-        };
-        let mut filter = FileFilter {
-            roots: resolve_roots(root, "roots", &a.roots)?,
-            hidden: a.hidden,
-            no_ignore: a.no_ignore,
-            follow_symlinks: a.follow_symlinks,
-            max_depth: match a.depth {
-                None => None,
-                Some(d) if d >= 0 => Some(d as usize),
-                Some(d) => {
-                    return Err(ToolError::Validation(format!(
-                        "parameter 'depth' must be >= 0, got {d}"
-                    )));
-                }
+        let mut filter = discovery_filter(
+            root,
+            &Discovery {
+                roots: &a.roots,
+                pattern: a.pattern.as_deref(),
+                glob: a.glob,
+                full_path_match: a.full_path_match,
+                types: strings(a.types),
+                extensions: strings(a.extensions),
+                exclude: strings(a.exclude),
+                depth: a.depth,
+                size: strings(a.size),
+                changed_within: a.changed_within.as_deref(),
+                changed_before: a.changed_before.as_deref(),
+                hidden: a.hidden,
+                no_ignore: a.no_ignore,
+                follow_symlinks: a.follow_symlinks,
+                parallel: a.enable_parallel.unwrap_or(true),
             },
-            exclude_globs: strings(a.exclude),
-            extensions: strings(a.extensions),
-            parallel: a.enable_parallel.unwrap_or(true),
-            name_pattern,
-            full_path_match: a.full_path_match,
-            kinds: strings(a.types)
-                .iter()
-                .map(|t| EntryKind::parse(t))
-                .collect::<Result<_, _>>()?,
-            sizes: strings(a.size)
-                .iter()
-                .map(|s| SizeBound::parse(s))
-                .collect::<Result<_, _>>()?,
-            changed_after: time("changed_within", &a.changed_within)?,
-            changed_before: time("changed_before", &a.changed_before)?,
-            ..FileFilter::default()
-        };
+        )?;
         if filter.kinds.contains(&EntryKind::Symlink) {
             filter.follow_symlinks = true;
         }

@@ -587,6 +587,102 @@ pub fn answer(
     Ok(s)
 }
 
+/// A list parameter with blanks dropped.
+pub fn strings(v: Option<Vec<String>>) -> Vec<String> {
+    v.unwrap_or_default()
+        .into_iter()
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+        .collect()
+}
+
+/// fd-style discovery parameters shared by `search grep` and `project files`.
+pub struct Discovery<'a> {
+    pub roots: &'a [String],
+    pub pattern: Option<&'a str>,
+    pub glob: bool,
+    pub full_path_match: bool,
+    pub types: Vec<String>,
+    pub extensions: Vec<String>,
+    pub exclude: Vec<String>,
+    pub depth: Option<i64>,
+    pub size: Vec<String>,
+    pub changed_within: Option<&'a str>,
+    pub changed_before: Option<&'a str>,
+    pub hidden: bool,
+    pub no_ignore: bool,
+    pub follow_symlinks: bool,
+    pub parallel: bool,
+}
+
+/// The file filter of fd-style discovery parameters (name regex or glob, entry
+/// types, extensions, excludes, depth, size bounds, change times), roots checked
+/// against the project boundary.
+pub fn discovery_filter(root: &Path, d: &Discovery<'_>) -> Result<FileFilter, ToolError> {
+    use crate::text_search::{EntryKind, NameMatcher, SizeBound, parse_time_point};
+    let name_pattern = match d.pattern.filter(|p| !p.is_empty()) {
+        None => None,
+        Some(p) if d.glob => Some(NameMatcher::Glob(
+            globset::GlobBuilder::new(p)
+                .literal_separator(d.full_path_match)
+                .build()
+                .map_err(|e| {
+                    ToolError::Validation(format!("parameter 'pattern': invalid glob '{p}': {e}"))
+                })?
+                .compile_matcher(),
+        )),
+        Some(p) => Some(NameMatcher::Regex(regex::Regex::new(p).map_err(|e| {
+            ToolError::Validation(format!("parameter 'pattern': invalid regex '{p}': {e}"))
+        })?)),
+    };
+    let now = std::time::SystemTime::now();
+    let time = |name: &str, v: Option<&str>| -> Result<Option<std::time::SystemTime>, ToolError> {
+        v.map(|s| {
+            parse_time_point(s, now)
+                .map_err(|e| ToolError::Validation(format!("parameter '{name}': {e}")))
+        })
+        .transpose()
+    };
+    let roots: Vec<String> = if d.roots.is_empty() {
+        vec![".".to_owned()]
+    } else {
+        d.roots.to_vec()
+    };
+    Ok(FileFilter {
+        roots: resolve_roots(root, "roots", &roots)?,
+        hidden: d.hidden,
+        no_ignore: d.no_ignore,
+        follow_symlinks: d.follow_symlinks,
+        max_depth: match d.depth {
+            None => None,
+            Some(x) if x >= 0 => Some(x as usize),
+            Some(x) => {
+                return Err(ToolError::Validation(format!(
+                    "parameter 'depth' must be >= 0, got {x}"
+                )));
+            }
+        },
+        exclude_globs: d.exclude.clone(),
+        extensions: d.extensions.clone(),
+        parallel: d.parallel,
+        name_pattern,
+        full_path_match: d.full_path_match,
+        kinds: d
+            .types
+            .iter()
+            .map(|t| EntryKind::parse(t))
+            .collect::<Result<_, _>>()?,
+        sizes: d
+            .size
+            .iter()
+            .map(|s| SizeBound::parse(s))
+            .collect::<Result<_, _>>()?,
+        changed_after: time("changed_within", d.changed_within)?,
+        changed_before: time("changed_before", d.changed_before)?,
+        ..FileFilter::default()
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
