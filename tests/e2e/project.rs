@@ -213,3 +213,56 @@ async fn files_lists_fd_style_with_honest_caps() {
     assert_eq!(v["truncated"], true);
     client.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parser_and_tools_report_what_this_build_has() {
+    let p = project("python");
+    let (code, _) = cli_json(&p.root, &["index", "full", "--output-format", "json"]);
+    assert_eq!(code, 0);
+    let py = cli(&p.root, json!({"action": "parser", "language": "Python"}));
+    assert_eq!(py["ready"], true);
+    assert_eq!(py["tier"], "full");
+    assert!(py["project_files"].as_u64().unwrap() >= 7);
+    let md = cli(
+        &p.root,
+        json!({"action": "parser", "language": "markdown", "include_supported": true}),
+    );
+    assert_eq!(md["tier"], "structure");
+    assert_eq!(md["capabilities"]["indexed"], false);
+    assert_eq!(md["supported_count"], 22);
+    let all = cli(&p.root, json!({"action": "parser"}));
+    assert_eq!(
+        all["not_ready"],
+        json!([]),
+        "every grammar loads and every query compiles"
+    );
+    let missing = cli(&p.root, json!({"action": "parser", "language": "pyton"}));
+    assert_eq!(missing["verdict"], "NOT_FOUND");
+    assert_eq!(missing["suggestions"], json!(["python"]));
+
+    let client = mcp((), &p.root).await;
+    let (err, t) = mcp_call(
+        &client,
+        "project",
+        json!({"action": "tools", "output_format": "json"}),
+    )
+    .await;
+    assert!(!err);
+    assert_eq!(t["external_tools_needed"], false);
+    assert_eq!(t["tools"]["ripgrep"]["available"], true);
+    assert!(
+        t["tools"]["sqlite"]["how"]
+            .as_str()
+            .unwrap()
+            .contains("FTS5")
+    );
+    let (err, v) = mcp_call(
+        &client,
+        "project",
+        json!({"action": "tools", "verbose": true}),
+    )
+    .await;
+    assert!(err);
+    assert_eq!(v["error_type"], "validation");
+    client.cancel().await.unwrap();
+}

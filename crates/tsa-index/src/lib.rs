@@ -88,3 +88,8 @@ pub fn invalidate(root: &Path, file: Option<&str>) -> Result<usize, IndexError> 
 pub fn exists(root: &Path) -> bool {
     matches!(store::open_for_read(root), Ok(Some(_)))
 }
+
+/// The version of the SQLite library compiled in.
+pub fn sqlite_version() -> &'static str {
+    rusqlite::version()
+}

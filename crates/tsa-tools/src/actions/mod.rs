@@ -51,7 +51,9 @@ mod nav_xref;
 mod project_doc_sync;
 mod project_files;
 mod project_journal;
+mod project_parser;
 mod project_skills;
+mod project_tools;
 mod search_batch;
 mod search_chain;
 mod search_content;
@@ -125,7 +127,9 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &project_doc_sync::DocSync,
     &project_files::Files,
     &project_journal::Journal,
+    &project_parser::Parser,
     &project_skills::Skills,
+    &project_tools::Tools,
     &search_batch::Batch,
     &search_chain::Chain,
     &search_content::Content,
