@@ -266,3 +266,56 @@ async fn parser_and_tools_report_what_this_build_has() {
     assert_eq!(v["error_type"], "validation");
     client.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn overview_summarises_the_project() {
+    let p = project("python");
+    let v = cli(
+        &p.root,
+        json!({"action": "overview", "include_health": true}),
+    );
+    assert_eq!(v["verdict"], "INFO");
+    assert!(v["files_by_language"]["python"].as_u64().unwrap() >= 7);
+    let folders: Vec<&str> = v["structure"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["folder"].as_str().unwrap())
+        .collect();
+    assert!(folders.contains(&"app"), "{v}");
+    assert!(
+        v["entry_points"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|e| e["name"] == "main"),
+        "{v}"
+    );
+    let grades: u64 = v["grade_distribution"]
+        .as_object()
+        .unwrap()
+        .values()
+        .map(|n| n.as_u64().unwrap())
+        .sum();
+    assert!(grades >= 7);
+    let shallow = cli(&p.root, json!({"action": "overview", "max_depth": 1}));
+    assert!(
+        shallow["structure"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|f| !f["folder"].as_str().unwrap().contains('/'))
+    );
+    let bad = cli(&p.root, json!({"action": "overview", "max_depth": 0}));
+    assert_eq!(bad["error_type"], "validation");
+    let client = mcp((), &p.root).await;
+    let (err, v) = mcp_call(
+        &client,
+        "project",
+        json!({"action": "overview", "output_format": "json"}),
+    )
+    .await;
+    assert!(!err);
+    assert!(v["call_graph"]["call_edges"].as_u64().unwrap() > 0);
+    client.cancel().await.unwrap();
+}

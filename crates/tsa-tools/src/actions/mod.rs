@@ -51,6 +51,7 @@ mod nav_xref;
 mod project_doc_sync;
 mod project_files;
 mod project_journal;
+mod project_overview;
 mod project_parser;
 mod project_skills;
 mod project_tools;
@@ -127,6 +128,7 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &project_doc_sync::DocSync,
     &project_files::Files,
     &project_journal::Journal,
+    &project_overview::Overview,
     &project_parser::Parser,
     &project_skills::Skills,
     &project_tools::Tools,
