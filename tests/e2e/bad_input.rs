@@ -122,11 +122,7 @@ fn unknown_action_tool_and_unsupported_action() {
         "unknown_tool",
     );
     assert!(v["hint"].as_str().unwrap().contains("nav"));
-    let v = cli(
-        &p.root,
-        &["project", "smart", "--file-path", "app/core.py"],
-        "unsupported_action",
-    );
+    let v = cli(&p.root, &["project", "workflow"], "unsupported_action");
     assert!(
         v["error"]
             .as_str()

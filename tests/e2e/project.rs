@@ -319,3 +319,57 @@ async fn overview_summarises_the_project() {
     assert!(v["call_graph"]["call_edges"].as_u64().unwrap() > 0);
     client.cancel().await.unwrap();
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn smart_orients_in_one_call_with_the_numbers_of_health_and_edit_safe() {
+    let p = project("python");
+    let v = cli(
+        &p.root,
+        json!({"action": "smart", "file_path": "app/core.py"}),
+    );
+    let safe = cli_words(
+        "edit",
+        &json!({"action": "safe", "file_path": "app/core.py"}),
+    );
+    let safe: Vec<&str> = safe.iter().map(String::as_str).collect();
+    let (_, safe) = cli_json(&p.root, &safe);
+    assert_eq!(v["verdict"], safe["verdict"]);
+    assert_eq!(v["edit_risk"]["downstream_count"], safe["downstream_count"]);
+    assert_eq!(
+        v["verification_command"],
+        safe["agent_summary"]["verification_command"]
+    );
+    assert_eq!(v["health"]["grade"], safe["health_grade"]);
+    let exports: Vec<&str> = v["exports"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["name"].as_str().unwrap())
+        .collect();
+    assert!(
+        exports.contains(&"build") && exports.contains(&"Engine"),
+        "{v}"
+    );
+    assert!(v["dependent_count"].as_u64().unwrap() >= 1);
+    let capped = cli(
+        &p.root,
+        json!({"action": "smart", "file_path": "app/core.py", "limit": 1}),
+    );
+    assert_eq!(capped["exports_listed"], 1);
+    assert_eq!(capped["truncated"], true);
+    let missing = cli(
+        &p.root,
+        json!({"action": "smart", "file_path": "app/nope.py"}),
+    );
+    assert_eq!(missing["error_type"], "file_not_found");
+    let client = mcp((), &p.root).await;
+    let (err, m) = mcp_call(
+        &client,
+        "project",
+        json!({"action": "smart", "file_path": "app/core.py", "output_format": "json"}),
+    )
+    .await;
+    assert!(!err);
+    assert_eq!(m["export_count"], v["export_count"]);
+    client.cancel().await.unwrap();
+}

@@ -54,6 +54,7 @@ mod project_journal;
 mod project_overview;
 mod project_parser;
 mod project_skills;
+mod project_smart;
 mod project_tools;
 mod search_batch;
 mod search_chain;
@@ -131,6 +132,7 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &project_overview::Overview,
     &project_parser::Parser,
     &project_skills::Skills,
+    &project_smart::Smart,
     &project_tools::Tools,
     &search_batch::Batch,
     &search_chain::Chain,
