@@ -2,7 +2,7 @@
 //! the changed files of a mode (unstaged, staged, branch vs its base) with their
 //! changed line ranges and both versions of each file, and file contents at a ref.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use git2::{BranchType, Delta, DiffOptions, Oid, Repository};
 
@@ -78,19 +78,14 @@ impl Repo {
                 root.display()
             ))
         })?;
-        let workdir: PathBuf = repo
-            .workdir()
-            .ok_or_else(|| ToolError::Validation("git repository is bare (no work tree)".into()))?
-            .to_path_buf();
-        let wd = std::fs::canonicalize(&workdir).unwrap_or(workdir);
-        let rt = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
-        let rel = rt.strip_prefix(&wd).map_err(|_| {
+        if repo.workdir().is_none() {
+            return Err(ToolError::Validation(
+                "git repository is bare (no work tree)".into(),
+            ));
+        }
+        let prefix = crate::history::prefix_in(&repo, root).ok_or_else(|| {
             ToolError::Validation("project root is not inside the repository work tree".into())
         })?;
-        let mut prefix = rel.to_string_lossy().replace('\\', "/");
-        if !prefix.is_empty() && !prefix.ends_with('/') {
-            prefix.push('/');
-        }
         Ok(Repo { repo, prefix })
     }
 

@@ -34,7 +34,7 @@ pub enum HistoryError {
 
 /// The project root's path inside the repository's work tree (`""` at the top),
 /// with `/` separators and a trailing `/` when not empty.
-fn prefix_in(repo: &Repository, root: &Path) -> Option<String> {
+pub(crate) fn prefix_in(repo: &Repository, root: &Path) -> Option<String> {
     let workdir = repo.workdir()?.canonicalize().ok()?;
     let root = root.canonicalize().ok()?;
     let rel = root.strip_prefix(&workdir).ok()?;

@@ -272,11 +272,9 @@ impl Model {
             .receiver_type
             .filter(|_| call.receiver.is_some())
             .and_then(|t| self.typed_receiver(call, t));
-        let b = match (typed, lang.module_style()) {
-            (Some(b), _) => b,
-            (None, ModuleStyle::Python) => python::resolve(self, call),
-            (None, ModuleStyle::Rust) => rust::resolve(self, call),
-            (None, _) => generic::resolve(self, call),
+        let b = match typed {
+            Some(b) => b,
+            None => self.by_style(call),
         };
         // Never bind across language families, whatever a rule said.
         match b.target {
@@ -290,6 +288,15 @@ impl Model {
                 ..b
             },
             None => b,
+        }
+    }
+
+    /// The language's own resolver for `call` (no typed-receiver rule, no gating).
+    fn by_style(&self, call: &MCall<'_>) -> Binding {
+        match self.files[call.file].lang.module_style() {
+            ModuleStyle::Python => python::resolve(self, call),
+            ModuleStyle::Rust => rust::resolve(self, call),
+            _ => generic::resolve(self, call),
         }
     }
 
@@ -365,11 +372,7 @@ impl Model {
             receiver_type: None,
             shadowed: false,
         };
-        let found = match self.files[file].lang.module_style() {
-            ModuleStyle::Python => python::resolve(self, &as_name),
-            ModuleStyle::Rust => rust::resolve(self, &as_name),
-            _ => generic::resolve(self, &as_name),
-        };
+        let found = self.by_style(&as_name);
         match found.target {
             Some(t) if self.syms[t].kind.is_type() => Some(TypeRef::Sym(t)),
             Some(f) if self.syms[f].kind.is_callable() => {

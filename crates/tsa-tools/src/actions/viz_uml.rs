@@ -248,22 +248,16 @@ fn import_diagram(index: &Index, args: &Args, diagram: Diagram) -> Result<Succes
             _ => file.to_owned(),
         }
     };
+    // Every resolved import between two project files, in one query.
     let mut weights: BTreeMap<(String, String), usize> = BTreeMap::new();
-    for f in index.files()? {
-        if !tests && tsa_lang::is_test_path(&f) {
+    for imp in index.file_imports()? {
+        let (f, t) = (imp.file.as_str(), imp.target_file.as_str());
+        if !tests && (tsa_lang::is_test_path(f) || tsa_lang::is_test_path(t)) {
             continue;
         }
-        for imp in index.imports_of_file(&f)? {
-            let Some(t) = imp.target_file.as_deref() else {
-                continue;
-            };
-            if t == f || (!tests && tsa_lang::is_test_path(t)) {
-                continue;
-            }
-            let (a, b) = (group(&f), group(t));
-            if a != b {
-                *weights.entry((a, b)).or_default() += 1;
-            }
+        let (a, b) = (group(f), group(t));
+        if a != b {
+            *weights.entry((a, b)).or_default() += 1;
         }
     }
     let mut edges: Vec<((String, String), usize)> = weights.into_iter().collect();
