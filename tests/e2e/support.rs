@@ -147,6 +147,29 @@ pub async fn mcp_with<H: rmcp::ClientHandler>(
         .unwrap()
 }
 
+/// [`mcp_with`], with the server's stderr piped back to the test (its log lines).
+pub async fn mcp_logged<H: rmcp::ClientHandler>(
+    handler: H,
+    root: &Path,
+    flags: &[&str],
+) -> (
+    rmcp::service::RunningService<rmcp::RoleClient, H>,
+    tokio::process::ChildStderr,
+) {
+    use rmcp::ServiceExt;
+    let mut cmd = tokio::process::Command::new(bin());
+    cmd.arg("mcp")
+        .args(flags)
+        .arg("--project-root")
+        .arg(root)
+        .env_remove("TREE_SITTER_PROJECT_ROOT");
+    let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    (handler.serve(transport).await.unwrap(), stderr.unwrap())
+}
+
 /// One `tools/call`: (isError, the answer's JSON text parsed).
 pub async fn mcp_call<H: rmcp::ClientHandler>(
     client: &rmcp::service::RunningService<rmcp::RoleClient, H>,

@@ -11,7 +11,7 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use tsa_index::{BuildMode, BuildOptions, Index};
 
-use crate::support::{Updates, bin, drain, mcp_call, mcp_with, project};
+use crate::support::{Updates, bin, drain, mcp_call, mcp_logged, project};
 
 /// Every symbol and call edge of an index, as comparable text rows.
 fn snapshot(root: &Path) -> Vec<String> {
@@ -145,7 +145,17 @@ fn tsa_watch_follows_edits_adds_deletes_and_renames() {
 async fn mcp_watch_notifies_one_update_per_burst() {
     let p = project("python");
     let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
-    let client = mcp_with(Updates(tx), &p.root, &["--watch"]).await;
+    let (client, stderr) = mcp_logged(Updates(tx), &p.root, &["--watch"]).await;
+    // The server logs, per notifying sync, how long after the sync it notified.
+    let log = tokio::spawn(async move {
+        use tokio::io::AsyncBufReadExt;
+        let mut lines = tokio::io::BufReader::new(stderr).lines();
+        let mut out = Vec::new();
+        while let Ok(Some(line)) = lines.next_line().await {
+            out.push(line);
+        }
+        out
+    });
     let (err, sub) = mcp_call(
         &client,
         "search",
@@ -177,5 +187,25 @@ async fn mcp_watch_notifies_one_update_per_burst() {
     std::fs::write(p.root.join("notes.txt"), "not code\n").unwrap();
     assert!(drain(&mut rx, Duration::from_secs(1)).await.is_empty());
     client.cancel().await.unwrap();
+    let lines = tokio::time::timeout(Duration::from_secs(10), log)
+        .await
+        .expect("server exits")
+        .unwrap();
+    let latencies: Vec<f64> = lines
+        .iter()
+        .filter_map(|l| {
+            let (_, rest) = l.split_once(" notified ")?;
+            rest.split_once(" ms after the sync")?.0.parse().ok()
+        })
+        .collect();
+    eprintln!("sync -> notification latencies (ms): {latencies:?}");
+    assert!(
+        latencies.len() >= 3,
+        "one timing line per notifying sync: {lines:?}"
+    );
+    assert!(
+        latencies.iter().all(|ms| *ms < 100.0),
+        "notifications within 100 ms of their sync: {latencies:?}"
+    );
     assert_eq!(snapshot(&p.root), cold_snapshot(&p.root));
 }

@@ -3,6 +3,7 @@
 
 use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
@@ -59,11 +60,13 @@ impl TsaServer {
     /// selectors and sends `notifications/resources/updated` for each URI whose
     /// result changed (at most once per URI, respecting each `min_interval`).
     /// Called after every tool call; a file watcher that syncs the index calls it too.
-    pub async fn notify_subscribers(&self, peer: &Peer<RoleServer>) {
+    /// Returns how many notifications were sent.
+    pub async fn notify_subscribers(&self, peer: &Peer<RoleServer>) -> usize {
         let server = self.clone();
         let changed = tokio::task::spawn_blocking(move || server.lock().changed_subscriptions())
             .await
             .unwrap_or_default();
+        let mut sent = 0;
         for uri in changed {
             if peer
                 .notify_resource_updated(ResourceUpdatedNotificationParam::new(uri))
@@ -72,7 +75,9 @@ impl TsaServer {
             {
                 break;
             }
+            sent += 1;
         }
+        sent
     }
 
     /// The `search select` payload of a `tsa://hyphae/...` URI, as JSON text.
@@ -354,16 +359,27 @@ impl TsaServer {
         root: &std::path::Path,
         peer: Peer<RoleServer>,
     ) -> Result<tsa_watch::Handle, tsa_watch::WatchError> {
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<()>();
+        // Each sync sends when it finished and how long it took; the notifier logs how
+        // long after the sync the subscribers were told (the figure the live index
+        // promises to keep under 100 ms).
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(Instant, Duration)>();
         let notifier = self.clone();
         tokio::spawn(async move {
-            while rx.recv().await.is_some() {
-                notifier.notify_subscribers(&peer).await;
+            while let Some((synced_at, took)) = rx.recv().await {
+                let sent = notifier.notify_subscribers(&peer).await;
+                if sent > 0 {
+                    tracing_free_log(&format!(
+                        "tsa mcp --watch: synced in {} ms; {sent} subscription(s) notified {:.1} ms after the sync",
+                        took.as_millis(),
+                        synced_at.elapsed().as_secs_f64() * 1000.0
+                    ));
+                }
             }
         });
         let server = self.clone();
         let watched = root.to_path_buf();
         tsa_watch::watch(root, tsa_watch::Config::default(), move |_burst| {
+            let started = Instant::now();
             let synced = {
                 let ctx = server.lock();
                 // After set_project_path the watched tree is no longer the project.
@@ -375,7 +391,7 @@ impl TsaServer {
                 }
             };
             if synced {
-                let _ = tx.send(());
+                let _ = tx.send((Instant::now(), started.elapsed()));
             }
         })
     }
