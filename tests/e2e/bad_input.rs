@@ -257,7 +257,7 @@ fn set_project_path_refuses_relative_missing_and_root() {
             json!({"project_path": "/definitely/not/here"}),
             "file_not_found",
         ),
-        (json!({"project_path": "/"}), "validation"),
+        (json!({"project_path": "/"}), "security_violation"),
         (json!({}), "validation"),
         (json!({"project_path": p.root, "extra": 1}), "validation"),
     ] {

@@ -20,6 +20,7 @@ mod project;
 mod props;
 mod scip_export;
 mod search_text;
+mod security;
 mod skills;
 mod structure;
 mod support;

@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use serde_json::Value;
-use tsa_tools::{Context, OutputFormat, Presentation, call_with};
+use tsa_tools::{Context, OutputFormat, Presentation, Reply, ToolError, call_with};
 
 /// Code intelligence for AI coding agents: index a repository, then ask who calls
 /// what, what breaks, what is dead. Tools: search, nav, structure, health, edit,
@@ -161,37 +161,52 @@ fn sync_line(
     v
 }
 
+/// A failed `tsa skills` / `tsa export`: the error envelope on one line, exit 1.
+fn fail(command: &str, err: ToolError) -> ExitCode {
+    let reply = Reply::from_error(command, err, OutputFormat::Json);
+    let _ = write_out(&reply.text(Presentation::Compact));
+    ExitCode::from(1)
+}
+
 /// `tsa skills install`: writes the built-in skills into the project (never outside
-/// its root); existing ones are kept unless `force`.
+/// its root, nor through a symlink that leaves it); existing ones are kept unless `force`.
 fn install_skills(root: PathBuf, dir: Option<String>, force: bool) -> ExitCode {
-    let fail = |msg: String| {
-        let _ = emit(serde_json::json!({"success": false, "error": msg}));
-        ExitCode::from(1)
-    };
+    let fail = |e: ToolError| fail("skills", e);
     let ctx = match Context::with_root(&root) {
         Ok(c) => c,
-        Err(e) => return fail(format!("bad project root {}: {e}", root.display())),
+        Err(e) => return fail(e),
     };
     let Ok(root) = ctx.root().map(std::path::Path::to_path_buf) else {
         return ExitCode::from(2);
     };
     let dir = dir.unwrap_or_else(|| tsa_tools::skills::DEFAULT_DIR.into());
-    let (abs, rel) = match tsa_tools::resolve_in_root(&root, &dir) {
+    let (_, rel) = match tsa_tools::resolve_in_root(&root, &dir) {
         Ok(p) => p,
-        Err(e) => return fail(e.to_string()),
+        Err(e) => return fail(e),
     };
     let mut written = Vec::new();
     let mut kept = Vec::new();
     for (name, text) in tsa_tools::skills::BUILTIN {
-        let target = abs.join(name).join("SKILL.md");
+        let file_rel = if rel.is_empty() {
+            format!("{name}/SKILL.md")
+        } else {
+            format!("{rel}/{name}/SKILL.md")
+        };
+        // Each file is checked on its own: a skill folder may be a link out of the root.
+        let target = match tsa_tools::resolve_in_root(&root, &file_rel) {
+            Ok((abs, _)) => abs,
+            Err(e) => return fail(e),
+        };
         if target.exists() && !force {
             kept.push(name);
             continue;
         }
-        let result =
-            std::fs::create_dir_all(abs.join(name)).and_then(|_| std::fs::write(&target, text));
+        let result = target
+            .parent()
+            .map_or(Ok(()), std::fs::create_dir_all)
+            .and_then(|_| std::fs::write(&target, text));
         if let Err(e) = result {
-            return fail(format!("writing {rel}/{name}/SKILL.md: {e}"));
+            return fail(ToolError::Internal(format!("writing {file_rel}: {e}")));
         }
         written.push(name);
     }
@@ -205,15 +220,12 @@ fn install_skills(root: PathBuf, dir: Option<String>, force: bool) -> ExitCode {
 }
 
 /// `tsa export scip`: refreshes the index, then writes the SCIP file; prints a JSON
-/// report (or an error envelope-like object and exit 1).
+/// report (or an error envelope and exit 1).
 fn export_scip(root: PathBuf, output: Option<String>) -> ExitCode {
-    let fail = |msg: String| {
-        let _ = emit(serde_json::json!({"success": false, "error": msg}));
-        ExitCode::from(1)
-    };
+    let fail = |e: ToolError| fail("export", e);
     let ctx = match Context::with_root(&root) {
         Ok(c) => c,
-        Err(e) => return fail(format!("bad project root {}: {e}", root.display())),
+        Err(e) => return fail(e),
     };
     let Ok(root) = ctx.root().map(std::path::Path::to_path_buf) else {
         return ExitCode::from(2);
@@ -221,10 +233,23 @@ fn export_scip(root: PathBuf, output: Option<String>) -> ExitCode {
     let target = output.unwrap_or_else(|| ".tsa/index.scip".into());
     let (abs, rel) = match tsa_tools::resolve_in_root(&root, &target) {
         Ok(p) => p,
-        Err(e) => return fail(e.to_string()),
+        Err(e) => return fail(e),
     };
+    if abs.is_dir() {
+        return fail(ToolError::Validation(format!(
+            "--output names a directory: '{rel}'"
+        )));
+    }
+    // The file is written beside the target first, then renamed over it.
+    let partial = std::path::Path::new(&rel)
+        .with_extension("scip.partial")
+        .to_string_lossy()
+        .into_owned();
+    if let Err(e) = tsa_tools::resolve_in_root(&root, &partial) {
+        return fail(e);
+    }
     if let Err(e) = tsa_index::build(&root, &ctx.build_options()) {
-        return fail(e.to_string());
+        return fail(ToolError::Index(e));
     }
     if let Some(dir) = abs.parent() {
         let _ = std::fs::create_dir_all(dir);
@@ -243,7 +268,7 @@ fn export_scip(root: PathBuf, output: Option<String>) -> ExitCode {
             }));
             ExitCode::SUCCESS
         }
-        Err(e) => fail(e.to_string()),
+        Err(e) => fail(ToolError::Internal(e.to_string())),
     }
 }
 
@@ -313,7 +338,7 @@ fn serve(root: Option<PathBuf>, watch: bool) -> ExitCode {
                     "tsa mcp: bad project root {}: {e}",
                     r.display()
                 );
-                return ExitCode::from(2);
+                return ExitCode::from(1);
             }
         },
         None => Context::new(),
@@ -382,7 +407,15 @@ fn tool(root: PathBuf, format: Option<String>, words: Vec<String>) -> ExitCode {
     }
     let set = ctx.set_root(&root);
     let reply = match set {
-        // A bad root still answers through the dispatcher (it reports project_not_set).
+        // A refused root (a system folder, the home folder) is the answer itself.
+        Err(e @ ToolError::SystemRoot(..)) if parsed.tool != "set_project_path" => {
+            let format = match args.get("output_format").and_then(Value::as_str) {
+                Some("toon") => OutputFormat::Toon,
+                _ => OutputFormat::Json,
+            };
+            Reply::from_error(&parsed.tool, e, format)
+        }
+        // Another bad root still answers through the dispatcher (it reports project_not_set).
         Ok(_) | Err(_) => call_with(
             &mut ctx,
             &parsed.tool,

@@ -31,7 +31,7 @@ pub use read_health::{HealthBase, HealthEdge, HealthImport, HealthSymbol};
 pub use read_scores::{FileFacts, ImportCounts};
 pub use read_structure::NestedSymbol;
 pub use resolve::Resolution;
-pub use store::{identifier_words, index_dir, index_path};
+pub use store::{identifier_words, index_dir, index_path, state_path};
 pub use walk::{
     SKIPPED_DIRS, SourceFile, WalkOptions, WalkResult, is_skipped_dir, relative, walk, walk_dirs,
 };
@@ -45,6 +45,10 @@ pub enum IndexError {
     Io(#[from] std::io::Error),
     #[error("query file: {0}")]
     Extract(#[from] tsa_lang::ExtractError),
+    /// The index folder (or a file in it) is a symlink, so writing it could leave
+    /// the project.
+    #[error("refusing to use the index: {0}")]
+    Unsafe(String),
 }
 
 /// Stores a note (e.g. architecture notes) in the index of `root`.

@@ -102,6 +102,45 @@ pub fn index_path(root: &Path) -> std::path::PathBuf {
     index_dir(root).join("index.db")
 }
 
+/// `.tsa/<name>` (or the folder itself for an empty name), refused when the folder
+/// or that entry is a symlink: whatever tsa keeps there stays inside the project,
+/// and a link planted there (in a cloned repository, say) is never followed.
+pub fn state_path(root: &Path, name: &str) -> Result<std::path::PathBuf, IndexError> {
+    let dir = index_dir(root);
+    refuse_link(root, &dir)?;
+    if name.is_empty() {
+        return Ok(dir);
+    }
+    let p = dir.join(name);
+    refuse_link(root, &p)?;
+    Ok(p)
+}
+
+fn refuse_link(root: &Path, p: &Path) -> Result<(), IndexError> {
+    match std::fs::symlink_metadata(p) {
+        Ok(m) if m.file_type().is_symlink() => Err(IndexError::Unsafe(format!(
+            "'{}' is a symlink; tsa keeps its index and state inside the project and does not follow it",
+            p.strip_prefix(root).unwrap_or(p).display()
+        ))),
+        _ => Ok(()),
+    }
+}
+
+/// The index file and every file SQLite keeps beside it, each refused when a symlink.
+fn check_index_files(root: &Path) -> Result<(), IndexError> {
+    for name in [
+        "index.db",
+        "index.db-wal",
+        "index.db-shm",
+        "index.db-journal",
+        "index.db.building",
+        "index.db.building-journal",
+    ] {
+        state_path(root, name)?;
+    }
+    Ok(())
+}
+
 fn configure(conn: &Connection) -> Result<(), IndexError> {
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
     conn.pragma_update(None, "journal_mode", "WAL")?;
@@ -114,6 +153,7 @@ fn configure(conn: &Connection) -> Result<(), IndexError> {
 /// Opens (creating if needed) the index of `root` for writing. An index written by
 /// another schema version is dropped and recreated.
 pub fn open_for_write(root: &Path) -> Result<Connection, IndexError> {
+    check_index_files(root)?;
     std::fs::create_dir_all(index_dir(root))?;
     let conn = Connection::open(index_path(root))?;
     configure(&conn)?;
@@ -148,6 +188,7 @@ pub fn open_for_write(root: &Path) -> Result<Connection, IndexError> {
 /// bulk write: no journal (the old index is the fallback until the rename), no
 /// secondary indexes yet. Returns the connection and the file's path.
 pub fn open_fresh(root: &Path) -> Result<(Connection, std::path::PathBuf), IndexError> {
+    check_index_files(root)?;
     let tmp = index_dir(root).join("index.db.building");
     for stale in [tmp.clone(), tmp.with_extension("building-journal")] {
         if stale.exists() {
@@ -194,6 +235,7 @@ pub fn replace_with(root: &Path, old: Connection, fresh: &Path) -> Result<(), In
 /// writer that was killed (a read-only one could not); `query_only` forbids the rest.
 pub fn open_for_read(root: &Path) -> Result<Option<Connection>, IndexError> {
     use rusqlite::OpenFlags;
+    check_index_files(root)?;
     let path = index_path(root);
     if !path.is_file() {
         return Ok(None);

@@ -22,7 +22,8 @@ pub const FILES: [&str; 2] = [
 ];
 
 /// Where the last evaluation is kept (inside the index folder).
-const STORE: &str = ".tsa/constraint_violations.json";
+/// The persisted violations, inside `.tsa/`.
+const STORE: &str = "constraint_violations.json";
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -272,7 +273,10 @@ pub fn parse(text: &str) -> Result<RuleSet, ToolError> {
 /// Reads the project's constraint file (none -> no rules).
 pub fn load(root: &Path) -> Result<RuleSet, ToolError> {
     for f in FILES {
-        let p = root.join(f);
+        // A constraint file linked from outside the project reads as absent.
+        let Some(p) = crate::security::inside_root(root, f) else {
+            continue;
+        };
         if p.is_file() {
             let text = std::fs::read_to_string(&p).map_err(|e| {
                 ToolError::Validation(format!(
@@ -365,7 +369,7 @@ impl RuleSet {
 /// Replaces the persisted violations (kept as they were when the index has no
 /// call or import edges to judge).
 pub fn persist(root: &Path, eval: &Evaluation) -> Result<(), ToolError> {
-    let path = root.join(STORE);
+    let path = tsa_index::state_path(root, STORE)?;
     if eval.evaluated_edge_count == 0 && path.is_file() {
         return Ok(());
     }
@@ -375,10 +379,10 @@ pub fn persist(root: &Path, eval: &Evaluation) -> Result<(), ToolError> {
     }
     let body = serde_json::to_vec(&json!({ "violations": eval.violations }))
         .map_err(|e| ToolError::Internal(e.to_string()))?;
-    let tmp = path.with_extension("json.tmp");
+    let tmp = tsa_index::state_path(root, &format!("{STORE}.tmp"))?;
     std::fs::write(&tmp, body)
         .and_then(|()| std::fs::rename(&tmp, &path))
-        .map_err(|e| ToolError::Internal(format!("cannot write {STORE}: {e}")))
+        .map_err(|e| ToolError::Internal(format!("cannot write .tsa/{STORE}: {e}")))
 }
 
 /// The violations persisted by the last evaluation (none when never evaluated).
@@ -387,8 +391,9 @@ pub fn persisted(root: &Path) -> Vec<Violation> {
     struct Stored {
         violations: Vec<Violation>,
     }
-    std::fs::read(root.join(STORE))
+    tsa_index::state_path(root, STORE)
         .ok()
+        .and_then(|p| std::fs::read(p).ok())
         .and_then(|b| serde_json::from_slice::<Stored>(&b).ok())
         .map(|s| s.violations)
         .unwrap_or_default()

@@ -77,8 +77,9 @@ impl Context {
         Ok(c)
     }
 
-    /// Rebinds the project root: it must be an existing directory and not the
-    /// filesystem root.
+    /// Rebinds the project root: it must be an existing directory, neither a system
+    /// folder nor the home folder or one of its ancestors (`security::check_project_root`).
+    /// A refused root leaves the session as it was.
     pub fn set_root(&mut self, root: &Path) -> Result<PathBuf, ToolError> {
         let canonical = std::fs::canonicalize(root)
             .map_err(|_| ToolError::NotFound(root.display().to_string()))?;
@@ -88,11 +89,8 @@ impl Context {
                 root.display()
             )));
         }
-        if canonical.parent().is_none() {
-            return Err(ToolError::Validation(
-                "project path must not be the filesystem root".into(),
-            ));
-        }
+        // Symlinks are resolved first, so a link to `/etc` is refused as `/etc`.
+        crate::security::check_project_root(&canonical)?;
         if self.root.as_deref() != Some(canonical.as_path()) {
             // Subscriptions name selectors of the old project.
             let mut subs = self.registry();

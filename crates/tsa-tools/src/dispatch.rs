@@ -14,13 +14,24 @@ use crate::{Context, ToolError};
 /// Parameters every action accepts.
 pub const UNIVERSAL_PARAMS: [&str; 3] = ["output_format", "compact_only", "max_chars"];
 /// Parameters that name paths and are checked against the project boundary.
-pub const PATH_PARAMS: [&str; 6] = [
+/// (Actions resolve them again where they use them; this check makes the refusal
+/// the same for every action, before any of them runs.)
+pub const PATH_PARAMS: [&str; 15] = [
     "file_path",
+    "file_paths",
+    "files",
     "source_file",
     "target_file",
+    "old_file",
+    "new_file",
     "directory",
     "path",
     "roots",
+    "output_file",
+    "scope_paths",
+    "path_scope",
+    "skills_root",
+    "coverage_json",
 ];
 
 /// A rendered answer and whether it is a failure (MCP `isError`, CLI exit 1).
@@ -60,6 +71,18 @@ pub enum Presentation {
 }
 
 impl Reply {
+    /// The failure reply of `err` for a call of `tool` that never reached the
+    /// dispatcher (a transport refusing its project root, say).
+    pub fn from_error(tool: &str, err: ToolError, format: OutputFormat) -> Reply {
+        let envelope = Envelope::from(err.into_failure().with_subject(tool, None));
+        Reply {
+            body: render(&envelope, format, false),
+            is_error: true,
+            format,
+            compact_only: false,
+        }
+    }
+
     /// The reply as `presentation` writes it.
     pub fn text(&self, presentation: Presentation) -> String {
         present(&self.body, self.format, self.compact_only, presentation)

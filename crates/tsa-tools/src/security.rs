@@ -1,5 +1,7 @@
 //! The project boundary: every path argument is resolved, symlinks included, and
-//! refused when it leaves the root.
+//! refused when it leaves the root; files tsa finds by a fixed name (configuration,
+//! reports) are read only when they resolve inside the root; a project root may not
+//! be a system folder or the home folder (or one of its ancestors).
 
 use std::path::{Component, Path, PathBuf};
 
@@ -8,7 +10,12 @@ use crate::ToolError;
 /// Resolves `input` (relative to `root`, or absolute) to (absolute path,
 /// project-relative `/` path). Existing paths are canonicalised, so a symlink
 /// pointing outside is refused; for a missing path the nearest existing ancestor
-/// is canonicalised and the rest may not contain `..`.
+/// is canonicalised and the rest may not contain `..`, and a dangling symlink on
+/// the way is refused (a write through it would leave the root).
+///
+/// Nothing is percent-decoded and no look-alike character is a separator: `%2e%2e`
+/// or `\u{2215}` are parts of a literal name, which resolves inside the root (or
+/// does not exist). Backslashes are read as `/`.
 pub fn resolve_in_root(root: &Path, input: &str) -> Result<(PathBuf, String), ToolError> {
     if input.trim().is_empty() {
         return Err(ToolError::Validation(
@@ -45,6 +52,11 @@ pub fn resolve_in_root(root: &Path, input: &str) -> Result<(PathBuf, String), To
                     }
                     break out;
                 }
+                // An entry that exists but cannot be resolved is a dangling (or
+                // looping) symlink: writing through it would land wherever it points.
+                if std::fs::symlink_metadata(existing).is_ok_and(|m| m.file_type().is_symlink()) {
+                    return Err(ToolError::Outside(input.to_owned()));
+                }
                 match (existing.parent(), existing.components().next_back()) {
                     (Some(parent), Some(last)) => {
                         rest.push(last);
@@ -64,6 +76,102 @@ pub fn resolve_in_root(root: &Path, input: &str) -> Result<(PathBuf, String), To
         .collect::<Vec<_>>()
         .join("/");
     Ok((resolved, rel))
+}
+
+/// `root/rel` when it exists and resolves (symlinks included) inside `root`: how
+/// files found by a fixed name (`tsa-health.yml`, `coverage.json`, ...) are read.
+/// A link pointing outside reads as absent.
+pub fn inside_root(root: &Path, rel: &str) -> Option<PathBuf> {
+    let p = std::fs::canonicalize(root.join(rel)).ok()?;
+    p.starts_with(root).then_some(p)
+}
+
+/// Folders that are never a project root themselves (projects may live below them).
+const SYSTEM_ROOTS: &[&str] = &[
+    "/",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/usr",
+    "/usr/bin",
+    "/usr/sbin",
+    "/usr/lib",
+    "/usr/lib32",
+    "/usr/lib64",
+    "/usr/libx32",
+    "/usr/libexec",
+    "/usr/include",
+    "/usr/share",
+    "/usr/src",
+    "/usr/local",
+    "/usr/local/bin",
+    "/usr/local/lib",
+    "/var",
+    "/var/lib",
+    "/var/log",
+    "/var/cache",
+    "/var/tmp",
+    "/tmp",
+    "/run",
+    "/home",
+    "/Users",
+    "/opt",
+    "/srv",
+    "/mnt",
+    "/media",
+];
+
+/// Folders that are neither a project root nor hold one (system state, devices,
+/// kernel views, credentials).
+const SYSTEM_TREES: &[&str] = &[
+    "/etc",
+    "/proc",
+    "/sys",
+    "/dev",
+    "/boot",
+    "/private/etc",
+    "/private/var/root",
+    "/System",
+    "/Library/Keychains",
+];
+
+/// Refuses a project root (already canonical) that is a system folder, lies in a
+/// system tree, or is the home folder or one of its ancestors (a project may live
+/// below the home folder, never at or above it).
+pub fn check_project_root(canonical: &Path) -> Result<(), ToolError> {
+    let refuse = |why: &str| {
+        Err(ToolError::SystemRoot(
+            canonical.display().to_string(),
+            why.to_owned(),
+        ))
+    };
+    if canonical.parent().is_none() {
+        return refuse("the filesystem root");
+    }
+    let macos = |s: &str| Path::new("/private").join(s.trim_start_matches('/'));
+    if SYSTEM_ROOTS
+        .iter()
+        .any(|s| canonical == Path::new(s) || canonical == macos(s))
+    {
+        return refuse("a system folder");
+    }
+    if SYSTEM_TREES.iter().any(|s| canonical.starts_with(s)) {
+        return refuse("inside a system folder");
+    }
+    if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+        let home = std::fs::canonicalize(&home).unwrap_or_else(|_| PathBuf::from(home));
+        if home.starts_with(canonical) {
+            return refuse(if home == canonical {
+                "the home folder"
+            } else {
+                "an ancestor of the home folder"
+            });
+        }
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -109,5 +217,74 @@ mod tests {
             resolve_in_root(&proj, "missing.py").unwrap().1,
             "missing.py"
         );
+        // Literal names: nothing is decoded, look-alike slashes are characters.
+        for literal in [
+            "%2e%2e%2fsecret.py",
+            "..\u{2215}secret.py",
+            "\u{2024}\u{2024}/x.py",
+        ] {
+            assert!(resolve_in_root(&proj, literal).is_ok(), "{literal}");
+        }
+        assert!(matches!(
+            resolve_in_root(&proj, "a.py\0../secret.py"),
+            Err(ToolError::Validation(_))
+        ));
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn dangling_links_are_refused_and_links_inside_followed() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let proj = base.join("proj");
+        std::fs::create_dir_all(proj.join("src")).unwrap();
+        std::os::unix::fs::symlink(base.join("gone.json"), proj.join("out.json")).unwrap();
+        std::os::unix::fs::symlink(proj.join("missing"), proj.join("in_dangling")).unwrap();
+        std::os::unix::fs::symlink(proj.join("src"), proj.join("srclink")).unwrap();
+        // A write through either would create the link's target.
+        for bad in ["out.json", "in_dangling", "in_dangling/x.py"] {
+            assert!(
+                matches!(resolve_in_root(&proj, bad), Err(ToolError::Outside(_))),
+                "{bad}"
+            );
+        }
+        // A missing file below a link to an inside folder resolves through it.
+        assert_eq!(
+            resolve_in_root(&proj, "srclink/new.json").unwrap().1,
+            "src/new.json"
+        );
+        assert_eq!(inside_root(&proj, "out.json"), None);
+    }
+
+    #[test]
+    fn system_folders_and_the_home_folder_are_no_project_root() {
+        for bad in [
+            "/",
+            "/etc",
+            "/etc/ssl",
+            "/usr",
+            "/usr/sbin",
+            "/tmp",
+            "/var/lib",
+            "/proc/1",
+        ] {
+            assert!(
+                matches!(
+                    check_project_root(Path::new(bad)),
+                    Err(ToolError::SystemRoot(..))
+                ),
+                "{bad}"
+            );
+        }
+        for good in ["/tmp/x", "/usr/src/linux", "/var/www/site", "/opt/app"] {
+            assert!(check_project_root(Path::new(good)).is_ok(), "{good}");
+        }
+        if let Some(home) = std::env::var_os("HOME").filter(|h| !h.is_empty()) {
+            let home = std::fs::canonicalize(&home).unwrap_or_else(|_| PathBuf::from(home));
+            assert!(check_project_root(&home).is_err());
+            if home.parent().is_some() {
+                assert!(check_project_root(&home.join("src/app")).is_ok());
+            }
+        }
     }
 }

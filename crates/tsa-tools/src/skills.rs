@@ -87,13 +87,19 @@ pub fn parse(text: &str) -> Option<Skill> {
 }
 
 /// The skills a project keeps in `dir` (`<dir>/<name>/SKILL.md`), sorted by name.
-pub fn in_dir(dir: &Path) -> Vec<(String, Skill)> {
+/// A skill folder or file linked from outside `root` is skipped, never read.
+pub fn in_dir(root: &Path, dir: &Path) -> Vec<(String, Skill)> {
     let mut out = Vec::new();
     let Ok(entries) = std::fs::read_dir(dir) else {
         return out;
     };
     for e in entries.flatten() {
-        let path = e.path().join("SKILL.md");
+        let Ok(path) = std::fs::canonicalize(e.path().join("SKILL.md")) else {
+            continue;
+        };
+        if !path.starts_with(root) {
+            continue;
+        }
         if let Some(skill) = std::fs::read_to_string(&path)
             .ok()
             .as_deref()

@@ -148,7 +148,12 @@ fn cargo_package(root: &Path, rel: &str) -> Option<String> {
         if !dir.starts_with(root) {
             return None;
         }
-        if let Ok(t) = std::fs::read_to_string(dir.join("Cargo.toml")) {
+        let manifest = dir.join("Cargo.toml");
+        let inside = std::fs::canonicalize(&manifest).is_ok_and(|m| m.starts_with(root));
+        if let Some(t) = inside
+            .then(|| std::fs::read_to_string(&manifest).ok())
+            .flatten()
+        {
             let mut in_pkg = false;
             for line in t.lines() {
                 let l = line.trim();
@@ -214,7 +219,9 @@ pub fn test_command(root: &Path, rel: &str, tests: &[String]) -> String {
             format!("go test {dir}/...")
         }
         "javascript" | "typescript" | "tsx" => {
-            let pkg = std::fs::read_to_string(root.join("package.json")).unwrap_or_default();
+            let pkg = crate::security::inside_root(root, "package.json")
+                .and_then(|p| std::fs::read_to_string(p).ok())
+                .unwrap_or_default();
             let runner = if pkg.contains("vitest") {
                 "npx vitest run"
             } else {

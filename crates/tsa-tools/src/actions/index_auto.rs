@@ -4,7 +4,7 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use tsa_envelope::{Success, Verdict};
-use tsa_index::{BuildOptions, Index, WalkOptions, index_dir, pending_changes};
+use tsa_index::{BuildOptions, Index, WalkOptions, pending_changes};
 
 use super::common::{build_index, cap};
 use crate::action::Action;
@@ -111,7 +111,7 @@ impl Action for Auto {
                 .with_next_step("Query it: nav action=callers function_name=<name>"))
             }
             Mode::Reset => {
-                let dir = index_dir(root);
+                let dir = tsa_index::state_path(root, "")?;
                 let existed = dir.exists();
                 if existed {
                     std::fs::remove_dir_all(&dir).map_err(|e| {

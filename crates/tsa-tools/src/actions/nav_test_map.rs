@@ -170,7 +170,9 @@ pub(super) fn test_command(
             cmd
         }
         "javascript" | "typescript" | "tsx" | "jsx" => {
-            let pkg = std::fs::read_to_string(root.join("package.json")).unwrap_or_default();
+            let pkg = crate::security::inside_root(root, "package.json")
+                .and_then(|p| std::fs::read_to_string(p).ok())
+                .unwrap_or_default();
             let runner = if pkg.contains("vitest") {
                 "npx vitest run"
             } else {

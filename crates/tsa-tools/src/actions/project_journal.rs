@@ -82,13 +82,13 @@ pub struct Entry {
     pub superseded_by: Option<String>,
 }
 
-fn journal_path(root: &Path) -> std::path::PathBuf {
-    tsa_index::index_dir(root).join("journal.json")
+fn journal_path(root: &Path) -> Result<std::path::PathBuf, ToolError> {
+    Ok(tsa_index::state_path(root, "journal.json")?)
 }
 
 /// The recorded decisions (none when the journal does not exist yet).
 pub fn load(root: &Path) -> Result<Vec<Entry>, ToolError> {
-    match std::fs::read(journal_path(root)) {
+    match std::fs::read(journal_path(root)?) {
         Ok(bytes) => serde_json::from_slice(&bytes)
             .map_err(|e| ToolError::Internal(format!("journal.json is unreadable: {e}"))),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
@@ -97,10 +97,10 @@ pub fn load(root: &Path) -> Result<Vec<Entry>, ToolError> {
 }
 
 fn save(root: &Path, entries: &[Entry]) -> Result<(), ToolError> {
-    let path = journal_path(root);
+    let path = journal_path(root)?;
     let io = |e: std::io::Error| ToolError::Internal(format!("writing journal.json: {e}"));
-    std::fs::create_dir_all(tsa_index::index_dir(root)).map_err(io)?;
-    let tmp = path.with_extension("json.tmp");
+    std::fs::create_dir_all(tsa_index::state_path(root, "")?).map_err(io)?;
+    let tmp = tsa_index::state_path(root, "journal.json.tmp")?;
     let bytes =
         serde_json::to_vec_pretty(entries).map_err(|e| ToolError::Internal(e.to_string()))?;
     std::fs::write(&tmp, bytes).map_err(io)?;

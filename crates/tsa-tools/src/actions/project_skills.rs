@@ -39,7 +39,7 @@ impl Action for Skills {
         let root = ctx.root()?;
         let dir_rel = args.skills_root.as_deref().unwrap_or(DEFAULT_DIR);
         let (dir, dir_rel) = resolve_in_root(root, dir_rel)?;
-        let project = in_dir(&dir);
+        let project = in_dir(root, &dir);
         let mut rows = Vec::new();
         for (folder, text) in BUILTIN {
             let Some(s) = parse(text) else { continue };

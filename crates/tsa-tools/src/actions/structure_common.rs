@@ -316,6 +316,15 @@ pub fn write_output(root: &Path, output_file: &str, content: &str) -> Result<Str
             "output_file must be a file path, got directory '{rel}'"
         )));
     }
+    if rel
+        .split('/')
+        .next()
+        .is_some_and(|c| c == ".git" || c == ".tsa")
+    {
+        return Err(ToolError::Validation(format!(
+            "parameter 'output_file' may not write into '{rel}'"
+        )));
+    }
     if let Some(parent) = abs.parent() {
         std::fs::create_dir_all(parent)
             .map_err(|e| ToolError::Internal(format!("cannot create '{rel}': {e}")))?;

@@ -181,7 +181,10 @@ impl HealthConfig {
 
     /// Defaults merged with `<root>/tsa-health.yml` when it exists.
     pub fn load(root: &Path) -> Result<HealthConfig, ToolError> {
-        let path = root.join(OVERRIDE_FILE);
+        // A file linked from outside the project reads as absent.
+        let Some(path) = crate::security::inside_root(root, OVERRIDE_FILE) else {
+            return Self::defaults();
+        };
         match std::fs::read_to_string(&path) {
             Ok(text) => Self::from_override_text(Some(&text), Some(OVERRIDE_FILE)),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Self::defaults(),

@@ -15,7 +15,7 @@ pub struct Coverage {
 impl Coverage {
     /// Reads `<root>/coverage.json`; `None` when absent or not a coverage.py report.
     pub fn load(root: &Path) -> Option<Coverage> {
-        let text = std::fs::read_to_string(root.join(REPORT)).ok()?;
+        let text = std::fs::read_to_string(crate::security::inside_root(root, REPORT)?).ok()?;
         Self::parse(&text)
     }
 

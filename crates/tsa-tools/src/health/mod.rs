@@ -666,9 +666,12 @@ impl Scorer {
     /// `.tsa/health-cache.json` by content hash (and configuration fingerprint);
     /// a file whose stat no longer matches the index is measured afresh.
     pub fn score_all(&self, rels: &[String]) -> Vec<(String, Result<FileScore, ToolError>)> {
-        let cache_path = tsa_index::index_dir(&self.root).join(CACHE_FILE);
-        let cache: Cache = std::fs::read(&cache_path)
-            .ok()
+        // A symlinked cache (or .tsa) is neither read nor written.
+        let cache_path = tsa_index::state_path(&self.root, CACHE_FILE).ok();
+        let tmp_path = tsa_index::state_path(&self.root, &format!("{CACHE_FILE}.tmp")).ok();
+        let cache: Cache = cache_path
+            .as_ref()
+            .and_then(|p| std::fs::read(p).ok())
             .and_then(|b| serde_json::from_slice(&b).ok())
             .filter(|c: &Cache| c.fingerprint == self.config.fingerprint)
             .unwrap_or_default();
@@ -705,8 +708,9 @@ impl Scorer {
                     next.files.insert(rel.clone(), (h.clone(), f.clone()));
                 }
             }
-            if let Ok(bytes) = serde_json::to_vec(&next) {
-                let tmp = cache_path.with_extension("json.tmp");
+            if let (Ok(bytes), Some(cache_path), Some(tmp)) =
+                (serde_json::to_vec(&next), cache_path, tmp_path)
+            {
                 // The cache is an optimisation: failing to write it changes no answer.
                 if std::fs::write(&tmp, bytes).is_ok() {
                     let _ = std::fs::rename(&tmp, &cache_path);
