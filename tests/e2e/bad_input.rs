@@ -104,7 +104,7 @@ fn unknown_argument_is_rejected_with_the_allowed_list() {
 }
 
 #[test]
-fn unknown_action_tool_and_unsupported_action() {
+fn unknown_action_and_unknown_tool_are_refused() {
     let p = project("python");
     let v = cli(&p.root, &["nav", "caller"], "validation");
     assert_eq!(v["suggestion"], "callers");
@@ -122,14 +122,16 @@ fn unknown_action_tool_and_unsupported_action() {
         "unknown_tool",
     );
     assert!(v["hint"].as_str().unwrap().contains("nav"));
-    let v = cli(&p.root, &["project", "workflow"], "unsupported_action");
+    // An action no facade has: refused with the facade's valid actions, no guess.
+    let v = cli(&p.root, &["project", "nonsense"], "validation");
+    let err = v["error"].as_str().unwrap();
     assert!(
-        v["error"]
-            .as_str()
-            .unwrap()
-            .contains("not available in this build")
+        err.starts_with("unknown action 'nonsense'; valid actions are: ")
+            && err.contains("workflow")
+            && err.contains("metrics"),
+        "{v}"
     );
-    assert_eq!(v["facade"], "project");
+    assert!(v.get("suggestion").is_none_or(Value::is_null), "{v}");
 }
 
 #[test]

@@ -366,6 +366,142 @@ async fn impact_reads_diff_staged_and_branch() {
     client.cancel().await.unwrap();
 }
 
+/// Records a decision in the project journal over the CLI.
+fn record(root: &Path, args: Value) -> Value {
+    let mut a = json!({"action": "journal", "mode": "record", "rationale": "agreed in review"});
+    a.as_object_mut()
+        .unwrap()
+        .extend(args.as_object().unwrap().clone());
+    let words = cli_args("project", &a);
+    let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+    let (code, v) = cli_json(root, &refs);
+    assert_eq!(code, 0, "{v}");
+    v
+}
+
+fn ids(v: &Value) -> Vec<String> {
+    names(v, "related_decisions", "id")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn impact_is_lifted_by_related_journal_decisions() {
+    let (p, _repo) = git_project();
+    let root = &p.root;
+    let client = mcp(root).await;
+    let core = std::fs::read_to_string(root.join("app/core.py")).unwrap();
+    write(
+        root,
+        "app/core.py",
+        &core.replace("return x * 2", "return x * 3"),
+    );
+    // No journal: the change's own verdict (3 affected files).
+    let v = both(&client, root, json!({"action": "impact"})).await;
+    assert_eq!(v["verdict"], "REVIEW", "{v}");
+    assert_eq!(v["related_decision_count"], 0);
+    assert_eq!(v["related_decisions"], json!([]));
+
+    // A weaker decision about an affected file is listed and never lowers the verdict.
+    record(
+        root,
+        json!({"id": "D-0001", "title": "service stays thin", "verdict": "CAUTION", "scope_paths": ["app/service.py"]}),
+    );
+    let v = both(&client, root, json!({"action": "impact"})).await;
+    assert_eq!(v["verdict"], "REVIEW", "{v}");
+    let d = &v["related_decisions"][0];
+    assert_eq!(d["id"], "D-0001");
+    assert_eq!(d["verdict"], "CAUTION");
+    assert_eq!(d["matched_by"], "affected_file");
+    assert_eq!(d["matched_path"], "app/service.py");
+    assert!(
+        !v["risk_factors"].to_string().contains("journal_decision"),
+        "{v}"
+    );
+
+    // A stronger decision covering the changed file lifts it (change-impact order).
+    record(
+        root,
+        json!({"id": "D-0002", "title": "core arithmetic is frozen", "verdict": "UNSAFE", "scope_paths": ["app"]}),
+    );
+    let v = both(&client, root, json!({"action": "impact"})).await;
+    assert_eq!(v["verdict"], "UNSAFE", "{v}");
+    assert_eq!(v["agent_summary"]["verdict"], "UNSAFE");
+    assert_eq!(ids(&v), ["D-0002", "D-0001"], "most severe first");
+    assert_eq!(v["related_decisions"][0]["matched_by"], "changed_file");
+    assert_eq!(v["related_decisions"][0]["matched_path"], "app/core.py");
+    assert_eq!(v["risk_level"], "medium", "risk is the change's own");
+    let basis = v["verdict_basis"].to_string();
+    assert!(
+        basis.contains("lifted from REVIEW to UNSAFE by decision D-0002"),
+        "{v}"
+    );
+    assert!(v["risk_factors"].to_string().contains("journal_decision"));
+    assert!(
+        v["next_step"]
+            .as_str()
+            .unwrap()
+            .contains("project action=journal mode=get id=D-0002"),
+        "{v}"
+    );
+
+    // Superseded decisions no longer count; a decision naming a changed symbol does.
+    record(
+        root,
+        json!({"id": "D-0003", "title": "compute may change with a warning", "verdict": "WARN", "related_symbols": ["compute"]}),
+    );
+    let words = cli_args(
+        "project",
+        &json!({"action": "journal", "mode": "supersede", "id": "D-0002", "new_id": "D-0003"}),
+    );
+    let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+    assert_eq!(cli_json(root, &refs).0, 0);
+    let v = both(&client, root, json!({"action": "impact"})).await;
+    assert_eq!(v["verdict"], "WARN", "{v}");
+    assert_eq!(ids(&v), ["D-0003", "D-0001"], "D-0002 is superseded");
+    assert_eq!(v["related_decisions"][0]["matched_by"], "symbol");
+    assert_eq!(v["related_decisions"][0]["matched_symbol"], "compute");
+    let c = both(
+        &client,
+        root,
+        json!({"action": "impact", "agent_summary_only": true}),
+    )
+    .await;
+    assert_eq!(c["verdict"], "WARN", "{c}");
+    assert_eq!(c["related_decision_count"], 2);
+
+    // The list is capped with its exact total.
+    for i in 0..20 {
+        record(
+            root,
+            json!({"id": format!("N-{i:02}"), "title": "note", "verdict": "INFO", "scope_paths": ["app/core.py"]}),
+        );
+    }
+    let v = both(&client, root, json!({"action": "impact"})).await;
+    assert_eq!(v["related_decision_count"], 22, "{v}");
+    assert_eq!(v["related_decisions_listed"], 20);
+    assert_eq!(v["related_decisions_cap"], 20);
+    assert_eq!(v["truncated"], true);
+    assert_eq!(v["verdict"], "WARN");
+
+    // In a git repository project workflow ends with edit impact scoped to the target,
+    // and that step runs as written.
+    let words = cli_args(
+        "project",
+        &json!({"action": "workflow", "target_path": "app/core.py"}),
+    );
+    let refs: Vec<&str> = words.iter().map(String::as_str).collect();
+    let (code, w) = cli_json(root, &refs);
+    assert_eq!(code, 0, "{w}");
+    assert_eq!(w["git_repository"], true);
+    let trace = w["phases"][4]["steps"].as_array().unwrap();
+    let step = trace.last().unwrap();
+    assert_eq!(step["arguments"]["action"], "impact", "{w}");
+    assert_eq!(step["arguments"]["scope_paths"], json!(["app/core.py"]));
+    let v = both(&client, root, step["arguments"].clone()).await;
+    assert_eq!(v["changed_count"], 1, "{v}");
+    assert_eq!(v["verdict"], "WARN");
+    client.cancel().await.unwrap();
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn impact_outside_git_is_an_error() {
     let p = empty_project();

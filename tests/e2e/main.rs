@@ -17,6 +17,7 @@ mod mcp;
 mod nav_graph;
 mod parity_core;
 mod project;
+mod project_metrics;
 mod props;
 mod scip_export;
 mod search_text;

@@ -65,6 +65,19 @@ impl Verdict {
         }
     }
 
+    /// Severity in the change-impact / journal reconciliation order (envelope spec
+    /// §2.1): SAFE = INFO = NOT_FOUND < CAUTION < REVIEW < WARN < ERROR < UNSAFE.
+    pub const fn change_impact_rank(self) -> u8 {
+        match self {
+            Verdict::Safe | Verdict::Info | Verdict::NotFound => 0,
+            Verdict::Caution => 1,
+            Verdict::Review => 2,
+            Verdict::Warn => 3,
+            Verdict::Error => 4,
+            Verdict::Unsafe => 5,
+        }
+    }
+
     /// One risk order for every verdict that comes from risk: none < low < medium < high.
     pub const fn from_impact(level: ImpactLevel) -> Verdict {
         match level {
@@ -126,6 +139,15 @@ mod tests {
         for (input, want) in cases {
             assert_eq!(Verdict::normalize(&input).as_str(), want, "input {input}");
         }
+    }
+
+    #[test]
+    fn change_impact_order_follows_the_spec() {
+        let rank = |v: &str| Verdict::parse_canonical(v).unwrap().change_impact_rank();
+        assert_eq!(rank("SAFE"), rank("INFO"));
+        assert_eq!(rank("INFO"), rank("NOT_FOUND"));
+        let order = ["SAFE", "CAUTION", "REVIEW", "WARN", "ERROR", "UNSAFE"];
+        assert!(order.windows(2).all(|w| rank(w[0]) < rank(w[1])));
     }
 
     #[test]

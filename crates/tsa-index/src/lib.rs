@@ -31,7 +31,7 @@ pub use read_health::{HealthBase, HealthEdge, HealthImport, HealthSymbol};
 pub use read_scores::{FileFacts, ImportCounts};
 pub use read_structure::NestedSymbol;
 pub use resolve::Resolution;
-pub use store::{identifier_words, index_dir, index_path, state_path};
+pub use store::{SCHEMA_VERSION, identifier_words, index_dir, index_path, state_path};
 pub use walk::{
     SKIPPED_DIRS, SourceFile, WalkOptions, WalkResult, is_skipped_dir, relative, walk, walk_dirs,
 };

@@ -16,7 +16,7 @@ pub const UNIVERSAL_PARAMS: [&str; 3] = ["output_format", "compact_only", "max_c
 /// Parameters that name paths and are checked against the project boundary.
 /// (Actions resolve them again where they use them; this check makes the refusal
 /// the same for every action, before any of them runs.)
-pub const PATH_PARAMS: [&str; 15] = [
+pub const PATH_PARAMS: [&str; 16] = [
     "file_path",
     "file_paths",
     "files",
@@ -24,6 +24,7 @@ pub const PATH_PARAMS: [&str; 15] = [
     "target_file",
     "old_file",
     "new_file",
+    "target_path",
     "directory",
     "path",
     "roots",

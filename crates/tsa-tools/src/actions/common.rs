@@ -4,7 +4,7 @@
 use std::num::NonZeroUsize;
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use tsa_envelope::{Success, Verdict};
 use tsa_index::{BuildOptions, BuildReport, CallRow, Index, SymbolRow};
 
@@ -39,6 +39,14 @@ pub fn open_index(ctx: &Context) -> Result<Opened, ToolError> {
             report.indexed, report.elapsed_ms
         )),
     })
+}
+
+/// The entries of `m` under `keys` (absent keys left out), in `keys` order: how a
+/// composed action takes the figures of the action it reuses.
+pub fn pick(m: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {
+    keys.iter()
+        .filter_map(|k| m.get(*k).map(|v| ((*k).to_owned(), v.clone())))
+        .collect()
 }
 
 /// A `limit`-style parameter: absent -> default; 0 -> validation error.

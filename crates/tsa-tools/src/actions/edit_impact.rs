@@ -17,6 +17,7 @@ use tsa_lang::{Language, is_test_path};
 use super::common::{fixed_cap, open_index};
 use super::edit_common::{FileAnalysis, analyse_file, blast, parse_mode};
 use super::nav_test_map::{Lines, is_entry, test_command};
+use super::project_journal;
 use crate::action::Action;
 use crate::constraints::{self, Severity};
 use crate::git::Repo;
@@ -76,12 +77,7 @@ fn risk_of(changed: usize, affected: usize) -> ImpactLevel {
 
 /// Whether `path` lies under one of `scopes` (an empty list holds nothing).
 fn in_scope_given(path: &str, scopes: &[String]) -> bool {
-    scopes.iter().any(|s| {
-        s.is_empty()
-            || s == "."
-            || path == s
-            || path.starts_with(&format!("{}/", s.trim_end_matches('/')))
-    })
+    scopes.iter().any(|s| project_journal::covers(s, path))
 }
 
 fn list(
@@ -262,8 +258,68 @@ impl Action for Impact {
             level = level.max(ImpactLevel::Low);
             risk_factors.push(json!({"factor": "out_of_scope_changes", "detail": format!("{} changed file(s) outside scope_paths", outside.len())}));
         }
-        let verdict = Verdict::from_impact(level);
         let risk = level_name(level);
+        let mut verdict = Verdict::from_impact(level);
+        let mut verdict_basis = vec![format!(
+            "risk_level {risk}: {} changed file(s), {} affected",
+            files.len(),
+            b.affected.len()
+        )];
+        // Decisions of the journal about the changed or affected code: a stronger
+        // verdict lifts this one (change-impact order, never lowered).
+        let entries = match project_journal::load(root) {
+            Ok(e) => e,
+            Err(e) => {
+                warnings.push(format!("decision journal not read: {e}"));
+                Vec::new()
+            }
+        };
+        let changed_syms: Vec<(String, String)> = files
+            .iter()
+            .flat_map(|f| f.symbol_rows(false))
+            .flat_map(|r| {
+                let name = r["name"].as_str().unwrap_or("").to_owned();
+                let mut v = vec![(r["symbol"].as_str().unwrap_or("").to_owned(), name.clone())];
+                if let Some(old) = r["old_name"].as_str() {
+                    let old_name = old.rsplit(['.', ':']).next().unwrap_or(old).to_owned();
+                    v.push((old.to_owned(), old_name));
+                }
+                v
+            })
+            .collect();
+        let changed_refs: Vec<&str> = changed_paths
+            .iter()
+            .chain(files.iter().map(|f| &f.change.old_path))
+            .map(String::as_str)
+            .collect();
+        let affected_refs: Vec<&str> = b.affected.iter().map(String::as_str).collect();
+        let decisions =
+            project_journal::related(&entries, &changed_refs, &affected_refs, &changed_syms);
+        let mut lifted_by = None;
+        if let Some(top) = decisions.first()
+            && top.verdict.change_impact_rank() > verdict.change_impact_rank()
+        {
+            let basis = format!(
+                "lifted from {} to {} by decision {} '{}' ({} {})",
+                verdict.as_str(),
+                top.verdict.as_str(),
+                top.entry.id,
+                top.entry.title,
+                top.matched_by.replace('_', " "),
+                top.matched
+            );
+            verdict = top.verdict;
+            lifted_by = Some(top.entry.id.clone());
+            risk_factors.push(json!({"factor": "journal_decision", "detail": basis}));
+            verdict_basis.push(basis);
+        }
+        if !decisions.is_empty() {
+            verdict_basis.push(format!(
+                "{} related decision(s) in the journal",
+                decisions.len()
+            ));
+        }
+        let decision_rows: Vec<Value> = decisions.iter().map(|d| d.to_json()).collect();
         // Tests.
         let mut test_files: BTreeSet<String> = BTreeSet::new();
         let mut test_entries: Vec<SymbolRow> = Vec::new();
@@ -492,6 +548,13 @@ impl Action for Impact {
         } else {
             format!("Run: {verification_command}")
         };
+        let next_step = match &lifted_by {
+            Some(id) => format!(
+                "Decision {id} of the journal covers this change ({}): read it first (project action=journal mode=get id={id}). {next_step}",
+                verdict.as_str()
+            ),
+            None => next_step,
+        };
         let stop = "stop if a listed test fails or an affected caller's contract changed without updating it";
         let mut s = Success::new(verdict, summary_line)
             .with("mode", mode_name)
@@ -504,6 +567,7 @@ impl Action for Impact {
             .with("affected_count", b.affected.len())
             .with("risk_level", risk)
             .with("risk_factors", json!(risk_factors))
+            .with("verdict_basis", json!(verdict_basis))
             .with("test_required", test_required)
             .with("test_runner", runners.join(", "))
             .with("default_test_command", verification_command.as_str())
@@ -606,6 +670,17 @@ impl Action for Impact {
                     "edit action=constraints path_filter=<file>",
                 ),
                 Capped::collect(violation_rows, fixed_cap(20)),
+            )
+            .with_list(
+                list(
+                    "related_decisions",
+                    "related_decision_count",
+                    "related_decisions_listed",
+                    "related_decisions_cap",
+                    "related decisions",
+                    "project action=journal mode=search path_scope=<file>",
+                ),
+                Capped::collect(decision_rows, fixed_cap(20)),
             );
         let omitted = test_files.len().saturating_sub(30);
         s = s
@@ -658,6 +733,8 @@ impl Action for Impact {
                 .with("tests_to_run_count", test_files.len())
                 .with("verification_command", verification_command.as_str())
                 .with("agent_summary_only", true)
+                .with("verdict_basis", json!(verdict_basis))
+                .with("related_decision_count", decisions.len())
                 .with_agent("risk", risk)
                 .with_agent("scope", scope)
                 .with_agent("changed_count", files.len())

@@ -13,7 +13,7 @@ use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::{Map, Value, json};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::Index;
 use tsa_lang::Language;
@@ -78,6 +78,19 @@ pub fn constraint_verdict_for(
         crate::constraints::Severity::Info => None,
     });
     Ok((floor, rows.iter().map(|v| v.to_json()).collect()))
+}
+
+/// The answer of `edit safe` on `rel` (default edit type) as a JSON object: how the
+/// composed actions (`project smart`, `project workflow`) read a file's edit risk.
+pub(super) fn answer(ctx: &Context, rel: &str) -> Result<Map<String, Value>, ToolError> {
+    let s = Safe.run(
+        ctx,
+        Args {
+            file_path: rel.to_owned(),
+            edit_type: EditType::default(),
+        },
+    )?;
+    Ok(tsa_envelope::Envelope::from(s).to_json())
 }
 
 /// Test files associated with `rel` by naming convention / location.
@@ -268,7 +281,7 @@ pub fn test_command(root: &Path, rel: &str, tests: &[String]) -> String {
 }
 
 /// Files that depend on `rel`: importers and files with resolved calls into it.
-fn downstream(index: &Index, rel: &str) -> Result<Vec<String>, ToolError> {
+pub(super) fn downstream(index: &Index, rel: &str) -> Result<Vec<String>, ToolError> {
     let mut set: BTreeSet<String> = index
         .importers_of_file(rel)?
         .into_iter()

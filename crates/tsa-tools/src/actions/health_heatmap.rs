@@ -53,7 +53,7 @@ pub struct Args {
 
 pub struct Heatmap;
 
-fn fn_row(file: &str, f: &FunctionCc) -> Value {
+pub(super) fn fn_row(file: &str, f: &FunctionCc) -> Value {
     json!({
         "name": f.name, "file": file, "line": f.line, "end_line": f.end_line,
         "complexity": f.complexity, "band": band(f.complexity),
@@ -61,7 +61,7 @@ fn fn_row(file: &str, f: &FunctionCc) -> Value {
     })
 }
 
-fn band_counts<'a>(ccs: impl Iterator<Item = &'a u32>) -> BTreeMap<&'static str, usize> {
+pub(super) fn band_counts<'a>(ccs: impl Iterator<Item = &'a u32>) -> BTreeMap<&'static str, usize> {
     let mut m: BTreeMap<&'static str, usize> = ["low", "medium", "high", "critical"]
         .iter()
         .map(|b| (*b, 0))

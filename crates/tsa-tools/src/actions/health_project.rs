@@ -56,6 +56,21 @@ fn grade_rank(g: char) -> u8 {
     }
 }
 
+/// The risk word and verdict of a grade distribution: any F is critical, any D
+/// high (both REVIEW), any C medium (CAUTION), else low (SAFE).
+pub fn grade_risk(dist: &BTreeMap<String, usize>) -> (&'static str, Verdict) {
+    let has = |g: &str| dist.get(g).is_some_and(|n| *n > 0);
+    if has("F") {
+        ("critical", Verdict::Review)
+    } else if has("D") {
+        ("high", Verdict::Review)
+    } else if has("C") {
+        ("medium", Verdict::Caution)
+    } else {
+        ("low", Verdict::Safe)
+    }
+}
+
 fn row(s: &FileScore) -> Value {
     json!({
         "file": s.file,
@@ -133,20 +148,7 @@ impl Action for ProjectHealth {
         let f_count = dist["F"];
         let d_count = dist["D"];
         let c_count = dist["C"];
-        let risk = if f_count > 0 {
-            "critical"
-        } else if d_count > 0 {
-            "high"
-        } else if c_count > 0 {
-            "medium"
-        } else {
-            "low"
-        };
-        let verdict = match risk {
-            "critical" | "high" => Verdict::Review,
-            "medium" => Verdict::Caution,
-            _ => Verdict::Safe,
-        };
+        let (risk, verdict) = grade_risk(&dist);
         let threshold = grade_rank(match args.min_grade {
             MinGrade::A => 'A',
             MinGrade::B => 'B',

@@ -51,11 +51,13 @@ mod nav_xref;
 mod project_doc_sync;
 mod project_files;
 mod project_journal;
+mod project_metrics;
 mod project_overview;
 mod project_parser;
 mod project_skills;
 mod project_smart;
 mod project_tools;
+mod project_workflow;
 mod search_batch;
 mod search_chain;
 mod search_content;
@@ -129,11 +131,13 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &project_doc_sync::DocSync,
     &project_files::Files,
     &project_journal::Journal,
+    &project_metrics::Metrics,
     &project_overview::Overview,
     &project_parser::Parser,
     &project_skills::Skills,
     &project_smart::Smart,
     &project_tools::Tools,
+    &project_workflow::Workflow,
     &search_batch::Batch,
     &search_chain::Chain,
     &search_content::Content,

@@ -107,6 +107,97 @@ fn save(root: &Path, entries: &[Entry]) -> Result<(), ToolError> {
     std::fs::rename(&tmp, &path).map_err(io)
 }
 
+/// Whether the project path `scope` covers `file`: the file itself, a folder above
+/// it, or the whole project (`.` or empty).
+pub fn covers(scope: &str, file: &str) -> bool {
+    let scope = scope.trim_end_matches('/');
+    scope.is_empty()
+        || scope == "."
+        || file == scope
+        || (file.starts_with(scope) && file.as_bytes().get(scope.len()) == Some(&b'/'))
+}
+
+/// How a decision relates to a change set.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Related<'a> {
+    pub entry: &'a Entry,
+    pub verdict: Verdict,
+    /// `changed_file`, `affected_file` or `symbol`.
+    pub matched_by: &'static str,
+    /// The changed/affected file its scope covers, or the changed symbol it names.
+    pub matched: String,
+}
+
+impl Related<'_> {
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut v = json!({
+            "id": self.entry.id,
+            "title": self.entry.title,
+            "verdict": self.verdict,
+            "matched_by": self.matched_by,
+            "recorded_at": self.entry.recorded_at,
+        });
+        v[if self.matched_by == "symbol" {
+            "matched_symbol"
+        } else {
+            "matched_path"
+        }] = json!(self.matched);
+        v
+    }
+}
+
+/// The active (not superseded) decisions whose `scope_paths` cover a changed or an
+/// affected file, or whose `related_symbols` name a changed symbol (`(qualified
+/// name, name)` pairs; `Type::m` and `Type.m` are the same name). Most severe first
+/// in the change-impact order, then by id; the first match of each decision is kept
+/// (changed files before affected files before symbols).
+pub fn related<'a>(
+    entries: &'a [Entry],
+    changed: &[&str],
+    affected: &[&str],
+    symbols: &[(String, String)],
+) -> Vec<Related<'a>> {
+    let norm = |s: &str| s.trim().replace("::", ".");
+    let mut out: Vec<Related<'a>> = entries
+        .iter()
+        .filter(|e| e.superseded_by.is_none())
+        .filter_map(|e| {
+            let path_hit = |files: &[&str]| {
+                files
+                    .iter()
+                    .find(|f| e.scope_paths.iter().any(|p| covers(p, f)))
+                    .map(|f| (*f).to_owned())
+            };
+            let (by, matched) = if let Some(f) = path_hit(changed) {
+                ("changed_file", f)
+            } else if let Some(f) = path_hit(affected) {
+                ("affected_file", f)
+            } else {
+                let hit = symbols.iter().find(|(q, n)| {
+                    e.related_symbols.iter().any(|r| {
+                        let r = norm(r);
+                        !r.is_empty() && (r == norm(q) || r == *n)
+                    })
+                })?;
+                ("symbol", hit.0.clone())
+            };
+            Some(Related {
+                entry: e,
+                verdict: Verdict::parse_canonical(&e.verdict).unwrap_or(Verdict::Info),
+                matched_by: by,
+                matched,
+            })
+        })
+        .collect();
+    out.sort_by(|a, b| {
+        b.verdict
+            .change_impact_rank()
+            .cmp(&a.verdict.change_impact_rank())
+            .then_with(|| a.entry.id.cmp(&b.entry.id))
+    });
+    out
+}
+
 fn entry_json(e: &Entry) -> serde_json::Value {
     let mut v = serde_json::to_value(e).unwrap_or_default();
     v["status"] = json!(if e.superseded_by.is_some() {
@@ -288,11 +379,7 @@ impl Action for Journal {
                     .filter(|e| {
                         scope.as_ref().is_none_or(|s| {
                             s.is_empty()
-                                || e.scope_paths.iter().any(|p| {
-                                    p == s
-                                        || p.starts_with(&format!("{s}/"))
-                                        || s.starts_with(&format!("{p}/"))
-                                })
+                                || e.scope_paths.iter().any(|p| covers(s, p) || covers(p, s))
                         })
                     })
                     .collect();
@@ -329,5 +416,64 @@ impl Action for Journal {
                 }))
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(id: &str, verdict: &str, scope: &[&str], symbols: &[&str]) -> Entry {
+        Entry {
+            id: id.into(),
+            title: format!("decision {id}"),
+            rationale: String::new(),
+            verdict: verdict.into(),
+            scope_paths: scope.iter().map(|s| (*s).to_owned()).collect(),
+            alternatives: Vec::new(),
+            related_symbols: symbols.iter().map(|s| (*s).to_owned()).collect(),
+            tags: Vec::new(),
+            recorded_at: 0,
+            superseded_by: None,
+        }
+    }
+
+    #[test]
+    fn scopes_cover_whole_segments() {
+        assert!(covers("app", "app/core.py"));
+        assert!(covers("app/", "app/core.py"));
+        assert!(covers("app/core.py", "app/core.py"));
+        assert!(covers(".", "x.py"));
+        assert!(!covers("app", "apps/core.py"));
+        assert!(!covers("app/core.py", "app/core.pyc"));
+    }
+
+    #[test]
+    fn related_decisions_match_paths_and_symbols_most_severe_first() {
+        let mut old = entry("D-0001", "UNSAFE", &["app"], &[]);
+        old.superseded_by = Some("D-0002".into());
+        let entries = vec![
+            old,
+            entry("D-0002", "CAUTION", &["app/core.py"], &[]),
+            entry("D-0003", "WARN", &["lib"], &[]),
+            entry("D-0004", "REVIEW", &["docs"], &["Engine::run"]),
+            entry("D-0005", "UNSAFE", &["other"], &["nothing"]),
+        ];
+        let symbols = vec![("Engine.run".to_owned(), "run".to_owned())];
+        let r = related(&entries, &["app/core.py"], &["lib/x.py"], &symbols);
+        let got: Vec<(&str, &str, &str)> = r
+            .iter()
+            .map(|x| (x.entry.id.as_str(), x.matched_by, x.matched.as_str()))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("D-0003", "affected_file", "lib/x.py"),
+                ("D-0004", "symbol", "Engine.run"),
+                ("D-0002", "changed_file", "app/core.py"),
+            ]
+        );
+        assert_eq!(r[0].to_json()["matched_path"], "lib/x.py");
+        assert_eq!(r[1].to_json()["matched_symbol"], "Engine.run");
     }
 }

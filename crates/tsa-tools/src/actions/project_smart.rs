@@ -5,10 +5,10 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tsa_envelope::{Capped, Envelope, ListSpelling, Success};
 
-use super::common::{cap, open_index};
+use super::common::{cap, open_index, pick};
 use super::{edit_safe, health_file};
 use crate::action::Action;
 use crate::source::source_file;
@@ -27,14 +27,6 @@ pub struct Args {
 }
 
 pub struct Smart;
-
-fn pick(m: &Map<String, Value>, keys: &[&str]) -> Value {
-    Value::Object(
-        keys.iter()
-            .filter_map(|k| m.get(*k).map(|v| ((*k).to_owned(), v.clone())))
-            .collect(),
-    )
-}
 
 impl Action for Smart {
     type Args = Args;
@@ -55,14 +47,7 @@ impl Action for Smart {
             },
         )?)
         .to_json();
-        let safe = Envelope::from(edit_safe::Safe.run(
-            ctx,
-            edit_safe::Args {
-                file_path: rel.clone(),
-                edit_type: edit_safe::EditType::default(),
-            },
-        )?)
-        .to_json();
+        let safe = edit_safe::answer(ctx, &rel)?;
         let opened = open_index(ctx)?;
         let index = &opened.index;
         let exports: Vec<Value> = index
@@ -106,7 +91,7 @@ impl Action for Smart {
         .with("file_path", rel.as_str())
         .with(
             "health",
-            pick(
+            Value::Object(pick(
                 &health,
                 &[
                     "grade",
@@ -118,11 +103,11 @@ impl Action for Smart {
                     "lines",
                     "language",
                 ],
-            ),
+            )),
         )
         .with(
             "edit_risk",
-            pick(
+            Value::Object(pick(
                 &safe,
                 &[
                     "risk_level",
@@ -132,7 +117,7 @@ impl Action for Smart {
                     "test_files_nearby",
                     "constraint_violations",
                 ],
-            ),
+            )),
         )
         .with_list(
             ListSpelling {
