@@ -482,6 +482,7 @@ fn params() -> Vec<Param> {
         p("project", "files", "path", none.clone()),
         p("project", "smart", "file_path", none.clone()),
         p("project", "skills", "skills_root", none.clone()),
+        p("project", "workflow", "target_path", none.clone()),
         p(
             "project",
             "journal",
