@@ -14,13 +14,14 @@ use crate::{Context, ToolError};
 /// Parameters every action accepts.
 pub const UNIVERSAL_PARAMS: [&str; 3] = ["output_format", "compact_only", "max_chars"];
 /// Parameters that name paths and are checked against the project boundary.
-pub const PATH_PARAMS: [&str; 6] = [
+pub const PATH_PARAMS: [&str; 7] = [
     "file_path",
     "source_file",
     "target_file",
     "directory",
     "path",
     "roots",
+    "output_path",
 ];
 
 /// A rendered answer and whether it is a failure (MCP `isError`, CLI exit 1).
