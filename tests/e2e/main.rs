@@ -13,6 +13,7 @@ mod graph_truth;
 mod health_graph;
 mod health_score;
 mod history;
+mod knowledge;
 mod mcp;
 mod nav_graph;
 mod parity_core;

@@ -484,6 +484,13 @@ fn params() -> Vec<Param> {
         p("project", "skills", "skills_root", none.clone()),
         p("project", "workflow", "target_path", none.clone()),
         p(
+            "viz",
+            "knowledge",
+            "output_path",
+            json!({"export_format": "html"}),
+        ),
+        p("viz", "knowledge", "focus", none.clone()),
+        p(
             "project",
             "journal",
             "path_scope",

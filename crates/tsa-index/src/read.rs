@@ -302,6 +302,26 @@ impl Index {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// A digest of what the index was built from: every file's path and BLAKE3
+    /// content hash, in path order (hex). Resolution depends only on these, so two
+    /// indexes with the same fingerprint hold the same graph.
+    pub fn content_fingerprint(&self) -> Result<String, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT path, hash FROM files ORDER BY path")?;
+        let mut rows = stmt.query([])?;
+        let mut h = blake3::Hasher::new();
+        while let Some(r) = rows.next()? {
+            let path: String = r.get(0)?;
+            let hash: Vec<u8> = r.get(1)?;
+            h.update(path.as_bytes());
+            h.update(&[0]);
+            h.update(&hash);
+            h.update(&[0]);
+        }
+        Ok(h.finalize().to_hex().to_string())
+    }
+
     /// Call sites bound to any of `targets`.
     pub fn callers(&self, targets: &[i64]) -> Result<Vec<CallRow>, IndexError> {
         self.calls_where("c.target_id", targets)

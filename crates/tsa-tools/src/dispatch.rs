@@ -16,7 +16,7 @@ pub const UNIVERSAL_PARAMS: [&str; 3] = ["output_format", "compact_only", "max_c
 /// Parameters that name paths and are checked against the project boundary.
 /// (Actions resolve them again where they use them; this check makes the refusal
 /// the same for every action, before any of them runs.)
-pub const PATH_PARAMS: [&str; 16] = [
+pub const PATH_PARAMS: [&str; 17] = [
     "file_path",
     "file_paths",
     "files",
@@ -29,6 +29,7 @@ pub const PATH_PARAMS: [&str; 16] = [
     "path",
     "roots",
     "output_file",
+    "output_path",
     "scope_paths",
     "path_scope",
     "skills_root",

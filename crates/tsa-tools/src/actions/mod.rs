@@ -32,6 +32,7 @@ mod index_auto;
 mod index_build;
 mod index_cache;
 mod index_full;
+mod index_knowledge;
 mod index_status;
 mod index_sync;
 mod nav_call_path;
@@ -80,6 +81,7 @@ mod structure_signatures;
 mod structure_sitemap;
 mod text_common;
 mod viz_graph;
+mod viz_knowledge;
 mod viz_similarity;
 mod viz_uml;
 
@@ -112,6 +114,7 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &index_build::Build,
     &index_cache::Cache,
     &index_full::Full,
+    &index_knowledge::Knowledge,
     &index_status::Status,
     &index_sync::Sync,
     &nav_call_path::CallPath,
@@ -157,6 +160,7 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &structure_signatures::Signatures,
     &structure_sitemap::Sitemap,
     &viz_graph::Graph,
+    &viz_knowledge::Knowledge,
     &viz_similarity::Similarity,
     &viz_uml::Uml,
 ];

@@ -1,0 +1,247 @@
+//! What Markdown documents say about the code: links and path-like code spans
+//! (files and folders), and code spans naming callables (`build()`, `Engine.run`,
+//! `Store::open`) or bare identifiers. `project doc_sync` checks them against the
+//! index; `index knowledge` turns them into `documents` edges.
+
+use std::path::{Path, PathBuf};
+use std::sync::LazyLock;
+
+use globset::GlobSet;
+use regex::Regex;
+
+const SOURCE_EXTS: [&str; 16] = [
+    "py", "rs", "js", "ts", "tsx", "jsx", "go", "java", "c", "h", "cpp", "cs", "rb", "php", "kt",
+    "swift",
+];
+
+static LINK: LazyLock<Option<Regex>> =
+    LazyLock::new(|| Regex::new(r"\[[^\]]*\]\(([^)\s]+)(?:\s+[^)]*)?\)").ok());
+static SPAN: LazyLock<Option<Regex>> = LazyLock::new(|| Regex::new(r"`([^`\n]+)`").ok());
+
+/// A code span that names a file: a `/` or a source extension, no spaces.
+pub fn looks_like_path(s: &str) -> bool {
+    !s.contains(char::is_whitespace)
+        && !s.contains("://")
+        && !s.starts_with('-')
+        && (s.contains('/')
+            || s.rsplit_once('.')
+                .is_some_and(|(stem, ext)| !stem.is_empty() && SOURCE_EXTS.contains(&ext)))
+        && s.chars().all(|c| c.is_alphanumeric() || "/._-".contains(c))
+}
+
+fn ident(p: &str) -> bool {
+    !p.is_empty()
+        && p.chars().all(|c| c.is_alphanumeric() || c == '_')
+        && !p.starts_with(|c: char| c.is_ascii_digit())
+}
+
+/// A code span that names a callable: `name()`, `Owner.name(...)`, `Type::name`.
+/// Returns (owner, name).
+pub fn looks_like_symbol(s: &str) -> Option<(Option<String>, String)> {
+    let call = s
+        .strip_suffix("()")
+        .or_else(|| s.find('(').filter(|_| s.ends_with(')')).map(|i| &s[..i]));
+    let body = call.unwrap_or(s);
+    if body.is_empty() || body.contains(char::is_whitespace) {
+        return None;
+    }
+    let parts: Vec<&str> = body.split(['.', ':']).filter(|p| !p.is_empty()).collect();
+    if parts.is_empty() || !parts.iter().all(|p| ident(p)) {
+        return None;
+    }
+    let name = parts[parts.len() - 1].to_owned();
+    let owner = (parts.len() > 1).then(|| parts[parts.len() - 2].to_owned());
+    // Without call parentheses only `Type.member` / `Type::member` counts.
+    let typed_owner = owner
+        .as_deref()
+        .is_some_and(|o| o.starts_with(|c: char| c.is_uppercase()));
+    (call.is_some() || typed_owner).then_some((owner, name))
+}
+
+/// What one reference points at.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RefKind {
+    /// A file or folder, from a link (`via = "link"`) or a code span (`"code_span"`).
+    Path { via: &'static str },
+    /// A callable or `Type.member`.
+    Symbol { owner: Option<String>, name: String },
+    /// A code span that is one bare identifier (`Engine`): a name, maybe a definition.
+    Ident,
+}
+
+/// One reference of a document, outside fenced code blocks.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reference {
+    /// 1-based line.
+    pub line: usize,
+    /// The reference as written (a link's target without its `#anchor`).
+    pub text: String,
+    pub kind: RefKind,
+}
+
+/// Every reference of a Markdown text, line by line: links, then path spans, then
+/// symbol spans, then bare identifiers. Fenced code blocks are skipped.
+pub fn references(text: &str) -> Vec<Reference> {
+    let (Some(link), Some(span)) = (LINK.as_ref(), SPAN.as_ref()) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for (i, line) in text.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        let at = i + 1;
+        for c in link.captures_iter(line) {
+            let target = c[1].split('#').next().unwrap_or("");
+            if target.is_empty() || target.contains("://") || target.starts_with("mailto:") {
+                continue;
+            }
+            out.push(Reference {
+                line: at,
+                text: target.to_owned(),
+                kind: RefKind::Path { via: "link" },
+            });
+        }
+        let mut symbols = Vec::new();
+        let mut idents = Vec::new();
+        for c in span.captures_iter(line) {
+            let s = c[1].trim();
+            if looks_like_path(s) {
+                out.push(Reference {
+                    line: at,
+                    text: s.to_owned(),
+                    kind: RefKind::Path { via: "code_span" },
+                });
+            } else if let Some((owner, name)) = looks_like_symbol(s) {
+                symbols.push(Reference {
+                    line: at,
+                    text: s.to_owned(),
+                    kind: RefKind::Symbol { owner, name },
+                });
+            } else if ident(s) {
+                idents.push(Reference {
+                    line: at,
+                    text: s.to_owned(),
+                    kind: RefKind::Ident,
+                });
+            }
+        }
+        out.extend(symbols);
+        out.extend(idents);
+    }
+    out
+}
+
+/// Where a path reference of the document in folder `doc_dir` points: the canonical
+/// path, tried relative to the document first, then to the root. Never a path
+/// outside the root.
+pub fn resolve_path(root: &Path, doc_dir: &str, reference: &str) -> Option<PathBuf> {
+    [
+        root.join(doc_dir).join(reference),
+        root.join(reference.trim_start_matches('/')),
+    ]
+    .iter()
+    .find_map(|c| c.canonicalize().ok().filter(|abs| abs.starts_with(root)))
+}
+
+/// The documents of the project matching `globs` (project-relative, sorted), walked
+/// like the index walk (gitignore, hidden and vendored folders skipped), at most
+/// `max` of them; the flag says whether more were there.
+pub fn walk_docs(root: &Path, globs: &GlobSet, max: usize) -> (Vec<String>, bool) {
+    let mut docs = Vec::new();
+    let mut more = false;
+    for e in ignore::WalkBuilder::new(root)
+        .hidden(true)
+        .require_git(false)
+        .filter_entry(|e| !tsa_index::is_skipped_dir(&e.file_name().to_string_lossy()))
+        .build()
+        .flatten()
+    {
+        if !e.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        if let Some(rel) = tsa_index::relative(root, e.path())
+            && globs.is_match(&rel)
+        {
+            if docs.len() >= max {
+                more = true;
+                continue;
+            }
+            docs.push(rel);
+        }
+    }
+    docs.sort();
+    (docs, more)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn tells_paths_and_symbols_from_prose() {
+        assert!(looks_like_path("app/core.py"));
+        assert!(looks_like_path("core.py"));
+        assert!(!looks_like_path("cargo test"));
+        assert!(!looks_like_path("https://x.org/a"));
+        assert!(!looks_like_path("v1.2"));
+        assert_eq!(looks_like_symbol("build()"), Some((None, "build".into())));
+        assert_eq!(
+            looks_like_symbol("Engine.run"),
+            Some((Some("Engine".into()), "run".into()))
+        );
+        assert_eq!(
+            looks_like_symbol("Store::open(path)"),
+            Some((Some("Store".into()), "open".into()))
+        );
+        assert_eq!(
+            looks_like_symbol("json.dumps()"),
+            Some((Some("json".into()), "dumps".into()))
+        );
+        assert_eq!(looks_like_symbol("some words"), None);
+        assert_eq!(
+            looks_like_symbol("x.y"),
+            None,
+            "lower-case owner without a call: prose-like"
+        );
+    }
+
+    #[test]
+    fn references_skip_fences_and_keep_line_order() {
+        let text = "See [core](app/core.py#L3) and `Engine.run`, `Engine`.\n```\n`hidden()`\n```\n`build()` in `app/`\n";
+        let refs = references(text);
+        let got: Vec<(usize, &str, &RefKind)> = refs
+            .iter()
+            .map(|r| (r.line, r.text.as_str(), &r.kind))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                (1, "app/core.py", &RefKind::Path { via: "link" }),
+                (
+                    1,
+                    "Engine.run",
+                    &RefKind::Symbol {
+                        owner: Some("Engine".into()),
+                        name: "run".into()
+                    }
+                ),
+                (1, "Engine", &RefKind::Ident),
+                (5, "app/", &RefKind::Path { via: "code_span" }),
+                (
+                    5,
+                    "build()",
+                    &RefKind::Symbol {
+                        owner: None,
+                        name: "build".into()
+                    }
+                ),
+            ]
+        );
+    }
+}
