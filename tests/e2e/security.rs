@@ -489,7 +489,6 @@ fn params() -> Vec<Param> {
             "output_path",
             json!({"export_format": "html"}),
         ),
-        p("viz", "knowledge", "focus", none.clone()),
         p(
             "project",
             "journal",
