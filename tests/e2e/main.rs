@@ -8,6 +8,7 @@ mod crash;
 mod drift;
 mod dsl;
 mod edit_git;
+mod faults;
 mod fixtures;
 mod graph_truth;
 mod health_graph;

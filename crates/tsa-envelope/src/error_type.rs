@@ -25,6 +25,10 @@ pub enum ErrorType {
     EmptyProject,
     /// The on-disk index could not be read or written.
     IndexError,
+    /// The filesystem refused access (a read-only project folder, say).
+    PermissionDenied,
+    /// A resource ran out: disk space, a file size limit, memory.
+    ResourceExhausted,
     /// A bug or an unexpected environment failure.
     Internal,
 }
@@ -43,6 +47,8 @@ impl ErrorType {
             ErrorType::EncodingError => "encoding_error",
             ErrorType::EmptyProject => "empty_project",
             ErrorType::IndexError => "index_error",
+            ErrorType::PermissionDenied => "permission_denied",
+            ErrorType::ResourceExhausted => "resource_exhausted",
             ErrorType::Internal => "internal",
         }
     }
@@ -71,6 +77,10 @@ impl ErrorType {
             ErrorType::IndexError => {
                 "The index could not be used; rebuild it with `index action=full mode=full`."
             }
+            ErrorType::PermissionDenied => {
+                "The filesystem refused access; check the folder's ownership and permissions."
+            }
+            ErrorType::ResourceExhausted => "A resource ran out; free it or reduce the scope.",
             ErrorType::Internal => "Review the error message and adjust your request.",
         }
     }

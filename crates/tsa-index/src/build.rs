@@ -15,6 +15,7 @@ use rusqlite::{Connection, OptionalExtension};
 use tsa_lang::{FileExtract, Language, extract_with, is_test_path, return_type};
 
 use crate::IndexError;
+use crate::fault::{checkpoint, pause};
 use crate::resolve::{Binding, MCall, MFile, MImport, MSym, Model, Resolution};
 use crate::store::{self, CallBinding, FileRow, Resolved, Writer};
 use crate::walk::{SourceFile, WalkOptions, walk};
@@ -107,6 +108,8 @@ pub struct BuildReport {
     pub skipped_unknown_extension: usize,
     pub skipped_too_large: usize,
     pub skipped_structure_only: usize,
+    /// Files listed by the walk that were gone (deleted or renamed) when read.
+    pub skipped_missing: usize,
     pub truncated_by_max_files: bool,
     pub files_with_parse_errors: usize,
     pub calls_resolved: usize,
@@ -125,8 +128,15 @@ pub struct BuildReport {
 enum Outcome {
     Unchanged,
     Touched,
-    Parsed { hash: [u8; 32], x: FileExtract },
+    Parsed {
+        hash: [u8; 32],
+        x: FileExtract,
+    },
     Binary,
+    /// Gone between the walk and the read.
+    Vanished,
+    /// Grew past the size limit between the walk and the read.
+    TooLarge(u64),
     Failed(String),
 }
 
@@ -161,18 +171,38 @@ enum Compared {
     Unchanged,
     Touched,
     Changed { bytes: Vec<u8>, hash: [u8; 32] },
+    Vanished,
+    TooLarge(u64),
     Unreadable(String),
 }
 
-fn compare(f: &SourceFile, stored: Option<&Stored>) -> Compared {
+/// The file's bytes, read once (what is hashed is what is parsed), or `Err(len)`
+/// when it holds more than `max` bytes.
+fn read_capped(path: &Path, max: u64) -> std::io::Result<Result<Vec<u8>, u64>> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut bytes = Vec::new();
+    let n = (&mut file)
+        .take(max.saturating_add(1))
+        .read_to_end(&mut bytes)? as u64;
+    if n > max {
+        let len = file.metadata().map(|m| m.len()).unwrap_or(n).max(n);
+        return Ok(Err(len));
+    }
+    Ok(Ok(bytes))
+}
+
+fn compare(f: &SourceFile, stored: Option<&Stored>, max_size: u64) -> Compared {
     if let Some(s) = stored
         && s.size == f.size as i64
         && s.mtime_ns == f.mtime_ns
     {
         return Compared::Unchanged;
     }
-    let bytes = match std::fs::read(&f.abs) {
-        Ok(b) => b,
+    let bytes = match read_capped(&f.abs, max_size) {
+        Ok(Ok(b)) => b,
+        Ok(Err(len)) => return Compared::TooLarge(len),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Compared::Vanished,
         Err(e) => return Compared::Unreadable(e.to_string()),
     };
     let hash = *blake3::hash(&bytes).as_bytes();
@@ -182,17 +212,34 @@ fn compare(f: &SourceFile, stored: Option<&Stored>) -> Compared {
     Compared::Changed { bytes, hash }
 }
 
-fn examine(f: &SourceFile, stored: Option<&Stored>, hook: Option<&tsa_lang::FactsHook>) -> Outcome {
-    match compare(f, stored) {
+fn examine(
+    f: &SourceFile,
+    stored: Option<&Stored>,
+    max_size: u64,
+    hook: Option<&tsa_lang::FactsHook>,
+) -> Outcome {
+    let outcome = match compare(f, stored, max_size) {
         Compared::Unchanged => Outcome::Unchanged,
         Compared::Touched => Outcome::Touched,
+        Compared::Vanished => Outcome::Vanished,
+        Compared::TooLarge(len) => Outcome::TooLarge(len),
         Compared::Unreadable(e) => Outcome::Failed(e),
         Compared::Changed { bytes, .. } if is_binary(&bytes) => Outcome::Binary,
-        Compared::Changed { bytes, hash } => match extract_with(f.language, &bytes, hook) {
-            Ok(x) => Outcome::Parsed { hash, x },
-            Err(e) => Outcome::Failed(e.to_string()),
-        },
-    }
+        Compared::Changed { bytes, hash } => {
+            pause(&|| format!("read:{}", f.rel));
+            match extract_with(f.language, &bytes, hook) {
+                Ok(x) => Outcome::Parsed { hash, x },
+                Err(e) => Outcome::Failed(e.to_string()),
+            }
+        }
+    };
+    checkpoint("parse");
+    outcome
+}
+
+/// The reason given for a file skipped by the size limit.
+pub(crate) fn too_large_reason(len: u64, max: u64) -> String {
+    format!("larger than max_file_size ({len} > {max} bytes)")
 }
 
 fn hex16(hash: &[u8]) -> String {
@@ -203,8 +250,11 @@ fn hex16(hash: &[u8]) -> String {
 pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError> {
     let started = Instant::now();
     let mut conn = store::open_for_write(root)?;
+    checkpoint("open");
     let walked = walk(root, &opts.walk);
     let walk_ms = started.elapsed().as_millis();
+    checkpoint("walk");
+    pause(&|| "walked".to_owned());
     let stored = match opts.mode {
         BuildMode::Full => HashMap::new(),
         BuildMode::Incremental => stored_files(&conn)?,
@@ -217,7 +267,12 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
         .files
         .par_iter()
         .map(|f| {
-            let o = examine(f, stored.get(&f.rel), opts.facts.as_ref());
+            let o = examine(
+                f,
+                stored.get(&f.rel),
+                opts.walk.max_file_size,
+                opts.facts.as_ref(),
+            );
             let n = done.fetch_add(1, Ordering::Relaxed) + 1;
             if n.is_multiple_of(32) || n == total {
                 opts.report("parse", n, total);
@@ -238,6 +293,13 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
         parse_ms,
         ..BuildReport::default()
     };
+    for (rel, len) in &walked.too_large {
+        report.files.push(status(
+            rel,
+            "skipped",
+            too_large_reason(*len, opts.walk.max_file_size),
+        ));
+    }
     opts.report("write", total, total);
     let cold = opts.mode == BuildMode::Full || stored.is_empty();
     let now = std::time::SystemTime::now()
@@ -248,26 +310,52 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
         // A cold build writes a fresh database beside the old one (no journal: the
         // old file is the fallback) and renames it into place in one step.
         let (mut fresh, tmp) = store::open_fresh(root)?;
-        let tx = fresh.transaction()?;
-        write_cold(&tx, &walked.files, outcomes, &mut report)?;
-        let t = Instant::now();
-        tx.execute_batch(store::INDEXES)?;
-        store::set_meta(&tx, "built_at", &now.to_string())?;
-        store::set_meta(&tx, "last_mode", opts.mode.as_str())?;
-        tx.commit()?;
+        let written = (|| {
+            let tx = fresh.transaction()?;
+            write_cold(
+                &tx,
+                &walked.files,
+                outcomes,
+                opts.walk.max_file_size,
+                &mut report,
+            )?;
+            let t = Instant::now();
+            tx.execute_batch(store::INDEXES)?;
+            store::set_meta(&tx, "built_at", &now.to_string())?;
+            store::set_meta(&tx, "last_mode", opts.mode.as_str())?;
+            checkpoint("commit");
+            tx.commit()?;
+            checkpoint("commit");
+            report.write_ms += t.elapsed().as_millis();
+            Ok::<_, IndexError>(())
+        })();
         drop(fresh);
-        store::replace_with(root, conn, &tmp)?;
+        if let Err(e) = written {
+            // A failed cold build (a full disk, say) leaves the old index as it was
+            // and gives back the space the new one took.
+            store::discard_fresh(&tmp);
+            return Err(e);
+        }
+        let t = Instant::now();
+        if let Err(e) = store::replace_with(root, conn, &tmp) {
+            store::discard_fresh(&tmp);
+            return Err(e);
+        }
         report.write_ms += t.elapsed().as_millis();
     } else {
         let tx = conn.transaction()?;
         write_incremental(&tx, &walked, &opts.walk, &stored, outcomes, &mut report)?;
         store::set_meta(&tx, "built_at", &now.to_string())?;
         store::set_meta(&tx, "last_mode", opts.mode.as_str())?;
+        checkpoint("commit");
         tx.commit()?;
+        checkpoint("commit");
     }
     report.elapsed_ms = started.elapsed().as_millis();
     Ok(report)
 }
+
+const VANISHED: &str = "file vanished between walk and read (deleted or renamed)";
 
 fn status(file: &str, status: &'static str, reason: impl Into<String>) -> FileStatus {
     FileStatus {
@@ -317,6 +405,7 @@ fn write_cold(
     tx: &rusqlite::Transaction<'_>,
     files: &[SourceFile],
     outcomes: Vec<Outcome>,
+    max_size: u64,
     report: &mut BuildReport,
 ) -> Result<(), IndexError> {
     let t = Instant::now();
@@ -329,6 +418,16 @@ fn write_cold(
                 report
                     .files
                     .push(status(&f.rel, "skipped", "binary content (NUL bytes)"));
+            }
+            Outcome::Vanished => {
+                report.skipped_missing += 1;
+                report.files.push(status(&f.rel, "skipped", VANISHED));
+            }
+            Outcome::TooLarge(len) => {
+                report.skipped_too_large += 1;
+                report
+                    .files
+                    .push(status(&f.rel, "skipped", too_large_reason(len, max_size)));
             }
             Outcome::Failed(reason) => {
                 report.errors += 1;
@@ -449,6 +548,7 @@ fn write_cold(
         })
         .collect();
     report.resolve_ms = t.elapsed().as_millis();
+    checkpoint("resolve");
     // Bindings hold ids only: the model can go before the rows are written.
     drop(model);
     let t = Instant::now();
@@ -466,6 +566,7 @@ fn write_cold(
             bases,
         };
         w.insert_file(&file_row(f, hash), x, Some(&resolved))?;
+        checkpoint("write");
         report.indexed += 1;
         report.new_files += 1;
         if x.parse_errors > 0 {
@@ -534,7 +635,10 @@ fn write_incremental(
         old_ids.extend(lookup(p)?);
     }
     for (f, o) in walked.files.iter().zip(&outcomes) {
-        if matches!(o, Outcome::Parsed { .. } | Outcome::Binary) {
+        if matches!(
+            o,
+            Outcome::Parsed { .. } | Outcome::Binary | Outcome::Vanished | Outcome::TooLarge(_)
+        ) {
             old_ids.extend(lookup(&f.rel)?);
         }
     }
@@ -542,6 +646,7 @@ fn write_incremental(
     let mut structure_changed = false;
     for path in gone {
         w.delete_file(path)?;
+        checkpoint("write");
         report.deleted += 1;
         structure_changed = true;
         report
@@ -554,6 +659,7 @@ fn write_incremental(
             Outcome::Unchanged => report.cached += 1,
             Outcome::Touched => {
                 w.touch_file(&f.rel, f.size, f.mtime_ns)?;
+                checkpoint("write");
                 report.cached += 1;
             }
             Outcome::Parsed { hash, x } => {
@@ -564,6 +670,7 @@ fn write_incremental(
                     report.updated_files += 1;
                 }
                 let id = w.insert_file(&file_row(f, &hash), &x, None)?;
+                checkpoint("write");
                 changed_ids.push(id);
                 affected_names.extend(x.defs.iter().map(|d| d.name.clone()));
                 affected_names.extend(x.imports.iter().map(|i| i.alias.clone()));
@@ -581,6 +688,26 @@ fn write_incremental(
                 report
                     .files
                     .push(status(&f.rel, "skipped", "binary content (NUL bytes)"));
+            }
+            // The walk listed it, the read found nothing: it is gone now, so are its rows.
+            Outcome::Vanished => {
+                if w.delete_file(&f.rel)?.is_some() {
+                    structure_changed = true;
+                    report.deleted += 1;
+                }
+                report.skipped_missing += 1;
+                report.files.push(status(&f.rel, "skipped", VANISHED));
+            }
+            Outcome::TooLarge(len) => {
+                if w.delete_file(&f.rel)?.is_some() {
+                    structure_changed = true;
+                }
+                report.skipped_too_large += 1;
+                report.files.push(status(
+                    &f.rel,
+                    "skipped",
+                    too_large_reason(len, opts.max_file_size),
+                ));
             }
             Outcome::Failed(reason) => {
                 report.errors += 1;
@@ -997,6 +1124,7 @@ fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, Index
         })
         .collect();
     let bindings: Vec<Binding> = rows.par_iter().map(|r| model.resolve(&r.call)).collect();
+    checkpoint("resolve");
     let mut update = tx.prepare_cached(
         "UPDATE calls SET target_id = ?2, resolution = ?3, confidence = ?4 WHERE id = ?1",
     )?;
@@ -1015,6 +1143,7 @@ fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, Index
             ])?;
         }
     }
+    checkpoint("resolve");
     // Imports.
     let (cond, _) = scope.condition(tx, "i.file_id", &[])?;
     let name_cond = match scope {
@@ -1059,6 +1188,7 @@ fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, Index
             upd.execute(rusqlite::params![id, tf, ts, code])?;
         }
     }
+    checkpoint("resolve");
     // Bases.
     let (cond, _) = scope.condition(tx, "h.file_id", &["h.base_id"])?;
     {
@@ -1086,6 +1216,7 @@ fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, Index
             upd.execute(rusqlite::params![id, t, code])?;
         }
     }
+    checkpoint("resolve");
     Ok(resolved)
 }
 
@@ -1123,8 +1254,11 @@ pub fn pending_changes(root: &Path, opts: &WalkOptions) -> Result<Pending, Index
             None => new.push(f.rel.clone()),
             Some(s) => {
                 if matches!(
-                    compare(f, Some(s)),
-                    Compared::Changed { .. } | Compared::Unreadable(_)
+                    compare(f, Some(s), opts.max_file_size),
+                    Compared::Changed { .. }
+                        | Compared::Unreadable(_)
+                        | Compared::Vanished
+                        | Compared::TooLarge(_)
                 ) {
                     modified.push(f.rel.clone());
                 }
@@ -1141,4 +1275,42 @@ pub fn pending_changes(root: &Path, opts: &WalkOptions) -> Result<Pending, Index
         modified,
         deleted,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reads_are_capped_at_the_size_limit() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("a.py");
+        std::fs::write(&p, "x = 1\n").unwrap();
+        assert_eq!(read_capped(&p, 6).unwrap().unwrap(), b"x = 1\n");
+        assert_eq!(read_capped(&p, 5).unwrap().unwrap_err(), 6);
+        let gone = dir.path().join("gone.py");
+        assert_eq!(
+            read_capped(&gone, 5).unwrap_err().kind(),
+            std::io::ErrorKind::NotFound
+        );
+    }
+
+    #[test]
+    fn a_file_gone_since_the_walk_is_skipped_not_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let f = SourceFile {
+            rel: "gone.py".into(),
+            abs: dir.path().join("gone.py"),
+            language: Language::from_name("python").unwrap(),
+            size: 10,
+            mtime_ns: 1,
+        };
+        assert!(matches!(examine(&f, None, 100, None), Outcome::Vanished));
+        std::fs::write(&f.abs, "def f():\n    return 1\n").unwrap();
+        assert!(matches!(examine(&f, None, 5, None), Outcome::TooLarge(22)));
+        assert!(matches!(
+            examine(&f, None, 100, None),
+            Outcome::Parsed { .. }
+        ));
+    }
 }

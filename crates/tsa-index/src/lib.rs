@@ -5,6 +5,7 @@
 //! MCP or the CLI.
 
 mod build;
+mod fault;
 mod read;
 mod read_dsl;
 mod read_edit;
@@ -49,6 +50,51 @@ pub enum IndexError {
     /// the project.
     #[error("refusing to use the index: {0}")]
     Unsafe(String),
+    #[error("index busy: another process is reading the index; the new index was not put in place")]
+    Busy,
+}
+
+/// SQLite's extended code for a failed write (`SQLITE_IOERR | 3 << 8`).
+const SQLITE_IOERR_WRITE: std::ffi::c_int = 10 | (3 << 8);
+
+/// What kind of environment failure an [`IndexError`] is, for a precise hint.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Fault {
+    /// No space left (or the file size limit reached) where the index lives.
+    DiskFull,
+    /// The project folder (or its `.tsa`) cannot be written.
+    ReadOnly,
+    /// Another process holds the index.
+    Busy,
+    /// The index file is damaged or not a database.
+    Corrupt,
+    Other,
+}
+
+impl IndexError {
+    /// The kind of failure, read from the SQLite code or the OS error.
+    pub fn fault(&self) -> Fault {
+        use rusqlite::ErrorCode as C;
+        use std::io::ErrorKind as K;
+        match self {
+            IndexError::Busy => Fault::Busy,
+            IndexError::Sqlite(rusqlite::Error::SqliteFailure(e, _)) => match e.code {
+                C::DiskFull => Fault::DiskFull,
+                // A write refused by a file size limit (EFBIG) is SQLITE_IOERR_WRITE.
+                C::SystemIoFailure if e.extended_code == SQLITE_IOERR_WRITE => Fault::DiskFull,
+                C::ReadOnly | C::CannotOpen | C::PermissionDenied => Fault::ReadOnly,
+                C::DatabaseBusy | C::DatabaseLocked => Fault::Busy,
+                C::DatabaseCorrupt | C::NotADatabase => Fault::Corrupt,
+                _ => Fault::Other,
+            },
+            IndexError::Io(e) => match e.kind() {
+                K::StorageFull | K::FileTooLarge | K::QuotaExceeded => Fault::DiskFull,
+                K::ReadOnlyFilesystem | K::PermissionDenied => Fault::ReadOnly,
+                _ => Fault::Other,
+            },
+            _ => Fault::Other,
+        }
+    }
 }
 
 /// Stores a note (e.g. architecture notes) in the index of `root`.
@@ -96,4 +142,44 @@ pub fn exists(root: &Path) -> bool {
 /// The version of the SQLite library compiled in.
 pub fn sqlite_version() -> &'static str {
     rusqlite::version()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn faults_are_read_from_sqlite_codes_and_os_errors() {
+        let sqlite = |code: std::ffi::c_int| {
+            IndexError::Sqlite(rusqlite::Error::SqliteFailure(
+                rusqlite::ffi::Error::new(code),
+                None,
+            ))
+        };
+        assert_eq!(sqlite(rusqlite::ffi::SQLITE_FULL).fault(), Fault::DiskFull);
+        assert_eq!(sqlite(SQLITE_IOERR_WRITE).fault(), Fault::DiskFull);
+        assert_eq!(
+            sqlite(rusqlite::ffi::SQLITE_READONLY).fault(),
+            Fault::ReadOnly
+        );
+        assert_eq!(
+            sqlite(rusqlite::ffi::SQLITE_CANTOPEN).fault(),
+            Fault::ReadOnly
+        );
+        assert_eq!(sqlite(rusqlite::ffi::SQLITE_BUSY).fault(), Fault::Busy);
+        assert_eq!(sqlite(rusqlite::ffi::SQLITE_NOTADB).fault(), Fault::Corrupt);
+        assert_eq!(sqlite(rusqlite::ffi::SQLITE_IOERR).fault(), Fault::Other);
+        let io = |k| IndexError::Io(std::io::Error::from(k));
+        assert_eq!(io(std::io::ErrorKind::StorageFull).fault(), Fault::DiskFull);
+        assert_eq!(
+            io(std::io::ErrorKind::ReadOnlyFilesystem).fault(),
+            Fault::ReadOnly
+        );
+        assert_eq!(
+            io(std::io::ErrorKind::PermissionDenied).fault(),
+            Fault::ReadOnly
+        );
+        assert_eq!(io(std::io::ErrorKind::NotFound).fault(), Fault::Other);
+        assert_eq!(IndexError::Busy.fault(), Fault::Busy);
+    }
 }

@@ -7,6 +7,7 @@ use rusqlite::{Connection, OptionalExtension, Transaction, params};
 use tsa_lang::FileExtract;
 
 use crate::IndexError;
+use crate::fault::checkpoint;
 
 /// Bumped whenever the schema or the extractor changes what it stores.
 pub const SCHEMA_VERSION: i64 = 8;
@@ -215,19 +216,38 @@ pub fn open_fresh(root: &Path) -> Result<(Connection, std::path::PathBuf), Index
 /// after it the new one.
 pub fn replace_with(root: &Path, old: Connection, fresh: &Path) -> Result<(), IndexError> {
     std::fs::File::open(fresh)?.sync_all()?;
-    let _ = old.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+    checkpoint("rename");
+    // The old WAL may be removed only once every frame of it is in the database
+    // file; a reader holding a snapshot would stop the checkpoint half-way.
+    let (busy, log, done): (i64, i64, i64) =
+        old.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })?;
+    if busy != 0 || (log > 0 && done < log) {
+        return Err(IndexError::Busy);
+    }
     drop(old);
+    checkpoint("rename");
     let path = index_path(root);
     for side in [path.with_extension("db-wal"), path.with_extension("db-shm")] {
         if side.exists() {
             std::fs::remove_file(&side)?;
         }
     }
+    checkpoint("rename");
     std::fs::rename(fresh, &path)?;
+    checkpoint("rename");
     if let Ok(dir) = std::fs::File::open(index_dir(root)) {
         let _ = dir.sync_all();
     }
     Ok(())
+}
+
+/// Removes a fresh database that will not be used (its build failed).
+pub fn discard_fresh(tmp: &Path) {
+    for f in [tmp.to_path_buf(), tmp.with_extension("building-journal")] {
+        let _ = std::fs::remove_file(f);
+    }
 }
 
 /// Opens an existing index for reading; `None` when there is none (or it is of

@@ -74,6 +74,8 @@ pub struct WalkResult {
     pub files: Vec<SourceFile>,
     pub skipped_unknown_extension: usize,
     pub skipped_too_large: usize,
+    /// The files over the size limit, with their sizes.
+    pub too_large: Vec<(String, u64)>,
     /// Files of structure-tier languages (HTML, CSS, ...): outlined on demand, not indexed.
     pub skipped_structure_only: usize,
     pub truncated_by_max_files: bool,
@@ -153,6 +155,7 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> WalkResult {
         let Ok(meta) = entry.metadata() else { continue };
         if meta.len() > opts.max_file_size {
             out.skipped_too_large += 1;
+            out.too_large.push((rel, meta.len()));
             continue;
         }
         if out.files.len() >= opts.max_files {

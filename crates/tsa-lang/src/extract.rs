@@ -132,6 +132,9 @@ thread_local! {
     static PARSERS: RefCell<HashMap<Language, Parser>> = RefCell::new(HashMap::new());
 }
 
+/// Enclosing definitions spelled out in a qualified name (see `extract`).
+const MAX_QUALIFIED_DEPTH: usize = 32;
+
 fn line_of(node: Node<'_>) -> u32 {
     node.start_position().row as u32 + 1
 }
@@ -164,7 +167,10 @@ fn signature(node: Node<'_>, src: &[u8]) -> String {
     let end = node
         .child_by_field_name("body")
         .map(|b| b.start_byte())
-        .unwrap_or(node.end_byte());
+        .unwrap_or(node.end_byte())
+        // A signature is cut at 200 characters: 4 KiB of source is plenty, and a
+        // body-less definition nesting thousands of others is not copied whole.
+        .min(node.start_byte() + 4096);
     let raw = String::from_utf8_lossy(&src[node.start_byte()..end]);
     let mut sig: String = raw.split_whitespace().collect::<Vec<_>>().join(" ");
     while sig.ends_with(':') || sig.ends_with('{') {
@@ -394,6 +400,15 @@ pub fn extract_with(
             }
         }
         let qualname = match parent {
+            // Past MAX_QUALIFIED_DEPTH enclosing definitions the qualified name keeps
+            // the outermost and the enclosing one only: a file nesting thousands of
+            // functions must not store names of quadratic total length.
+            Some(p) if stack.len() >= MAX_QUALIFIED_DEPTH => format!(
+                "{outer}{sep}\u{2026}{sep}{parent}{sep}{owner_prefix}{name}",
+                outer = out.defs[stack[0]].qualname,
+                parent = out.defs[p].name,
+                sep = spec.qual_sep,
+            ),
             Some(p) => format!(
                 "{}{}{owner_prefix}{}",
                 out.defs[p].qualname, spec.qual_sep, name
@@ -848,5 +863,36 @@ mod tests {
             assert!(x.parse_errors > 0);
             assert!(x.defs.iter().any(|d| d.name == "ok"));
         }
+    }
+
+    #[cfg(all(feature = "javascript", feature = "rust"))]
+    #[test]
+    fn deep_nesting_keeps_names_short_and_the_stack_whole() {
+        const D: usize = 10_000;
+        let js = Language::from_name("javascript").unwrap();
+        let mut src = String::new();
+        for i in 0..D {
+            src.push_str(&format!("function n{i}() {{ "));
+        }
+        src.push_str(&" }".repeat(D));
+        let x = extract(js, src.as_bytes()).unwrap();
+        assert_eq!(x.defs.len(), D);
+        assert_eq!(x.defs[3].qualname, "n0.n1.n2.n3");
+        let deepest = &x.defs[D - 1];
+        assert_eq!(
+            deepest.qualname,
+            format!("n0.\u{2026}.n{}.n{}", D - 2, D - 1)
+        );
+        let total: usize = x.defs.iter().map(|d| d.qualname.len()).sum();
+        assert!(total < 2_000_000, "qualified names total {total} bytes");
+        // A use tree 10,000 levels deep: parsed, the deep part not followed.
+        let rs = Language::from_name("rust").unwrap();
+        let src = format!(
+            "use a::{}z{};\nfn after() {{}}\n",
+            "{b::".repeat(D),
+            "}".repeat(D)
+        );
+        let x = extract(rs, src.as_bytes()).unwrap();
+        assert!(x.defs.iter().any(|d| d.name == "after"));
     }
 }

@@ -1,6 +1,7 @@
 //! Typed tool errors and their one mapping onto failure envelopes.
 
 use tsa_envelope::{ErrorType, Failure};
+use tsa_index::Fault;
 
 /// Why a call failed. Each variant maps to one `error_type` and hint.
 #[derive(Debug, thiserror::Error)]
@@ -26,6 +27,8 @@ pub enum ToolError {
     EmptyProject,
     #[error(transparent)]
     Index(#[from] tsa_index::IndexError),
+    #[error("'{file}' is {size} bytes, over the {max}-byte limit for parsing on demand")]
+    TooLarge { file: String, size: u64, max: u64 },
     #[error("{0}")]
     Internal(String),
 }
@@ -42,7 +45,12 @@ impl ToolError {
             ToolError::Encoding(_) => ErrorType::EncodingError,
             ToolError::ProjectNotSet => ErrorType::ProjectNotSet,
             ToolError::EmptyProject => ErrorType::EmptyProject,
-            ToolError::Index(_) => ErrorType::IndexError,
+            ToolError::Index(e) => match e.fault() {
+                Fault::DiskFull => ErrorType::ResourceExhausted,
+                Fault::ReadOnly => ErrorType::PermissionDenied,
+                Fault::Busy | Fault::Corrupt | Fault::Other => ErrorType::IndexError,
+            },
+            ToolError::TooLarge { .. } => ErrorType::ResourceExhausted,
             ToolError::Internal(_) => ErrorType::Internal,
         }
     }
@@ -50,6 +58,10 @@ impl ToolError {
     /// The failure envelope of this error.
     pub fn into_failure(self) -> Failure {
         let t = self.error_type();
+        let fault = match &self {
+            ToolError::Index(e) => Some(e.fault()),
+            _ => None,
+        };
         let hint = match &self {
             ToolError::SystemRoot(..) => Some(
                 "Pass the folder of one project (e.g. ~/src/app), not a system folder, the home folder or one of its ancestors",
@@ -57,12 +69,37 @@ impl ToolError {
             ToolError::Index(tsa_index::IndexError::Unsafe(_)) => Some(
                 "The project's .tsa folder (or a file in it) is a symlink: remove it so tsa keeps its index inside the project",
             ),
+            ToolError::TooLarge { .. } => Some(
+                "The file is too large to parse on demand (minified or generated code, \
+                 most likely); read a line range with `structure action=read` or search it \
+                 with `search action=content`.",
+            ),
             _ => None,
         };
         let f = Failure::new(t, self.to_string());
         let f = match hint {
             Some(h) => f.with_hint(h),
             None => f,
+        };
+        let f = match fault {
+            Some(Fault::DiskFull) => f.with_hint(
+                "The disk holding the index (<project root>/.tsa) refused a write: no space \
+                 left, a quota or a file size limit. Free space there and rebuild with \
+                 `index action=full`; the previous index, if any, is unchanged.",
+            ),
+            Some(Fault::ReadOnly) => f.with_hint(
+                "tsa keeps its index in <project root>/.tsa and cannot write there (read-only \
+                 folder or filesystem). Make the folder writable, or index a writable copy; \
+                 file actions (structure outline/read, search content/grep) need no index.",
+            ),
+            Some(Fault::Busy) => f.with_hint(
+                "Another process holds the index; retry when it is done. The index is unchanged.",
+            ),
+            Some(Fault::Corrupt) => f.with_hint(
+                "The index file is damaged: delete <project root>/.tsa/index.db and rebuild \
+                 with `index action=full mode=full`.",
+            ),
+            _ => f,
         };
         match t {
             ErrorType::FileNotFound => f.with_suggested_tool("project action=files"),

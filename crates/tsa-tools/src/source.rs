@@ -9,8 +9,26 @@ use tsa_lang::Language;
 
 use crate::{ToolError, security::resolve_in_root};
 
+/// Largest file an action parses on demand (8 MiB). Parsing is linear but not free:
+/// a 50 MB minified bundle would hold a call for minutes. The index skips files over
+/// its own `max_file_size` (2 MiB by default).
+pub const MAX_PARSE_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Refuses a file too large to parse on demand.
+pub fn check_parse_size(rel: &str, len: u64) -> Result<(), ToolError> {
+    if len > MAX_PARSE_BYTES {
+        return Err(ToolError::TooLarge {
+            file: rel.to_owned(),
+            size: len,
+            max: MAX_PARSE_BYTES,
+        });
+    }
+    Ok(())
+}
+
 /// Resolves a `file_path` argument that must name an existing, readable source
-/// file of a supported language; returns the project-relative path.
+/// file of a supported language (and not too large to parse); returns the
+/// project-relative path.
 pub fn source_file(root: &Path, input: &str) -> Result<String, ToolError> {
     let (abs, rel) = resolve_in_root(root, input)?;
     if !abs.exists() {
@@ -24,6 +42,7 @@ pub fn source_file(root: &Path, input: &str) -> Result<String, ToolError> {
     if Language::from_path(&rel).is_none() {
         return Err(ToolError::Language(rel));
     }
+    check_parse_size(&rel, std::fs::metadata(&abs).map_or(0, |m| m.len()))?;
     let bytes = std::fs::read(&abs)
         .map_err(|e| ToolError::Internal(format!("cannot read '{rel}': {e}")))?;
     if bytes[..bytes.len().min(8192)].contains(&0) {

@@ -110,6 +110,7 @@ impl Action for Full {
                     "skipped_binary": r.skipped_binary,
                     "skipped_unknown_extension": r.skipped_unknown_extension,
                     "skipped_too_large": r.skipped_too_large,
+                    "skipped_missing": r.skipped_missing,
                     "truncated_by_max_files": r.truncated_by_max_files,
                     "calls_resolved": r.calls_resolved,
                     "workers": r.workers,

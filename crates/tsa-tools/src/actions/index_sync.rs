@@ -107,6 +107,8 @@ impl Action for Sync {
                 .with("deleted_files", r.deleted)
                 .with("unchanged_files", r.cached)
                 .with("errors", r.errors)
+                .with("skipped_too_large", r.skipped_too_large)
+                .with("skipped_missing", r.skipped_missing)
                 .with("synapse_resolved", r.calls_resolved)
                 .with("elapsed_ms", r.elapsed_ms as u64)
                 .with_list(

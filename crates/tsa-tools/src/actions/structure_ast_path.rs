@@ -80,14 +80,19 @@ fn node_at<'t>(root: Node<'t>, text: &str, line: usize) -> Node<'t> {
     root.named_descendant_for_point_range(p, p).unwrap_or(root)
 }
 
+/// The subtree of `n` down to `max` levels, in source order (an explicit stack:
+/// `max` may exceed what the thread's stack would hold).
 fn outline_rows(n: Node<'_>, src: &[u8], depth: usize, max: usize, out: &mut Vec<Value>) {
-    out.push(node_row(n, src, depth));
-    if depth >= max {
-        return;
-    }
+    let mut stack = vec![(n, depth)];
     let mut cursor = n.walk();
-    for c in n.named_children(&mut cursor) {
-        outline_rows(c, src, depth + 1, max, out);
+    while let Some((n, depth)) = stack.pop() {
+        out.push(node_row(n, src, depth));
+        if depth >= max {
+            continue;
+        }
+        let start = stack.len();
+        stack.extend(n.named_children(&mut cursor).map(|c| (c, depth + 1)));
+        stack[start..].reverse();
     }
 }
 

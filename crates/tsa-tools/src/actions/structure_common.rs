@@ -106,6 +106,7 @@ pub fn load(ctx: &Context, input: &str, language: Option<&str>) -> Result<Loaded
     let root = ctx.root()?;
     let language = language_arg(language)?;
     let (_, rel, lang, text) = read_text(root, input, language)?;
+    crate::source::check_parse_size(&rel, text.len() as u64)?;
     let extract = tsa_lang::extract(lang, text.as_bytes())
         .map_err(|e| ToolError::Internal(format!("cannot parse '{rel}': {e}")))?;
     Ok(Loaded {

@@ -81,26 +81,32 @@ fn structural(node: tree_sitter::Node<'_>, depth: usize, h: &mut blake3::Hasher)
     }
 }
 
+/// Hashes the leaves in source order (names as `_`), with an explicit stack: a
+/// deeply nested function must not exhaust the thread's stack.
 fn textual(node: tree_sitter::Node<'_>, src: &[u8], h: &mut blake3::Hasher) {
-    let kind = node.kind();
-    if kind.contains("comment") {
-        return;
-    }
-    if node.child_count() == 0 {
-        if node.is_named() && (kind.contains("identifier") || kind == "name" || kind == "constant")
-        {
-            h.update(b"_");
-        } else {
-            let text = node.utf8_text(src).unwrap_or("");
-            let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
-            h.update(squeezed.as_bytes());
-        }
-        h.update(b"\x1f");
-        return;
-    }
+    let mut stack = vec![node];
     let mut c = node.walk();
-    for child in node.children(&mut c) {
-        textual(child, src, h);
+    while let Some(node) = stack.pop() {
+        let kind = node.kind();
+        if kind.contains("comment") {
+            continue;
+        }
+        if node.child_count() == 0 {
+            if node.is_named()
+                && (kind.contains("identifier") || kind == "name" || kind == "constant")
+            {
+                h.update(b"_");
+            } else {
+                let text = node.utf8_text(src).unwrap_or("");
+                let squeezed: String = text.chars().filter(|c| !c.is_whitespace()).collect();
+                h.update(squeezed.as_bytes());
+            }
+            h.update(b"\x1f");
+            continue;
+        }
+        let start = stack.len();
+        stack.extend(node.children(&mut c));
+        stack[start..].reverse();
     }
 }
 

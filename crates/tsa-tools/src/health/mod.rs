@@ -635,6 +635,9 @@ impl Scorer {
     }
 
     fn read(&self, rel: &str) -> Result<String, ToolError> {
+        if let Ok(meta) = std::fs::metadata(self.root.join(rel)) {
+            crate::source::check_parse_size(rel, meta.len())?;
+        }
         let bytes = std::fs::read(self.root.join(rel)).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => ToolError::NotFound(rel.to_owned()),
             _ => ToolError::Internal(format!("cannot read '{rel}': {e}")),

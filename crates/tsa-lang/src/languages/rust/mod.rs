@@ -47,7 +47,7 @@ fn is_test_def(node: Node<'_>, src: &[u8]) -> bool {
 fn imports_of(node: Node<'_>, src: &[u8], out: &mut Vec<Import>) {
     let line = node.start_position().row as u32 + 1;
     let mut flat = Vec::new();
-    flatten(node, src, &[], &mut flat);
+    flatten(node, src, &[], 0, &mut flat);
     for (path, alias) in flat {
         let (module, name) = match path.split_last() {
             Some((last, rest)) => (rest.join("::"), Some(last.clone())),
@@ -71,8 +71,21 @@ fn segments(node: Node<'_>, src: &[u8]) -> Vec<String> {
         .collect()
 }
 
+/// Use trees nested deeper than this are not followed (real ones nest a few levels;
+/// a pathological file must not exhaust the stack).
+const MAX_USE_DEPTH: usize = 64;
+
 /// Flattens a use tree into (full path, bound name); star imports bind `*`.
-fn flatten(node: Node<'_>, src: &[u8], prefix: &[String], out: &mut Vec<(Vec<String>, String)>) {
+fn flatten(
+    node: Node<'_>,
+    src: &[u8],
+    prefix: &[String],
+    depth: usize,
+    out: &mut Vec<(Vec<String>, String)>,
+) {
+    if depth > MAX_USE_DEPTH {
+        return;
+    }
     match node.kind() {
         "identifier" | "scoped_identifier" | "crate" | "super" | "self" | "metavariable" => {
             let mut path = prefix.to_vec();
@@ -104,13 +117,13 @@ fn flatten(node: Node<'_>, src: &[u8], prefix: &[String], out: &mut Vec<(Vec<Str
                 path.extend(segments(p, src));
             }
             if let Some(list) = node.child_by_field_name("list") {
-                flatten(list, src, &path, out);
+                flatten(list, src, &path, depth + 1, out);
             }
         }
         "use_list" => {
             let mut cursor = node.walk();
             for child in node.named_children(&mut cursor) {
-                flatten(child, src, prefix, out);
+                flatten(child, src, prefix, depth + 1, out);
             }
         }
         "use_wildcard" => {

@@ -1,0 +1,97 @@
+//! Fault injection for the crash and race tests, compiled into debug builds only
+//! (release builds turn every call into nothing).
+//!
+//! - `TSA_FAULT_KILL_AT=<phase>:<n>`: the n-th time the build reaches a checkpoint
+//!   of `phase` (`open`, `walk`, `parse`, `write`, `resolve`, `commit`, `rename`),
+//!   the process sends itself SIGKILL, exactly as `kill -9` from outside would.
+//! - `TSA_FAULT_PAUSE=<point>@<dir>`: when the build reaches `point` (`walked`, or
+//!   `read:<project-relative path>` right after that file's bytes were read and
+//!   before they are parsed), it writes `<dir>/paused` and waits (up to 60 s) for
+//!   `<dir>/resume` to exist, so a test can delete or rewrite files at that moment.
+
+/// A point where a test may kill the process (debug builds only).
+#[inline]
+pub fn checkpoint(phase: &'static str) {
+    #[cfg(debug_assertions)]
+    imp::checkpoint(phase);
+    #[cfg(not(debug_assertions))]
+    let _ = phase;
+}
+
+/// A point where a test may hold the build (debug builds only).
+#[inline]
+pub fn pause(point: &dyn Fn() -> String) {
+    #[cfg(debug_assertions)]
+    imp::pause(point);
+    #[cfg(not(debug_assertions))]
+    let _ = point;
+}
+
+#[cfg(debug_assertions)]
+mod imp {
+    use std::collections::HashMap;
+    use std::path::PathBuf;
+    use std::sync::{Mutex, OnceLock};
+    use std::time::{Duration, Instant};
+
+    struct Plan {
+        kill: Option<(String, usize)>,
+        pause: Option<(String, PathBuf)>,
+    }
+
+    fn plan() -> &'static Plan {
+        static PLAN: OnceLock<Plan> = OnceLock::new();
+        PLAN.get_or_init(|| Plan {
+            kill: std::env::var("TSA_FAULT_KILL_AT").ok().and_then(|v| {
+                let (phase, n) = v.split_once(':')?;
+                Some((phase.to_owned(), n.parse().ok()?))
+            }),
+            pause: std::env::var("TSA_FAULT_PAUSE").ok().and_then(|v| {
+                let (point, dir) = v.split_once('@')?;
+                Some((point.to_owned(), PathBuf::from(dir)))
+            }),
+        })
+    }
+
+    pub fn checkpoint(phase: &'static str) {
+        let Some((want, n)) = &plan().kill else {
+            return;
+        };
+        if want != phase {
+            return;
+        }
+        static SEEN: Mutex<Option<HashMap<&'static str, usize>>> = Mutex::new(None);
+        let hit = {
+            let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+            let count = seen
+                .get_or_insert_with(HashMap::new)
+                .entry(phase)
+                .or_insert(0);
+            *count += 1;
+            *count == *n
+        };
+        if hit {
+            let pid = std::process::id().to_string();
+            let _ = std::process::Command::new("sh")
+                .args(["-c", "kill -9 \"$0\"", &pid])
+                .status();
+            // The signal is on its way; never go on past the checkpoint.
+            std::thread::sleep(Duration::from_secs(10));
+            std::process::abort();
+        }
+    }
+
+    pub fn pause(point: &dyn Fn() -> String) {
+        let Some((want, dir)) = &plan().pause else {
+            return;
+        };
+        if *want != point() {
+            return;
+        }
+        let _ = std::fs::write(dir.join("paused"), want);
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !dir.join("resume").exists() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    }
+}
