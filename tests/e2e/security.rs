@@ -15,7 +15,7 @@ use std::time::SystemTime;
 
 use serde_json::{Value, json};
 
-use crate::support::{assert_envelope, bin, cli_words, mcp, project};
+use crate::support::{assert_envelope, bin, cli_words, mcp, mcp_raw, project};
 
 /// Appears only in files outside the project root.
 const MARKER: &str = "zq7xk";
@@ -638,26 +638,6 @@ fn judge(label: &str, raw: &str, is_error: bool, expect: Expect) -> Option<Strin
         Expect::Harmless => true,
     };
     (!ok).then(|| format!("{label}: expected {expect:?}, got: {raw}"))
-}
-
-/// The raw JSON text of one `tools/call` and its `isError`.
-async fn mcp_raw<H: rmcp::ClientHandler>(
-    client: &rmcp::service::RunningService<rmcp::RoleClient, H>,
-    tool: &str,
-    args: &Value,
-) -> (bool, String) {
-    let r = client
-        .call_tool(
-            rmcp::model::CallToolRequestParams::new(tool.to_owned())
-                .with_arguments(args.as_object().unwrap().clone()),
-        )
-        .await
-        .unwrap();
-    let block = serde_json::to_value(&r.content[0]).unwrap();
-    (
-        r.is_error == Some(true),
-        block["text"].as_str().unwrap_or_default().to_owned(),
-    )
 }
 
 /// Runs `tsa` with `args` (project root given by the caller); (code, stdout, stderr).

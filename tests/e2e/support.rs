@@ -128,6 +128,17 @@ pub async fn mcp<H: rmcp::ClientHandler>(
     mcp_with(handler, root, &[]).await
 }
 
+/// `tsa mcp <flags> --project-root <root>`, without the caller's project variable.
+fn mcp_command(root: &Path, flags: &[&str]) -> tokio::process::Command {
+    let mut cmd = tokio::process::Command::new(bin());
+    cmd.arg("mcp")
+        .args(flags)
+        .arg("--project-root")
+        .arg(root)
+        .env_remove("TREE_SITTER_PROJECT_ROOT");
+    cmd
+}
+
 /// [`mcp`] with extra `tsa mcp` flags (`--watch`).
 pub async fn mcp_with<H: rmcp::ClientHandler>(
     handler: H,
@@ -135,12 +146,7 @@ pub async fn mcp_with<H: rmcp::ClientHandler>(
     flags: &[&str],
 ) -> rmcp::service::RunningService<rmcp::RoleClient, H> {
     use rmcp::ServiceExt;
-    let mut cmd = tokio::process::Command::new(bin());
-    cmd.arg("mcp")
-        .args(flags)
-        .arg("--project-root")
-        .arg(root)
-        .env_remove("TREE_SITTER_PROJECT_ROOT");
+    let cmd = mcp_command(root, flags);
     handler
         .serve(rmcp::transport::TokioChildProcess::new(cmd).unwrap())
         .await
@@ -157,12 +163,7 @@ pub async fn mcp_logged<H: rmcp::ClientHandler>(
     tokio::process::ChildStderr,
 ) {
     use rmcp::ServiceExt;
-    let mut cmd = tokio::process::Command::new(bin());
-    cmd.arg("mcp")
-        .args(flags)
-        .arg("--project-root")
-        .arg(root)
-        .env_remove("TREE_SITTER_PROJECT_ROOT");
+    let cmd = mcp_command(root, flags);
     let (transport, stderr) = rmcp::transport::TokioChildProcess::builder(cmd)
         .stderr(std::process::Stdio::piped())
         .spawn()
@@ -170,12 +171,12 @@ pub async fn mcp_logged<H: rmcp::ClientHandler>(
     (handler.serve(transport).await.unwrap(), stderr.unwrap())
 }
 
-/// One `tools/call`: (isError, the answer's JSON text parsed).
-pub async fn mcp_call<H: rmcp::ClientHandler>(
+/// The raw JSON text of one `tools/call` and its `isError`.
+pub async fn mcp_raw<H: rmcp::ClientHandler>(
     client: &rmcp::service::RunningService<rmcp::RoleClient, H>,
     tool: &str,
-    args: Value,
-) -> (bool, Value) {
+    args: &Value,
+) -> (bool, String) {
     let r = client
         .call_tool(
             rmcp::model::CallToolRequestParams::new(tool.to_owned())
@@ -184,8 +185,20 @@ pub async fn mcp_call<H: rmcp::ClientHandler>(
         .await
         .unwrap();
     let block = serde_json::to_value(&r.content[0]).unwrap();
-    let v = serde_json::from_str(block["text"].as_str().unwrap()).unwrap();
-    (r.is_error == Some(true), v)
+    (
+        r.is_error == Some(true),
+        block["text"].as_str().unwrap_or_default().to_owned(),
+    )
+}
+
+/// One `tools/call`: (isError, the answer's JSON text parsed).
+pub async fn mcp_call<H: rmcp::ClientHandler>(
+    client: &rmcp::service::RunningService<rmcp::RoleClient, H>,
+    tool: &str,
+    args: Value,
+) -> (bool, Value) {
+    let (is_error, text) = mcp_raw(client, tool, &args).await;
+    (is_error, serde_json::from_str(&text).unwrap())
 }
 
 /// The CLI words of a tool call given as MCP arguments (`action` first, then

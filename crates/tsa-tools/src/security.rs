@@ -7,6 +7,27 @@ use std::path::{Component, Path, PathBuf};
 
 use crate::ToolError;
 
+/// Where an `output_file` may be written: a path inside the root that is no folder
+/// and not under `.git/` or tsa's own `.tsa/`.
+pub fn output_target(root: &Path, output_file: &str) -> Result<(PathBuf, String), ToolError> {
+    let (abs, rel) = resolve_in_root(root, output_file)?;
+    if abs.is_dir() {
+        return Err(ToolError::Validation(format!(
+            "parameter 'output_file' names a directory: '{rel}'"
+        )));
+    }
+    if rel
+        .split('/')
+        .next()
+        .is_some_and(|c| c == ".git" || c == ".tsa")
+    {
+        return Err(ToolError::Validation(format!(
+            "parameter 'output_file' may not write into '{rel}'"
+        )));
+    }
+    Ok((abs, rel))
+}
+
 /// Resolves `input` (relative to `root`, or absolute) to (absolute path,
 /// project-relative `/` path). Existing paths are canonicalised, so a symlink
 /// pointing outside is refused; for a missing path the nearest existing ancestor

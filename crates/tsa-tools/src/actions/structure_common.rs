@@ -311,21 +311,7 @@ pub fn kind_counts(x: &FileExtract) -> Value {
 
 /// Resolves an `output_file` inside the root and writes `content` there.
 pub fn write_output(root: &Path, output_file: &str, content: &str) -> Result<String, ToolError> {
-    let (abs, rel) = resolve_in_root(root, output_file)?;
-    if abs.is_dir() {
-        return Err(ToolError::Validation(format!(
-            "output_file must be a file path, got directory '{rel}'"
-        )));
-    }
-    if rel
-        .split('/')
-        .next()
-        .is_some_and(|c| c == ".git" || c == ".tsa")
-    {
-        return Err(ToolError::Validation(format!(
-            "parameter 'output_file' may not write into '{rel}'"
-        )));
-    }
+    let (abs, rel) = crate::security::output_target(root, output_file)?;
     if let Some(parent) = abs.parent() {
         std::fs::create_dir_all(parent)
             .map_err(|e| ToolError::Internal(format!("cannot create '{rel}': {e}")))?;

@@ -182,24 +182,7 @@ pub fn prepare(root: &Path, flags: &Flags, filter: &mut FileFilter) -> Result<Pr
     };
     let output_file = match &flags.output_file {
         None => None,
-        Some(p) => {
-            let (abs, rel) = resolve_in_root(root, p)?;
-            if abs.is_dir() {
-                return Err(ToolError::Validation(format!(
-                    "parameter 'output_file' names a directory: '{rel}'"
-                )));
-            }
-            if rel
-                .split('/')
-                .next()
-                .is_some_and(|c| c == ".git" || c == ".tsa")
-            {
-                return Err(ToolError::Validation(format!(
-                    "parameter 'output_file' may not write into '{rel}'"
-                )));
-            }
-            Some((abs, rel))
-        }
+        Some(p) => Some(crate::security::output_target(root, p)?),
     };
     if flags.suppress_output && output_file.is_none() {
         return Err(ToolError::Validation(
