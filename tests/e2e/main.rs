@@ -13,6 +13,8 @@ mod graph_truth;
 mod health_graph;
 mod health_score;
 mod history;
+mod http;
+mod load;
 mod mcp;
 mod nav_graph;
 mod parity_core;
