@@ -30,11 +30,23 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Serve MCP over stdio (project root from --project-root or TREE_SITTER_PROJECT_ROOT).
+    /// Serve MCP over stdio, or over streamable HTTP with --http (project root from
+    /// --project-root or TREE_SITTER_PROJECT_ROOT).
     Mcp {
         /// Keep the index in sync as files change, and notify resource subscribers.
         #[arg(long)]
         watch: bool,
+        /// Serve MCP over streamable HTTP at http://ADDR/mcp instead of stdio, e.g.
+        /// 127.0.0.1:8080 (port 0: a free port; the bound address is printed on
+        /// stderr). Binds only this address; stops on SIGINT/SIGTERM.
+        #[arg(long, value_name = "ADDR")]
+        http: Option<std::net::SocketAddr>,
+        /// Let --http bind a non-loopback address. Refused by default because the
+        /// server has no authentication or TLS: anyone who can reach the port can read
+        /// the project's source through it, and set_project_path can point it at any
+        /// directory this process can read. Use only on a network you trust.
+        #[arg(long, requires = "http")]
+        allow_remote: bool,
     },
     /// Agent skills: `tsa skills install [--dir DIR] [--force]` writes tsa's SKILL.md
     /// procedures into the project (default `.claude/skills`).
@@ -99,7 +111,16 @@ pub fn run_with(argv: Vec<std::ffi::OsString>) -> ExitCode {
         }
     };
     match cli.command {
-        Command::Mcp { watch } => serve(tsa_mcp::root_from(cli.project_root), watch),
+        Command::Mcp {
+            watch,
+            http,
+            allow_remote,
+        } => serve(
+            tsa_mcp::root_from(cli.project_root),
+            watch,
+            http,
+            allow_remote,
+        ),
         Command::Skills {
             command: _,
             dir,
@@ -328,7 +349,16 @@ fn watch(root: PathBuf, quiet_ms: u64) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn serve(root: Option<PathBuf>, watch: bool) -> ExitCode {
+fn serve(
+    root: Option<PathBuf>,
+    watch: bool,
+    http: Option<std::net::SocketAddr>,
+    allow_remote: bool,
+) -> ExitCode {
+    if let Some(why) = http.and_then(|addr| tsa_mcp::http_refusal(&addr, allow_remote)) {
+        let _ = writeln!(std::io::stderr(), "tsa mcp: {why}");
+        return ExitCode::from(2);
+    }
     let ctx = match root {
         Some(r) => match Context::with_root(&r) {
             Ok(c) => c,
@@ -353,7 +383,16 @@ fn serve(root: Option<PathBuf>, watch: bool) -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    match rt.block_on(tsa_mcp::serve_stdio(ctx, watch)) {
+    let served = match http {
+        Some(addr) => rt.block_on(tsa_mcp::serve_http(tsa_mcp::HttpOptions {
+            addr,
+            root: ctx.root().ok().map(std::path::Path::to_path_buf),
+            watch,
+            allow_remote,
+        })),
+        None => rt.block_on(tsa_mcp::serve_stdio(ctx, watch)),
+    };
+    match served {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             let _ = writeln!(std::io::stderr(), "tsa mcp: {e}");

@@ -248,6 +248,8 @@ fn hex16(hash: &[u8]) -> String {
 
 /// Builds or refreshes the index of `root`.
 pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError> {
+    // Concurrent builds would race on the fresh file and the resolution pass.
+    let _lock = store::lock_builds(root)?;
     let started = Instant::now();
     let mut conn = store::open_for_write(root)?;
     checkpoint("open");

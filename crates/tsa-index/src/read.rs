@@ -435,6 +435,35 @@ impl Index {
         Ok((rows.collect::<Result<_, _>>()?, total as u64))
     }
 
+    /// Distinct defined names starting with `prefix` (ASCII case-insensitive),
+    /// sorted, at most `n`; with the exact number of such names.
+    pub fn names_with_prefix(
+        &self,
+        prefix: &str,
+        n: usize,
+    ) -> Result<(Vec<String>, u64), IndexError> {
+        let escaped: String = prefix
+            .chars()
+            .flat_map(|c| match c {
+                '%' | '_' | '\\' => vec!['\\', c],
+                c => vec![c],
+            })
+            .collect();
+        let pattern = format!("{escaped}%");
+        let from = "FROM names n WHERE n.name LIKE ?1 ESCAPE '\\'
+                    AND EXISTS (SELECT 1 FROM symbols s WHERE s.name_id = n.id)";
+        let total: i64 = self.conn.query_row(
+            &format!("SELECT count(DISTINCT n.name) {from}"),
+            [&pattern],
+            |r| r.get(0),
+        )?;
+        let mut stmt = self.conn.prepare(&format!(
+            "SELECT DISTINCT n.name {from} ORDER BY n.name LIMIT {n}"
+        ))?;
+        let rows = stmt.query_map([&pattern], |r| r.get::<_, String>(0))?;
+        Ok((rows.collect::<Result<_, _>>()?, total as u64))
+    }
+
     /// Up to `n` defined names close to `name` (for NOT_FOUND suggestions).
     pub fn suggest(&self, name: &str, n: usize) -> Result<Vec<String>, IndexError> {
         let mut stmt = self

@@ -142,6 +142,26 @@ fn check_index_files(root: &Path) -> Result<(), IndexError> {
     Ok(())
 }
 
+/// The index's build lock, held until dropped: one build at a time per project,
+/// across threads and processes (a CLI build, an MCP server's calls, its watcher).
+/// Readers never take it (WAL lets them read while a build writes). It is an OS
+/// file lock on `.tsa/build.lock`, so a killed build leaves none behind.
+pub struct BuildLock {
+    _file: std::fs::File,
+}
+
+/// Waits for the build lock of `root`'s index.
+pub fn lock_builds(root: &Path) -> Result<BuildLock, IndexError> {
+    std::fs::create_dir_all(state_path(root, "")?)?;
+    let file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(state_path(root, "build.lock")?)?;
+    file.lock()?;
+    Ok(BuildLock { _file: file })
+}
+
 fn configure(conn: &Connection) -> Result<(), IndexError> {
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
     conn.pragma_update(None, "journal_mode", "WAL")?;

@@ -1,36 +1,73 @@
 //! The MCP server: lists the 9 tools and answers `tools/call` through the same
-//! dispatcher as the CLI. Stdout carries protocol bytes only; logs go to stderr.
+//! dispatcher as the CLI, serves `tsa://hyphae/...` resources, the built-in skills
+//! as prompts, completions and log messages. Two transports share one handler:
+//! stdio ([`serve_stdio`]) and streamable HTTP ([`serve_http`]). Stdout carries
+//! protocol bytes only; logs go to stderr.
 
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+mod http;
+mod prompts;
 
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::Instant;
+
+pub use http::{HttpOptions, MCP_PATH, refusal as http_refusal, serve_http};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
     ProgressNotificationParam, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
     Resource, ResourceContents, ResourceTemplate, ResourceUpdatedNotificationParam,
     ServerCapabilities, ServerConfig, SubscribeRequestParams, Tool, ToolAnnotations,
     UnsubscribeRequestParams,
 };
-use rmcp::service::{Peer, RequestContext};
+use rmcp::service::{NotificationContext, Peer, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tsa_index::{Progress, ProgressSink};
 use tsa_tools::{Context, OutputFormat, Presentation, call, hyphae, tool_descriptions};
 
-/// The tsa MCP server; one per connection.
-#[derive(Clone)]
-pub struct TsaServer {
-    ctx: Arc<Mutex<Context>>,
+/// What the sessions of one server process share: the tool list, the bound on
+/// tool work running at once (blocking threads, index connections), and the live
+/// sessions, which a file watcher notifies after each sync.
+pub struct Hub {
     tools: Arc<Vec<Tool>>,
+    work: Arc<tokio::sync::Semaphore>,
+    sessions: Mutex<Vec<Weak<Session>>>,
 }
 
-impl TsaServer {
-    /// A server bound to `root` when given (else `set_project_path` must come first).
-    pub fn new(mut ctx: Context) -> Self {
-        // This transport can push resources/updated notifications.
-        ctx.set_push(true);
+/// One MCP session: its project context, its peer once initialised, and the
+/// log level its client asked for.
+struct Session {
+    ctx: Mutex<Context>,
+    peer: OnceLock<Peer<RoleServer>>,
+    /// Lowest level sent (`Level` rank); `NO_LOGS` until `logging/setLevel`.
+    log_level: AtomicU8,
+}
+
+/// Log levels (RFC 5424 order, as `logging/setLevel` names them), lowest first.
+const LEVELS: [&str; 8] = [
+    "debug",
+    "info",
+    "notice",
+    "warning",
+    "error",
+    "critical",
+    "alert",
+    "emergency",
+];
+const NO_LOGS: u8 = u8::MAX;
+
+fn level_rank(level: &str) -> u8 {
+    LEVELS.iter().position(|l| *l == level).unwrap_or(0) as u8
+}
+
+impl Hub {
+    /// A hub whose tool work runs at most `max(8, 2 x cores)` calls at once; more
+    /// wait on the async side (no thread, no index connection held).
+    pub fn new() -> Arc<Self> {
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         let tools = tool_descriptions()
             .into_iter()
             .map(|t| {
@@ -43,27 +80,183 @@ impl TsaServer {
                     .with_annotations(annotations)
             })
             .collect();
-        TsaServer {
-            ctx: Arc::new(Mutex::new(ctx)),
+        Arc::new(Hub {
             tools: Arc::new(tools),
+            work: Arc::new(tokio::sync::Semaphore::new((2 * cores).max(8))),
+            sessions: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// A new session of this hub on `ctx`.
+    pub fn session(self: &Arc<Self>, mut ctx: Context) -> TsaServer {
+        // This transport can push resources/updated notifications.
+        ctx.set_push(true);
+        let session = Arc::new(Session {
+            ctx: Mutex::new(ctx),
+            peer: OnceLock::new(),
+            log_level: AtomicU8::new(NO_LOGS),
+        });
+        let mut live = lock(&self.sessions);
+        live.retain(|s| s.strong_count() > 0);
+        live.push(Arc::downgrade(&session));
+        TsaServer {
+            session,
+            hub: Arc::clone(self),
         }
     }
 
-    fn lock(&self) -> std::sync::MutexGuard<'_, Context> {
-        match self.ctx.lock() {
-            Ok(c) => c,
-            Err(poisoned) => poisoned.into_inner(),
+    /// The sessions still open that know their peer.
+    fn live(self: &Arc<Self>) -> Vec<TsaServer> {
+        let mut live = lock(&self.sessions);
+        live.retain(|s| s.strong_count() > 0);
+        live.iter()
+            .filter_map(Weak::upgrade)
+            .filter(|s| s.peer.get().is_some())
+            .map(|session| TsaServer {
+                session,
+                hub: Arc::clone(self),
+            })
+            .collect()
+    }
+
+    /// Starts the watcher of `root`: each burst of changes syncs its index (under
+    /// the index's build lock, so it never races another build; reads go on),
+    /// then every session on that project is told: a log message, and
+    /// `notifications/resources/updated` for its changed subscriptions.
+    pub fn watch(
+        self: &Arc<Self>,
+        root: &Path,
+    ) -> Result<tsa_watch::Handle, tsa_watch::WatchError> {
+        // Each outcome carries when its sync finished: after each notifying sync one
+        // stderr line says how long after it the subscribers were told (the figure
+        // the live index promises to keep under 100 ms).
+        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(Value, Instant)>();
+        let hub = Arc::clone(self);
+        let watched = root.to_path_buf();
+        tokio::spawn(async move {
+            while let Some((outcome, synced_at)) = rx.recv().await {
+                let mut sent = 0;
+                for server in hub.live() {
+                    if server.root().as_deref() != Some(watched.as_path()) {
+                        continue;
+                    }
+                    let Some(peer) = server.session.peer.get().cloned() else {
+                        continue;
+                    };
+                    let level = if outcome["event"] == "sync" {
+                        "info"
+                    } else {
+                        "error"
+                    };
+                    server.log(&peer, level, outcome.clone()).await;
+                    sent += server.notify_subscribers(&peer).await;
+                }
+                if sent > 0 {
+                    log_line(&format!(
+                        "tsa mcp --watch: synced in {} ms; {sent} subscription(s) notified {:.1} ms after the sync",
+                        outcome["elapsed_ms"].as_u64().unwrap_or(0),
+                        synced_at.elapsed().as_secs_f64() * 1000.0
+                    ));
+                }
+            }
+        });
+        // The build options of a session on this root (health's tree facts included).
+        let opts = Context::with_root(root)
+            .map(|c| c.build_options())
+            .unwrap_or_default();
+        let sync_root = root.to_path_buf();
+        tsa_watch::watch(root, tsa_watch::Config::default(), move |burst| {
+            let started = Instant::now();
+            let line = match tsa_index::build(&sync_root, &opts) {
+                Ok(r) => json!({
+                    "event": "sync",
+                    "new_files": r.new_files,
+                    "updated_files": r.updated_files,
+                    "deleted_files": r.deleted,
+                    "changed_paths": burst.paths.len(),
+                    "elapsed_ms": started.elapsed().as_millis() as u64,
+                }),
+                Err(e) => json!({"event": "error", "error": e.to_string()}),
+            };
+            let _ = tx.send((line, Instant::now()));
+        })
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
+/// The tsa MCP handler; one per session (connection).
+#[derive(Clone)]
+pub struct TsaServer {
+    session: Arc<Session>,
+    hub: Arc<Hub>,
+}
+
+impl TsaServer {
+    /// A server with its own hub, bound to the context's root when it has one
+    /// (else `set_project_path` must come first).
+    pub fn new(ctx: Context) -> Self {
+        Hub::new().session(ctx)
+    }
+
+    /// A snapshot of the session context: cheap (a path and shared handles).
+    /// Calls run on snapshots, so they run at once; only `set_project_path`
+    /// changes the session's own context.
+    fn snapshot(&self) -> Context {
+        lock(&self.session.ctx).clone()
+    }
+
+    fn root(&self) -> Option<PathBuf> {
+        lock(&self.session.ctx).root().ok().map(Path::to_path_buf)
+    }
+
+    fn remember_peer(&self, peer: &Peer<RoleServer>) {
+        let _ = self.session.peer.set(peer.clone());
+    }
+
+    /// Sends a `notifications/message` when the client asked for `level` or lower.
+    #[allow(
+        deprecated,
+        reason = "logging is still part of the protocol versions served"
+    )]
+    async fn log(&self, peer: &Peer<RoleServer>, level: &str, data: Value) {
+        use rmcp::model::{LoggingLevel, LoggingMessageNotificationParam};
+        if level_rank(level) < self.session.log_level.load(Ordering::Relaxed) {
+            return;
         }
+        let level = match level {
+            "debug" => LoggingLevel::Debug,
+            "info" => LoggingLevel::Info,
+            "notice" => LoggingLevel::Notice,
+            "warning" => LoggingLevel::Warning,
+            "error" => LoggingLevel::Error,
+            "critical" => LoggingLevel::Critical,
+            "alert" => LoggingLevel::Alert,
+            _ => LoggingLevel::Emergency,
+        };
+        let _ = peer
+            .notify_logging_message(
+                LoggingMessageNotificationParam::new(level, data).with_logger("tsa"),
+            )
+            .await;
     }
 
     /// The one "the index may have changed" hook: re-evaluates the subscribed
     /// selectors and sends `notifications/resources/updated` for each URI whose
     /// result changed (at most once per URI, respecting each `min_interval`).
-    /// Called after every tool call; a file watcher that syncs the index calls it too.
+    /// Called after every tool call; the file watcher calls it after each sync.
     /// Returns how many notifications were sent.
     pub async fn notify_subscribers(&self, peer: &Peer<RoleServer>) -> usize {
-        let server = self.clone();
-        let changed = tokio::task::spawn_blocking(move || server.lock().changed_subscriptions())
+        let mut ctx = self.snapshot();
+        if ctx.subscriptions().is_empty() {
+            return 0;
+        }
+        let changed = tokio::task::spawn_blocking(move || ctx.changed_subscriptions())
             .await
             .unwrap_or_default();
         let mut sent = 0;
@@ -80,6 +273,25 @@ impl TsaServer {
         sent
     }
 
+    /// Runs blocking tool work on the blocking pool once the hub grants a slot.
+    async fn blocking<T: Send + 'static>(
+        &self,
+        work: impl FnOnce(&TsaServer) -> T + Send + 'static,
+    ) -> Result<T, McpError> {
+        let permit = Arc::clone(&self.hub.work)
+            .acquire_owned()
+            .await
+            .map_err(|e| McpError::internal_error(format!("server closing: {e}"), None))?;
+        let server = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let out = work(&server);
+            drop(permit);
+            out
+        })
+        .await
+        .map_err(|e| McpError::internal_error(format!("tool task failed: {e}"), None))
+    }
+
     /// The `search select` payload of a `tsa://hyphae/...` URI, as JSON text.
     fn read_selector(&self, uri: &str) -> Result<String, McpError> {
         let selector = hyphae::selector_of_uri(uri).ok_or_else(|| {
@@ -88,15 +300,12 @@ impl TsaServer {
                 None,
             )
         })?;
-        let reply = {
-            let mut ctx = self.lock();
-            call(
-                &mut ctx,
-                "search",
-                json!({"action": "select", "selector": selector, "output_format": "json"}),
-                OutputFormat::Json,
-            )
-        };
+        let reply = call(
+            &mut self.snapshot(),
+            "search",
+            json!({"action": "select", "selector": selector, "output_format": "json"}),
+            OutputFormat::Json,
+        );
         if reply.is_error {
             let msg = reply
                 .body
@@ -114,12 +323,13 @@ impl TsaServer {
     }
 
     fn answer(&self, name: &str, args: Value, progress: Option<ProgressSink>) -> CallToolResult {
-        let reply = {
-            let mut ctx = self.lock();
+        let reply = if name == "set_project_path" {
+            // The one call that changes the session itself.
+            call(&mut lock(&self.session.ctx), name, args, OutputFormat::Toon)
+        } else {
+            let mut ctx = self.snapshot();
             ctx.set_progress(progress);
-            let reply = call(&mut ctx, name, args, OutputFormat::Toon);
-            ctx.set_progress(None);
-            reply
+            call(&mut ctx, name, args, OutputFormat::Toon)
         };
         let text = reply.text(Presentation::Compact);
         let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
@@ -129,20 +339,32 @@ impl TsaServer {
 }
 
 impl ServerHandler for TsaServer {
+    #[allow(
+        deprecated,
+        reason = "logging is still part of the protocol versions served"
+    )]
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(
             ServerCapabilities::builder()
                 .enable_tools()
                 .enable_resources()
                 .enable_resources_subscribe()
+                .enable_prompts()
+                .enable_completions()
+                .enable_logging()
                 .build(),
         )
             .with_server_info(Implementation::new("tsa", env!("CARGO_PKG_VERSION")))
             .with_instructions(
                 "tsa answers code questions from a local index: search, nav, structure, health, edit, project, \
                  index, viz, plus set_project_path. Every answer keeps the agent envelope contract \
-                 (verdict, summary_line, next_step, honest truncation); TOON by default, output_format=json on request.",
+                 (verdict, summary_line, next_step, honest truncation); TOON by default, output_format=json on request. \
+                 Prompts are tsa's skills (step-by-step procedures).",
             )
+    }
+
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        self.remember_peer(&context.peer);
     }
 
     async fn list_tools(
@@ -150,7 +372,9 @@ impl ServerHandler for TsaServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListToolsResult, McpError> {
-        Ok(ListToolsResult::with_all_items(self.tools.as_ref().clone()))
+        Ok(ListToolsResult::with_all_items(
+            self.hub.tools.as_ref().clone(),
+        ))
     }
 
     async fn call_tool(
@@ -158,7 +382,7 @@ impl ServerHandler for TsaServer {
         request: CallToolRequestParams,
         context: RequestContext<RoleServer>,
     ) -> Result<CallToolResponse, McpError> {
-        let server = self.clone();
+        self.remember_peer(&context.peer);
         let name = request.name.to_string();
         let args = request.arguments.map(Value::Object).unwrap_or(Value::Null);
         // Progress notifications when the client sent a progress token: the build
@@ -189,13 +413,26 @@ impl ServerHandler for TsaServer {
             }
             None => (None, None),
         };
+        let started = Instant::now();
+        let tool = name.clone();
         // Index builds and queries block; keep them off the protocol task.
-        let result = tokio::task::spawn_blocking(move || server.answer(&name, args, sink))
-            .await
-            .map_err(|e| McpError::internal_error(format!("tool task failed: {e}"), None))?;
+        let result = self
+            .blocking(move |server| server.answer(&name, args, sink))
+            .await?;
         if let Some(f) = forward {
             let _ = f.await;
         }
+        self.log(
+            &context.peer,
+            "debug",
+            json!({
+                "event": "tool_call",
+                "tool": tool,
+                "is_error": result.is_error == Some(true),
+                "elapsed_ms": started.elapsed().as_millis() as u64,
+            }),
+        )
+        .await;
         // Index builds (index sync/full/auto/build) change selector results.
         self.notify_subscribers(&context.peer).await;
         Ok(result.into())
@@ -206,7 +443,7 @@ impl ServerHandler for TsaServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourcesResult, McpError> {
-        let subs = self.lock().subscriptions();
+        let subs = self.snapshot().subscriptions();
         let mut seen = std::collections::BTreeSet::new();
         let resources = subs
             .into_iter()
@@ -240,11 +477,10 @@ impl ServerHandler for TsaServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
-        let server = self.clone();
         let uri = request.uri.clone();
-        let text = tokio::task::spawn_blocking(move || server.read_selector(&uri))
-            .await
-            .map_err(|e| McpError::internal_error(format!("resource task failed: {e}"), None))??;
+        let text = self
+            .blocking(move |server| server.read_selector(&uri))
+            .await??;
         let contents = match ResourceContents::text(text, request.uri) {
             ResourceContents::TextResourceContents {
                 uri, text, meta, ..
@@ -262,8 +498,9 @@ impl ServerHandler for TsaServer {
     async fn subscribe(
         &self,
         request: SubscribeRequestParams,
-        _context: RequestContext<RoleServer>,
+        context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
+        self.remember_peer(&context.peer);
         let selector = hyphae::selector_of_uri(&request.uri).ok_or_else(|| {
             McpError::resource_not_found(
                 format!(
@@ -273,17 +510,13 @@ impl ServerHandler for TsaServer {
                 None,
             )
         })?;
-        let server = self.clone();
-        tokio::task::spawn_blocking(move || {
-            let reply = {
-                let mut ctx = server.lock();
-                call(
-                    &mut ctx,
-                    "search",
-                    json!({"action": "subscribe", "selector": selector, "output_format": "json"}),
-                    OutputFormat::Json,
-                )
-            };
+        self.blocking(move |server| {
+            let reply = call(
+                &mut server.snapshot(),
+                "search",
+                json!({"action": "subscribe", "selector": selector, "output_format": "json"}),
+                OutputFormat::Json,
+            );
             if reply.is_error {
                 let msg = reply
                     .body
@@ -298,8 +531,7 @@ impl ServerHandler for TsaServer {
             }
             Ok(())
         })
-        .await
-        .map_err(|e| McpError::internal_error(format!("subscribe task failed: {e}"), None))?
+        .await?
     }
 
     async fn unsubscribe(
@@ -307,13 +539,59 @@ impl ServerHandler for TsaServer {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
-        let gone = self.lock().unsubscribe(None, None, Some(&request.uri));
+        let gone = self.snapshot().unsubscribe(None, None, Some(&request.uri));
         if gone.is_empty() {
             return Err(McpError::resource_not_found(
                 format!("no subscription for '{}'", request.uri),
                 None,
             ));
         }
+        Ok(())
+    }
+
+    async fn list_prompts(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListPromptsResult, McpError> {
+        Ok(ListPromptsResult::with_all_items(prompts::list()))
+    }
+
+    async fn get_prompt(
+        &self,
+        request: GetPromptRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<GetPromptResponse, McpError> {
+        prompts::get(&request.name, request.arguments.as_ref()).map(Into::into)
+    }
+
+    async fn complete(
+        &self,
+        request: CompleteRequestParams,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<CompleteResult, McpError> {
+        let root = self.root();
+        self.blocking(move |_| prompts::complete(root.as_deref(), &request))
+            .await?
+    }
+
+    #[allow(
+        deprecated,
+        reason = "logging is still part of the protocol versions served"
+    )]
+    async fn set_level(
+        &self,
+        request: rmcp::model::SetLevelRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<(), McpError> {
+        self.remember_peer(&context.peer);
+        let name = serde_json::to_value(request.level)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        self.session
+            .log_level
+            .store(level_rank(&name), Ordering::Relaxed);
         Ok(())
     }
 }
@@ -330,13 +608,15 @@ pub async fn serve_stdio(
     ctx: Context,
     watch: bool,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
-    let root = ctx.root().ok().map(std::path::Path::to_path_buf);
-    let server = TsaServer::new(ctx);
+    let root = ctx.root().ok().map(Path::to_path_buf);
+    let hub = Hub::new();
+    let server = hub.session(ctx);
     let running = server.clone().serve(rmcp::transport::stdio()).await?;
+    server.remember_peer(running.peer());
     let _watch = match (watch, root) {
-        (true, Some(root)) => Some(server.watch(&root, running.peer().clone())?),
+        (true, Some(root)) => Some(hub.watch(&root)?),
         (true, None) => {
-            tracing_free_log("tsa mcp --watch: no project root; nothing to watch");
+            log_line("tsa mcp --watch: no project root; nothing to watch");
             None
         }
         (false, _) => None,
@@ -346,53 +626,7 @@ pub async fn serve_stdio(
 }
 
 /// One line on stderr (stdout carries protocol bytes only).
-fn tracing_free_log(line: &str) {
+fn log_line(line: &str) {
     use std::io::Write;
     let _ = writeln!(std::io::stderr(), "{line}");
-}
-
-impl TsaServer {
-    /// Starts the watcher of `root`: each burst syncs the index under the session
-    /// lock (so it never races a tool call), then notifies subscribers.
-    fn watch(
-        &self,
-        root: &std::path::Path,
-        peer: Peer<RoleServer>,
-    ) -> Result<tsa_watch::Handle, tsa_watch::WatchError> {
-        // Each sync sends when it finished and how long it took; the notifier logs how
-        // long after the sync the subscribers were told (the figure the live index
-        // promises to keep under 100 ms).
-        let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<(Instant, Duration)>();
-        let notifier = self.clone();
-        tokio::spawn(async move {
-            while let Some((synced_at, took)) = rx.recv().await {
-                let sent = notifier.notify_subscribers(&peer).await;
-                if sent > 0 {
-                    tracing_free_log(&format!(
-                        "tsa mcp --watch: synced in {} ms; {sent} subscription(s) notified {:.1} ms after the sync",
-                        took.as_millis(),
-                        synced_at.elapsed().as_secs_f64() * 1000.0
-                    ));
-                }
-            }
-        });
-        let server = self.clone();
-        let watched = root.to_path_buf();
-        tsa_watch::watch(root, tsa_watch::Config::default(), move |_burst| {
-            let started = Instant::now();
-            let synced = {
-                let ctx = server.lock();
-                // After set_project_path the watched tree is no longer the project.
-                match ctx.root() {
-                    Ok(r) if r == watched => {
-                        tsa_index::build(&watched, &ctx.build_options()).is_ok()
-                    }
-                    _ => false,
-                }
-            };
-            if synced {
-                let _ = tx.send((Instant::now(), started.elapsed()));
-            }
-        })
-    }
 }
