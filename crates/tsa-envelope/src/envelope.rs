@@ -279,14 +279,13 @@ impl Failure {
     /// Removes `secret` (an absolute project root, say) from the error text and the
     /// summary line (which may quote the request's own path argument).
     pub fn redact(mut self, secret: &str) -> Self {
+        fn clean(text: &str, secret: &str) -> String {
+            text.replace(&format!("{secret}/"), "")
+                .replace(secret, "<project root>")
+        }
         if !secret.is_empty() {
-            let with_sep = format!("{secret}/");
-            let clean = |text: &str| {
-                text.replace(&with_sep, "")
-                    .replace(secret, "<project root>")
-            };
-            self.error = clean(&self.error);
-            self.summary_line = self.summary_line.as_deref().map(clean);
+            self.error = clean(&self.error, secret);
+            self.summary_line = self.summary_line.as_deref().map(|s| clean(s, secret));
         }
         self
     }
