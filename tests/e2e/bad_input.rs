@@ -171,6 +171,27 @@ fn paths_outside_the_root_are_refused() {
     }
 }
 
+/// Found by the `mcp_input` fuzz target: the summary line of a failure quoted an
+/// absolute `file_path` argument with the project root in it.
+#[test]
+fn failures_never_name_the_absolute_root() {
+    let p = project("python");
+    let root = std::fs::canonicalize(&p.root).unwrap();
+    let missing = root.join("app/no_such_file.py");
+    let v = direct(
+        &root,
+        "health",
+        json!({"action": "file", "file_path": missing.to_str().unwrap()}),
+        "file_not_found",
+    );
+    let text = v.to_string();
+    assert!(!text.contains(root.to_str().unwrap()), "{text}");
+    assert_eq!(
+        v["summary_line"], "health: file_not_found — app/no_such_file.py",
+        "{v}"
+    );
+}
+
 #[test]
 fn missing_binary_and_non_utf8_files() {
     let p = project("python");

@@ -276,14 +276,16 @@ impl Failure {
         self
     }
 
-    /// Removes `secret` (an absolute project root, say) from the error text.
+    /// Removes `secret` (an absolute project root, say) from the error text and the
+    /// summary line (which may quote the request's own path argument).
     pub fn redact(mut self, secret: &str) -> Self {
+        fn clean(text: &str, secret: &str) -> String {
+            text.replace(&format!("{secret}/"), "")
+                .replace(secret, "<project root>")
+        }
         if !secret.is_empty() {
-            let with_sep = format!("{secret}/");
-            self.error = self
-                .error
-                .replace(&with_sep, "")
-                .replace(secret, "<project root>");
+            self.error = clean(&self.error, secret);
+            self.summary_line = self.summary_line.as_deref().map(|s| clean(s, secret));
         }
         self
     }
@@ -350,6 +352,26 @@ mod tests {
             noun: "callers",
             remedy: "raise limit".into(),
         }
+    }
+
+    /// Found by the `mcp_input` fuzz target: a failure's summary line quoted an
+    /// absolute path argument, project root included.
+    #[test]
+    fn redact_cleans_the_error_and_the_summary_line() {
+        let f = Failure::new(ErrorType::FileNotFound, "File not found: /r/p/a.py")
+            .with_subject("health", Some("/r/p/a.py"))
+            .redact("/r/p");
+        let j = Envelope::from(f).to_json();
+        assert_eq!(j["error"], "File not found: a.py");
+        assert_eq!(j["summary_line"], "health: file_not_found — a.py");
+        assert_eq!(j["agent_summary"]["summary_line"], j["summary_line"]);
+        let f = Failure::new(ErrorType::Validation, "x")
+            .with_subject("nav", Some("/r/p"))
+            .redact("/r/p");
+        assert_eq!(
+            Envelope::from(f).to_json()["summary_line"],
+            "nav: validation — <project root>"
+        );
     }
 
     #[test]

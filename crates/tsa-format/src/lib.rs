@@ -109,16 +109,24 @@ pub fn compact(mut response: Map<String, Value>) -> Map<String, Value> {
     response
 }
 
-/// Writes integral floats as integers (`1.0` -> `1`, `-0.0` -> `0`), the canonical
-/// number form TOON uses, so JSON and decoded TOON are the same value.
+/// Writes integral floats as integers (`1.0` -> `1`, `-0.0` -> `0`, `9e15` ->
+/// `9000000000000000`), the canonical number form TOON uses, so JSON and decoded
+/// TOON are the same value. Every integral float in the 64-bit integer range is
+/// converted (exactly: such a float is an integer); larger ones stay floats.
 pub fn canonical_numbers(value: &mut Value) {
+    // 2^63 and 2^64, exact as f64.
+    const I64_END: f64 = 9_223_372_036_854_775_808.0;
+    const U64_END: f64 = 18_446_744_073_709_551_616.0;
     match value {
         Value::Number(n) if !n.is_i64() && !n.is_u64() => {
             if let Some(f) = n.as_f64()
                 && f.fract() == 0.0
-                && f.abs() < 9.0e15
             {
-                *value = Value::from(f as i64);
+                if (-I64_END..I64_END).contains(&f) {
+                    *value = Value::from(f as i64);
+                } else if (0.0..U64_END).contains(&f) {
+                    *value = Value::from(f as u64);
+                }
             }
         }
         Value::Array(a) => a.iter_mut().for_each(canonical_numbers),
@@ -190,6 +198,28 @@ mod tests {
             ]
         );
         assert_eq!(compact(r.clone()), r);
+    }
+
+    /// Found by the `toon_roundtrip` fuzz target: `9e15` stayed a float in JSON
+    /// while TOON wrote (and decoded) it as an integer.
+    #[test]
+    fn integral_floats_of_the_64_bit_range_round_trip_as_integers() {
+        for f in [
+            9.0e15,
+            9.007_199_254_740_993e15,
+            -9.223_372_036_854_776e18,
+            9.223_372_036_854_776e18,
+            1.8e19,
+            1.0e21,
+            -1.0e300,
+            -0.0,
+            0.5,
+        ] {
+            let mut v = json!([f, {"k": f}]);
+            canonical_numbers(&mut v);
+            let back = from_toon(&to_toon(&v).unwrap()).unwrap();
+            assert_eq!(back, v, "{f}");
+        }
     }
 
     #[test]

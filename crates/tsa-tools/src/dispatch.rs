@@ -252,12 +252,12 @@ pub fn call_with(
     let envelope = match outcome {
         Ok(e) => e,
         Err(f) => {
-            // Error texts never carry the absolute project root.
+            // Error texts and summary lines never carry the absolute project root.
             let root = ctx
                 .root()
                 .map(|r| r.display().to_string())
                 .unwrap_or_default();
-            Envelope::from(f.redact(&root).with_subject(tool, identifier.as_deref()))
+            Envelope::from(f.with_subject(tool, identifier.as_deref()).redact(&root))
         }
     };
     Reply {

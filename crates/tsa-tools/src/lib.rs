@@ -27,6 +27,14 @@ pub mod skills;
 mod source;
 mod text_search;
 
+/// Entry points of the fuzz targets (`fuzz/`), behind the `fuzzing` feature; not
+/// part of the supported API.
+#[cfg(feature = "fuzzing")]
+#[doc(hidden)]
+pub mod fuzzing {
+    pub use crate::chain::parse as chain_parse;
+}
+
 pub use catalog::{FACADES, Facade, available_actions};
 pub use context::{Context, Subscription};
 pub use dispatch::{Presentation, Reply, call, call_with};

@@ -37,10 +37,27 @@ impl Value {
         }
     }
 
+    /// The value as the DSL writes it, so a rendered step parses back to itself.
     pub fn render(&self) -> String {
         match self {
-            Value::Str(s) => format!("{s:?}"),
+            Value::Str(s) => {
+                let mut out = String::with_capacity(s.len() + 2);
+                out.push('"');
+                for c in s.chars() {
+                    match c {
+                        '"' => out.push_str("\\\""),
+                        '\\' => out.push_str("\\\\"),
+                        '\n' => out.push_str("\\n"),
+                        '\t' => out.push_str("\\t"),
+                        c => out.push(c),
+                    }
+                }
+                out.push('"');
+                out
+            }
             Value::Int(i) => i.to_string(),
+            // Display never uses an exponent; an integral float keeps its `.0`.
+            Value::Float(f) if f.fract() == 0.0 => format!("{f}.0"),
             Value::Float(f) => f.to_string(),
             Value::Bool(b) => b.to_string(),
             Value::Null => "null".into(),
@@ -559,7 +576,9 @@ impl Parser<'_> {
                 let text = self.src[start..self.pos].replace('_', "");
                 if let Ok(i) = text.parse::<i64>() {
                     Ok(Value::Int(i))
-                } else if let Ok(f) = text.parse::<f64>() {
+                } else if let Ok(f) = text.parse::<f64>()
+                    && f.is_finite()
+                {
                     Ok(Value::Float(f))
                 } else {
                     Err(self.error_at(start, &format!("invalid number '{text}'")))
@@ -731,6 +750,40 @@ mod tests {
         assert!(err(&s).detail.contains("longer than 160"));
         assert!(parse(&format!("search(\"{}\")", "a".repeat(MAX_STRING_CHARS))).is_ok());
         assert!(err(&"a ".repeat(100)).detail.contains("longer than 160"));
+    }
+
+    fn without_columns(steps: Vec<Step>) -> Vec<Step> {
+        steps
+            .into_iter()
+            .map(|mut s| {
+                s.column = 0;
+                s.args.iter_mut().for_each(|a| a.column = 0);
+                s
+            })
+            .collect()
+    }
+
+    /// Found by the `chain_parse` fuzz target: the pipeline an answer shows was
+    /// written with Rust escapes (`\u{12}`) and integral floats lost their `.0`,
+    /// so it did not parse back to the steps that ran.
+    #[test]
+    fn rendered_pipeline_parses_back_to_the_same_steps() {
+        for q in [
+            "stor\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}\u{12}m records",
+            "search('a\"b\\\\c\\n\\t\r', limit=1.0).take(-0.0)",
+            "search(\"x\", limit=[1.5, 2.0, 0.000001])",
+        ] {
+            let steps = parse(q).unwrap();
+            let pipeline: Vec<String> = steps.iter().map(Step::render).collect();
+            let again = parse(&pipeline.join(".")).unwrap();
+            assert_eq!(without_columns(again), without_columns(steps), "{q:?}");
+        }
+    }
+
+    #[test]
+    fn a_number_beyond_f64_is_an_error() {
+        let q = format!("search(\"x\", limit={})", "9".repeat(400));
+        assert!(err(&q).detail.contains("invalid number"));
     }
 
     proptest::proptest! {
