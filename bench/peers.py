@@ -781,6 +781,9 @@ def machine() -> dict:
 
 
 def med(runs: list[dict], phase: str, field: str) -> float | None:
+    if field == "peak_mib":  # the sampled tree sum, or the largest process's own high-water mark if above
+        xs = [max(r[phase]["peak_rss_mib"], r[phase]["max_single_rss_mib"]) for r in runs if r[phase].get("rc") == 0]
+        return statistics.median(xs) if xs else None
     xs = [r[phase][field] for r in runs if r[phase].get("rc") == 0]
     return statistics.median(xs) if xs else None
 
@@ -796,8 +799,7 @@ def fmt(x, digits=1) -> str:
 def ratio(a, b) -> str:
     if a is None or b is None or b == 0:
         return "n/a"
-    r = a / b
-    return f"{r:.3f}" if r < 0.1 else f"{r:.2f}"
+    return f"{a / b:.2g}"
 
 
 def markdown(res: dict, meta: dict) -> str:
@@ -838,7 +840,7 @@ def markdown(res: dict, meta: dict) -> str:
         sep,
         row("cold index, wall (s)", lambda t: med(t["runs"], "cold", "wall_s")),
         row("cold index, CPU user+sys (s)", lambda t: med(t["runs"], "cold", "cpu_s")),
-        row("cold index, peak RSS of process tree (MiB)", lambda t: med(t["runs"], "cold", "peak_rss_mib"), 0),
+        row("cold index, peak RSS of process tree (MiB)", lambda t: med(t["runs"], "cold", "peak_mib"), 0),
         row("index size on disk (MiB)", lambda t: med(t["runs"], "cold", "index_mib")),
         row("re-index, no change, wall (s)", lambda t: med(t["runs"], "nochange", "wall_s"), 2),
         row("re-index, one file changed, wall (s)", lambda t: med(t["runs"], "onefile", "wall_s"), 2),
@@ -846,7 +848,7 @@ def markdown(res: dict, meta: dict) -> str:
         row("callers over CLI, p99 (ms)", cli("p99_ms"), 0),
         row("callers over MCP, p50 (ms)", mcp("p50_ms"), 1),
         row("callers over MCP, p99 (ms)", mcp("p99_ms"), 1),
-        row("MCP server start (initialize, ms)", mcp("initialize_ms"), 0),
+        row("MCP server start (initialize round trip, ms)", mcp("initialize_ms"), 1),
         row("MCP server peak RSS (MiB)", mcp("server_peak_rss_mib"), 0),
         row("CLI answer, median chars", cli("chars_median"), 0),
         row("CLI answer, median tokens", cli("tokens_median"), 0),
@@ -854,6 +856,17 @@ def markdown(res: dict, meta: dict) -> str:
         row("MCP answer, median tokens", mcp("tokens_median"), 0),
         "| load average (1 min) during index runs | " + " | ".join(loads(T[k]) for k in keys)
         + " |" + " |" * len(peers),
+        "",
+        "Each tool at its defaults, in its own copy of the corpus with its own `$HOME`. tsa: "
+        "`index full --mode full` (cold), `index full` (re-index), `nav callers --function-name N` (JSON), "
+        "`tsa mcp` tool `nav` action `callers` (TOON). tree-sitter-analyzer: `--full-index --full-index-mode "
+        "full|incremental`, `--callers N` (JSON with caller bodies), `tree-sitter-analyzer-mcp` tool `nav` "
+        "action `callers`. CodeGraph (`DO_NOT_TRACK=1 CODEGRAPH_NO_DAEMON=1`): `init -y` after deleting "
+        "`.codegraph/`, `sync`, `callers --json`, `serve --mcp --no-watch` tool `codegraph_callers` "
+        "(enabled with `CODEGRAPH_MCP_TOOLS=explore,callers`; callable, though `tools/list` still shows only "
+        "`codegraph_explore`; answers a short Markdown list). "
+        "Index size counts every byte a tool wrote into its corpus copy and its `$HOME`. "
+        "Ratios are tsa / peer from the same run: below 1 favours tsa.",
         "",
         "Caller counts each tool reports for the same names (chosen by Python's `ast`: one "
         "definition, 3–40 call sites of the name; no judgement made here):",
@@ -870,6 +883,12 @@ def markdown(res: dict, meta: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+def report(res: dict, meta: dict) -> str:
+    return markdown(res, meta) + (
+        f"\nCommand: `{meta['command']}`; tokens: {meta['tokenizer']}; started {meta['started']}, "
+        f"finished {meta['finished']}.\n")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--corpus", choices=["mini", "cpython", "django", "all"], default=None)
@@ -884,7 +903,14 @@ def main() -> None:
     ap.add_argument("--quick", action="store_true",
                     help="smoke run: mini corpus unless --corpus is given, 1 run, 5 CLI and 20 MCP calls")
     ap.add_argument("--reinstall", action="store_true")
+    ap.add_argument("--report", metavar="JSON", default=None,
+                    help="only rewrite the Markdown of an earlier run from its JSON")
     args = ap.parse_args()
+    if args.report:
+        data = json.loads(Path(args.report).read_text())
+        meta = data.pop("meta")
+        Path(args.report).with_suffix(".md").write_text(report(data, meta))
+        return
     q = args.quick
     args.corpus = args.corpus or ("mini" if q else "all")
     args.runs = args.runs or (1 if q else 3)
@@ -915,9 +941,7 @@ def main() -> None:
         meta["finished"] = dt.datetime.now().isoformat(timespec="seconds")
         stem = RESULTS / f"{meta['date']}-{c}"
         stem.with_suffix(".json").write_text(json.dumps({"meta": meta, **res}, indent=1, default=str))
-        md = markdown(res, meta)
-        md += (f"\nCommand: `{meta['command']}`; tokens: {meta['tokenizer']}; started {meta['started']}, "
-               f"finished {meta['finished']}.\n")
+        md = report(res, meta)
         stem.with_suffix(".md").write_text(md)
         log("\n" + md)
         log(f"written {stem}.md and .json")
