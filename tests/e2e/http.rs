@@ -27,9 +27,14 @@ struct HttpServer {
 
 impl HttpServer {
     fn start(root: &Path) -> HttpServer {
+        Self::start_with(root, &[])
+    }
+
+    fn start_with(root: &Path, flags: &[&str]) -> HttpServer {
         let mut child = Command::new(bin())
             .args(["mcp", "--http", "127.0.0.1:0", "--project-root"])
             .arg(root)
+            .args(flags)
             .env_remove("TREE_SITTER_PROJECT_ROOT")
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -288,4 +293,56 @@ async fn log_messages_follow_the_level_the_client_sets() {
         "the first message is the second call's: {got}"
     );
     assert!(rx.try_recv().is_err(), "one message per call");
+}
+
+/// The conformance fixtures come only with the hidden flag, beside tsa's own tools,
+/// resources and prompts, and answer what the suite expects (the script runs the
+/// suite itself); without the flag the same names are unknown.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn conformance_fixtures_only_with_their_flag() {
+    use rmcp::model::{CallToolRequestParams, ReadResourceRequestParams};
+    let p = project("python");
+    let server = HttpServer::start_with(&p.root, &["--conformance-fixtures"]);
+    let client = http_client(&server.url).await;
+    let tools: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .iter()
+        .map(|t| t.name.to_string())
+        .collect();
+    assert!(tools.iter().any(|t| t == "nav") && tools.iter().any(|t| t == "test_image_content"));
+    let image = client
+        .call_tool(CallToolRequestParams::new("test_image_content"))
+        .await
+        .unwrap();
+    let image = serde_json::to_value(&image).unwrap();
+    assert_eq!(image["content"][0]["type"], "image", "{image}");
+    assert_eq!(image["content"][0]["mimeType"], "image/png", "{image}");
+    let read = client
+        .read_resource(ReadResourceRequestParams::new("test://template/7/data"))
+        .await
+        .unwrap();
+    let read = serde_json::to_value(&read).unwrap();
+    assert!(read.to_string().contains("Data for ID: 7"), "{read}");
+    // tsa's own tools answer as ever.
+    let (is_error, answer) = mcp_call(&client, "nav", callers()).await;
+    assert!(!is_error && answer["callers"].is_array(), "{answer}");
+    client.cancel().await.unwrap();
+    drop(server);
+
+    let plain = HttpServer::start(&p.root);
+    let client = http_client(&plain.url).await;
+    let unknown = client
+        .call_tool(CallToolRequestParams::new("test_image_content"))
+        .await
+        .unwrap();
+    assert_eq!(unknown.is_error, Some(true));
+    assert!(
+        client
+            .read_resource(ReadResourceRequestParams::new("test://static-text"))
+            .await
+            .is_err()
+    );
+    client.cancel().await.unwrap();
 }

@@ -47,6 +47,10 @@ enum Command {
         /// directory this process can read. Use only on a network you trust.
         #[arg(long, requires = "http")]
         allow_remote: bool,
+        /// Also serve the fixture tools, resources and prompts the official MCP
+        /// conformance suite calls by name (scripts/mcp-conformance.sh). Tests only.
+        #[arg(long, requires = "http", hide = true)]
+        conformance_fixtures: bool,
     },
     /// Agent skills: `tsa skills install [--dir DIR] [--force]` writes tsa's SKILL.md
     /// procedures into the project (default `.claude/skills`).
@@ -115,11 +119,13 @@ pub fn run_with(argv: Vec<std::ffi::OsString>) -> ExitCode {
             watch,
             http,
             allow_remote,
+            conformance_fixtures,
         } => serve(
             tsa_mcp::root_from(cli.project_root),
             watch,
             http,
             allow_remote,
+            conformance_fixtures,
         ),
         Command::Skills {
             command: _,
@@ -354,6 +360,7 @@ fn serve(
     watch: bool,
     http: Option<std::net::SocketAddr>,
     allow_remote: bool,
+    conformance_fixtures: bool,
 ) -> ExitCode {
     if let Some(why) = http.and_then(|addr| tsa_mcp::http_refusal(&addr, allow_remote)) {
         let _ = writeln!(std::io::stderr(), "tsa mcp: {why}");
@@ -389,6 +396,7 @@ fn serve(
             root: ctx.root().ok().map(std::path::Path::to_path_buf),
             watch,
             allow_remote,
+            conformance_fixtures,
         })),
         None => rt.block_on(tsa_mcp::serve_stdio(ctx, watch)),
     };

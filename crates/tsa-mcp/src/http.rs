@@ -36,6 +36,8 @@ pub struct HttpOptions {
     pub watch: bool,
     /// Accept a non-loopback `addr` (refused otherwise).
     pub allow_remote: bool,
+    /// Also serve the MCP conformance suite's fixtures (tests only).
+    pub conformance_fixtures: bool,
 }
 
 type Body = BoxBody<Bytes, Infallible>;
@@ -81,7 +83,11 @@ pub async fn serve_http(opts: HttpOptions) -> Result<(), Box<dyn std::error::Err
     }
     let listener = tokio::net::TcpListener::bind(opts.addr).await?;
     let bound = listener.local_addr()?;
-    let hub = Hub::new();
+    let hub = if opts.conformance_fixtures {
+        Hub::with_conformance_fixtures()
+    } else {
+        Hub::new()
+    };
     let stop = CancellationToken::new();
 
     // DNS-rebinding guard: on loopback only loopback Host headers pass; a

@@ -4,6 +4,7 @@
 //! stdio ([`serve_stdio`]) and streamable HTTP ([`serve_http`]). Stdout carries
 //! protocol bytes only; logs go to stderr.
 
+mod conformance;
 mod http;
 mod prompts;
 
@@ -35,6 +36,8 @@ pub struct Hub {
     tools: Arc<Vec<Tool>>,
     work: Arc<tokio::sync::Semaphore>,
     sessions: Mutex<Vec<Weak<Session>>>,
+    /// Also serve the MCP conformance suite's fixtures (`--conformance-fixtures`).
+    fixtures: bool,
 }
 
 /// One MCP session: its project context, its peer once initialised, and the
@@ -44,6 +47,8 @@ struct Session {
     peer: OnceLock<Peer<RoleServer>>,
     /// Lowest level sent (`Level` rank); `NO_LOGS` until `logging/setLevel`.
     log_level: AtomicU8,
+    /// Conformance fixture resources this session subscribed to.
+    fixture_subscriptions: Mutex<std::collections::BTreeSet<String>>,
 }
 
 /// Log levels (RFC 5424 order, as `logging/setLevel` names them), lowest first.
@@ -67,6 +72,16 @@ impl Hub {
     /// A hub whose tool work runs at most `max(8, 2 x cores)` calls at once; more
     /// wait on the async side (no thread, no index connection held).
     pub fn new() -> Arc<Self> {
+        Self::build(false)
+    }
+
+    /// A hub that also serves the MCP conformance suite's fixture tools, resources
+    /// and prompts (see `conformance.rs`); only `scripts/mcp-conformance.sh` wants it.
+    pub fn with_conformance_fixtures() -> Arc<Self> {
+        Self::build(true)
+    }
+
+    fn build(fixtures: bool) -> Arc<Self> {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         let tools = tool_descriptions()
             .into_iter()
@@ -79,11 +94,13 @@ impl Hub {
                 Tool::new(t.name, t.description, Arc::new(t.input_schema))
                     .with_annotations(annotations)
             })
+            .chain(fixtures.then(conformance::tools).into_iter().flatten())
             .collect();
         Arc::new(Hub {
             tools: Arc::new(tools),
             work: Arc::new(tokio::sync::Semaphore::new((2 * cores).max(8))),
             sessions: Mutex::new(Vec::new()),
+            fixtures,
         })
     }
 
@@ -95,6 +112,7 @@ impl Hub {
             ctx: Mutex::new(ctx),
             peer: OnceLock::new(),
             log_level: AtomicU8::new(NO_LOGS),
+            fixture_subscriptions: Mutex::new(Default::default()),
         });
         let mut live = lock(&self.sessions);
         live.retain(|s| s.strong_count() > 0);
@@ -392,6 +410,12 @@ impl ServerHandler for TsaServer {
             .as_ref()
             .and_then(|m| m.get_progress_token())
             .or_else(|| context.meta.get_progress_token());
+        if self.hub.fixtures
+            && let Some(answer) =
+                conformance::call(self, &name, &args, &context, token.clone()).await
+        {
+            return answer.map(Into::into);
+        }
         let (sink, forward) = match token {
             Some(token) => {
                 let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<Progress>();
@@ -453,6 +477,13 @@ impl ServerHandler for TsaServer {
                     .with_description("search action=select result of a subscribed selector")
                     .with_mime_type("application/json")
             })
+            .chain(
+                self.hub
+                    .fixtures
+                    .then(conformance::resources)
+                    .into_iter()
+                    .flatten(),
+            )
             .collect();
         Ok(ListResourcesResult::with_all_items(resources))
     }
@@ -462,14 +493,18 @@ impl ServerHandler for TsaServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListResourceTemplatesResult, McpError> {
-        Ok(ListResourceTemplatesResult::with_all_items(vec![
+        let mut templates = vec![
             ResourceTemplate::new("tsa://hyphae/{selector}", "hyphae")
                 .with_title("Hyphae selector result")
                 .with_description(
                     "The search action=select answer (JSON) for a URL-encoded Hyphae selector; subscribe to get notifications/resources/updated when it changes",
                 )
                 .with_mime_type("application/json"),
-        ]))
+        ];
+        if self.hub.fixtures {
+            templates.extend(conformance::templates());
+        }
+        Ok(ListResourceTemplatesResult::with_all_items(templates))
     }
 
     async fn read_resource(
@@ -477,6 +512,11 @@ impl ServerHandler for TsaServer {
         request: ReadResourceRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<ReadResourceResponse, McpError> {
+        if self.hub.fixtures
+            && let Some(fixture) = conformance::read(&request.uri)
+        {
+            return Ok(fixture.into());
+        }
         let uri = request.uri.clone();
         let text = self
             .blocking(move |server| server.read_selector(&uri))
@@ -501,6 +541,10 @@ impl ServerHandler for TsaServer {
         context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
         self.remember_peer(&context.peer);
+        if self.hub.fixtures && conformance::is_resource(&request.uri) {
+            lock(&self.session.fixture_subscriptions).insert(request.uri);
+            return Ok(());
+        }
         let selector = hyphae::selector_of_uri(&request.uri).ok_or_else(|| {
             McpError::resource_not_found(
                 format!(
@@ -539,6 +583,9 @@ impl ServerHandler for TsaServer {
         request: UnsubscribeRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<(), McpError> {
+        if self.hub.fixtures && lock(&self.session.fixture_subscriptions).remove(&request.uri) {
+            return Ok(());
+        }
         let gone = self.snapshot().unsubscribe(None, None, Some(&request.uri));
         if gone.is_empty() {
             return Err(McpError::resource_not_found(
@@ -554,7 +601,11 @@ impl ServerHandler for TsaServer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        Ok(ListPromptsResult::with_all_items(prompts::list()))
+        let mut listed = prompts::list();
+        if self.hub.fixtures {
+            listed.extend(conformance::prompts());
+        }
+        Ok(ListPromptsResult::with_all_items(listed))
     }
 
     async fn get_prompt(
@@ -562,6 +613,12 @@ impl ServerHandler for TsaServer {
         request: GetPromptRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<GetPromptResponse, McpError> {
+        if self.hub.fixtures
+            && let Some(fixture) =
+                conformance::get_prompt(&request.name, request.arguments.as_ref())
+        {
+            return fixture.map(Into::into);
+        }
         prompts::get(&request.name, request.arguments.as_ref()).map(Into::into)
     }
 
@@ -570,6 +627,11 @@ impl ServerHandler for TsaServer {
         request: CompleteRequestParams,
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
+        if self.hub.fixtures
+            && let Some(fixture) = conformance::complete(&request)
+        {
+            return Ok(fixture);
+        }
         let root = self.root();
         self.blocking(move |_| prompts::complete(root.as_deref(), &request))
             .await?
