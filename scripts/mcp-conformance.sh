@@ -55,18 +55,23 @@ stop_server() {
 trap 'stop_server; rm -rf "$WORK"' EXIT
 
 # Starts `tsa mcp --http` on a free port with the given extra flags; sets URL.
+# Each server logs to a file of its own: a reused file could still show the
+# previous server's address before the new process truncates it.
+SERVERS=0
 start_server() {
-  "$BIN" mcp --http 127.0.0.1:0 --project-root "$WORK/project" "$@" 2>"$WORK/server.log" &
+  SERVERS=$((SERVERS + 1))
+  local log="$WORK/server-$SERVERS.log"
+  "$BIN" mcp --http 127.0.0.1:0 --project-root "$WORK/project" "$@" 2>"$log" &
   SERVER_PID=$!
   URL=""
   for _ in $(seq 1 300); do
-    URL="$(sed -n 's/^tsa mcp: listening on \(http:[^ ]*\)$/\1/p' "$WORK/server.log")"
+    URL="$(sed -n 's/^tsa mcp: listening on \(http:[^ ]*\)$/\1/p' "$log" 2>/dev/null)"
     [ -n "$URL" ] && return 0
-    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$WORK/server.log" >&2; exit 1; }
+    kill -0 "$SERVER_PID" 2>/dev/null || { cat "$log" >&2; exit 1; }
     sleep 0.1
   done
   echo "mcp conformance: server did not start" >&2
-  cat "$WORK/server.log" >&2
+  cat "$log" >&2
   exit 1
 }
 
