@@ -666,3 +666,45 @@ fn knowledge_page_draws_in_headless_chromium() {
         assert!(count(rgb) >= 10, "no {what} node pixels in the screenshot");
     }
 }
+
+/// A `max_chars` cut drops node rows and the edges that touch them together: every
+/// listed edge still joins two listed nodes (Graphology refuses anything else).
+#[test]
+fn viz_knowledge_budget_cut_never_leaves_dangling_edges() {
+    let p = docs_project();
+    let full = call(
+        &p.root,
+        "viz",
+        json!({"action": "knowledge", "lod": "symbol"}),
+    );
+    let size = serde_json::to_string_pretty(&full).unwrap().chars().count();
+    let mut cut_nodes = 0;
+    for share in [3, 5, 7] {
+        let budget = size * share / 10;
+        let g = call(
+            &p.root,
+            "viz",
+            json!({"action": "knowledge", "lod": "symbol", "max_chars": budget}),
+        );
+        let keys: Vec<&str> = g["nodes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| n["key"].as_str().unwrap())
+            .collect();
+        assert_eq!(g["nodes_listed"], keys.len(), "{g}");
+        assert_eq!(g["node_count"], full["node_count"], "totals stay exact");
+        assert_eq!(g["edge_count"], full["edge_count"], "totals stay exact");
+        if keys.len() < full["nodes"].as_array().unwrap().len() {
+            cut_nodes += 1;
+        }
+        for e in g["edges"].as_array().unwrap() {
+            assert!(
+                keys.contains(&e["source"].as_str().unwrap())
+                    && keys.contains(&e["target"].as_str().unwrap()),
+                "edge to a node left out at max_chars={budget}: {e}"
+            );
+        }
+    }
+    assert!(cut_nodes > 0, "some budget must cut node rows");
+}

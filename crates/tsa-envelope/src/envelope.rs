@@ -67,6 +67,19 @@ pub struct Success {
     agent_extra: Map<String, Value>,
     warnings: Vec<String>,
     lists: Vec<(ListSpelling, Capped<Value>)>,
+    links: Vec<ListLink>,
+}
+
+/// Ties an edge list to a node list: an edge row is kept only while the node rows
+/// its `ends` fields name (by the nodes' `key` field) are listed. A budget cut that
+/// drops node rows drops their edges with them, so a graph answer (Graphology, for
+/// one) never lists an edge to a node it left out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ListLink {
+    pub nodes: &'static str,
+    pub key: &'static str,
+    pub edges: &'static str,
+    pub ends: [&'static str; 2],
 }
 
 impl Success {
@@ -86,6 +99,7 @@ impl Success {
             agent_extra: Map::new(),
             warnings: Vec::new(),
             lists: Vec::new(),
+            links: Vec::new(),
         }
     }
 
@@ -143,12 +157,18 @@ impl Success {
         self
     }
 
+    /// Declares that `link.edges` rows point at `link.nodes` rows (see [`ListLink`]).
+    pub fn with_link(mut self, link: ListLink) -> Self {
+        self.links.push(link);
+        self
+    }
+
     /// Drops whole rows from the end of the longest attached list until the dropped
     /// rows' compact JSON text adds up to at least `chars` (at least one row, so
     /// `drop_rows(0)` drops exactly one). Returns how many
     /// rows were dropped; 0 when every list is already empty.
     pub fn drop_rows(&mut self, chars: usize) -> usize {
-        let Some((_, list)) = self
+        let Some((spelling, list)) = self
             .lists
             .iter_mut()
             .filter(|(_, c)| c.listed() > 0)
@@ -163,7 +183,43 @@ impl Success {
             freed += row.to_string().len() + 1;
             dropped += 1;
         }
+        let trimmed = spelling.list_key;
+        for link in self.links.clone().iter().filter(|l| l.nodes == trimmed) {
+            dropped += self.drop_dangling(link);
+        }
         dropped
+    }
+
+    /// Drops the rows of `link.edges` whose ends are not listed in `link.nodes`.
+    fn drop_dangling(&mut self, link: &ListLink) -> usize {
+        let Some(keys) = self
+            .lists
+            .iter()
+            .find(|(s, _)| s.list_key == link.nodes)
+            .map(|(_, nodes)| {
+                nodes
+                    .items()
+                    .iter()
+                    .filter_map(|n| n.get(link.key).cloned())
+                    .collect::<Vec<Value>>()
+            })
+        else {
+            return 0;
+        };
+        let Some((_, edges)) = self
+            .lists
+            .iter_mut()
+            .find(|(s, _)| s.list_key == link.edges)
+        else {
+            return 0;
+        };
+        let before = edges.listed();
+        edges.retain(|e| {
+            link.ends
+                .iter()
+                .all(|end| e.get(*end).is_some_and(|v| keys.contains(v)))
+        });
+        before - edges.listed()
     }
 
     /// True iff any attached list lost items to its cap.
@@ -342,6 +398,42 @@ fn one_line(s: &str) -> String {
 mod tests {
     use super::*;
     use std::num::NonZeroUsize;
+
+    #[test]
+    fn a_budget_cut_of_linked_nodes_takes_their_edges_along() {
+        let spell = |list_key: &'static str| ListSpelling {
+            list_key,
+            total_key: "t",
+            listed_key: "l",
+            cap_key: "c",
+            noun: list_key,
+            remedy: String::new(),
+        };
+        let nodes: Vec<Value> = (0..6).map(|i| json!({"key": i})).collect();
+        let edges = vec![
+            json!({"source": 0, "target": 1}),
+            json!({"source": 1, "target": 5}),
+        ];
+        let cap = NonZeroUsize::new(100).unwrap();
+        let mut s = Success::new(Verdict::Info, "graph")
+            .with_list(spell("nodes"), Capped::counted(nodes, 6, cap))
+            .with_list(spell("edges"), Capped::counted(edges, 2, cap))
+            .with_link(ListLink {
+                nodes: "nodes",
+                key: "key",
+                edges: "edges",
+                ends: ["source", "target"],
+            });
+        // One node row (key 5) and the one edge that touches it.
+        assert_eq!(s.drop_rows(0), 2);
+        let listed: Vec<usize> = s.lists.iter().map(|(_, c)| c.listed()).collect();
+        assert_eq!(listed, [5, 1]);
+        assert!(
+            s.lists
+                .iter()
+                .all(|(_, c)| c.total() == if c.listed() == 5 { 6 } else { 2 })
+        );
+    }
 
     fn callers_spelling() -> ListSpelling {
         ListSpelling {

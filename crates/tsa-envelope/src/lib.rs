@@ -9,7 +9,7 @@ mod error_type;
 mod truncation;
 mod verdict;
 
-pub use envelope::{Envelope, Failure, Success};
+pub use envelope::{Envelope, Failure, ListLink, Success};
 pub use error_type::ErrorType;
 pub use truncation::{Capped, ListSpelling};
 pub use verdict::{ImpactLevel, Verdict};

@@ -90,6 +90,11 @@ impl<T> Capped<T> {
         self.items.pop()
     }
 
+    /// Keeps the listed items `f` accepts (a budget cut); the total stays exact.
+    pub fn retain(&mut self, f: impl FnMut(&T) -> bool) {
+        self.items.retain(f);
+    }
+
     /// Applies `f` to the listed items, keeping the counts.
     pub fn map<U>(self, f: impl FnMut(T) -> U) -> Capped<U> {
         Capped {

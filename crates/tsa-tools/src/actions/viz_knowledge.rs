@@ -10,7 +10,7 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
+use tsa_envelope::{Capped, ListLink, ListSpelling, Success, Verdict};
 
 use super::common::{cap, open_index, split_qualified};
 use crate::action::Action;
@@ -396,6 +396,14 @@ impl Action for Knowledge {
                         },
                         Capped::counted(edges, sel.edge_total, max_edges),
                     )
+                    // A max_chars cut never leaves an edge to a dropped node
+                    // (Graphology refuses such an import).
+                    .with_link(ListLink {
+                        nodes: "nodes",
+                        key: "key",
+                        edges: "edges",
+                        ends: ["source", "target"],
+                    })
                     .with_next_step(follow);
             }
             ExportFormat::Html => {
