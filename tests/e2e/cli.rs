@@ -32,14 +32,15 @@ fn callers_limit_keeps_the_four_part_truncation_shape() {
     assert_eq!(code, 0);
     assert_envelope(&v);
     assert_eq!(v["verdict"], "INFO");
-    assert_eq!(v["caller_count"], 7);
+    // Six functions and the module-level code of app/cli.py (`build("at-import")`).
+    assert_eq!(v["caller_count"], 8);
     assert_eq!(v["callers_listed"], 3);
     assert_eq!(v["listed_cap"], 3);
     assert_eq!(v["truncated"], true);
     assert_eq!(v["callers"].as_array().unwrap().len(), 3);
     let step = v["next_step"].as_str().unwrap();
     assert!(
-        step.starts_with("showing 3 of 7 callers — raise limit"),
+        step.starts_with("showing 3 of 8 callers — raise limit"),
         "{step}"
     );
     assert_eq!(v["agent_summary"]["next_step"], v["next_step"]);
@@ -73,6 +74,7 @@ fn callers_are_exactly_the_known_ones() {
         got,
         [
             "Engine.run",
+            "app/cli.py:<module>",
             "legacy",
             "main",
             "nightly",
@@ -321,7 +323,7 @@ fn index_full_is_incremental_by_content_hash() {
             "app/core.py",
         ],
     );
-    assert_eq!(v["caller_count"], 6, "legacy() went with orphan.py");
+    assert_eq!(v["caller_count"], 7, "legacy() went with orphan.py");
     let (_, v) = json(&p.root, &["index", "status"]);
     assert_envelope(&v);
     assert_eq!(v["up_to_date"], true);

@@ -136,7 +136,7 @@ async fn mcp_over_http_answers_like_stdio_with_independent_sessions() {
     let (err_http, answer_http) = mcp_call(&client, "nav", callers()).await;
     let (err_stdio, answer_stdio) = mcp_call(&stdio, "nav", callers()).await;
     assert!(!err_http && !err_stdio);
-    assert_eq!(answer_http["caller_count"], 7);
+    assert_eq!(answer_http["caller_count"], 8);
     assert_eq!(answer_http, answer_stdio, "same answer on both transports");
 
     // A second session rebinds its own project; the first keeps its own.

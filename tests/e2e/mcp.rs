@@ -69,7 +69,7 @@ async fn mcp_session_lists_nine_tools_and_answers_callers_in_every_format() {
     assert_eq!(v["format"], "toon");
     assert_eq!(v["verdict"], "INFO");
     let payload = tsa_format::from_toon(v["toon_content"].as_str().unwrap()).unwrap();
-    assert_eq!(payload["caller_count"], 7);
+    assert_eq!(payload["caller_count"], 8);
     assert_eq!(payload["callers_listed"], 3);
     assert_eq!(payload["listed_cap"], 3);
     assert_eq!(payload["truncated"], true);
@@ -77,10 +77,10 @@ async fn mcp_session_lists_nine_tools_and_answers_callers_in_every_format() {
         payload["next_step"]
             .as_str()
             .unwrap()
-            .starts_with("showing 3 of 7 callers")
+            .starts_with("showing 3 of 8 callers")
     );
     // Scalars beside the blob, lists only inside it.
-    assert_eq!(v["caller_count"], 7);
+    assert_eq!(v["caller_count"], 8);
     assert!(v.get("callers").is_none());
 
     // JSON on request.
@@ -89,7 +89,7 @@ async fn mcp_session_lists_nine_tools_and_answers_callers_in_every_format() {
         .await
         .unwrap();
     let j = text(&r);
-    assert_eq!(j["caller_count"], 7);
+    assert_eq!(j["caller_count"], 8);
     assert_eq!(j["callers"].as_array().unwrap().len(), 3);
     assert_eq!(
         j, payload,

@@ -972,3 +972,57 @@ async fn mcp_answers_every_graph_action_with_truncation_and_not_found() {
     );
     client.cancel().await.unwrap();
 }
+
+/// Module-level code (run at import or load time) is a caller: `nav callers` lists
+/// it as one `<module>` row per file with its call lines and the line itself, and
+/// `nav impact` counts production files among the callers (a function called only
+/// at import time is not SAFE to change).
+#[test]
+fn module_level_code_counts_as_a_caller() {
+    let p = project("python");
+    std::fs::write(p.root.join("app/boot.py"), "def warm():\n    return 1\n").unwrap();
+    std::fs::write(
+        p.root.join("app/startup.py"),
+        "from app.boot import warm\n\nwarm()\nCACHE = warm()\n",
+    )
+    .unwrap();
+    let v = nav(&p.root, "callers", &["--function-name", "warm"]);
+    assert_eq!(v["verdict"], "INFO", "{v}");
+    assert_eq!(v["caller_count"], 1);
+    assert_eq!(v["unattributed_call_sites"], 2);
+    assert_eq!(v["module_callers"], 1);
+    let row = &v["callers"][0];
+    assert_eq!(row["name"], "<module>");
+    assert_eq!(row["kind"], "module");
+    assert_eq!(row["qualified_name"], "app/startup.py:<module>");
+    assert_eq!(row["call_lines"], json!([3, 4]));
+    assert_eq!(row["callee_resolved_file"], "app/boot.py");
+    assert_eq!(row["body"]["content"], "warm()\n");
+
+    let i = nav(
+        &p.root,
+        "impact",
+        &["--function-name", "warm", "--mode", "function_impact"],
+    );
+    assert_eq!(i["risk"]["factors"]["fan_in"], 1, "{i}");
+    assert_eq!(i["risk"]["factors"]["cross_file_callers"], 1);
+    assert_ne!(i["verdict"], "SAFE", "{i}");
+    assert_eq!(i["module_caller_count"], 1);
+    assert_eq!(i["module_callers"][0]["file"], "app/startup.py");
+    assert_eq!(i["module_callers"][0]["call_lines"], json!([3, 4]));
+
+    // Production module code is listed before test code, like functions.
+    let b = nav(
+        &p.root,
+        "callers",
+        &["--function-name", "build", "--file-path", "app/core.py"],
+    );
+    let module = b["callers"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["kind"] == "module")
+        .expect("cli.py's module-level build() call");
+    assert_eq!(module["file"], "app/cli.py");
+    assert_eq!(module["line"], 21);
+}

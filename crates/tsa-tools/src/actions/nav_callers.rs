@@ -98,28 +98,41 @@ impl Action for Callers {
         };
         let ids: Vec<i64> = defs.iter().map(|d| d.id).collect();
         let rows = index.callers(&ids)?;
-        // One row per calling definition; its call lines are kept together.
-        let mut slot: HashMap<i64, usize> = HashMap::new();
-        let mut unattributed = 0usize;
+        // One row per calling definition, and one per file for module-level code
+        // (it runs at import or load time, so it is a caller too); call lines are
+        // kept together.
+        let mut slot: HashMap<Result<i64, String>, usize> = HashMap::new();
+        let mut module_sites = 0usize;
         let mut attributed: Vec<(CallRow, Vec<u32>)> = Vec::new();
         for r in rows {
-            let Some(caller) = &r.caller else {
-                unattributed += 1;
-                continue;
+            let key = match &r.caller {
+                Some(caller) => Ok(caller.id),
+                None => {
+                    module_sites += 1;
+                    Err(r.file.clone())
+                }
             };
-            match slot.get(&caller.id) {
+            match slot.get(&key) {
                 Some(&i) => attributed[i].1.push(r.line),
                 None => {
-                    slot.insert(caller.id, attributed.len());
+                    slot.insert(key, attributed.len());
                     let line = r.line;
                     attributed.push((r, vec![line]));
                 }
             }
         }
         let call_sites: usize = attributed.iter().map(|(_, l)| l.len()).sum();
+        let module_callers = attributed
+            .iter()
+            .filter(|(r, _)| r.caller.is_none())
+            .count();
         // Production callers first, then tests; each group by file and line.
         attributed.sort_by(|(a, al), (b, bl)| {
-            let key = |r: &CallRow| r.caller.as_ref().is_some_and(|c| c.is_test);
+            let key = |r: &CallRow| {
+                r.caller
+                    .as_ref()
+                    .map_or_else(|| tsa_lang::is_test_path(&r.file), |c| c.is_test)
+            };
             key(a)
                 .cmp(&key(b))
                 .then_with(|| a.file.cmp(&b.file))
@@ -170,7 +183,28 @@ impl Action for Callers {
             },
         );
         let listed = capped.map(|(r, lines)| {
-            let c = r.caller.as_ref().expect("attributed rows have a caller");
+            let Some(c) = r.caller.as_ref() else {
+                // Module-level code of one file: its call lines, each shown.
+                let mut row = json!({
+                    "name": "<module>",
+                    "qualified_name": format!("{}:<module>", r.file),
+                    "kind": "module",
+                    "file": r.file,
+                    "line": r.line,
+                    "language": r.language,
+                    "callee_resolution": r.resolution.as_str(),
+                    "callee_resolved_file": r.target.as_ref().map(|t| t.file.clone()).unwrap_or_default(),
+                    "confidence": r.confidence,
+                });
+                if lines.len() > 1 {
+                    row["call_lines"] = json!(lines);
+                }
+                let at = format!("{}:<module>", r.file);
+                if let Some(b) = bodies.body(&at, &r.file, r.line, r.line) {
+                    row["body"] = b;
+                }
+                return row;
+            };
             let mut row = json!({
                 "name": c.name,
                 "qualified_name": c.qualname,
@@ -234,7 +268,10 @@ impl Action for Callers {
                 listed,
             )
             .with("call_site_count", call_sites)
-            .with("unattributed_call_sites", unattributed)
+            // The reference's name for module-level call sites (it leaves them out
+            // of the list); here they are listed as `<module>` rows, one per file.
+            .with("unattributed_call_sites", module_sites)
+            .with("module_callers", module_callers)
             .with_list(
                 ListSpelling {
                     list_key: "unresolved_sites",

@@ -70,6 +70,9 @@ struct Risk {
     points: Value,
     callers: Vec<(SymbolRow, Hop)>,
     callees: Vec<(SymbolRow, Hop)>,
+    /// Files whose module-level code calls it (runs at import/load), with the
+    /// call lines; production files count in `fan_in`.
+    module_callers: Vec<(String, Vec<u32>)>,
 }
 
 fn assess(index: &Index, def: &SymbolRow) -> Result<Risk, ToolError> {
@@ -101,20 +104,37 @@ fn assess(index: &Index, def: &SymbolRow) -> Result<Risk, ToolError> {
         .filter(|(s, _)| !s.is_test)
         .map(|(s, _)| s)
         .collect();
-    let other_files = |rows: &[&SymbolRow]| -> usize {
+    let mut module_callers: Vec<(String, Vec<u32>)> = Vec::new();
+    for site in index.callers(&[def.id])? {
+        if site.caller.is_some() {
+            continue;
+        }
+        match module_callers.iter_mut().find(|(f, _)| *f == site.file) {
+            Some((_, lines)) => lines.push(site.line),
+            None => module_callers.push((site.file, vec![site.line])),
+        }
+    }
+    module_callers.sort();
+    let prod_modules: Vec<&str> = module_callers
+        .iter()
+        .map(|(f, _)| f.as_str())
+        .filter(|f| !tsa_lang::is_test_path(f))
+        .collect();
+    let other_files = |rows: &[&SymbolRow], modules: &[&str]| -> usize {
         rows.iter()
-            .filter(|s| s.file != def.file)
             .map(|s| s.file.as_str())
+            .chain(modules.iter().copied())
+            .filter(|f| *f != def.file)
             .collect::<BTreeSet<_>>()
             .len()
     };
     let mut prod = IndexGraph::production(index);
     let chain = bfs(&mut prod, &[def.id], Dir::Up, 5)?.max_depth_reached;
     let factors = RiskFactors {
-        fan_in: prod_callers.len(),
-        cross_file_callers: other_files(&prod_callers),
+        fan_in: prod_callers.len() + prod_modules.len(),
+        cross_file_callers: other_files(&prod_callers, &prod_modules),
         fan_out: prod_callees.len(),
-        cross_file_callees: other_files(&prod_callees),
+        cross_file_callees: other_files(&prod_callees, &[]),
         max_chain_depth: chain,
     };
     let (score, level, points) = risk_score(&factors);
@@ -125,6 +145,7 @@ fn assess(index: &Index, def: &SymbolRow) -> Result<Risk, ToolError> {
         points,
         callers,
         callees,
+        module_callers,
     })
 }
 
@@ -336,6 +357,25 @@ fn one_function(
                     remedy: "raise limit".into(),
                 },
                 Capped::collect(rows(&r.callees), limit),
+            )
+            .with_list(
+                ListSpelling {
+                    list_key: "module_callers",
+                    total_key: "module_caller_count",
+                    listed_key: "module_callers_listed",
+                    cap_key: "module_callers_cap",
+                    noun: "files calling it from module-level code",
+                    remedy: "raise limit".into(),
+                },
+                Capped::collect(
+                    r.module_callers
+                        .iter()
+                        .map(|(file, lines)| {
+                            json!({"file": file, "call_lines": lines, "is_test": tsa_lang::is_test_path(file)})
+                        })
+                        .collect::<Vec<Value>>(),
+                    limit,
+                ),
             );
         step = match impact {
             ImpactLevel::None => {
