@@ -183,32 +183,17 @@ impl Action for Callers {
             },
         );
         let listed = capped.map(|(r, lines)| {
-            let Some(c) = r.caller.as_ref() else {
-                // Module-level code of one file: its call lines, each shown.
-                let mut row = json!({
-                    "name": "<module>",
-                    "qualified_name": format!("{}:<module>", r.file),
-                    "kind": "module",
-                    "file": r.file,
-                    "line": r.line,
-                    "language": r.language,
-                    "callee_resolution": r.resolution.as_str(),
-                    "callee_resolved_file": r.target.as_ref().map(|t| t.file.clone()).unwrap_or_default(),
-                    "confidence": r.confidence,
-                });
-                if lines.len() > 1 {
-                    row["call_lines"] = json!(lines);
-                }
-                let at = format!("{}:<module>", r.file);
-                if let Some(b) = bodies.body(&at, &r.file, r.line, r.line) {
-                    row["body"] = b;
-                }
-                return row;
+            // A calling definition, or the module-level code of one file (its
+            // qualified name `file:<module>`, the call line as its body).
+            let module = format!("{}:<module>", r.file);
+            let (name, qualname, kind, span) = match r.caller.as_ref() {
+                Some(c) => (c.name.as_str(), c.qualname.as_str(), c.kind.as_str(), (c.file.as_str(), c.line, c.end_line)),
+                None => ("<module>", module.as_str(), "module", (r.file.as_str(), r.line, r.line)),
             };
             let mut row = json!({
-                "name": c.name,
-                "qualified_name": c.qualname,
-                "kind": c.kind,
+                "name": name,
+                "qualified_name": qualname,
+                "kind": kind,
                 "file": r.file,
                 "line": r.line,
                 "language": r.language,
@@ -219,7 +204,7 @@ impl Action for Callers {
             if lines.len() > 1 {
                 row["call_lines"] = json!(lines);
             }
-            if let Some(b) = bodies.body(&c.qualname, &c.file, c.line, c.end_line) {
+            if let Some(b) = bodies.body(qualname, span.0, span.1, span.2) {
                 row["body"] = b;
             }
             row
