@@ -1,9 +1,9 @@
 //! The SQLite schema and the writer. Names are interned once; edges are integer ids.
 
-use std::collections::HashMap;
 use std::path::Path;
 
-use rusqlite::{Connection, OptionalExtension, Transaction, params};
+use rusqlite::{Connection, OptionalExtension, Statement, Transaction, params};
+use rustc_hash::FxHashMap;
 use tsa_lang::FileExtract;
 
 use crate::IndexError;
@@ -375,27 +375,80 @@ pub struct Resolved<'a> {
 /// Writes files inside one transaction, interning names as it goes.
 pub struct Writer<'t> {
     tx: &'t Transaction<'t>,
-    names: HashMap<String, i64>,
+    names: FxHashMap<String, i64>,
     /// True when the names table is known to hold exactly `names` (cold builds).
     names_complete: bool,
+    /// The row inserts, prepared on first use and kept for the whole build (a cold
+    /// build runs them a few hundred thousand times).
+    inserts: Option<Inserts<'t>>,
+}
+
+/// The prepared statements of [`Writer`]'s inserts.
+struct Inserts<'t> {
+    name: Statement<'t>,
+    file: Statement<'t>,
+    symbol: Statement<'t>,
+    fts: Statement<'t>,
+    inherit: Statement<'t>,
+    call: Statement<'t>,
+    import: Statement<'t>,
+}
+
+impl<'t> Inserts<'t> {
+    fn prepare(tx: &'t Transaction<'t>) -> Result<Self, IndexError> {
+        Ok(Inserts {
+            name: tx.prepare("INSERT INTO names(name) VALUES (?1)")?,
+            file: tx.prepare(
+                "INSERT INTO files(id, path, language, hash, size, mtime_ns, parse_errors, is_test, facts)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?,
+            symbol: tx.prepare(
+                "INSERT INTO symbols(id, file_id, name_id, kind, qualname, owner_id, parent_id, line, end_line, signature, is_test, self_name)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            )?,
+            fts: tx.prepare(
+                "INSERT INTO symbols_fts(rowid, name, words, qualname) VALUES (?1, ?2, ?3, ?4)",
+            )?,
+            inherit: tx.prepare(
+                "INSERT INTO inherits(file_id, symbol_id, base_id, kind, target_id, resolution)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            )?,
+            call: tx.prepare(
+                "INSERT INTO calls(file_id, caller_id, callee_id, receiver, receiver_type, shadowed, path_call, line, target_id, resolution, confidence)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            )?,
+            import: tx.prepare(
+                "INSERT INTO imports(file_id, module, name, alias, level, line, target_file_id, target_id, resolution)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?,
+        })
+    }
 }
 
 impl<'t> Writer<'t> {
     pub fn new(tx: &'t Transaction<'t>) -> Self {
         Writer {
             tx,
-            names: HashMap::new(),
+            names: FxHashMap::default(),
             names_complete: false,
+            inserts: None,
         }
     }
 
     /// A writer for an empty index: names need no lookups.
     pub fn cold(tx: &'t Transaction<'t>) -> Self {
         Writer {
-            tx,
-            names: HashMap::new(),
             names_complete: true,
+            ..Writer::new(tx)
         }
+    }
+
+    fn inserts(&mut self) -> Result<&mut Inserts<'t>, IndexError> {
+        let ins = match self.inserts.take() {
+            Some(ins) => ins,
+            None => Inserts::prepare(self.tx)?,
+        };
+        Ok(self.inserts.insert(ins))
     }
 
     pub(crate) fn name_id(&mut self, name: &str) -> Result<i64, IndexError> {
@@ -413,9 +466,7 @@ impl<'t> Writer<'t> {
         let id = match existing {
             Some(id) => id,
             None => {
-                self.tx
-                    .prepare_cached("INSERT INTO names(name) VALUES (?1)")?
-                    .execute([name])?;
+                self.inserts()?.name.execute([name])?;
                 self.tx.last_insert_rowid()
             }
         };
@@ -476,22 +527,17 @@ impl<'t> Writer<'t> {
         x: &FileExtract,
         at: Option<(i64, i64)>,
     ) -> Result<(i64, Vec<i64>), IndexError> {
-        self.tx
-            .prepare_cached(
-                "INSERT INTO files(id, path, language, hash, size, mtime_ns, parse_errors, is_test, facts)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            )?
-            .execute(params![
-                at.map(|a| a.0),
-                file.path,
-                file.language,
-                file.hash,
-                file.size as i64,
-                file.mtime_ns,
-                x.parse_errors,
-                file.is_test,
-                x.facts
-            ])?;
+        self.inserts()?.file.execute(params![
+            at.map(|a| a.0),
+            file.path,
+            file.language,
+            file.hash,
+            file.size as i64,
+            file.mtime_ns,
+            x.parse_errors,
+            file.is_test,
+            x.facts
+        ])?;
         let file_id = self.tx.last_insert_rowid();
         let mut ids: Vec<i64> = Vec::with_capacity(x.defs.len());
         for (i, d) in x.defs.iter().enumerate() {
@@ -501,32 +547,28 @@ impl<'t> Writer<'t> {
                 None => None,
             };
             let parent_id = d.parent.map(|p| ids[p]);
-            self.tx
-                .prepare_cached(
-                    "INSERT INTO symbols(id, file_id, name_id, kind, qualname, owner_id, parent_id, line, end_line, signature, is_test, self_name)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-                )?
-                .execute(params![
-                    at.map(|a| a.1 + i as i64),
-                    file_id,
-                    name_id,
-                    d.kind.as_str(),
-                    d.qualname,
-                    owner_id,
-                    parent_id,
-                    d.line,
-                    d.end_line,
-                    d.signature,
-                    d.is_test || file.is_test,
-                    d.self_name
-                ])?;
+            self.inserts()?.symbol.execute(params![
+                at.map(|a| a.1 + i as i64),
+                file_id,
+                name_id,
+                d.kind.as_str(),
+                d.qualname,
+                owner_id,
+                parent_id,
+                d.line,
+                d.end_line,
+                d.signature,
+                d.is_test || file.is_test,
+                d.self_name
+            ])?;
             let id = self.tx.last_insert_rowid();
             ids.push(id);
-            self.tx
-                .prepare_cached(
-                    "INSERT INTO symbols_fts(rowid, name, words, qualname) VALUES (?1, ?2, ?3, ?4)",
-                )?
-                .execute(params![id, d.name, identifier_words(&d.name), d.qualname])?;
+            self.inserts()?.fts.execute(params![
+                id,
+                d.name,
+                identifier_words(&d.name),
+                d.qualname
+            ])?;
         }
         Ok((file_id, ids))
     }
@@ -551,11 +593,8 @@ impl<'t> Writer<'t> {
                     tsa_lang::BaseKind::Extends => 0,
                     tsa_lang::BaseKind::Implements => 1,
                 };
-                self.tx
-                    .prepare_cached(
-                        "INSERT INTO inherits(file_id, symbol_id, base_id, kind, target_id, resolution)
-                         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                    )?
+                self.inserts()?
+                    .inherit
                     .execute(params![file_id, ids[i], base_id, kind, target, resolution])?;
             }
         }
@@ -572,35 +611,28 @@ impl<'t> Writer<'t> {
                     )
                 })
                 .unwrap_or((None, 5, 0.0));
-            self.tx
-                .prepare_cached(
-                    "INSERT INTO calls(file_id, caller_id, callee_id, receiver, receiver_type, shadowed, path_call, line, target_id, resolution, confidence)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                )?
-                .execute(params![
-                    file_id,
-                    c.enclosing.map(|i| ids[i]),
-                    callee_id,
-                    c.receiver,
-                    c.receiver_type,
-                    c.shadowed,
-                    c.path,
-                    c.line,
-                    target,
-                    resolution,
-                    confidence
-                ])?;
+            self.inserts()?.call.execute(params![
+                file_id,
+                c.enclosing.map(|i| ids[i]),
+                callee_id,
+                c.receiver,
+                c.receiver_type,
+                c.shadowed,
+                c.path,
+                c.line,
+                target,
+                resolution,
+                confidence
+            ])?;
         }
         for (i, imp) in x.imports.iter().enumerate() {
             let (tfile, tsym, resolution) = resolved
                 .and_then(|r| r.imports.get(i).copied())
                 .unwrap_or((None, None, 5));
-            self.tx
-                .prepare_cached(
-                    "INSERT INTO imports(file_id, module, name, alias, level, line, target_file_id, target_id, resolution)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                )?
-                .execute(params![file_id, imp.module, imp.name, imp.alias, imp.level, imp.line, tfile, tsym, resolution])?;
+            self.inserts()?.import.execute(params![
+                file_id, imp.module, imp.name, imp.alias, imp.level, imp.line, tfile, tsym,
+                resolution
+            ])?;
         }
         Ok(())
     }
