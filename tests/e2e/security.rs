@@ -1191,3 +1191,402 @@ async fn system_roots_and_the_home_folder_are_refused() {
     assert!(failures.is_empty(), "{}", failures.join("\n"));
     assert!(attempts >= 15, "only {attempts} roots tried");
 }
+
+/// Every line of `text` with the marker appended as a comment.
+fn marked(text: &str, comment: &str) -> String {
+    text.lines()
+        .map(|l| format!("{l} {comment} {MARKER}\n"))
+        .collect()
+}
+
+/// Copies `from` (a folder) to `to`, marking every line of every file.
+fn copy_marked(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_marked(&e.path(), &target);
+        } else {
+            let comment = if e.path().extension().is_some_and(|x| x == "py") {
+                "#"
+            } else {
+                "//"
+            };
+            let text = std::fs::read_to_string(e.path()).unwrap();
+            write(&target, &marked(&text, comment));
+        }
+    }
+}
+
+/// After indexing, indexed files are swapped for links out of the root: a file
+/// (`app/core.py`, `README.md`) and whole folders (`tests`, `native`), each pointing
+/// at a marked copy outside. Returns the files that were swapped.
+fn swap_indexed_files_for_links(s: &Scene) -> Vec<&'static str> {
+    let out = s.base.join("outside/swapped");
+    for (rel, comment) in [("app/core.py", "#"), ("README.md", "")] {
+        let at = s.root.join(rel);
+        let text = std::fs::read_to_string(&at).unwrap();
+        let target = out.join(rel);
+        write(&target, &marked(&text, comment));
+        std::fs::remove_file(&at).unwrap();
+        link(&target, &at);
+    }
+    for dir in ["tests", "native"] {
+        let at = s.root.join(dir);
+        let target = out.join(dir);
+        copy_marked(&at, &target);
+        std::fs::remove_dir_all(&at).unwrap();
+        link(&target, &at);
+    }
+    vec![
+        "app/core.py",
+        "README.md",
+        "tests/test_core.py",
+        "native/src/lib.rs",
+    ]
+}
+
+/// What an action over a swapped file answers.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Swap {
+    /// A single agent-named file that is now a link out: `security_violation`.
+    Refuse,
+    /// A walk over indexed files: a success, the swapped files skipped.
+    Skip,
+    /// [`Swap::Skip`], and the answer names the skipped files in a warning.
+    Mention,
+    /// Any answer, as long as nothing leaks (an action that may fail on the
+    /// changed tree for other reasons, e.g. a git diff of a replaced file).
+    Any,
+}
+
+/// Every action that reads indexed files, by name or by walking the index.
+fn swap_calls() -> Vec<(&'static str, Value, Swap)> {
+    use Swap::*;
+    let mut calls = vec![
+        // nav: bodies inlined, context code blocks, text traces.
+        (
+            "nav",
+            json!({"action": "callers", "function_name": "build"}),
+            Mention,
+        ),
+        (
+            "nav",
+            json!({"action": "callers", "function_name": "build", "scope": "graph"}),
+            Skip,
+        ),
+        (
+            "nav",
+            json!({"action": "callees", "function_name": "run"}),
+            Mention,
+        ),
+        (
+            "nav",
+            json!({"action": "context", "task": "change build and the Engine run step"}),
+            Mention,
+        ),
+        ("nav", json!({"action": "trace", "symbol": "build"}), Skip),
+        ("nav", json!({"action": "trace", "symbol": "Engine"}), Skip),
+        (
+            "nav",
+            json!({"action": "test_map", "symbol": "build"}),
+            Skip,
+        ),
+        (
+            "nav",
+            json!({"action": "impact", "function_name": "build"}),
+            Skip,
+        ),
+        // structure
+        (
+            "structure",
+            json!({"action": "explore", "query": "build", "includeCode": true}),
+            Mention,
+        ),
+        (
+            "structure",
+            json!({"action": "explore", "symbols": ["Engine", "build", "TurboEngine"], "includeCode": true}),
+            Skip,
+        ),
+        ("structure", json!({"action": "sitemap"}), Skip),
+        (
+            "structure",
+            json!({"action": "class_detail", "class_name": "Engine"}),
+            Any,
+        ),
+        // search
+        ("search", json!({"action": "content", "query": "def"}), Skip),
+        (
+            "search",
+            json!({"action": "content", "query": "build"}),
+            Skip,
+        ),
+        (
+            "search",
+            json!({"action": "grep", "query": "def", "roots": ["."]}),
+            Skip,
+        ),
+        (
+            "search",
+            json!({"action": "symbol", "query": "build"}),
+            Mention,
+        ),
+        (
+            "search",
+            json!({"action": "query", "query_key": "functions", "file_path": "app/util.py"}),
+            Skip,
+        ),
+        // health
+        ("health", json!({"action": "project"}), Skip),
+        ("health", json!({"action": "dead"}), Skip),
+        (
+            "health",
+            json!({"action": "dead", "mode": "unused_imports"}),
+            Skip,
+        ),
+        (
+            "health",
+            json!({"action": "patterns", "file_path": "app/util.py"}),
+            Skip,
+        ),
+        ("health", json!({"action": "heatmap"}), Skip),
+        (
+            "health",
+            json!({"action": "heatmap", "mode": "function", "function_name": "build"}),
+            Any,
+        ),
+        ("health", json!({"action": "test_gap"}), Skip),
+        (
+            "health",
+            json!({"action": "test_gap", "mode": "gaps"}),
+            Skip,
+        ),
+        (
+            "health",
+            json!({"action": "scale", "file_paths": ["app/util.py", "app/cli.py"]}),
+            Skip,
+        ),
+        ("health", json!({"action": "routes"}), Skip),
+        (
+            "health",
+            json!({"action": "file", "file_path": "app/util.py"}),
+            Skip,
+        ),
+        // edit
+        ("edit", json!({"action": "impact"}), Mention),
+        (
+            "edit",
+            json!({"action": "safe", "file_path": "app/util.py"}),
+            Any,
+        ),
+        (
+            "edit",
+            json!({"action": "refactor", "file_path": "app/util.py"}),
+            Skip,
+        ),
+        // viz, knowledge, docs
+        (
+            "viz",
+            json!({"action": "similarity", "include_bodies": true, "min_lines": 1}),
+            Skip,
+        ),
+        ("viz", json!({"action": "knowledge"}), Skip),
+        (
+            "viz",
+            json!({"action": "uml", "diagram": "sequence", "source": "run", "target": "build"}),
+            Any,
+        ),
+        // The index names the file (the function lives only in the swapped one).
+        (
+            "viz",
+            json!({"action": "uml", "diagram": "activity", "function_name": "Engine.run"}),
+            Refuse,
+        ),
+        ("project", json!({"action": "doc_sync"}), Skip),
+        ("project", json!({"action": "overview"}), Skip),
+        (
+            "project",
+            json!({"action": "smart", "file_path": "app/util.py"}),
+            Skip,
+        ),
+        (
+            "index",
+            json!({"action": "cache", "mode": "lookup", "symbol": "build"}),
+            Any,
+        ),
+    ];
+    // A single file named by the agent that is now a link out (leaf or folder).
+    for file in ["app/core.py", "tests/test_core.py", "native/src/lib.rs"] {
+        for (tool, args) in [
+            (
+                "structure",
+                json!({"action": "read", "file_path": file, "start_line": 1}),
+            ),
+            ("structure", json!({"action": "outline", "file_path": file})),
+            ("structure", json!({"action": "analyze", "file_path": file})),
+            (
+                "structure",
+                json!({"action": "signatures", "file_path": file}),
+            ),
+            ("health", json!({"action": "file", "file_path": file})),
+            ("health", json!({"action": "patterns", "file_path": file})),
+            ("health", json!({"action": "scale", "file_path": file})),
+            ("edit", json!({"action": "classify", "file_path": file})),
+            ("project", json!({"action": "smart", "file_path": file})),
+            (
+                "health",
+                json!({"action": "heatmap", "mode": "file", "file_path": file}),
+            ),
+            (
+                "health",
+                json!({"action": "test_gap", "mode": "file", "file_path": file}),
+            ),
+            ("edit", json!({"action": "safe", "file_path": file})),
+            ("edit", json!({"action": "refactor", "file_path": file})),
+            (
+                "edit",
+                json!({"action": "ast_diff", "old_file": file, "new_file": "app/util.py"}),
+            ),
+            (
+                "edit",
+                json!({"action": "ast_diff", "mode": "diff_git", "file_path": file}),
+            ),
+            (
+                "nav",
+                json!({"action": "callers", "function_name": "build", "file_path": file}),
+            ),
+        ] {
+            calls.push((tool, args, Refuse));
+        }
+    }
+    // Last: these sync the index first (the walk drops the links).
+    calls.push((
+        "index",
+        json!({"action": "knowledge", "mode": "build", "include_docs": true}),
+        Skip,
+    ));
+    calls
+}
+
+fn judge_swap(label: &str, raw: &str, is_error: bool, expect: Swap) -> Option<String> {
+    let generic = match expect {
+        Swap::Refuse => Expect::Refuse,
+        Swap::Skip | Swap::Mention => Expect::Allowed,
+        Swap::Any => Expect::Harmless,
+    };
+    if let Some(f) = judge(label, raw, is_error, generic) {
+        return Some(f);
+    }
+    match expect {
+        Swap::Refuse if !raw.contains("security_violation") => {
+            Some(format!("{label}: not a security_violation: {raw}"))
+        }
+        Swap::Skip | Swap::Mention if is_error => {
+            Some(format!("{label}: expected a success: {raw}"))
+        }
+        Swap::Mention if !raw.contains("skipped_linked_files") => {
+            Some(format!("{label}: the skipped files are not named: {raw}"))
+        }
+        _ => None,
+    }
+}
+
+/// Indexed files swapped for links out of the root after indexing (a file leaf and
+/// whole folders): no action that reads indexed files, over MCP or the CLI, serves
+/// a byte of what they point to; a file named by the agent is refused, a walk skips
+/// it. Written files (knowledge graph, SCIP) hold no secret either.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn indexed_files_swapped_for_links_out_are_never_read() {
+    let s = scene();
+    prepare_index(&s);
+    let swapped = swap_indexed_files_for_links(&s);
+    let before = snapshot(&s.base, &[s.root.as_path()]);
+    let mut failures = Vec::new();
+    let calls = swap_calls();
+    // Over MCP, one session.
+    let client = mcp((), &s.root).await;
+    for (tool, args, expect) in &calls {
+        let mut args = args.clone();
+        args["output_format"] = json!("json");
+        let label = format!("[mcp {tool} {args}]");
+        let (is_error, raw) = mcp_raw(&client, tool, &args).await;
+        failures.extend(judge_swap(&label, &raw, is_error, *expect));
+    }
+    client.cancel().await.unwrap();
+    // Over the CLI, on a fresh copy of the scene (the MCP run synced its index).
+    let s2 = scene();
+    prepare_index(&s2);
+    swap_indexed_files_for_links(&s2);
+    let root = s2.root.to_str().unwrap();
+    for (tool, args, expect) in &calls {
+        let words = cli_words(tool, args);
+        let mut argv = vec!["--project-root", root];
+        argv.extend(words.iter().map(String::as_str));
+        let (code, out, err) = tsa(&argv, &[]);
+        let label = format!("[cli {}]", words.join(" "));
+        if err.contains(MARKER) {
+            failures.push(format!("{label}: LEAKED on stderr: {err}"));
+        }
+        failures.extend(judge_swap(&label, &out, code != 0, *expect));
+    }
+    // SCIP export of the swapped index.
+    let s3 = scene();
+    prepare_index(&s3);
+    swap_indexed_files_for_links(&s3);
+    let scip = s3.root.join("index.scip");
+    let (code, out, err) = tsa(
+        &[
+            "--project-root",
+            s3.root.to_str().unwrap(),
+            "export",
+            "scip",
+            "--output",
+            scip.to_str().unwrap(),
+        ],
+        &[],
+    );
+    // (The export syncs the index first, so the links are dropped from it.)
+    if code != 0 || out.contains(MARKER) || err.contains(MARKER) {
+        failures.push(format!("[export scip]: exit {code} {out}{err}"));
+    }
+    // Nothing written inside the roots holds the secret (index, knowledge graph,
+    // SCIP file, saved answers).
+    for r in [&s.root, &s2.root, &s3.root] {
+        failures.extend(files_holding_marker(r));
+    }
+    let after = snapshot(&s.base, &[s.root.as_path()]);
+    failures.extend(outside_changes(&s.base, &before, &after, "swapped links"));
+    assert!(
+        failures.is_empty(),
+        "{} failures ({} calls, swapped {swapped:?}):\n{}",
+        failures.len(),
+        calls.len(),
+        failures.join("\n")
+    );
+}
+
+/// Regular files under `dir` (links not followed) whose bytes hold the marker.
+fn files_holding_marker(dir: &Path) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for e in entries.flatten() {
+            let Ok(t) = e.file_type() else { continue };
+            if t.is_dir() {
+                stack.push(e.path());
+            } else if t.is_file()
+                && std::fs::read(e.path())
+                    .is_ok_and(|b| b.windows(MARKER.len()).any(|w| w == MARKER.as_bytes()))
+            {
+                out.push(format!(
+                    "written file holds the secret: {}",
+                    e.path().display()
+                ));
+            }
+        }
+    }
+    out
+}

@@ -292,6 +292,7 @@ fn export_scip(root: PathBuf, output: Option<String>) -> ExitCode {
                 "references": r.references,
                 "relationships": r.relationships,
                 "bytes": r.bytes,
+                "skipped_linked_files": r.linked,
             }));
             ExitCode::SUCCESS
         }

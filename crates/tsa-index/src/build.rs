@@ -15,6 +15,7 @@ use rusqlite::{Connection, OptionalExtension};
 use tsa_lang::{FileExtract, Language, extract_with, is_test_path, return_type};
 
 use crate::IndexError;
+use crate::confine::{ConfineError, read_confined_capped};
 use crate::fault::{checkpoint, pause};
 use crate::resolve::{Binding, MCall, MFile, MImport, MSym, Model, Resolution};
 use crate::store::{self, CallBinding, FileRow, Resolved, Writer};
@@ -133,8 +134,9 @@ enum Outcome {
         x: FileExtract,
     },
     Binary,
-    /// Gone between the walk and the read.
-    Vanished,
+    /// Gone between the walk and the read (the reason: deleted, or swapped for a
+    /// symlink, which is not followed).
+    Vanished(&'static str),
     /// Grew past the size limit between the walk and the read.
     TooLarge(u64),
     Failed(String),
@@ -170,39 +172,32 @@ fn is_binary(bytes: &[u8]) -> bool {
 enum Compared {
     Unchanged,
     Touched,
-    Changed { bytes: Vec<u8>, hash: [u8; 32] },
+    Changed {
+        bytes: Vec<u8>,
+        hash: [u8; 32],
+    },
     Vanished,
+    /// Swapped for a symlink (or moved below one leading out) since the walk.
+    Linked,
     TooLarge(u64),
     Unreadable(String),
 }
 
-/// The file's bytes, read once (what is hashed is what is parsed), or `Err(len)`
-/// when it holds more than `max` bytes.
-fn read_capped(path: &Path, max: u64) -> std::io::Result<Result<Vec<u8>, u64>> {
-    use std::io::Read;
-    let mut file = std::fs::File::open(path)?;
-    let mut bytes = Vec::new();
-    let n = (&mut file)
-        .take(max.saturating_add(1))
-        .read_to_end(&mut bytes)? as u64;
-    if n > max {
-        let len = file.metadata().map(|m| m.len()).unwrap_or(n).max(n);
-        return Ok(Err(len));
-    }
-    Ok(Ok(bytes))
-}
-
-fn compare(f: &SourceFile, stored: Option<&Stored>, max_size: u64) -> Compared {
+/// Compares walked file `f` of `root` with its stored row. The bytes are read once
+/// (what is hashed is what is parsed) and only inside the root: a file swapped for
+/// a symlink since the walk is not followed.
+fn compare(root: &Path, f: &SourceFile, stored: Option<&Stored>, max_size: u64) -> Compared {
     if let Some(s) = stored
         && s.size == f.size as i64
         && s.mtime_ns == f.mtime_ns
     {
         return Compared::Unchanged;
     }
-    let bytes = match read_capped(&f.abs, max_size) {
+    let bytes = match read_confined_capped(root, &f.rel, max_size) {
         Ok(Ok(b)) => b,
         Ok(Err(len)) => return Compared::TooLarge(len),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Compared::Vanished,
+        Err(ConfineError::NotFound(_)) => return Compared::Vanished,
+        Err(ConfineError::Outside(_)) => return Compared::Linked,
         Err(e) => return Compared::Unreadable(e.to_string()),
     };
     let hash = *blake3::hash(&bytes).as_bytes();
@@ -213,15 +208,17 @@ fn compare(f: &SourceFile, stored: Option<&Stored>, max_size: u64) -> Compared {
 }
 
 fn examine(
+    root: &Path,
     f: &SourceFile,
     stored: Option<&Stored>,
     max_size: u64,
     hook: Option<&tsa_lang::FactsHook>,
 ) -> Outcome {
-    let outcome = match compare(f, stored, max_size) {
+    let outcome = match compare(root, f, stored, max_size) {
         Compared::Unchanged => Outcome::Unchanged,
         Compared::Touched => Outcome::Touched,
-        Compared::Vanished => Outcome::Vanished,
+        Compared::Vanished => Outcome::Vanished(VANISHED),
+        Compared::Linked => Outcome::Vanished(LINKED),
         Compared::TooLarge(len) => Outcome::TooLarge(len),
         Compared::Unreadable(e) => Outcome::Failed(e),
         Compared::Changed { bytes, .. } if is_binary(&bytes) => Outcome::Binary,
@@ -270,6 +267,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
         .par_iter()
         .map(|f| {
             let o = examine(
+                root,
                 f,
                 stored.get(&f.rel),
                 opts.walk.max_file_size,
@@ -358,6 +356,8 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
 }
 
 const VANISHED: &str = "file vanished between walk and read (deleted or renamed)";
+const LINKED: &str =
+    "file replaced by a symlink between walk and read (not followed: it may leave the project)";
 
 fn status(file: &str, status: &'static str, reason: impl Into<String>) -> FileStatus {
     FileStatus {
@@ -421,9 +421,9 @@ fn write_cold(
                     .files
                     .push(status(&f.rel, "skipped", "binary content (NUL bytes)"));
             }
-            Outcome::Vanished => {
+            Outcome::Vanished(reason) => {
                 report.skipped_missing += 1;
-                report.files.push(status(&f.rel, "skipped", VANISHED));
+                report.files.push(status(&f.rel, "skipped", reason));
             }
             Outcome::TooLarge(len) => {
                 report.skipped_too_large += 1;
@@ -639,7 +639,7 @@ fn write_incremental(
     for (f, o) in walked.files.iter().zip(&outcomes) {
         if matches!(
             o,
-            Outcome::Parsed { .. } | Outcome::Binary | Outcome::Vanished | Outcome::TooLarge(_)
+            Outcome::Parsed { .. } | Outcome::Binary | Outcome::Vanished(_) | Outcome::TooLarge(_)
         ) {
             old_ids.extend(lookup(&f.rel)?);
         }
@@ -692,13 +692,13 @@ fn write_incremental(
                     .push(status(&f.rel, "skipped", "binary content (NUL bytes)"));
             }
             // The walk listed it, the read found nothing: it is gone now, so are its rows.
-            Outcome::Vanished => {
+            Outcome::Vanished(reason) => {
                 if w.delete_file(&f.rel)?.is_some() {
                     structure_changed = true;
                     report.deleted += 1;
                 }
                 report.skipped_missing += 1;
-                report.files.push(status(&f.rel, "skipped", VANISHED));
+                report.files.push(status(&f.rel, "skipped", reason));
             }
             Outcome::TooLarge(len) => {
                 if w.delete_file(&f.rel)?.is_some() {
@@ -1256,10 +1256,11 @@ pub fn pending_changes(root: &Path, opts: &WalkOptions) -> Result<Pending, Index
             None => new.push(f.rel.clone()),
             Some(s) => {
                 if matches!(
-                    compare(f, Some(s), opts.max_file_size),
+                    compare(root, f, Some(s), opts.max_file_size),
                     Compared::Changed { .. }
                         | Compared::Unreadable(_)
                         | Compared::Vanished
+                        | Compared::Linked
                         | Compared::TooLarge(_)
                 ) {
                     modified.push(f.rel.clone());
@@ -1284,20 +1285,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn reads_are_capped_at_the_size_limit() {
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("a.py");
-        std::fs::write(&p, "x = 1\n").unwrap();
-        assert_eq!(read_capped(&p, 6).unwrap().unwrap(), b"x = 1\n");
-        assert_eq!(read_capped(&p, 5).unwrap().unwrap_err(), 6);
-        let gone = dir.path().join("gone.py");
-        assert_eq!(
-            read_capped(&gone, 5).unwrap_err().kind(),
-            std::io::ErrorKind::NotFound
-        );
-    }
-
-    #[test]
     fn a_file_gone_since_the_walk_is_skipped_not_an_error() {
         let dir = tempfile::tempdir().unwrap();
         let f = SourceFile {
@@ -1307,12 +1294,31 @@ mod tests {
             size: 10,
             mtime_ns: 1,
         };
-        assert!(matches!(examine(&f, None, 100, None), Outcome::Vanished));
-        std::fs::write(&f.abs, "def f():\n    return 1\n").unwrap();
-        assert!(matches!(examine(&f, None, 5, None), Outcome::TooLarge(22)));
+        let root = dir.path();
         assert!(matches!(
-            examine(&f, None, 100, None),
+            examine(root, &f, None, 100, None),
+            Outcome::Vanished(VANISHED)
+        ));
+        std::fs::write(&f.abs, "def f():\n    return 1\n").unwrap();
+        assert!(matches!(
+            examine(root, &f, None, 5, None),
+            Outcome::TooLarge(22)
+        ));
+        assert!(matches!(
+            examine(root, &f, None, 100, None),
             Outcome::Parsed { .. }
         ));
+        // Swapped for a link out of the root after the walk: skipped, not followed.
+        #[cfg(unix)]
+        {
+            let out = tempfile::tempdir().unwrap();
+            std::fs::write(out.path().join("s.py"), "def s():\n    return 2\n").unwrap();
+            std::fs::remove_file(&f.abs).unwrap();
+            std::os::unix::fs::symlink(out.path().join("s.py"), &f.abs).unwrap();
+            assert!(matches!(
+                examine(root, &f, None, 100, None),
+                Outcome::Vanished(LINKED)
+            ));
+        }
     }
 }

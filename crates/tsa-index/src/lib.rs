@@ -5,6 +5,7 @@
 //! MCP or the CLI.
 
 mod build;
+mod confine;
 mod fault;
 mod read;
 mod read_dsl;
@@ -24,6 +25,7 @@ pub use build::{
     BuildMode, BuildOptions, BuildReport, FileStatus, Pending, Progress, ProgressSink, build,
     pending_changes,
 };
+pub use confine::{ConfineError, confined, read_confined, read_confined_capped};
 pub use read::{CallRow, Index, Status, SymbolRow};
 pub use read_dsl::{DslFile, DslSymbol};
 pub use read_edit::{FileCallEdge, FileImportEdge};

@@ -39,6 +39,9 @@ pub struct Report {
     pub references: usize,
     pub relationships: usize,
     pub bytes: u64,
+    /// Indexed files whose text was not read (positions fall back to column 0):
+    /// each is now a symlink, or lies below one, leading out of the project root.
+    pub linked: Vec<String>,
 }
 
 fn kind_of(kind: &str) -> symbol_information::Kind {
@@ -171,7 +174,15 @@ pub fn export(root: &Path, out: &Path) -> Result<Report, ScipError> {
     let mut report = Report::default();
     let mut documents = Vec::with_capacity(by_file.len());
     for (file, syms) in by_file {
-        let text = std::fs::read_to_string(root.join(&file)).unwrap_or_default();
+        let text = match tsa_index::read_confined(root, &file) {
+            Ok(bytes) => String::from_utf8(bytes).unwrap_or_default(),
+            Err(e) => {
+                if e.is_outside() {
+                    report.linked.push(file.clone());
+                }
+                String::new()
+            }
+        };
         let lines: Vec<&str> = text.lines().collect();
         let mut doc = Document {
             relative_path: file.clone(),
@@ -277,5 +288,32 @@ mod tests {
         assert_eq!(range_of(&lines, 1, "build"), vec![0, 18, 23]);
         assert_eq!(range_of(&lines, 1, "nothing"), vec![0, 0, 0]);
         assert_eq!(range_of(&lines, 9, "x"), vec![8, 0, 0]);
+    }
+}
+
+#[cfg(all(test, unix))]
+mod linked {
+    use super::*;
+
+    /// A file swapped for a link out of the root after indexing is not read: its
+    /// document keeps column-0 positions and the report names it.
+    #[test]
+    fn a_file_swapped_for_a_link_out_is_not_read() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let root = base.join("proj");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::write(root.join("a.py"), "def f():\n    return 1\n").unwrap();
+        std::fs::write(root.join("b.py"), "def g():\n    return 2\n").unwrap();
+        tsa_index::build(&root, &tsa_index::BuildOptions::default()).unwrap();
+        std::fs::write(base.join("secret.py"), "def f():  # zq7xk\n").unwrap();
+        std::fs::remove_file(root.join("a.py")).unwrap();
+        std::os::unix::fs::symlink(base.join("secret.py"), root.join("a.py")).unwrap();
+        let out = root.join("out.scip");
+        let report = export(&root, &out).unwrap();
+        assert_eq!(report.linked, vec!["a.py".to_owned()]);
+        assert_eq!(report.documents, 2);
+        let bytes = std::fs::read(&out).unwrap();
+        assert!(!bytes.windows(5).any(|w| w == b"zq7xk"));
     }
 }

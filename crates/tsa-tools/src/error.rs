@@ -10,6 +10,10 @@ pub enum ToolError {
     Validation(String),
     #[error("path '{0}' is outside project boundary")]
     Outside(String),
+    /// A project file that is a symlink (or lies below a folder linked out of the
+    /// root) when it is read: never followed.
+    #[error("'{0}' is a symlink or lies below one that leaves the project root; not read")]
+    Linked(String),
     /// A project root that is a system folder or the home folder (or above it).
     #[error("refusing project root '{0}': {1} cannot be a project root")]
     SystemRoot(String, String),
@@ -37,7 +41,9 @@ impl ToolError {
     pub fn error_type(&self) -> ErrorType {
         match self {
             ToolError::Validation(_) => ErrorType::Validation,
-            ToolError::Outside(_) | ToolError::SystemRoot(..) => ErrorType::SecurityViolation,
+            ToolError::Outside(_) | ToolError::Linked(_) | ToolError::SystemRoot(..) => {
+                ErrorType::SecurityViolation
+            }
             ToolError::Index(tsa_index::IndexError::Unsafe(_)) => ErrorType::SecurityViolation,
             ToolError::NotFound(_) => ErrorType::FileNotFound,
             ToolError::Language(_) => ErrorType::LanguageUnsupported,
@@ -68,6 +74,11 @@ impl ToolError {
             ),
             ToolError::Index(tsa_index::IndexError::Unsafe(_)) => Some(
                 "The project's .tsa folder (or a file in it) is a symlink: remove it so tsa keeps its index inside the project",
+            ),
+            ToolError::Linked(_) => Some(
+                "The file was replaced by a symlink (or a folder above it was) since it was \
+                 indexed; tsa never follows it. Restore the real file, or remove the link and \
+                 re-index with `index action=build`.",
             ),
             ToolError::TooLarge { .. } => Some(
                 "The file is too large to parse on demand (minified or generated code, \

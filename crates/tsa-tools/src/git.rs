@@ -7,6 +7,7 @@ use std::path::Path;
 use git2::{BranchType, Delta, DiffOptions, Oid, Repository};
 
 use crate::ToolError;
+use crate::security::read_in_root;
 
 /// Which change set to read.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -55,6 +56,9 @@ pub struct ChangeSet {
     pub files: Vec<FileChange>,
     /// `main`/`master` and the merge-base commit in branch mode.
     pub base: Option<(String, String)>,
+    /// Changed working-tree files whose text was not read: each is a symlink (or
+    /// lies below one) leading out of the project root.
+    pub linked: Vec<String>,
 }
 
 /// The repository holding `root`, and `root`'s path inside its work tree
@@ -62,6 +66,8 @@ pub struct ChangeSet {
 pub struct Repo {
     pub repo: Repository,
     prefix: String,
+    /// The project root: working-tree files are read only inside it.
+    root: std::path::PathBuf,
 }
 
 fn git_err(e: git2::Error) -> ToolError {
@@ -86,7 +92,11 @@ impl Repo {
         let prefix = crate::history::prefix_in(&repo, root).ok_or_else(|| {
             ToolError::Validation("project root is not inside the repository work tree".into())
         })?;
-        Ok(Repo { repo, prefix })
+        Ok(Repo {
+            repo,
+            prefix,
+            root: root.to_path_buf(),
+        })
     }
 
     /// A repository path as a project-relative path (None when outside the project).
@@ -170,8 +180,8 @@ impl Repo {
                     .map_err(git_err)?
             }
         };
-        let workdir = self.repo.workdir().map(Path::to_path_buf);
         let mut files = Vec::new();
+        let mut linked = Vec::new();
         for (i, delta) in diff.deltas().enumerate() {
             let status = match delta.status() {
                 Delta::Added | Delta::Untracked => "added",
@@ -212,9 +222,16 @@ impl Repo {
             let new_text = if status == "deleted" {
                 None
             } else if mode == DiffMode::Unstaged {
-                match (&workdir, &new_git) {
-                    (Some(w), Some(p)) => std::fs::read(w.join(p)).ok().and_then(|b| text_of(&b)),
-                    _ => None,
+                match new_git.as_deref().and_then(|p| self.to_project(p)) {
+                    Some(rel) => match read_in_root(&self.root, &rel) {
+                        Ok(b) => text_of(&b),
+                        Err(ToolError::Linked(_)) => {
+                            linked.push(rel);
+                            None
+                        }
+                        Err(_) => None,
+                    },
+                    None => None,
                 }
             } else {
                 read_blob(delta.new_file().id())
@@ -249,14 +266,23 @@ impl Repo {
             files.push(fc);
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(ChangeSet { files, base })
+        Ok(ChangeSet {
+            files,
+            base,
+            linked,
+        })
     }
 
     /// The text of project file `rel` at `rev` (`HEAD`, `HEAD~1`, a branch, a sha);
-    /// `WORKTREE` reads the working tree. None when the file does not exist there.
+    /// `WORKTREE` reads the working tree. None when the file does not exist there;
+    /// a working-tree file that is a symlink leading out of the root is refused.
     pub fn file_at(&self, root: &Path, rev: &str, rel: &str) -> Result<Option<String>, ToolError> {
         if rev.eq_ignore_ascii_case("worktree") || rev.eq_ignore_ascii_case("working_tree") {
-            return Ok(std::fs::read(root.join(rel)).ok().and_then(|b| text_of(&b)));
+            return match read_in_root(root, rel) {
+                Ok(b) => Ok(text_of(&b)),
+                Err(e @ ToolError::Linked(_)) => Err(e),
+                Err(_) => Ok(None),
+            };
         }
         let obj = self.repo.revparse_single(rev).map_err(|e| {
             ToolError::Validation(format!("git: unknown revision '{rev}': {}", e.message()))

@@ -1,6 +1,8 @@
 //! The project boundary: every path argument is resolved, symlinks included, and
 //! refused when it leaves the root; files tsa finds by a fixed name (configuration,
-//! reports) are read only when they resolve inside the root; a project root may not
+//! reports) are read only when they resolve inside the root; project files named by
+//! the index (or by a resolved argument) are read only through [`read_in_root`],
+//! which never follows a symlink swapped in since indexing; a project root may not
 //! be a system folder or the home folder (or one of its ancestors).
 
 use std::path::{Component, Path, PathBuf};
@@ -105,6 +107,72 @@ pub fn resolve_in_root(root: &Path, input: &str) -> Result<(PathBuf, String), To
 pub fn inside_root(root: &Path, rel: &str) -> Option<PathBuf> {
     let p = std::fs::canonicalize(root.join(rel)).ok()?;
     p.starts_with(root).then_some(p)
+}
+
+/// The bytes of project file `rel` (a `/` path relative to `root`, as the index
+/// stores it or [`resolve_in_root`] returns it). Refused with [`ToolError::Linked`]
+/// (`security_violation`) when the file is a symlink, wherever it points (the walk
+/// never lists one, so it was swapped in since indexing), or lies below a folder that
+/// resolves outside the root; a missing file is [`ToolError::NotFound`].
+///
+/// Every read of project content by path goes through here (or [`read_text_in_root`]):
+/// a single file named by the agent turns the refusal into its answer, a walk over
+/// many files skips the refused one and says so.
+pub fn read_in_root(root: &Path, rel: &str) -> Result<Vec<u8>, ToolError> {
+    tsa_index::read_confined(root, rel).map_err(|e| confine_error(rel, e))
+}
+
+/// [`read_in_root`] as UTF-8 text ([`ToolError::Encoding`] when it is not).
+pub fn read_text_in_root(root: &Path, rel: &str) -> Result<String, ToolError> {
+    String::from_utf8(read_in_root(root, rel)?).map_err(|_| ToolError::Encoding(rel.to_owned()))
+}
+
+/// The canonical path of project file `rel`, checked as [`read_in_root`] checks it,
+/// for readers that need a path (a searcher, file metadata).
+pub fn path_in_root(root: &Path, rel: &str) -> Result<PathBuf, ToolError> {
+    tsa_index::confined(root, rel).map_err(|e| confine_error(rel, e))
+}
+
+/// `s` with a warning naming `files`, project files a walk did not read because each
+/// is a symlink (or lies below one) leading out of the root; `s` itself when none.
+pub fn warn_linked<'a, I>(s: tsa_envelope::Success, files: I) -> tsa_envelope::Success
+where
+    I: IntoIterator<Item = &'a String>,
+{
+    match linked_warning(files) {
+        Some(w) => s.with_warning(w),
+        None => s,
+    }
+}
+
+/// The warning of [`warn_linked`] (first 10 names), or `None` for no file.
+pub fn linked_warning<'a, I>(files: I) -> Option<String>
+where
+    I: IntoIterator<Item = &'a String>,
+{
+    let files: Vec<&String> = files.into_iter().collect();
+    if files.is_empty() {
+        return None;
+    }
+    let mut names: Vec<&str> = files.iter().take(10).map(|f| f.as_str()).collect();
+    if files.len() > 10 {
+        names.push("...");
+    }
+    Some(format!(
+        "skipped_linked_files: {} file(s) not read, each a symlink (or below one) leaving the project root since indexing: {}; restore them or re-index with index action=build",
+        files.len(),
+        names.join(", ")
+    ))
+}
+
+fn confine_error(rel: &str, e: tsa_index::ConfineError) -> ToolError {
+    match e {
+        tsa_index::ConfineError::Outside(_) => ToolError::Linked(rel.to_owned()),
+        tsa_index::ConfineError::NotFound(_) => ToolError::NotFound(rel.to_owned()),
+        tsa_index::ConfineError::Io(_, e) => {
+            ToolError::Internal(format!("cannot read '{rel}': {e}"))
+        }
+    }
 }
 
 /// Folders that are never a project root themselves (projects may live below them).
@@ -275,6 +343,37 @@ mod tests {
             "src/new.json"
         );
         assert_eq!(inside_root(&proj, "out.json"), None);
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn project_files_are_read_only_inside_the_root() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let proj = base.join("proj");
+        std::fs::create_dir_all(proj.join("app")).unwrap();
+        std::fs::create_dir_all(base.join("out")).unwrap();
+        std::fs::write(proj.join("app/a.py"), "a = 1\n").unwrap();
+        std::fs::write(base.join("out/s.py"), "secret\n").unwrap();
+        std::os::unix::fs::symlink(base.join("out/s.py"), proj.join("app/s.py")).unwrap();
+        std::os::unix::fs::symlink(base.join("out"), proj.join("lib")).unwrap();
+        assert_eq!(read_text_in_root(&proj, "app/a.py").unwrap(), "a = 1\n");
+        for bad in ["app/s.py", "lib/s.py"] {
+            let e = read_in_root(&proj, bad).unwrap_err();
+            assert!(matches!(e, ToolError::Linked(_)), "{bad}");
+            assert_eq!(e.error_type(), tsa_envelope::ErrorType::SecurityViolation);
+            assert!(matches!(
+                path_in_root(&proj, bad),
+                Err(ToolError::Linked(_))
+            ));
+        }
+        assert!(matches!(
+            read_in_root(&proj, "app/gone.py"),
+            Err(ToolError::NotFound(_))
+        ));
+        let files = vec!["app/s.py".to_owned()];
+        assert!(linked_warning(&files).unwrap().contains("app/s.py"));
+        assert!(linked_warning(&Vec::<String>::new()).is_none());
     }
 
     #[test]

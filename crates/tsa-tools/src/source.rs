@@ -1,13 +1,15 @@
 //! Reading project source for answers: file checks for `file_path` arguments and
 //! inlined bodies (line ranges of definitions), each file read at most once.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::Path;
 
 use serde_json::{Value, json};
 use tsa_lang::Language;
 
-use crate::{ToolError, security::resolve_in_root};
+use crate::ToolError;
+use crate::security::{read_in_root, resolve_in_root};
+use tsa_envelope::Success;
 
 /// Largest file an action parses on demand (8 MiB). Parsing is linear but not free:
 /// a 50 MB minified bundle would hold a call for minutes. The index skips files over
@@ -43,8 +45,7 @@ pub fn source_file(root: &Path, input: &str) -> Result<String, ToolError> {
         return Err(ToolError::Language(rel));
     }
     check_parse_size(&rel, std::fs::metadata(&abs).map_or(0, |m| m.len()))?;
-    let bytes = std::fs::read(&abs)
-        .map_err(|e| ToolError::Internal(format!("cannot read '{rel}': {e}")))?;
+    let bytes = read_in_root(root, &rel)?;
     if bytes[..bytes.len().min(8192)].contains(&0) {
         return Err(ToolError::Binary(rel));
     }
@@ -69,6 +70,8 @@ pub struct Bodies<'a> {
     budget: BodyBudget,
     rows: usize,
     lines: usize,
+    /// Files not read: symlinks (or below one) leaving the root since indexing.
+    linked: BTreeSet<String>,
 }
 
 impl<'a> Bodies<'a> {
@@ -79,7 +82,14 @@ impl<'a> Bodies<'a> {
             budget,
             rows: 0,
             lines: 0,
+            linked: BTreeSet::new(),
         }
+    }
+
+    /// The answer, with a warning naming the files whose bodies were not read
+    /// because they are now symlinks leading out of the root.
+    pub fn warn(&self, s: Success) -> Success {
+        crate::security::warn_linked(s, &self.linked)
     }
 
     /// True when at least one body was inlined.
@@ -94,11 +104,19 @@ impl<'a> Bodies<'a> {
             return None;
         }
         let root = self.root;
+        let linked = &mut self.linked;
         let lines = self
             .files
             .entry(file.to_owned())
             .or_insert_with(|| {
-                let bytes = std::fs::read(root.join(file)).ok()?;
+                let bytes = match read_in_root(root, file) {
+                    Ok(b) => b,
+                    Err(ToolError::Linked(_)) => {
+                        linked.insert(file.to_owned());
+                        return None;
+                    }
+                    Err(_) => return None,
+                };
                 Some(
                     String::from_utf8_lossy(&bytes)
                         .lines()

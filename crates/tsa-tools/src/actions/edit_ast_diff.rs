@@ -86,10 +86,7 @@ impl Action for AstDiff {
                 };
                 let (o, n) = (source_file(root, o)?, source_file(root, n)?);
                 let lang = language_of(a.language.as_deref(), Some(&n))?;
-                let read = |p: &str| {
-                    std::fs::read_to_string(root.join(p))
-                        .map_err(|e| ToolError::Internal(format!("cannot read '{p}': {e}")))
-                };
+                let read = |p: &str| crate::security::read_text_in_root(root, p);
                 let mut p = string_pair(&read(&o)?, &read(&n)?, lang)?;
                 p.source = json!({"old_file": o, "new_file": n});
                 p

@@ -139,6 +139,7 @@ impl Action for Impact {
         }
         let repo = Repo::open(root)?;
         let set = repo.changes(mode)?;
+        let linked = crate::security::linked_warning(&set.linked);
         let total_changed = set.files.len();
         let (scoped, outside): (Vec<_>, Vec<_>) = set.files.into_iter().partition(|f| {
             !scope_given || in_scope_given(&f.path, &scopes) || in_scope_given(&f.old_path, &scopes)
@@ -718,6 +719,9 @@ impl Action for Impact {
             ));
         }
         for w in warnings {
+            s = s.with_warning(w);
+        }
+        if let Some(w) = linked {
             s = s.with_warning(w);
         }
         if let Some(w) = opened.built_now {

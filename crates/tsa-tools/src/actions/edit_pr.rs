@@ -55,6 +55,7 @@ impl Action for Pr {
         let mode = parse_mode(a.mode.as_deref(), a.pr_url.as_deref(), "branch")?;
         let repo = Repo::open(root)?;
         let set = repo.changes(mode)?;
+        let linked = set.linked.clone();
         let mode_name = mode.name();
         let base = set
             .base
@@ -211,6 +212,9 @@ impl Action for Pr {
         } else {
             "Run edit action=impact mode=branch for the tests to run".to_owned()
         };
-        Ok(s.with_next_step(step))
+        Ok(crate::security::warn_linked(
+            s.with_next_step(step),
+            &linked,
+        ))
     }
 }

@@ -140,8 +140,7 @@ impl Action for Refactor {
         let limit = cap("max_suggestions", args.max_suggestions, 10)?;
         let lang = Language::from_path(&rel).ok_or_else(|| ToolError::Language(rel.clone()))?;
         let rules = complexity::rules(lang).ok_or_else(|| ToolError::Language(rel.clone()))?;
-        let text = std::fs::read_to_string(root.join(&rel))
-            .map_err(|e| ToolError::Internal(format!("cannot read '{rel}': {e}")))?;
+        let text = crate::security::read_text_in_root(root, &rel)?;
         let tree = complexity::parse(lang, text.as_bytes())
             .ok_or_else(|| ToolError::Internal(format!("cannot parse '{rel}'")))?;
         let cfg = HealthConfig::load(root)?;

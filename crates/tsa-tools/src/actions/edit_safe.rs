@@ -148,7 +148,7 @@ pub fn nearby_tests(root: &Path, rel: &str, files: &[String]) -> Vec<String> {
         }
     }
     if lang == "rust"
-        && std::fs::read_to_string(root.join(rel)).is_ok_and(|t| t.contains("#[cfg(test)]"))
+        && crate::security::read_text_in_root(root, rel).is_ok_and(|t| t.contains("#[cfg(test)]"))
     {
         out.insert(rel.to_owned());
     }
@@ -329,8 +329,7 @@ impl Action for Safe {
         }
         let rel = source_file(root, &args.file_path)?;
         let edit_type = args.edit_type;
-        let text = std::fs::read_to_string(root.join(&rel))
-            .map_err(|e| ToolError::Internal(format!("cannot read '{rel}': {e}")))?;
+        let text = crate::security::read_text_in_root(root, &rel)?;
         let lang = Language::from_path(&rel);
         let sc = scoring(ctx, DepsMode::Fast)?;
         let facts = crate::health::facts_of(&rel, &text, &sc.scorer.config);

@@ -479,7 +479,7 @@ pub fn analyse(
             facts: Vec::new(),
             variables: Vec::new(),
         };
-        let Some(text) = read_text(&root.join(&f.path)) else {
+        let Some(text) = read_text(root, &f.path) else {
             return (*fid, pass);
         };
         let lines: Vec<&[u8]> = text.split(|b| *b == b'\n').collect();
@@ -779,7 +779,7 @@ pub fn analyse(
         occ: Vec<(u32, u32)>,
         unused: Vec<(u32, String, Vec<String>)>,
     }
-    let scanned: Vec<Scanned> = par_map(&text_files, |(abs, rel)| {
+    let scanned: Vec<Scanned> = par_map(&text_files, |(_, rel)| {
         let mut out = Scanned {
             occ: Vec::new(),
             unused: Vec::new(),
@@ -787,7 +787,7 @@ pub fn analyse(
         if interest.is_empty() && !imports_by_file.contains_key(rel.as_str()) {
             return out;
         }
-        let Some(text) = read_text(abs) else {
+        let Some(text) = read_text(root, rel) else {
             return out;
         };
         let imps = imports_by_file.get(rel.as_str());

@@ -184,8 +184,7 @@ impl Action for Heatmap {
                 };
                 let rel = source_file(root, fp)?;
                 check_language(args.language.as_deref(), &rel)?;
-                let text = std::fs::read_to_string(root.join(&rel))
-                    .map_err(|e| ToolError::Internal(format!("cannot read '{rel}': {e}")))?;
+                let text = crate::security::read_text_in_root(root, &rel)?;
                 let lang =
                     Language::from_path(&rel).ok_or_else(|| ToolError::Language(rel.clone()))?;
                 if complexity::rules(lang).is_none() {
@@ -239,7 +238,7 @@ impl Action for Heatmap {
                     let Some(rules) = complexity::rules(lang) else {
                         continue;
                     };
-                    let Ok(text) = std::fs::read(root.join(&d.file)) else {
+                    let Ok(text) = crate::security::read_in_root(root, &d.file) else {
                         continue;
                     };
                     let Some(tree) = complexity::parse(lang, &text) else {

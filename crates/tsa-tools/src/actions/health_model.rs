@@ -312,9 +312,10 @@ pub fn project_text_files(root: &Path) -> Vec<(PathBuf, String)> {
     out
 }
 
-/// Reads a text file; `None` for unreadable or binary content.
-pub fn read_text(path: &Path) -> Option<Vec<u8>> {
-    let bytes = std::fs::read(path).ok()?;
+/// Reads project file `rel`; `None` for unreadable or binary content, and for a
+/// symlink leading out of the root (never followed).
+pub fn read_text(root: &Path, rel: &str) -> Option<Vec<u8>> {
+    let bytes = crate::security::read_in_root(root, rel).ok()?;
     if bytes[..bytes.len().min(8192)].contains(&0) {
         return None;
     }

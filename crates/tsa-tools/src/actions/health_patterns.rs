@@ -80,8 +80,7 @@ impl Action for Patterns {
             Severity::Warning => 1,
             Severity::Critical => 2,
         };
-        let text = std::fs::read_to_string(root.join(&rel))
-            .map_err(|e| ToolError::Internal(format!("cannot read '{rel}': {e}")))?;
+        let text = crate::security::read_text_in_root(root, &rel)?;
         let lang = Language::from_path(&rel).map_or("", |l| l.name());
         let mut rows: Vec<(u8, u32, Value)> = Vec::new();
         if want(Category::Smells) {

@@ -287,7 +287,7 @@ pub fn scan_project(root: &Path, files: &[String]) -> Vec<Route> {
         })
         .collect();
     par_map(&wanted, |rel| {
-        let Ok(text) = std::fs::read_to_string(root.join(rel)) else {
+        let Ok(text) = crate::security::read_text_in_root(root, rel) else {
             return Vec::new();
         };
         // Cheap gate: most files declare no route at all.

@@ -99,8 +99,7 @@ impl Action for Scale {
         for input in &inputs {
             let rel = source_file(root, input)?;
             check_language(args.language.as_deref(), &rel)?;
-            let text = std::fs::read_to_string(root.join(&rel))
-                .map_err(|e| ToolError::Internal(format!("cannot read '{rel}': {e}")))?;
+            let text = crate::security::read_text_in_root(root, &rel)?;
             let facts = facts_of(&rel, &text, &cfg);
             let (comment, blank) = comment_and_blank(&text);
             total_lines += facts.lines;

@@ -163,6 +163,6 @@ impl Action for Callees {
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);
         }
-        Ok(s)
+        Ok(bodies.warn(s))
     }
 }

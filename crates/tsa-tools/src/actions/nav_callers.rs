@@ -284,7 +284,7 @@ impl Action for Callers {
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);
         }
-        Ok(s)
+        Ok(bodies.warn(s))
     }
 }
 

@@ -264,6 +264,6 @@ impl Action for TaskContext {
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);
         }
-        Ok(s)
+        Ok(bodies.warn(s))
     }
 }

@@ -266,6 +266,7 @@ impl Action for Navigate {
                 },
                 Capped::collect(rows, super::common::fixed_cap(20)),
             );
+            s = bodies.warn(s);
         } else {
             s = s.with("definitions", definitions_json(&defs));
         }

@@ -51,7 +51,7 @@ impl<'a> Lines<'a> {
     fn attributes_above(&mut self, file: &str, line: u32) -> Vec<String> {
         let root = self.root;
         let lines = self.files.entry(file.to_owned()).or_insert_with(|| {
-            std::fs::read_to_string(root.join(file))
+            crate::security::read_text_in_root(root, file)
                 .map(|t| t.lines().map(str::to_owned).collect())
                 .unwrap_or_default()
         });

@@ -59,9 +59,15 @@ impl Action for DocSync {
         let mut known: HashSet<String> = HashSet::new();
         let mut stale = Vec::new();
         let mut checked = 0usize;
+        let mut linked = Vec::new();
         for doc in &docs {
-            let Ok(text) = std::fs::read_to_string(root.join(doc)) else {
-                continue;
+            let text = match crate::security::read_text_in_root(root, doc) {
+                Ok(t) => t,
+                Err(ToolError::Linked(_)) => {
+                    linked.push(doc.clone());
+                    continue;
+                }
+                Err(_) => continue,
             };
             let dir = doc.rsplit_once('/').map_or("", |(d, _)| d);
             for r in docrefs::references(&text) {
@@ -130,6 +136,6 @@ impl Action for DocSync {
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);
         }
-        Ok(s)
+        Ok(crate::security::warn_linked(s, &linked))
     }
 }

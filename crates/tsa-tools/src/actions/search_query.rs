@@ -296,8 +296,7 @@ impl Action for QueryAction {
             })?,
             None => Language::from_path(&rel).ok_or_else(|| ToolError::Language(rel.clone()))?,
         };
-        let bytes = std::fs::read(&abs)
-            .map_err(|e| ToolError::Internal(format!("cannot read '{rel}': {e}")))?;
+        let bytes = crate::security::read_in_root(root, &rel)?;
         if bytes[..bytes.len().min(8192)].contains(&0) {
             return Err(ToolError::Binary(rel));
         }

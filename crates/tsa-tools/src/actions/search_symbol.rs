@@ -230,6 +230,6 @@ impl Action for Symbol {
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);
         }
-        Ok(s)
+        Ok(bodies.warn(s))
     }
 }

@@ -92,8 +92,7 @@ pub fn read_text(
         Some(l) => l,
         None => return Err(ToolError::Language(rel)),
     };
-    let bytes = std::fs::read(&abs)
-        .map_err(|e| ToolError::Internal(format!("cannot read '{rel}': {e}")))?;
+    let bytes = crate::security::read_in_root(root, &rel)?;
     if bytes[..bytes.len().min(8192)].contains(&0) {
         return Err(ToolError::Binary(rel));
     }

@@ -263,6 +263,6 @@ impl Action for Explore {
         if let Some(w) = opened.built_now {
             out = out.with_warning(w);
         }
-        Ok(out)
+        Ok(bodies.warn(out))
     }
 }

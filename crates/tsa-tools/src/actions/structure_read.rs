@@ -458,8 +458,7 @@ fn read_plain(
     ToolError,
 > {
     let (abs, rel) = crate::security::resolve_in_root(root, input)?;
-    let bytes = std::fs::read(&abs)
-        .map_err(|e| ToolError::Internal(format!("cannot read '{rel}': {e}")))?;
+    let bytes = crate::security::read_in_root(root, &rel)?;
     if bytes[..bytes.len().min(8192)].contains(&0) {
         return Err(ToolError::Binary(rel));
     }

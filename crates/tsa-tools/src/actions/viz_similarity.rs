@@ -190,7 +190,7 @@ impl Action for Similarity {
                 let Some(lang) = Language::from_path(&file) else {
                     return out;
                 };
-                let Ok(src) = std::fs::read(root.join(&file)) else {
+                let Ok(src) = crate::security::read_in_root(root, &file) else {
                     return out;
                 };
                 let mut parser = tree_sitter::Parser::new();
@@ -336,6 +336,6 @@ impl Action for Similarity {
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);
         }
-        Ok(s)
+        Ok(bodies.warn(s))
     }
 }

@@ -377,8 +377,7 @@ fn activity(index: &Index, args: &Args, ctx: &Context) -> Result<Success, ToolEr
     let Some(lang) = tsa_lang::Language::from_path(&def.file) else {
         return Err(ToolError::Language(def.file));
     };
-    let text = std::fs::read_to_string(ctx.root()?.join(&def.file))
-        .map_err(|e| ToolError::Internal(format!("reading {}: {e}", def.file)))?;
+    let text = crate::security::read_text_in_root(ctx.root()?, &def.file)?;
     let mut parser = tree_sitter::Parser::new();
     parser
         .set_language(&lang.grammar())

@@ -24,7 +24,7 @@ pub fn of_symbols(root: &Path, universe: &Universe, ids: &[i64]) -> FxHashMap<i6
         let parsed = universe.files.get(&file_id).and_then(|f| {
             let lang = Language::from_path(&f.path)?;
             let rules = canonical::rules(lang)?;
-            let text = std::fs::read(root.join(&f.path)).ok()?;
+            let text = crate::security::read_in_root(root, &f.path).ok()?;
             Some((rules, canonical::parse(lang, &text)?))
         });
         for id in members {

@@ -635,10 +635,12 @@ impl Scorer {
     }
 
     fn read(&self, rel: &str) -> Result<String, ToolError> {
-        if let Ok(meta) = std::fs::metadata(self.root.join(rel)) {
+        // Never through a symlink swapped in since indexing.
+        let path = crate::security::path_in_root(&self.root, rel)?;
+        if let Ok(meta) = std::fs::metadata(&path) {
             crate::source::check_parse_size(rel, meta.len())?;
         }
-        let bytes = std::fs::read(self.root.join(rel)).map_err(|e| match e.kind() {
+        let bytes = std::fs::read(&path).map_err(|e| match e.kind() {
             std::io::ErrorKind::NotFound => ToolError::NotFound(rel.to_owned()),
             _ => ToolError::Internal(format!("cannot read '{rel}': {e}")),
         })?;

@@ -410,7 +410,7 @@ impl Builder {
         let mut edges: Vec<(LinkKind, usize, usize)> = Vec::new();
         let mut stats = (0usize, 0usize, 0usize, 0usize);
         for (d, &dn) in docs.iter().zip(&doc_nodes) {
-            let Ok(text) = std::fs::read_to_string(root.join(d)) else {
+            let Ok(text) = crate::security::read_text_in_root(root, d) else {
                 continue;
             };
             let dir = folder_of(d);

@@ -134,7 +134,7 @@ pub fn fingerprint(index: &Index, root: &Path, settings: &Settings) -> Result<St
         for d in docs {
             h.update(d.as_bytes());
             h.update(&[0]);
-            match std::fs::read(root.join(&d)) {
+            match crate::security::read_in_root(root, &d) {
                 Ok(bytes) => h.update(blake3::hash(&bytes).as_bytes()),
                 Err(_) => h.update(b"unreadable"),
             };

@@ -1,0 +1,156 @@
+//! Reading a project file by its project-relative path without leaving the root.
+//!
+//! The walk never follows a symlink, so every path the index holds named a regular
+//! file inside the root when it was indexed. A file (or one of its folders) may be
+//! swapped for a symlink afterwards; reading `root.join(rel)` would then follow it
+//! anywhere. [`confined`] refuses a path whose leaf is a symlink (wherever it
+//! points: the walk would not have listed it) or whose folders resolve outside the
+//! root, and gives the canonical path to read; [`read_confined`] reads through it.
+
+use std::io::Read;
+use std::path::{Component, Path, PathBuf};
+
+/// Why a project file was not read.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfineError {
+    /// The path is a symlink, or lies below a folder that resolves outside the root.
+    #[error("'{0}' is a symlink or lies below one that leaves the project root")]
+    Outside(String),
+    #[error("'{0}' does not exist")]
+    NotFound(String),
+    #[error("cannot read '{0}': {1}")]
+    Io(String, std::io::Error),
+}
+
+impl ConfineError {
+    /// True when the path was refused as leaving the root.
+    pub fn is_outside(&self) -> bool {
+        matches!(self, ConfineError::Outside(_))
+    }
+}
+
+/// The canonical path of project file `rel` (a `/` path relative to `root`), when
+/// reading it stays inside `root`: `rel` is relative with no `..`, its leaf is no
+/// symlink, and its folders resolve inside the root (a folder linked elsewhere
+/// inside the root is followed, one linked out is refused).
+pub fn confined(root: &Path, rel: &str) -> Result<PathBuf, ConfineError> {
+    let outside = || ConfineError::Outside(rel.to_owned());
+    let rel_path = Path::new(rel);
+    if rel.is_empty()
+        || rel.contains('\0')
+        || rel_path
+            .components()
+            .any(|c| !matches!(c, Component::Normal(_) | Component::CurDir))
+    {
+        return Err(outside());
+    }
+    let joined = root.join(rel_path);
+    let meta = std::fs::symlink_metadata(&joined).map_err(|e| io_error(rel, e))?;
+    if meta.file_type().is_symlink() {
+        return Err(outside());
+    }
+    let canonical = std::fs::canonicalize(&joined).map_err(|e| io_error(rel, e))?;
+    if canonical.starts_with(root) {
+        return Ok(canonical);
+    }
+    // The root itself may be given through a link (callers usually pass it canonical).
+    match std::fs::canonicalize(root) {
+        Ok(r) if canonical.starts_with(&r) => Ok(canonical),
+        _ => Err(outside()),
+    }
+}
+
+fn io_error(rel: &str, e: std::io::Error) -> ConfineError {
+    if e.kind() == std::io::ErrorKind::NotFound {
+        ConfineError::NotFound(rel.to_owned())
+    } else {
+        ConfineError::Io(rel.to_owned(), e)
+    }
+}
+
+/// The bytes of project file `rel`, read only through [`confined`].
+pub fn read_confined(root: &Path, rel: &str) -> Result<Vec<u8>, ConfineError> {
+    match read_confined_capped(root, rel, u64::MAX)? {
+        Ok(bytes) => Ok(bytes),
+        Err(len) => Err(ConfineError::Io(
+            rel.to_owned(),
+            std::io::Error::other(format!("{len} bytes")),
+        )),
+    }
+}
+
+/// [`read_confined`], or `Err(len)` when the file holds more than `max` bytes
+/// (never more than `max + 1` bytes are read).
+pub fn read_confined_capped(
+    root: &Path,
+    rel: &str,
+    max: u64,
+) -> Result<Result<Vec<u8>, u64>, ConfineError> {
+    let path = confined(root, rel)?;
+    let mut file = std::fs::File::open(&path).map_err(|e| io_error(rel, e))?;
+    let mut bytes = Vec::new();
+    let n = (&mut file)
+        .take(max.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|e| io_error(rel, e))? as u64;
+    if n > max {
+        let len = file.metadata().map(|m| m.len()).unwrap_or(n).max(n);
+        return Ok(Err(len));
+    }
+    Ok(Ok(bytes))
+}
+
+#[cfg(all(test, unix))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_out_of_the_root_are_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let base = std::fs::canonicalize(dir.path()).unwrap();
+        let root = base.join("proj");
+        let out = base.join("out");
+        std::fs::create_dir_all(root.join("app")).unwrap();
+        std::fs::create_dir_all(out.join("pkg")).unwrap();
+        std::fs::write(root.join("app/a.py"), "a = 1\n").unwrap();
+        std::fs::write(out.join("secret.py"), "secret\n").unwrap();
+        std::fs::write(out.join("pkg/b.py"), "secret\n").unwrap();
+        let link = |target: &Path, at: &str| std::os::unix::fs::symlink(target, root.join(at));
+        link(&out.join("secret.py"), "app/leaf.py").unwrap();
+        link(&out.join("pkg"), "pkg").unwrap();
+        link(&root.join("app/a.py"), "app/inside.py").unwrap();
+        link(&root.join("app"), "applink").unwrap();
+
+        assert_eq!(read_confined(&root, "app/a.py").unwrap(), b"a = 1\n");
+        assert_eq!(read_confined(&root, "./app/a.py").unwrap(), b"a = 1\n");
+        // A leaf link is refused wherever it points; a folder linked inside is followed.
+        for bad in [
+            "app/leaf.py",
+            "pkg/b.py",
+            "app/inside.py",
+            "../out/secret.py",
+            "app/../../out/secret.py",
+            "",
+        ] {
+            assert!(read_confined(&root, bad).unwrap_err().is_outside(), "{bad}");
+        }
+        let abs = out.join("secret.py");
+        assert!(
+            read_confined(&root, abs.to_str().unwrap())
+                .unwrap_err()
+                .is_outside()
+        );
+        assert_eq!(read_confined(&root, "applink/a.py").unwrap(), b"a = 1\n");
+        assert!(matches!(
+            read_confined(&root, "app/gone.py"),
+            Err(ConfineError::NotFound(_))
+        ));
+        // Through a link to the root, the same answers.
+        std::os::unix::fs::symlink(&root, base.join("rootlink")).unwrap();
+        let via = base.join("rootlink");
+        assert_eq!(read_confined(&via, "app/a.py").unwrap(), b"a = 1\n");
+        assert!(read_confined(&via, "pkg/b.py").unwrap_err().is_outside());
+        // The cap.
+        assert_eq!(read_confined_capped(&root, "app/a.py", 3).unwrap(), Err(6));
+    }
+}
