@@ -283,15 +283,7 @@ async fn sample(peer: &Peer<RoleServer>, arguments: &Value) -> Result<CallToolRe
             None,
         ));
     };
-    let supported = peer
-        .peer_info()
-        .is_some_and(|info| info.capabilities.sampling.is_some());
-    if !supported {
-        return Err(McpError::invalid_request(
-            "the client did not declare the sampling capability",
-            None,
-        ));
-    }
+    declared(peer, "sampling", |c| c.sampling.is_some())?;
     let request = rmcp::model::CreateMessageRequestParams::new(
         vec![rmcp::model::SamplingMessage::user_text(prompt)],
         100,
@@ -317,15 +309,7 @@ async fn elicit(
     schema: Value,
     label: &str,
 ) -> Result<CallToolResult, McpError> {
-    let supported = peer
-        .peer_info()
-        .is_some_and(|info| info.capabilities.elicitation.is_some());
-    if !supported {
-        return Err(McpError::invalid_request(
-            "the client did not declare the elicitation capability",
-            None,
-        ));
-    }
+    declared(peer, "elicitation", |c| c.elicitation.is_some())?;
     let params: rmcp::model::ElicitRequestParams = serde_json::from_value(json!({
         "mode": "form",
         "message": message,
@@ -342,6 +326,21 @@ async fn elicit(
         "{label}: action={}, content={content}",
         action.as_str().unwrap_or("unknown")
     )))
+}
+
+/// An error unless the client declared the capability `name` (`has` reads it).
+fn declared(
+    peer: &Peer<RoleServer>,
+    name: &str,
+    has: impl Fn(&rmcp::model::ClientCapabilities) -> bool,
+) -> Result<(), McpError> {
+    if peer.peer_info().is_some_and(|info| has(&info.capabilities)) {
+        return Ok(());
+    }
+    Err(McpError::invalid_request(
+        format!("the client did not declare the {name} capability"),
+        None,
+    ))
 }
 
 /// The fixture resources, listed after tsa's subscriptions.

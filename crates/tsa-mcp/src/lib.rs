@@ -521,17 +521,7 @@ impl ServerHandler for TsaServer {
         let text = self
             .blocking(move |server| server.read_selector(&uri))
             .await??;
-        let contents = match ResourceContents::text(text, request.uri) {
-            ResourceContents::TextResourceContents {
-                uri, text, meta, ..
-            } => ResourceContents::TextResourceContents {
-                uri,
-                mime_type: Some("application/json".into()),
-                text,
-                meta,
-            },
-            other => other,
-        };
+        let contents = ResourceContents::text(text, request.uri).with_mime_type("application/json");
         Ok(ReadResourceResult::new(vec![contents]).into())
     }
 
