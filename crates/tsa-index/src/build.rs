@@ -17,6 +17,7 @@ use tsa_lang::{FileExtract, Language, extract_with, is_test_path, return_type};
 use crate::IndexError;
 use crate::confine::{ConfineError, read_confined_capped};
 use crate::fault::{checkpoint, pause};
+use crate::layout::Layout;
 use crate::resolve::{Binding, MCall, MFile, MImport, MSym, Model, Resolution};
 use crate::store::{self, CallBinding, FileRow, Resolved, Writer};
 use crate::walk::{SourceFile, WalkOptions, walk};
@@ -251,6 +252,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
     let mut conn = store::open_for_write(root)?;
     checkpoint("open");
     let walked = walk(root, &opts.walk);
+    let layout = Layout::read(root, &walked.manifests);
     let walk_ms = started.elapsed().as_millis();
     checkpoint("walk");
     pause(&|| "walked".to_owned());
@@ -316,11 +318,13 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
                 &tx,
                 &walked.files,
                 outcomes,
+                &layout,
                 opts.walk.max_file_size,
                 &mut report,
             )?;
             let t = Instant::now();
             tx.execute_batch(store::INDEXES)?;
+            store::set_meta(&tx, "layout", &layout.to_json())?;
             store::set_meta(&tx, "built_at", &now.to_string())?;
             store::set_meta(&tx, "last_mode", opts.mode.as_str())?;
             checkpoint("commit");
@@ -344,7 +348,15 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
         report.write_ms += t.elapsed().as_millis();
     } else {
         let tx = conn.transaction()?;
-        write_incremental(&tx, &walked, &opts.walk, &stored, outcomes, &mut report)?;
+        write_incremental(
+            &tx,
+            &walked,
+            &layout,
+            &opts.walk,
+            &stored,
+            outcomes,
+            &mut report,
+        )?;
         store::set_meta(&tx, "built_at", &now.to_string())?;
         store::set_meta(&tx, "last_mode", opts.mode.as_str())?;
         checkpoint("commit");
@@ -407,6 +419,7 @@ fn write_cold(
     tx: &rusqlite::Transaction<'_>,
     files: &[SourceFile],
     outcomes: Vec<Outcome>,
+    layout: &Layout,
     max_size: u64,
     report: &mut BuildReport,
 ) -> Result<(), IndexError> {
@@ -493,7 +506,7 @@ fn write_cold(
                 .collect::<Vec<_>>(),
         );
     }
-    let model = Model::new(mfiles, syms, imports);
+    let model = Model::new(mfiles, syms, imports, layout);
     type FileBindings = (
         Vec<CallBinding>,
         Vec<(Option<i64>, Option<i64>, i64)>,
@@ -611,6 +624,7 @@ fn names_of_files(
 fn write_incremental(
     tx: &rusqlite::Transaction<'_>,
     walked: &crate::walk::WalkResult,
+    layout: &Layout,
     opts: &WalkOptions,
     stored: &HashMap<String, Stored>,
     outcomes: Vec<Outcome>,
@@ -645,7 +659,14 @@ fn write_incremental(
         }
     }
     let mut affected_names = names_of_files(tx, &old_ids)?;
-    let mut structure_changed = false;
+    // A changed manifest (a new source root, module path, crate name) can change
+    // any binding.
+    let layout_json = layout.to_json();
+    let mut structure_changed =
+        store::get_meta(tx, "layout")?.as_deref() != Some(layout_json.as_str());
+    if structure_changed {
+        store::set_meta(tx, "layout", &layout_json)?;
+    }
     for path in gone {
         w.delete_file(path)?;
         checkpoint("write");
@@ -729,7 +750,7 @@ fn write_incremental(
                 names: affected_names,
             }
         };
-        report.calls_resolved = resolve(tx, &scope)?;
+        report.calls_resolved = resolve(tx, &scope, layout)?;
     }
     report.resolve_ms = t.elapsed().as_millis();
     Ok(())
@@ -973,7 +994,11 @@ fn load_symbols(
 
 /// Re-resolves the call sites, imports and bases in `scope` and writes the ones
 /// whose binding changed. Returns how many call sites in scope are resolved.
-fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, IndexError> {
+fn resolve(
+    tx: &rusqlite::Transaction<'_>,
+    scope: &Scope,
+    layout: &Layout,
+) -> Result<usize, IndexError> {
     let (files, file_idx) = load_files(tx)?;
     let imports = load_imports(tx, &file_idx, files.len())?;
     // The affected call sites and bases, read before the symbols so a small change
@@ -1096,7 +1121,7 @@ fn resolve(tx: &rusqlite::Transaction<'_>, scope: &Scope) -> Result<usize, Index
     };
     let langs: Vec<Language> = files.iter().map(|f| f.lang).collect();
     let (syms, sym_idx) = load_symbols(tx, &file_idx, &langs, filter)?;
-    let model = Model::new(files, syms, imports);
+    let model = Model::new(files, syms, imports, layout);
     let sym_id = |s: usize| model.syms[s].id;
     // Calls.
     struct Row<'a> {

@@ -7,6 +7,7 @@
 mod build;
 mod confine;
 mod fault;
+pub mod layout;
 mod read;
 mod read_dsl;
 mod read_edit;
@@ -33,6 +34,7 @@ pub use read_graph::{Edge, FileDep, ImportRow, InheritRow};
 pub use read_health::{HealthBase, HealthEdge, HealthImport, HealthSymbol};
 pub use read_scores::{FileFacts, ImportCounts};
 pub use read_structure::NestedSymbol;
+pub use layout::Layout;
 pub use resolve::Resolution;
 pub use store::{SCHEMA_VERSION, identifier_words, index_dir, index_path, state_path};
 pub use walk::{

@@ -79,6 +79,9 @@ pub struct WalkResult {
     /// Files of structure-tier languages (HTML, CSS, ...): outlined on demand, not indexed.
     pub skipped_structure_only: usize,
     pub truncated_by_max_files: bool,
+    /// Project-relative paths of the manifests the layout is read from
+    /// (`pyproject.toml`, `go.mod`, `Cargo.toml`, ...), sorted.
+    pub manifests: Vec<String>,
 }
 
 fn mtime_ns(meta: &std::fs::Metadata) -> i64 {
@@ -144,6 +147,9 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> WalkResult {
         let Some(rel) = relative(root, entry.path()) else {
             continue;
         };
+        if crate::layout::MANIFESTS.contains(&rel.rsplit('/').next().unwrap_or(&rel)) {
+            out.manifests.push(rel.clone());
+        }
         let Some(language) = Language::from_path(&rel) else {
             out.skipped_unknown_extension += 1;
             continue;
@@ -171,5 +177,6 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> WalkResult {
         });
     }
     out.files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    out.manifests.sort();
     out
 }

@@ -9,6 +9,8 @@ use std::sync::Arc;
 
 use tsa_lang::{DefKind, Language, ModuleStyle};
 
+use crate::layout::{GoModule, Layout};
+
 use super::{Binding, ImportBinding, MCall, MFile, MImport, Model, Resolution, bound};
 
 /// Path indexes over the project's files.
@@ -19,6 +21,8 @@ pub(super) struct Modules {
     by_dir: HashMap<String, Vec<usize>>,
     /// Dotted path suffixes without extension (`com.x.Foo`, `x.Foo`, `Foo`) -> files.
     by_suffix: HashMap<String, Vec<usize>>,
+    /// Go modules (`go.mod`): module path -> folder.
+    go_modules: Vec<GoModule>,
 }
 
 fn dir_of(path: &str) -> &str {
@@ -34,11 +38,12 @@ fn strip_ext(path: &str) -> &str {
 }
 
 impl Modules {
-    pub(super) fn new(files: &[MFile]) -> Modules {
+    pub(super) fn new(files: &[MFile], layout: &Layout) -> Modules {
         let mut m = Modules {
             by_path: HashMap::default(),
             by_dir: HashMap::default(),
             by_suffix: HashMap::default(),
+            go_modules: layout.go_modules.clone(),
         };
         for (i, f) in files.iter().enumerate() {
             m.by_path.insert(f.path.clone(), i);
@@ -165,7 +170,41 @@ fn module(m: &Model, file: usize, imp: &MImport) -> Module {
             Module::External
         }
         ModuleStyle::GoPackage => {
-            let segs: Vec<&str> = spec.trim_matches('"').split('/').collect();
+            let spec = spec.trim_matches('"');
+            // A package of a module the project declares (`go.mod`): its folder, or
+            // a package the index does not hold (generated, ignored): not external.
+            if let Some(gm) = mods
+                .go_modules
+                .iter()
+                .filter(|g| spec == g.path || spec.starts_with(&format!("{}/", g.path)))
+                .max_by_key(|g| g.path.len())
+            {
+                let sub = spec[gm.path.len()..].trim_start_matches('/');
+                let dir = join(&gm.dir, sub).unwrap_or_default();
+                return match mods.by_dir.get(&dir) {
+                    Some(files) => {
+                        let files: Vec<usize> = same_family(m, lang, files.clone())
+                            .into_iter()
+                            .filter(|&f| !m.files[f].path.ends_with("_test.go"))
+                            .collect();
+                        if files.is_empty() {
+                            Module::Unknown
+                        } else {
+                            Module::Files(files)
+                        }
+                    }
+                    None => Module::Unknown,
+                };
+            }
+            let segs: Vec<&str> = spec.split('/').collect();
+            if !mods.go_modules.is_empty() {
+                // The project states its module paths: anything else is outside it.
+                return if segs.first().is_some_and(|s| !s.contains('.')) {
+                    Module::Stdlib
+                } else {
+                    Module::External
+                };
+            }
             // The longest trailing run of segments that names a project directory.
             for start in 0..segs.len() {
                 let tail = segs[start..].join("/");
@@ -368,9 +407,12 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
             if call.shadowed {
                 return Binding::UNKNOWN;
             }
+            let go = lang.module_style() == ModuleStyle::GoPackage;
+            // A Go method declared at top level is never called by its bare name.
+            let plain = |s: usize| callable(m.syms[s].kind) && !(go && m.syms[s].owner.is_some());
             let top: Vec<usize> = top_level(m, &[file], name)
                 .into_iter()
-                .filter(|&s| callable(m.syms[s].kind))
+                .filter(|&s| plain(s))
                 .collect();
             if let Some(s) = m.unique(top, test) {
                 return Binding {
@@ -378,6 +420,32 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                     resolution: Resolution::Local,
                     confidence: 1.0,
                 };
+            }
+            // Go: the package's other files (one folder is one package; `_test.go`
+            // files are seen by tests only).
+            if go {
+                let path = &m.files[file].path;
+                let test_file = path.ends_with("_test.go");
+                let package: Vec<usize> = m
+                    .generic
+                    .by_dir
+                    .get(dir_of(path))
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .filter(|&f| {
+                        f != file
+                            && m.files[f].lang == lang
+                            && (test_file || !m.files[f].path.ends_with("_test.go"))
+                    })
+                    .collect();
+                let cands: Vec<usize> = top_level(m, &package, name)
+                    .into_iter()
+                    .filter(|&s| plain(s))
+                    .collect();
+                if let Some(s) = m.unique(cands, test) {
+                    return bound(s, 0.95);
+                }
             }
             // 2. A name bound by an import.
             if let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == name) {

@@ -16,6 +16,8 @@ use std::sync::Arc;
 
 use tsa_lang::{DefKind, Language, ModuleStyle};
 
+use crate::layout::Layout;
+
 /// How a call site was resolved (stored as a small integer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Resolution {
@@ -229,7 +231,12 @@ pub struct Model {
 }
 
 impl Model {
-    pub fn new(files: Vec<MFile>, syms: Vec<MSym>, imports: Vec<Vec<MImport>>) -> Model {
+    pub fn new(
+        files: Vec<MFile>,
+        syms: Vec<MSym>,
+        imports: Vec<Vec<MImport>>,
+        layout: &Layout,
+    ) -> Model {
         let mut by_file_name: Vec<HashMap<Arc<str>, Vec<usize>>> =
             vec![HashMap::default(); files.len()];
         let mut by_name: HashMap<Arc<str>, Vec<usize>> = HashMap::default();
@@ -249,9 +256,9 @@ impl Model {
                     .push(i);
             }
         }
-        let python = python::Modules::new(&files);
-        let rust = rust::Modules::new(&files);
-        let generic = generic::Modules::new(&files);
+        let python = python::Modules::new(&files, &layout.python_roots);
+        let rust = rust::Modules::new(&files, &layout.rust_crates);
+        let generic = generic::Modules::new(&files, layout);
         Model {
             generic,
             files,

@@ -22,9 +22,15 @@ fn builtins() -> &'static HashSet<&'static str> {
 
 /// Dotted module paths of the project's Python files.
 pub(super) struct Modules {
-    /// Full dotted path from the project root -> file.
+    /// Full dotted path from the project root -> file (relative imports).
     exact: HashMap<String, usize>,
-    /// Every dotted suffix -> files (for absolute imports under a source root).
+    /// Dotted name under a source root -> (file, rank): rank 0 under a root the
+    /// manifests declare, 1 under the folder above a file's top-level package (or a
+    /// plain module's own folder: what `sys.path` holds when its code runs), 2 from
+    /// the project root.
+    named: HashMap<String, Vec<(usize, u8)>>,
+    /// Every dotted suffix -> files (the last resort for a folder a test or script
+    /// puts on `sys.path` by hand).
     suffix: HashMap<String, Vec<usize>>,
 }
 
@@ -37,10 +43,31 @@ fn module_parts(path: &str) -> Vec<String> {
     parts
 }
 
+fn parent_dir(path: &str) -> &str {
+    path.rsplit_once('/').map_or("", |(d, _)| d)
+}
+
 impl Modules {
-    pub(super) fn new(files: &[MFile]) -> Modules {
+    pub(super) fn new(files: &[MFile], roots: &[String]) -> Modules {
         let mut exact = HashMap::default();
+        let mut named: HashMap<String, Vec<(usize, u8)>> = HashMap::default();
         let mut suffix: HashMap<String, Vec<usize>> = HashMap::default();
+        // Folders that are packages (hold an `__init__`).
+        let packages: HashSet<&str> = files
+            .iter()
+            .filter(|f| f.lang == Language::Python)
+            .filter(|f| f.path.ends_with("__init__.py") || f.path.ends_with("__init__.pyi"))
+            .map(|f| parent_dir(&f.path))
+            .collect();
+        let mut add = |name: String, file: usize, rank: u8| {
+            if name.is_empty() {
+                return;
+            }
+            let e = named.entry(name).or_default();
+            if !e.iter().any(|&(f, r)| f == file && r <= rank) {
+                e.push((file, rank));
+            }
+        };
         for (i, f) in files.iter().enumerate() {
             if f.lang != Language::Python {
                 continue;
@@ -49,12 +76,38 @@ impl Modules {
             if parts.is_empty() {
                 continue;
             }
+            for root in roots {
+                let under = if root.is_empty() {
+                    Some(f.path.as_str())
+                } else {
+                    f.path.strip_prefix(root.as_str()).and_then(|r| r.strip_prefix('/'))
+                };
+                if let Some(rel) = under {
+                    add(module_parts(rel).join("."), i, 0);
+                }
+            }
+            // The folder above the file's top-level package.
+            let mut top = parent_dir(&f.path);
+            while !top.is_empty() && packages.contains(top) {
+                top = parent_dir(top);
+            }
+            let rel = if top.is_empty() {
+                f.path.as_str()
+            } else {
+                &f.path[top.len() + 1..]
+            };
+            add(module_parts(rel).join("."), i, 1);
+            add(parts.join("."), i, 2);
             exact.insert(parts.join("."), i);
             for start in 0..parts.len() {
                 suffix.entry(parts[start..].join(".")).or_default().push(i);
             }
         }
-        Modules { exact, suffix }
+        Modules {
+            exact,
+            named,
+            suffix,
+        }
     }
 }
 
@@ -62,6 +115,22 @@ enum Module {
     Project(usize),
     Outside { stdlib: bool },
     Unknown,
+}
+
+/// The candidate nearest the importer (longest common path prefix); `None` on a tie.
+fn nearest(m: &Model, file: usize, cands: &[usize]) -> Option<usize> {
+    let here = &m.files[file].path;
+    let score = |f: usize| {
+        m.files[f]
+            .path
+            .chars()
+            .zip(here.chars())
+            .take_while(|(a, b)| a == b)
+            .count()
+    };
+    let best = cands.iter().map(|&f| score(f)).max()?;
+    let top: Vec<usize> = cands.iter().copied().filter(|&f| score(f) == best).collect();
+    (top.len() == 1).then(|| top[0])
 }
 
 /// Resolves a module named in `file` (absolute, or relative with `level` dots).
@@ -84,35 +153,52 @@ fn module(m: &Model, file: usize, name: &str, level: u32) -> Module {
             None => Module::Unknown,
         };
     }
-    if let Some(files) = mods.suffix.get(name) {
-        if files.len() == 1 {
-            return Module::Project(files[0]);
-        }
-        // Several files end with this path: take the one nearest the importer.
-        let here = &m.files[file].path;
-        let score = |f: usize| {
-            m.files[f]
-                .path
-                .chars()
-                .zip(here.chars())
-                .take_while(|(a, b)| a == b)
-                .count()
-        };
-        let best = files.iter().map(|&f| score(f)).max().unwrap_or(0);
-        let top: Vec<usize> = files
+    if let Some(cands) = mods.named.get(name) {
+        let best = cands.iter().map(|&(_, r)| r).min().unwrap_or(0);
+        let mut top: Vec<usize> = cands
             .iter()
-            .copied()
-            .filter(|&f| score(f) == best)
+            .filter(|&&(_, r)| r == best)
+            .map(|&(f, _)| f)
             .collect();
+        top.sort_unstable();
+        top.dedup();
         if top.len() == 1 {
             return Module::Project(top[0]);
         }
-        return Module::Unknown;
+        // Several packages of that name (vendored copies, examples): the one nearest
+        // the importer, else nobody can tell.
+        return match nearest(m, file, &top) {
+            Some(f) => Module::Project(f),
+            None => Module::Unknown,
+        };
     }
     let top = name.split('.').next().unwrap_or("");
-    Module::Outside {
-        stdlib: stdlib().contains(top),
+    let stdlib = stdlib().contains(top);
+    // A folder some file puts on `sys.path` by hand: a unique file ending with the
+    // dotted path (never for a name the standard library has).
+    if !stdlib
+        && let Some(files) = mods.suffix.get(name)
+    {
+        if files.len() == 1 {
+            return Module::Project(files[0]);
+        }
+        if let Some(f) = nearest(m, file, files) {
+            return Module::Project(f);
+        }
+        return Module::Unknown;
     }
+    Module::Outside { stdlib }
+}
+
+/// The submodule `name` of the package whose `__init__` is `f`.
+fn submodule(m: &Model, f: usize, name: &str) -> Option<usize> {
+    let path = &m.files[f].path;
+    if !(path.ends_with("/__init__.py") || path.ends_with("/__init__.pyi") || path.starts_with("__init__.py")) {
+        return None;
+    }
+    let mut parts = module_parts(path);
+    parts.push(name.to_owned());
+    m.python.exact.get(&parts.join(".")).copied()
 }
 
 /// What an imported name is.
@@ -124,31 +210,48 @@ enum Target {
 }
 
 fn import_target(m: &Model, file: usize, imp: &MImport, depth: u32) -> Target {
-    match &imp.name {
-        None => match module(m, file, &imp.module, imp.level) {
-            Module::Project(f) => Target::Module(f),
-            Module::Outside { stdlib } => Target::Outside { stdlib },
-            Module::Unknown => Target::Unknown,
-        },
-        Some(name) => match module(m, file, &imp.module, imp.level) {
-            Module::Project(f) => {
-                if let Some(s) = in_module(m, f, name, depth + 1) {
-                    return Target::Symbol(s);
-                }
-                let sub = if imp.module.is_empty() {
-                    name.clone()
-                } else {
-                    format!("{}.{}", imp.module, name)
-                };
-                match module(m, file, &sub, imp.level) {
-                    Module::Project(sf) => Target::Module(sf),
-                    _ => Target::Unknown,
-                }
+    match (&imp.name, module(m, file, &imp.module, imp.level)) {
+        (None, Module::Project(f)) => Target::Module(f),
+        (Some(name), Module::Project(f)) => {
+            if let Some(t) = attribute(m, f, name, depth + 1) {
+                return t;
             }
-            Module::Outside { stdlib } => Target::Outside { stdlib },
-            Module::Unknown => Target::Unknown,
-        },
+            Target::Unknown
+        }
+        (Some(name), outside) => {
+            // `from ns import mod` where `ns` is a namespace package (no `__init__`).
+            let joined = if imp.module.is_empty() {
+                name.clone()
+            } else {
+                format!("{}.{name}", imp.module)
+            };
+            match (module(m, file, &joined, imp.level), outside) {
+                (Module::Project(f), _) => Target::Module(f),
+                (_, Module::Outside { stdlib }) => Target::Outside { stdlib },
+                _ => Target::Unknown,
+            }
+        }
+        (None, Module::Outside { stdlib }) => Target::Outside { stdlib },
+        (None, Module::Unknown) => Target::Unknown,
     }
+}
+
+/// What `name` is in module file `f`: a definition (following re-exports), a
+/// module re-exported under that name, or a submodule of the package.
+fn attribute(m: &Model, f: usize, name: &str, depth: u32) -> Option<Target> {
+    if let Some(s) = in_module(m, f, name, depth) {
+        return Some(Target::Symbol(s));
+    }
+    if depth <= 6 {
+        // `from . import sub as sub`, `import x.y as name` inside the module.
+        for imp in m.imports[f].iter().rev().filter(|i| i.alias == name) {
+            match import_target(m, f, imp, depth) {
+                t @ (Target::Module(_) | Target::Outside { .. }) => return Some(t),
+                _ => {}
+            }
+        }
+    }
+    submodule(m, f, name).map(Target::Module)
 }
 
 /// A top-level function or class `name` of module file `f`, following re-exports.
@@ -290,57 +393,101 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                     },
                 };
             }
-            // A module: `import a.b as x; x.f()`, `import a.b; a.b.f()`, `from p import mod; mod.f()`.
-            for imp in m.imports[file].iter().rev() {
-                let names_module = imp.alias == recv || (imp.name.is_none() && imp.module == recv);
-                if !names_module {
-                    continue;
-                }
-                let target = if imp.name.is_none() && imp.module == recv {
-                    match module(m, file, &imp.module, imp.level) {
-                        Module::Project(f) => Target::Module(f),
-                        Module::Outside { stdlib } => Target::Outside { stdlib },
-                        Module::Unknown => Target::Unknown,
-                    }
-                } else {
-                    import_target(m, file, imp, 0)
-                };
-                return match target {
-                    Target::Module(f) => match in_module(m, f, name, 1) {
-                        Some(s) => bound(s, 0.9),
-                        None => Binding::UNKNOWN,
-                    },
-                    // `from m import Cls; Cls.method()`.
-                    Target::Symbol(s) if m.syms[s].kind == DefKind::Class => {
-                        match m.unique(method_of(m, s, name), m.caller_is_test(call)) {
-                            Some(t) => bound(t, 0.9),
-                            None => Binding::UNKNOWN,
-                        }
-                    }
-                    Target::Outside { stdlib } => outside(stdlib),
+            // A module, a class or an outside name, as a dotted expression:
+            // `import a.b as x; x.f()`, `import a.b; a.b.f()`, `flask.json.dumps()`,
+            // `from p import mod; mod.f()`, `Cls.create()`, `Outer.Inner.make()`.
+            match value(m, call, recv) {
+                Some(Target::Module(f)) => match attribute(m, f, name, 1) {
+                    Some(Target::Symbol(s)) => bound(s, 0.9),
                     _ => Binding::UNKNOWN,
-                };
+                },
+                Some(Target::Symbol(c)) if m.syms[c].kind == DefKind::Class => {
+                    match method_of(m, c, name).last() {
+                        Some(&s) => bound(s, if m.syms[s].file == file { 1.0 } else { 0.9 }),
+                        None => m.inherited(call, vec![c], name).unwrap_or(Binding::UNKNOWN),
+                    }
+                }
+                Some(Target::Outside { stdlib }) => outside(stdlib),
+                _ => Binding::UNKNOWN,
             }
-            // A class of this file: `Cls.method()`.
-            let classes: Vec<usize> = m
-                .in_file(file, recv)
-                .iter()
-                .copied()
-                .filter(|&s| m.syms[s].kind == DefKind::Class && m.syms[s].parent.is_none())
-                .collect();
-            if let Some(&c) = classes.last() {
-                return match method_of(m, c, name).last() {
-                    Some(&s) => Binding {
-                        target: Some(s),
-                        resolution: Resolution::Local,
-                        confidence: 1.0,
-                    },
-                    None => Binding::UNKNOWN,
-                };
-            }
-            Binding::UNKNOWN
         }
     }
+}
+
+/// What a dotted receiver expression names: a project module, a class, or a name
+/// outside the project; `None` for anything else (a value, a call, an index).
+fn value(m: &Model, call: &MCall<'_>, expr: &str) -> Option<Target> {
+    if expr.is_empty()
+        || !expr
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '.')
+    {
+        return None;
+    }
+    let file = call.file;
+    let segs: Vec<&str> = expr.split('.').collect();
+    // The longest prefix an `import a.b` statement names as a whole (namespace
+    // packages have no `__init__` to walk through).
+    let mut start = None;
+    for imp in m.imports[file].iter().rev().filter(|i| i.name.is_none()) {
+        let n = imp.module.split('.').count();
+        let whole = imp.alias == imp.module.split('.').next().unwrap_or("")
+            && n <= segs.len()
+            && segs[..n].join(".") == imp.module;
+        if whole && start.as_ref().is_none_or(|&(k, _)| n > k) {
+            let t = match module(m, file, &imp.module, imp.level) {
+                Module::Project(f) => Target::Module(f),
+                Module::Outside { stdlib } => Target::Outside { stdlib },
+                Module::Unknown => Target::Unknown,
+            };
+            start = Some((n, t));
+        }
+    }
+    let (used, mut cur) = match start {
+        Some(found) => found,
+        None => (1, first_value(m, call, segs[0])?),
+    };
+    for seg in &segs[used..] {
+        cur = match cur {
+            Target::Module(f) => attribute(m, f, seg, 1)?,
+            Target::Symbol(c) if m.syms[c].kind == DefKind::Class => {
+                let inner = method_of(m, c, seg)
+                    .into_iter()
+                    .filter(|&s| m.syms[s].kind == DefKind::Class)
+                    .last()?;
+                Target::Symbol(inner)
+            }
+            Target::Outside { .. } => return Some(cur),
+            _ => return None,
+        };
+    }
+    Some(cur)
+}
+
+/// What a plain name used as a receiver names in the caller's scope.
+fn first_value(m: &Model, call: &MCall<'_>, name: &str) -> Option<Target> {
+    let file = call.file;
+    let classes: Vec<usize> = m
+        .in_file(file, name)
+        .iter()
+        .copied()
+        .filter(|&s| m.syms[s].kind == DefKind::Class && visible(m, s, call.caller))
+        .collect();
+    if let Some(&c) = classes.last() {
+        return Some(Target::Symbol(c));
+    }
+    let imp = m.imports[file].iter().rev().find(|i| i.alias == name)?;
+    Some(match &imp.name {
+        // `import a.b` binds `a`, the top package.
+        None if imp.module != name && imp.module.starts_with(&format!("{name}.")) => {
+            match module(m, file, name, imp.level) {
+                Module::Project(f) => Target::Module(f),
+                Module::Outside { stdlib } => Target::Outside { stdlib },
+                Module::Unknown => Target::Unknown,
+            }
+        }
+        _ => import_target(m, file, imp, 0),
+    })
 }
 
 /// What an import statement binds to.

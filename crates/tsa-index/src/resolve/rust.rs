@@ -9,6 +9,8 @@ use std::sync::OnceLock;
 
 use tsa_lang::{DefKind, Language};
 
+use crate::layout::RustCrate;
+
 use super::{Binding, ImportBinding, MCall, MFile, MImport, Model, Resolution, bound};
 
 fn std_names() -> &'static HashSet<&'static str> {
@@ -27,8 +29,12 @@ pub(super) struct Modules {
     files: HashMap<(String, Vec<String>), usize>,
     /// Per file: (crate dir, module path).
     of_file: HashMap<usize, (String, Vec<String>)>,
-    /// Crate name (`tsa_index`) -> crate dir.
-    crates: HashMap<String, String>,
+    /// Library name (`tsa_index`) -> crate dirs: from `Cargo.toml`, else (no
+    /// manifest) the folder name of a `src/lib.rs`.
+    crates: HashMap<String, Vec<String>>,
+    /// The Cargo packages, for the names each one's code uses for its path
+    /// dependencies.
+    packages: Vec<RustCrate>,
 }
 
 /// (crate dir, module path) of a file: `crates/x/src/a/b.rs` -> (`crates/x`, [a, b]).
@@ -55,25 +61,56 @@ fn locate(path: &str) -> (String, Vec<String>) {
 }
 
 impl Modules {
-    pub(super) fn new(files: &[MFile]) -> Modules {
+    pub(super) fn new(files: &[MFile], packages: &[RustCrate]) -> Modules {
         let mut out = Modules {
             files: HashMap::default(),
             of_file: HashMap::default(),
             crates: HashMap::default(),
+            packages: packages.to_vec(),
         };
+        for p in packages.iter().filter(|p| p.lib) {
+            out.crates.entry(p.name.clone()).or_default().push(p.dir.clone());
+        }
+        let declared = !packages.is_empty();
         for (i, f) in files.iter().enumerate() {
             if f.lang != Language::Rust {
                 continue;
             }
             let (dir, module) = locate(&f.path);
-            if module.is_empty() && f.path.ends_with("src/lib.rs") {
+            if !declared && module.is_empty() && f.path.ends_with("src/lib.rs") {
                 let name = dir.rsplit('/').next().unwrap_or(&dir).replace('-', "_");
-                out.crates.insert(name, dir.clone());
+                out.crates.entry(name).or_default().push(dir.clone());
             }
             out.files.insert((dir.clone(), module.clone()), i);
             out.of_file.insert(i, (dir, module));
         }
         out
+    }
+
+    /// The Cargo package a file belongs to (the nearest manifest folder above it).
+    fn package_of(&self, path: &str) -> Option<&RustCrate> {
+        self.packages
+            .iter()
+            .filter(|p| p.dir.is_empty() || path.starts_with(&format!("{}/", p.dir)))
+            .max_by_key(|p| p.dir.len())
+    }
+
+    /// The folder of the crate that the name `name` means in `path`'s code: a path
+    /// dependency of its package, the package's own library, or a unique library of
+    /// the project with that name.
+    fn crate_dir(&self, path: &str, name: &str) -> Option<String> {
+        if let Some(p) = self.package_of(path) {
+            if let Some((_, dir)) = p.deps.iter().find(|(n, _)| n == name) {
+                return Some(dir.clone());
+            }
+            if p.lib && p.name == name {
+                return Some(p.dir.clone());
+            }
+        }
+        match self.crates.get(name).map(Vec::as_slice) {
+            Some([dir]) => Some(dir.clone()),
+            _ => None,
+        }
     }
 }
 
@@ -113,7 +150,10 @@ fn module(m: &Model, file: usize, segs: &[String]) -> Module {
                 base.into_iter().chain(rest.iter().cloned()).collect(),
             )
         }
-        name if mods.crates.contains_key(name) => (mods.crates[name].clone(), segs[1..].to_vec()),
+        name if mods.crate_dir(&m.files[file].path, name).is_some() => (
+            mods.crate_dir(&m.files[file].path, name).unwrap_or_default(),
+            segs[1..].to_vec(),
+        ),
         _ => {
             // A child module of this one, or of the crate root.
             let child: Vec<String> = here.iter().chain(segs).cloned().collect();
