@@ -539,7 +539,14 @@ fn bindings(root: &std::path::Path) -> Vec<(String, u32, String, String, String)
 
 #[test]
 fn scoped_re_resolution_after_edits_equals_a_cold_build() {
-    for fixture in ["python", "rust", "typescript", "java"] {
+    for fixture in [
+        "python",
+        "rust",
+        "typescript",
+        "java",
+        "py_srclayout",
+        "go_module",
+    ] {
         let p = project(fixture);
         json(&p.root, &["index", "full"]);
         // Edit every source file in place (no file added or removed): rename the

@@ -509,6 +509,7 @@ fn write_cold(
     let model = Model::new(mfiles, syms, imports, layout);
     type FileBindings = (
         Vec<CallBinding>,
+        Vec<(usize, CallBinding)>,
         Vec<(Option<i64>, Option<i64>, i64)>,
         Vec<(Option<i64>, i64)>,
     );
@@ -518,10 +519,12 @@ fn write_cold(
         .map(|(k, (_, _, x))| {
             let base = first_sym[k];
             let sym_id = |s: usize| model.syms[s].id;
+            let mut alts = Vec::new();
             let calls = x
                 .calls
                 .iter()
-                .map(|c| {
+                .enumerate()
+                .map(|(i, c)| {
                     let b = model.resolve(&MCall {
                         file: k,
                         caller: c.enclosing.map(|e| base + e),
@@ -531,6 +534,16 @@ fn write_cold(
                         shadowed: c.shadowed,
                         path: c.path,
                     });
+                    alts.extend(b.alts.iter().map(|a| {
+                        (
+                            i,
+                            CallBinding {
+                                target: sym_id(a.target),
+                                resolution: a.resolution.code() as u8,
+                                confidence: a.confidence as f32,
+                            },
+                        )
+                    }));
                     CallBinding {
                         target: b.target.map(sym_id).unwrap_or(0),
                         resolution: b.resolution.code() as u8,
@@ -559,7 +572,7 @@ fn write_cold(
                     (r.target.map(sym_id), r.resolution.code())
                 })
                 .collect();
-            (calls, imports, bases)
+            (calls, alts, imports, bases)
         })
         .collect();
     report.resolve_ms = t.elapsed().as_millis();
@@ -568,7 +581,9 @@ fn write_cold(
     drop(model);
     let t = Instant::now();
     let mut w = Writer::cold(tx);
-    for (k, ((f, hash, x), (calls, imports, bases))) in parsed.iter().zip(&bindings).enumerate() {
+    for (k, ((f, hash, x), (calls, alts, imports, bases))) in
+        parsed.iter().zip(&bindings).enumerate()
+    {
         report.calls_resolved += calls
             .iter()
             .filter(|c| i64::from(c.resolution) != Resolution::Unknown.code())
@@ -577,6 +592,7 @@ fn write_cold(
             file_id: k as i64 + 1,
             first_symbol_id: first_sym[k] as i64 + 1,
             calls,
+            alts,
             imports,
             bases,
         };
@@ -863,6 +879,7 @@ fn load_symbols(
     let mut condition = filter.unwrap_or_else(|| "1".into());
     let mut bases_fetched: HashSet<i64> = HashSet::new();
     let mut bases_requested: HashSet<String> = HashSet::new();
+    let mut ifaces_fetched: HashSet<i64> = HashSet::new();
     loop {
         let mut stmt = conn.prepare(&format!(
             "SELECT s.id, s.file_id, s.name_id, n.name, s.kind, s.owner_id, o.name, s.parent_id, s.is_test, s.self_name, s.signature
@@ -947,6 +964,27 @@ fn load_symbols(
                 }
             }
         }
+        // Interfaces: every name of their method sets, so the types that implement
+        // them (dispatch targets) are judged on the same methods as in a cold build.
+        if partial {
+            let ifaces: Vec<i64> = syms
+                .iter()
+                .filter(|s| s.kind == tsa_lang::DefKind::Interface && ifaces_fetched.insert(s.id))
+                .map(|s| s.id)
+                .collect();
+            if !ifaces.is_empty() {
+                let mut stmt = conn.prepare(&format!(
+                    "SELECT DISTINCT n.name FROM symbols s JOIN names n ON n.id = s.name_id WHERE s.parent_id IN ({})",
+                    id_list(ifaces)
+                ))?;
+                for n in stmt.query_map([], |r| r.get::<_, String>(0))? {
+                    let n = n?;
+                    if bases_requested.insert(n.clone()) {
+                        new_names.push(n);
+                    }
+                }
+            }
+        }
         // Bases of the types loaded so far (and, for a partial load, the base types).
         let todo: Vec<i64> = syms
             .iter()
@@ -1020,7 +1058,7 @@ fn resolve(
     {
         let mut stmt = tx.prepare(&format!(
             "SELECT c.id, c.file_id, c.caller_id, n.name, c.receiver, c.path_call, c.target_id, c.resolution, c.receiver_type, c.shadowed
-             FROM calls c JOIN names n ON n.id = c.callee_id WHERE {cond}"
+             FROM calls c JOIN names n ON n.id = c.callee_id WHERE c.alt = 0 AND ({cond})"
         ))?;
         let mut q = stmt.query([])?;
         while let Some(r) = q.next()? {
@@ -1152,8 +1190,15 @@ fn resolve(
         .collect();
     let bindings: Vec<Binding> = rows.par_iter().map(|r| model.resolve(&r.call)).collect();
     checkpoint("resolve");
+    // The further targets of the sites in scope are written anew.
+    tx.execute(&format!("DELETE FROM calls AS c WHERE c.alt = 1 AND ({cond})"), [])?;
     let mut update = tx.prepare_cached(
         "UPDATE calls SET target_id = ?2, resolution = ?3, confidence = ?4 WHERE id = ?1",
+    )?;
+    let mut insert_alt = tx.prepare_cached(
+        "INSERT INTO calls(file_id, caller_id, callee_id, receiver, receiver_type, shadowed, path_call, line, target_id, resolution, confidence, alt)
+         SELECT file_id, caller_id, callee_id, receiver, receiver_type, shadowed, path_call, line, ?2, ?3, ?4, 1
+         FROM calls WHERE id = ?1",
     )?;
     let mut resolved = 0;
     for (row, b) in rows.iter().zip(bindings) {
@@ -1166,7 +1211,15 @@ fn resolve(
                 row.id,
                 target,
                 b.resolution.code(),
-                b.confidence
+                (b.confidence * 1000.0).round() / 1000.0
+            ])?;
+        }
+        for a in &b.alts {
+            insert_alt.execute(rusqlite::params![
+                row.id,
+                sym_id(a.target),
+                a.resolution.code(),
+                (a.confidence * 1000.0).round() / 1000.0
             ])?;
         }
     }

@@ -10,7 +10,7 @@ use crate::IndexError;
 use crate::fault::checkpoint;
 
 /// Bumped whenever the schema or the extractor changes what it stores.
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -52,7 +52,8 @@ CREATE TABLE IF NOT EXISTS calls(
     line INTEGER NOT NULL,
     target_id INTEGER,
     resolution INTEGER NOT NULL DEFAULT 5,
-    confidence REAL NOT NULL DEFAULT 0
+    confidence REAL NOT NULL DEFAULT 0,
+    alt INTEGER NOT NULL DEFAULT 0
 );
 CREATE TABLE IF NOT EXISTS imports(
     id INTEGER PRIMARY KEY,
@@ -366,6 +367,9 @@ pub struct Resolved<'a> {
     pub first_symbol_id: i64,
     /// Per call site: (target symbol id, resolution code, confidence).
     pub calls: &'a [CallBinding],
+    /// Further targets of call sites, by call index (ascending): each is written as
+    /// a row of its own (`alt = 1`) beside the site's row.
+    pub alts: &'a [(usize, CallBinding)],
     /// Per import: (target file id, target symbol id, resolution code).
     pub imports: &'a [(Option<i64>, Option<i64>, i64)],
     /// Per base of every definition, in order: (target symbol id, resolution code).
@@ -414,8 +418,8 @@ impl<'t> Inserts<'t> {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?,
             call: tx.prepare(
-                "INSERT INTO calls(file_id, caller_id, callee_id, receiver, receiver_type, shadowed, path_call, line, target_id, resolution, confidence)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                "INSERT INTO calls(file_id, caller_id, callee_id, receiver, receiver_type, shadowed, path_call, line, target_id, resolution, confidence, alt)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             )?,
             import: tx.prepare(
                 "INSERT INTO imports(file_id, module, name, alias, level, line, target_file_id, target_id, resolution)
@@ -598,32 +602,47 @@ impl<'t> Writer<'t> {
                     .execute(params![file_id, ids[i], base_id, kind, target, resolution])?;
             }
         }
+        let alts = resolved.map_or(&[][..], |r| r.alts);
+        let mut alt_at = 0usize;
         for (i, c) in x.calls.iter().enumerate() {
             let callee_id = self.name_id(&c.callee)?;
-            let (target, resolution, confidence) = resolved
+            let row = |b: CallBinding| {
+                let confidence = (f64::from(b.confidence) * 1000.0).round() / 1000.0;
+                (
+                    (b.target != 0).then_some(b.target),
+                    i64::from(b.resolution),
+                    confidence,
+                )
+            };
+            let primary = resolved
                 .and_then(|r| r.calls.get(i).copied())
-                .map(|b| {
-                    let confidence = (f64::from(b.confidence) * 1000.0).round() / 1000.0;
-                    (
-                        (b.target != 0).then_some(b.target),
-                        i64::from(b.resolution),
-                        confidence,
-                    )
-                })
+                .map(row)
                 .unwrap_or((None, 5, 0.0));
-            self.inserts()?.call.execute(params![
-                file_id,
-                c.enclosing.map(|i| ids[i]),
-                callee_id,
-                c.receiver,
-                c.receiver_type,
-                c.shadowed,
-                c.path,
-                c.line,
-                target,
-                resolution,
-                confidence
-            ])?;
+            let mut rows = vec![(primary, false)];
+            while let Some(&(k, b)) = alts.get(alt_at)
+                && k <= i
+            {
+                if k == i {
+                    rows.push((row(b), true));
+                }
+                alt_at += 1;
+            }
+            for ((target, resolution, confidence), alt) in rows {
+                self.inserts()?.call.execute(params![
+                    file_id,
+                    c.enclosing.map(|i| ids[i]),
+                    callee_id,
+                    c.receiver,
+                    c.receiver_type,
+                    c.shadowed,
+                    c.path,
+                    c.line,
+                    target,
+                    resolution,
+                    confidence,
+                    alt
+                ])?;
+            }
         }
         for (i, imp) in x.imports.iter().enumerate() {
             let (tfile, tsym, resolution) = resolved

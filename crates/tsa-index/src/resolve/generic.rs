@@ -11,7 +11,7 @@ use tsa_lang::{DefKind, Language, ModuleStyle};
 
 use crate::layout::{GoModule, Layout};
 
-use super::{Binding, ImportBinding, MCall, MFile, MImport, Model, Resolution, bound};
+use super::{local, Binding, ImportBinding, MCall, MFile, MImport, Model, Resolution, bound};
 
 /// Path indexes over the project's files.
 pub(super) struct Modules {
@@ -246,7 +246,8 @@ fn top_level(m: &Model, files: &[usize], name: &str) -> Vec<usize> {
         .flat_map(|&f| m.in_file(f, name).iter().copied())
         .filter(|&s| {
             let sym = &m.syms[s];
-            sym.parent.is_none()
+            // A method declared at top level (Go's `func (s *T) M()`) belongs to its type.
+            (sym.parent.is_none() && sym.owner.is_none())
                 || sym
                     .parent
                     .is_some_and(|p| m.syms[p].kind == DefKind::Module)
@@ -352,17 +353,13 @@ fn method(m: &Model, call: &MCall<'_>, owner: &str, name: &str) -> Option<Bindin
         .filter(|&s| m.syms[s].file == call.file)
         .collect();
     if let Some(s) = m.unique(here, test) {
-        return Some(Binding {
-            target: Some(s),
-            resolution: Resolution::Local,
-            confidence: 1.0,
-        });
+        return Some(local(s));
     }
     if let Some(s) = m.unique(cands.clone(), test) {
         return Some(bound(s, 0.9));
     }
     if !cands.is_empty() {
-        return None;
+        return m.build_variants(&cands, test);
     }
     // Not defined on the type itself: inherited from a base.
     let starts = match m.enclosing_type_sym(call.caller) {
@@ -395,11 +392,7 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                     .filter(|&s| m.syms[s].parent == Some(sc))
                     .collect();
                 if let Some(s) = m.unique(inner, test) {
-                    return Binding {
-                        target: Some(s),
-                        resolution: Resolution::Local,
-                        confidence: 1.0,
-                    };
+                    return local(s);
                 }
                 scope = m.syms[sc].parent;
             }
@@ -415,11 +408,7 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                 .filter(|&s| plain(s))
                 .collect();
             if let Some(s) = m.unique(top, test) {
-                return Binding {
-                    target: Some(s),
-                    resolution: Resolution::Local,
-                    confidence: 1.0,
-                };
+                return local(s);
             }
             // Go: the package's other files (one folder is one package; `_test.go`
             // files are seen by tests only).
@@ -443,18 +432,24 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                     .into_iter()
                     .filter(|&s| plain(s))
                     .collect();
-                if let Some(s) = m.unique(cands, test) {
+                if let Some(s) = m.unique(cands.clone(), test) {
                     return bound(s, 0.95);
+                }
+                if let Some(b) = m.build_variants(&cands, test) {
+                    return b;
                 }
             }
             // 2. A name bound by an import.
             if let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == name) {
                 return match import_target(m, file, imp) {
                     Target::Symbol(s) => bound(s, 0.9),
-                    Target::Module(files) => match m.unique(top_level(m, &files, name), test) {
-                        Some(s) => bound(s, 0.9),
-                        None => Binding::UNKNOWN,
-                    },
+                    Target::Module(files) => {
+                        let cands = top_level(m, &files, name);
+                        match m.unique(cands.clone(), test) {
+                            Some(s) => bound(s, 0.9),
+                            None => m.build_variants(&cands, test).unwrap_or(Binding::UNKNOWN),
+                        }
+                    }
                     Target::Outside(r) => Binding::class(r),
                     Target::Unknown => Binding::UNKNOWN,
                 };
@@ -526,10 +521,13 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
             // An imported module or type.
             if let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == recv) {
                 return match import_target(m, file, imp) {
-                    Target::Module(files) => match m.unique(top_level(m, &files, name), test) {
-                        Some(s) => bound(s, 0.9),
-                        None => Binding::UNKNOWN,
-                    },
+                    Target::Module(files) => {
+                        let cands = top_level(m, &files, name);
+                        match m.unique(cands.clone(), test) {
+                            Some(s) => bound(s, 0.9),
+                            None => m.build_variants(&cands, test).unwrap_or(Binding::UNKNOWN),
+                        }
+                    }
                     Target::Symbol(s) if m.syms[s].kind.is_type() => {
                         let owner = Arc::clone(&m.syms[s].name);
                         method(m, call, &owner, name).unwrap_or(Binding::UNKNOWN)

@@ -33,16 +33,25 @@ pub enum Resolution {
     External,
     /// Nothing matched, or more than one candidate did.
     Unknown,
+    /// One of several targets a call may reach at run time: an implementation of
+    /// the interface method the receiver's type names (listed per implementation,
+    /// with a lower confidence, never as one certain edge).
+    Dispatch,
+    /// A call that crosses a language binding (napi, pyo3, wasm-bindgen, cgo, JNI):
+    /// the target is the exported native function, never a plain edge.
+    CrossLanguage,
 }
 
 impl Resolution {
-    pub const ALL: [Resolution; 6] = [
+    pub const ALL: [Resolution; 8] = [
         Resolution::Local,
         Resolution::Project,
         Resolution::Stdlib,
         Resolution::Builtin,
         Resolution::External,
         Resolution::Unknown,
+        Resolution::Dispatch,
+        Resolution::CrossLanguage,
     ];
 
     pub const fn code(self) -> i64 {
@@ -53,6 +62,8 @@ impl Resolution {
             Resolution::Builtin => 3,
             Resolution::External => 4,
             Resolution::Unknown => 5,
+            Resolution::Dispatch => 6,
+            Resolution::CrossLanguage => 7,
         }
     }
 
@@ -71,6 +82,8 @@ impl Resolution {
             Resolution::Builtin => "builtin",
             Resolution::External => "external",
             Resolution::Unknown => "unknown",
+            Resolution::Dispatch => "dispatch",
+            Resolution::CrossLanguage => "binding",
         }
     }
 }
@@ -137,9 +150,21 @@ enum TypeRef {
 }
 
 /// The outcome for one call site.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Binding {
     pub target: Option<usize>,
+    pub resolution: Resolution,
+    pub confidence: f64,
+    /// Further targets the same call site may reach (build variants of one
+    /// function, implementations behind an interface), each stored as a row of its
+    /// own beside the site's first one.
+    pub alts: Vec<Alt>,
+}
+
+/// A further target of one call site.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Alt {
+    pub target: usize,
     pub resolution: Resolution,
     pub confidence: f64,
 }
@@ -149,6 +174,7 @@ impl Binding {
         target: None,
         resolution: Resolution::Unknown,
         confidence: 0.0,
+        alts: Vec::new(),
     };
 
     fn class(resolution: Resolution) -> Binding {
@@ -156,7 +182,15 @@ impl Binding {
             target: None,
             resolution,
             confidence: 0.9,
+            alts: Vec::new(),
         }
+    }
+
+    /// Every target: the first one, then the alternatives.
+    pub fn targets(&self) -> impl Iterator<Item = usize> + '_ {
+        self.target
+            .into_iter()
+            .chain(self.alts.iter().map(|a| a.target))
     }
 }
 
@@ -342,10 +376,22 @@ impl Model {
             .unique(here, test)
             .or_else(|| self.unique(own.clone(), test))
         {
-            return Some(bound(s, 0.95));
+            let mut b = bound(s, 0.95);
+            // Through an interface: each implementation in the project may be the one.
+            b.alts = self
+                .implementations(t, call.callee)
+                .into_iter()
+                .filter(|&m| m != s)
+                .map(|m| Alt {
+                    target: m,
+                    resolution: Resolution::Dispatch,
+                    confidence: 0.5,
+                })
+                .collect();
+            return Some(b);
         }
         if !own.is_empty() {
-            return Some(Binding::UNKNOWN);
+            return Some(self.build_variants(&own, test).unwrap_or(Binding::UNKNOWN));
         }
         Some(
             self.inherited(call, vec![t], call.callee)
@@ -430,11 +476,7 @@ impl Model {
             })
             .collect();
         if let Some(s) = self.unique(local, false) {
-            return Binding {
-                target: Some(s),
-                resolution: Resolution::Local,
-                confidence: 1.0,
-            };
+            return local_target(s);
         }
         let call = MCall {
             file,
@@ -493,6 +535,92 @@ impl Model {
             Some(f) if !lang.can_call(self.files[f].lang) => ImportBinding::UNKNOWN,
             _ => b,
         }
+    }
+
+    /// Go build variants: one function or method defined in several files of one
+    /// package folder (behind build constraints). Each is the call's target in some
+    /// build, so all are: the first as the target, the rest as alternatives.
+    fn build_variants(&self, cands: &[usize], caller_is_test: bool) -> Option<Binding> {
+        let mut c = cands.to_vec();
+        if !caller_is_test && c.iter().any(|&x| !self.syms[x].is_test) {
+            c.retain(|&x| !self.syms[x].is_test);
+        }
+        c.sort_unstable();
+        c.dedup();
+        let (&first, _) = c.split_first()?;
+        let dir = |s: usize| {
+            let p = &self.files[self.syms[s].file].path;
+            p.rsplit_once('/').map_or("", |(d, _)| d)
+        };
+        let f = &self.syms[first];
+        let files: std::collections::HashSet<usize> = c.iter().map(|&x| self.syms[x].file).collect();
+        let same = c.len() > 1
+            && files.len() == c.len()
+            && c.iter().all(|&x| {
+                let s = &self.syms[x];
+                self.files[s.file].lang.module_style() == ModuleStyle::GoPackage
+                    && dir(x) == dir(first)
+                    && s.owner == f.owner
+                    && s.kind == f.kind
+                    && s.parent.is_none()
+            });
+        if same { variants(c, 0.9) } else { None }
+    }
+
+    /// The methods `name` of the project types that implement interface `iface`
+    /// (Go: structurally, every method of the interface, embedded interfaces
+    /// included, is defined on the type); empty for anything but a Go interface.
+    fn implementations(&self, iface: usize, name: &str) -> Vec<usize> {
+        let i = &self.syms[iface];
+        let lang = self.files[i.file].lang;
+        if i.kind != DefKind::Interface || lang.module_style() != ModuleStyle::GoPackage {
+            return Vec::new();
+        }
+        // The interface's method set, through embedded interfaces.
+        let mut wanted: Vec<Arc<str>> = Vec::new();
+        let mut todo = vec![iface];
+        let mut seen = std::collections::HashSet::new();
+        while let Some(t) = todo.pop() {
+            if !seen.insert(t) || seen.len() > 16 {
+                continue;
+            }
+            let t_name = Arc::clone(&self.syms[t].name);
+            for (_, ms) in self.by_owner.get(&t_name).into_iter().flatten() {
+                for &ms in ms {
+                    if self.syms[ms].parent == Some(t) {
+                        wanted.push(Arc::clone(&self.syms[ms].name));
+                    }
+                }
+            }
+            for base in &self.syms[t].bases {
+                let b = self.resolve_base(t, base);
+                if let Some(bt) = b.target
+                    && self.syms[bt].kind == DefKind::Interface
+                {
+                    todo.push(bt);
+                }
+            }
+        }
+        if !wanted.iter().any(|w| &**w == name) {
+            return Vec::new();
+        }
+        let mut out: Vec<usize> = self
+            .named(lang, name)
+            .into_iter()
+            .filter(|&m| {
+                let sym = &self.syms[m];
+                let Some(owner) = &sym.owner else {
+                    return false;
+                };
+                sym.kind.is_callable()
+                    && sym.parent.is_none()
+                    && wanted
+                        .iter()
+                        .all(|w| self.owned(owner, w).iter().any(|&x| self.syms[x].parent.is_none()))
+            })
+            .collect();
+        out.sort_unstable();
+        out
     }
 
     fn caller_is_test(&self, call: &MCall<'_>) -> bool {
@@ -679,10 +807,44 @@ impl Model {
     }
 }
 
+/// A target in the caller's own file, certain.
+fn local(target: usize) -> Binding {
+    local_target(target)
+}
+
+fn local_target(target: usize) -> Binding {
+    Binding {
+        target: Some(target),
+        resolution: Resolution::Local,
+        confidence: 1.0,
+        alts: Vec::new(),
+    }
+}
+
 fn bound(target: usize, confidence: f64) -> Binding {
     Binding {
         target: Some(target),
         resolution: Resolution::Project,
         confidence,
+        alts: Vec::new(),
     }
+}
+
+/// Several definitions that are one function in different builds (Go files behind
+/// build constraints): the first is the target, the others alternatives of the same
+/// class and confidence.
+fn variants(mut cands: Vec<usize>, confidence: f64) -> Option<Binding> {
+    cands.sort_unstable();
+    cands.dedup();
+    let (&first, rest) = cands.split_first()?;
+    let mut b = bound(first, confidence);
+    b.alts = rest
+        .iter()
+        .map(|&t| Alt {
+            target: t,
+            resolution: Resolution::Project,
+            confidence,
+        })
+        .collect();
+    Some(b)
 }

@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use tsa_lang::{DefKind, Language};
 
-use super::{Binding, ImportBinding, MCall, MFile, MImport, Model, Resolution, bound};
+use super::{local, Binding, ImportBinding, MCall, MFile, MImport, Model, Resolution, bound};
 
 fn stdlib() -> &'static HashSet<&'static str> {
     static S: OnceLock<HashSet<&'static str>> = OnceLock::new();
@@ -32,6 +32,9 @@ pub(super) struct Modules {
     /// Every dotted suffix -> files (the last resort for a folder a test or script
     /// puts on `sys.path` by hand).
     suffix: HashMap<String, Vec<usize>>,
+    /// Per Python file: the folder above its top-level package (a plain module's
+    /// own folder), which is first on `sys.path` when its code runs as a script.
+    tops: HashMap<usize, String>,
 }
 
 fn module_parts(path: &str) -> Vec<String> {
@@ -52,6 +55,7 @@ impl Modules {
         let mut exact = HashMap::default();
         let mut named: HashMap<String, Vec<(usize, u8)>> = HashMap::default();
         let mut suffix: HashMap<String, Vec<usize>> = HashMap::default();
+        let mut tops: HashMap<usize, String> = HashMap::default();
         // Folders that are packages (hold an `__init__`).
         let packages: HashSet<&str> = files
             .iter()
@@ -97,6 +101,7 @@ impl Modules {
                 &f.path[top.len() + 1..]
             };
             add(module_parts(rel).join("."), i, 1);
+            tops.insert(i, top.to_owned());
             add(parts.join("."), i, 2);
             exact.insert(parts.join("."), i);
             for start in 0..parts.len() {
@@ -107,6 +112,7 @@ impl Modules {
             exact,
             named,
             suffix,
+            tops,
         }
     }
 }
@@ -154,6 +160,16 @@ fn module(m: &Model, file: usize, name: &str, level: u32) -> Module {
         };
     }
     if let Some(cands) = mods.named.get(name) {
+        // The importer's own folder comes first on `sys.path`.
+        let top = mods.tops.get(&file);
+        let own: Vec<usize> = cands
+            .iter()
+            .filter(|&&(f, r)| r == 1 && mods.tops.get(&f) == top)
+            .map(|&(f, _)| f)
+            .collect();
+        if let [f] = own[..] {
+            return Module::Project(f);
+        }
         let best = cands.iter().map(|&(_, r)| r).min().unwrap_or(0);
         let mut top: Vec<usize> = cands
             .iter()
@@ -328,11 +344,7 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                 .filter(|&s| !call.shadowed || m.syms[s].parent.is_some())
                 .collect();
             if let Some(&s) = local.last() {
-                return Binding {
-                    target: Some(s),
-                    resolution: Resolution::Local,
-                    confidence: 1.0,
-                };
+                return super::local(s);
             }
             if call.shadowed {
                 return Binding::UNKNOWN;
@@ -381,11 +393,7 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                     .filter(|&s| m.syms[s].file == file)
                     .collect();
                 return match cands.last() {
-                    Some(&s) => Binding {
-                        target: Some(s),
-                        resolution: Resolution::Local,
-                        confidence: 1.0,
-                    },
+                    Some(&s) => local(s),
                     // Not on the class itself: inherited from a base class.
                     None => match m.enclosing_type_sym(call.caller) {
                         Some(t) => m.inherited(call, vec![t], name).unwrap_or(Binding::UNKNOWN),

@@ -258,11 +258,7 @@ fn method(m: &Model, call: &MCall<'_>, owner: &str, name: &str) -> Binding {
         .collect();
     let test = m.caller_is_test(call);
     if let Some(s) = m.unique(same_file, test) {
-        return Binding {
-            target: Some(s),
-            resolution: Resolution::Local,
-            confidence: 1.0,
-        };
+        return super::local(s);
     }
     if let Some(s) = m.unique(cands.clone(), test) {
         return bound(s, 0.9);
@@ -347,11 +343,7 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                 .filter(|&s| module_scope(m, m.syms[s].parent) == scope)
                 .collect();
             if let Some(s) = m.unique(local, test) {
-                return Binding {
-                    target: Some(s),
-                    resolution: Resolution::Local,
-                    confidence: 1.0,
-                };
+                return super::local(s);
             }
             // 2. A `use` binding.
             if let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == name) {
