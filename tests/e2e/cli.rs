@@ -546,6 +546,7 @@ fn scoped_re_resolution_after_edits_equals_a_cold_build() {
         "java",
         "py_srclayout",
         "go_module",
+        "rust_workspace",
     ] {
         let p = project(fixture);
         json(&p.root, &["index", "full"]);

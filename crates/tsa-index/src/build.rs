@@ -485,6 +485,8 @@ fn write_cold(
                 owner: d.owner.as_deref().map(&mut intern),
                 returns: if d.kind.is_callable() {
                     return_type(f.language, &d.name, &d.signature).map(|t| intern(&t))
+                } else if d.kind == tsa_lang::DefKind::Type {
+                    tsa_lang::alias_target(&d.signature).map(|t| intern(&t))
                 } else {
                     None
                 },
@@ -920,6 +922,9 @@ fn load_symbols(
             let returns = if kind.is_callable() {
                 let sig = r.get_ref(10)?.as_str().unwrap_or("");
                 return_type(files_lang[file], &name, sig).map(Arc::from)
+            } else if kind == tsa_lang::DefKind::Type {
+                let sig = r.get_ref(10)?.as_str().unwrap_or("");
+                tsa_lang::alias_target(sig).map(Arc::from)
             } else {
                 None
             };

@@ -384,6 +384,9 @@ fn rust_crates(root: &Path, docs: &[(String, toml_edit::Document<String>)]) -> V
         }
         for table in tables {
             for (key, spec) in table.iter() {
+                // A dependency is named in code by its key when renamed
+                // (`tk = { package = "tok-core" }`), else by its library's name.
+                let renamed = spec.get("package").is_some();
                 let target = if let Some(p) = spec.get("path").and_then(|p| p.as_str()) {
                     join(dir, p)
                 } else if spec
@@ -403,18 +406,35 @@ fn rust_crates(root: &Path, docs: &[(String, toml_edit::Document<String>)]) -> V
                     None
                 };
                 if let Some(target) = target {
-                    deps.push((key.replace('-', "_"), target));
+                    let key = if renamed {
+                        key.replace('-', "_")
+                    } else {
+                        format!("\u{0}{}", key.replace('-', "_"))
+                    };
+                    deps.push((key, target));
                 }
             }
         }
-        deps.sort();
-        deps.dedup();
         out.push(RustCrate {
             dir: dir.clone(),
             name: lib_name.replace('-', "_"),
             lib,
             deps,
         });
+    }
+    // Dependencies not renamed are named by their library's name in code.
+    let lib_names: Vec<(String, String)> = out.iter().map(|c| (c.dir.clone(), c.name.clone())).collect();
+    for c in &mut out {
+        for (name, dir) in &mut c.deps {
+            if let Some(key) = name.strip_prefix('\u{0}') {
+                *name = lib_names
+                    .iter()
+                    .find(|(d, _)| d == dir)
+                    .map_or_else(|| key.to_owned(), |(_, n)| n.clone());
+            }
+        }
+        c.deps.sort();
+        c.deps.dedup();
     }
     out
 }
@@ -543,5 +563,14 @@ mod tests {
         assert_eq!(crates[0].deps, [("b_core".to_owned(), "b".to_owned())]);
         assert_eq!(crates[1].name, "b_core");
         assert!(!crates[1].lib);
+        let docs = vec![
+            ("a".to_owned(), toml("[package]\nname = \"a\"\n[dependencies]\nx = { path = \"../b\" }\ny = { package = \"b-core\", path = \"../b\" }\n")),
+            ("b".to_owned(), toml("[package]\nname = \"b-core\"\n[lib]\nname = \"blib\"\n")),
+        ];
+        let crates = rust_crates(dir.path(), &docs);
+        assert_eq!(
+            crates[0].deps,
+            [("blib".to_owned(), "b".to_owned()), ("y".to_owned(), "b".to_owned())]
+        );
     }
 }

@@ -462,7 +462,7 @@ pub fn extract_with(
         None
     };
     for (var, ty) in raw_bindings {
-        let Some(t) = receiver_type_name(text(ty, src)) else {
+        let Some(t) = receiver_type_name(crate::returns::unwrap_generic(text(ty, src))) else {
             continue;
         };
         let scope = enclosing(&out.defs, var.start_byte());

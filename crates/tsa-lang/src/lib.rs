@@ -11,5 +11,5 @@ mod test_paths;
 pub use extract::{ExtractError, FactsHook, extract, extract_with, parse_only, validate_queries};
 pub use languages::{Family, Language, ModuleStyle, Tier};
 pub use model::{Base, BaseKind, CallSite, Def, DefKind, FileExtract, Import};
-pub use returns::return_type;
+pub use returns::{alias_target, return_type};
 pub use test_paths::is_test_path;

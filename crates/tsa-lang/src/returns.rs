@@ -4,7 +4,9 @@
 use crate::Language;
 
 /// Wrappers whose first type argument is what a caller ends up holding (`?`, deref).
-const TRANSPARENT: [&str; 5] = ["Result", "Box", "Arc", "Rc", "Promise"];
+const TRANSPARENT: [&str; 11] = [
+    "Result", "Option", "Box", "Arc", "Rc", "Promise", "Cow", "RefCell", "Ref", "RefMut", "Weak",
+];
 
 /// The return type `signature` declares for function `name`, as a plain (possibly
 /// qualified) type name; `None` when it declares none, or a type that is not one
@@ -74,6 +76,16 @@ pub fn return_type(lang: Language, name: &str, signature: &str) -> Option<String
     (!primitive).then_some(t)
 }
 
+/// What a type alias declares it stands for (`type Simple = Impl<W>;` -> `Impl`,
+/// `type Id = store.Key` -> `store.Key`), as a plain type name; `None` for anything
+/// that is not an alias of one named type.
+pub fn alias_target(signature: &str) -> Option<String> {
+    let (_, rhs) = signature.split_once('=')?;
+    let rhs = rhs.split(['{', ';']).next().unwrap_or(rhs).trim();
+    let t = crate::extract::receiver_type_name(unwrap_generic(rhs))?;
+    (!t.is_empty()).then_some(t)
+}
+
 fn after_arrow(sig: &str) -> Option<&str> {
     let i = sig.rfind("->")?;
     Some(sig[i + 2..].trim())
@@ -114,8 +126,38 @@ fn before_name<'a>(sig: &'a str, name: &str) -> Option<&'a str> {
     (!word.is_empty()).then_some(word)
 }
 
-/// `Result<Store, E>` -> `Store`; other generics keep their outer name.
-fn unwrap_generic(t: &str) -> &str {
+/// `Result<Store, E>` -> `Store`, `Arc<Box<Store>>` -> `Store` (leading `&`, `&mut`
+/// and lifetimes dropped at each level); other generics keep their outer name.
+pub(crate) fn unwrap_generic(t: &str) -> &str {
+    let mut t = t.trim();
+    for _ in 0..8 {
+        let next = unwrap_once(strip_refs(t));
+        if next == t {
+            break;
+        }
+        t = next;
+    }
+    t
+}
+
+/// `&'a mut T` -> `T`.
+fn strip_refs(mut t: &str) -> &str {
+    loop {
+        let before = t;
+        t = t.trim_start();
+        t = t.strip_prefix('&').unwrap_or(t).trim_start();
+        if let Some(rest) = t.strip_prefix('\'') {
+            t = rest.trim_start_matches(|c: char| c.is_alphanumeric() || c == '_');
+        }
+        t = t.strip_prefix("mut ").unwrap_or(t);
+        t = t.strip_prefix("dyn ").unwrap_or(t);
+        if t == before {
+            return t;
+        }
+    }
+}
+
+fn unwrap_once(t: &str) -> &str {
     let t = t.trim();
     if let Some(lt) = t.find('<') {
         let outer = t[..lt].rsplit("::").next().unwrap_or(&t[..lt]);

@@ -358,13 +358,20 @@ impl Model {
         }
         let test = self.caller_is_test(call);
         let owner = &self.syms[t].name;
+        // Rust: what a caller holds as `Result<T>`/`Option<T>` before unwrapping is
+        // called with those types' own methods, whatever `T` defines.
+        if lang.module_style() == ModuleStyle::Rust && rust::is_wrapper_method(call.callee) {
+            return Some(Binding::UNKNOWN);
+        }
         let own: Vec<usize> = self
             .owned(owner, call.callee)
             .iter()
             .copied()
             .filter(|&s| {
                 let sym = &self.syms[s];
-                sym.kind.is_callable() && self.files[sym.file].lang.family() == type_lang.family()
+                sym.kind.is_callable()
+                    && self.files[sym.file].lang.family() == type_lang.family()
+                    && self.methods_may_live(t, sym.file)
             })
             .collect();
         let here: Vec<usize> = own
@@ -394,9 +401,52 @@ impl Model {
             return Some(self.build_variants(&own, test).unwrap_or(Binding::UNKNOWN));
         }
         Some(
-            self.inherited(call, vec![t], call.callee)
+            self.inherited(call, self.with_impls(t), call.callee)
                 .unwrap_or(Binding::UNKNOWN),
         )
+    }
+
+    /// Whether methods of type `t` may be defined in `file`: Go methods live in the
+    /// type's package (folder), Rust inherent impls in the type's crate; other
+    /// languages are not narrowed here.
+    fn methods_may_live(&self, t: usize, file: usize) -> bool {
+        let tf = self.syms[t].file;
+        match self.files[tf].lang.module_style() {
+            ModuleStyle::GoPackage => {
+                let dir = |f: usize| {
+                    let p = &self.files[f].path;
+                    p.rsplit_once('/').map_or("", |(d, _)| d)
+                };
+                dir(tf) == dir(file)
+            }
+            ModuleStyle::Rust => rust::same_crate(self, tf, file),
+            _ => true,
+        }
+    }
+
+    /// The type a type alias stands for (aliases of aliases followed); other types
+    /// are themselves; `None` for an alias of something outside the project.
+    fn through_aliases(&self, t: usize) -> Option<usize> {
+        let sym = &self.syms[t];
+        if sym.kind != DefKind::Type {
+            return Some(t);
+        }
+        match self.type_named(sym.file, sym.parent, sym.returns.as_deref()?, 0)? {
+            TypeRef::Sym(s) => Some(s),
+            TypeRef::Outside(_) => None,
+        }
+    }
+
+    /// A type and, for Rust, its `impl` blocks of the same crate (which carry the
+    /// traits it implements and its `Deref` target as bases).
+    fn with_impls(&self, t: usize) -> Vec<usize> {
+        let mut out = vec![t];
+        if self.files[self.syms[t].file].lang.module_style() == ModuleStyle::Rust {
+            out.extend(self.named_all(&self.syms[t].name).iter().copied().filter(|&s| {
+                self.syms[s].kind == DefKind::Impl && rust::same_crate(self, t_file(self, t), self.syms[s].file)
+            }));
+        }
+        out
     }
 
     /// What the type name `ty`, written in `file` within `scope`, denotes: a project
@@ -428,6 +478,11 @@ impl Model {
         let found = self.by_style(&as_name);
         match found.target {
             Some(t) if self.syms[t].kind.is_type() => Some(TypeRef::Sym(t)),
+            // A type alias: what it stands for.
+            Some(a) if self.syms[a].kind == DefKind::Type => {
+                let sym = &self.syms[a];
+                self.type_named(sym.file, sym.parent, sym.returns.as_deref()?, depth + 1)
+            }
             Some(f) if self.syms[f].kind.is_callable() => {
                 let sym = &self.syms[f];
                 let returns = sym.returns.as_deref()?;
@@ -791,6 +846,11 @@ impl Model {
             .iter()
             .copied()
             .filter(|&s| kinds.contains(&self.syms[s].kind))
+            // Rust: only crates the caller's package can name.
+            .filter(|&s| {
+                lang.module_style() != ModuleStyle::Rust
+                    || rust::visible_crate(self, call.file, self.syms[s].file)
+            })
             .collect();
         self.unique_fallback(cands, call)
     }
@@ -805,6 +865,10 @@ impl Model {
         }
         self.unique(cands, test)
     }
+}
+
+fn t_file(m: &Model, t: usize) -> usize {
+    m.syms[t].file
 }
 
 /// A target in the caller's own file, certain.

@@ -232,7 +232,11 @@ fn in_module(m: &Model, f: usize, name: &str, depth: u32) -> Option<usize> {
             m.syms[s].parent.is_none()
                 && matches!(
                     m.syms[s].kind,
-                    DefKind::Function | DefKind::Struct | DefKind::Enum | DefKind::Trait
+                    DefKind::Function
+                        | DefKind::Struct
+                        | DefKind::Enum
+                        | DefKind::Trait
+                        | DefKind::Type
                 )
         })
         .collect();
@@ -244,13 +248,26 @@ fn in_module(m: &Model, f: usize, name: &str, depth: u32) -> Option<usize> {
             return Some(s);
         }
     }
+    // Glob re-exports: `pub use tokenizer::*;`.
+    for imp in m.imports[f].iter().filter(|i| i.alias == "*") {
+        if let Module::Project(sf) = module(m, f, &segs(&imp.module))
+            && sf != f
+            && let Some(s) = in_module(m, sf, name, depth + 1)
+        {
+            return Some(s);
+        }
+    }
     None
 }
 
-/// Methods `name` of type `owner` anywhere in the project (impl blocks may live in
-/// other files), preferring the caller's file.
+/// Methods `name` of a type known only by its name `owner`, in the crates the caller
+/// can reach (impl blocks may live in other files), preferring the caller's file.
 fn method(m: &Model, call: &MCall<'_>, owner: &str, name: &str) -> Binding {
-    let cands = m.methods(Language::Rust, owner, name);
+    let cands: Vec<usize> = m
+        .methods(Language::Rust, owner, name)
+        .into_iter()
+        .filter(|&s| visible_crate(m, call.file, m.syms[s].file))
+        .collect();
     let same_file: Vec<usize> = cands
         .iter()
         .copied()
@@ -266,9 +283,113 @@ fn method(m: &Model, call: &MCall<'_>, owner: &str, name: &str) -> Binding {
     if !cands.is_empty() {
         return Binding::UNKNOWN;
     }
-    // A provided method of a trait the type implements (`impl Trait for Owner`).
-    m.inherited(call, m.types_named(call, owner), name)
+    // A provided method of a trait the type implements (`impl Trait for Owner`), or
+    // the `Deref` target's.
+    let types: Vec<usize> = m
+        .types_named(call, owner)
+        .into_iter()
+        .filter(|&t| visible_crate(m, call.file, m.syms[t].file))
+        .collect();
+    m.inherited(call, types, name).unwrap_or(Binding::UNKNOWN)
+}
+
+/// Method `name` of the type definition `t`: defined in an impl of its crate, else
+/// provided by a trait it implements or reached through its `Deref` target.
+fn method_on(m: &Model, call: &MCall<'_>, t: usize, name: &str) -> Binding {
+    let Some(t) = m.through_aliases(t) else {
+        return Binding::UNKNOWN;
+    };
+    let cands: Vec<usize> = m
+        .methods(Language::Rust, &m.syms[t].name, name)
+        .into_iter()
+        .filter(|&s| same_crate(m, m.syms[t].file, m.syms[s].file))
+        .collect();
+    let test = m.caller_is_test(call);
+    if let Some(s) = m.unique(cands.clone(), test) {
+        return bound(s, 0.9);
+    }
+    if !cands.is_empty() {
+        return Binding::UNKNOWN;
+    }
+    m.inherited(call, m.with_impls(t), name)
         .unwrap_or(Binding::UNKNOWN)
+}
+
+/// Methods of `Result` and `Option` (and their iterators' adapters): a call of one of
+/// these on a value typed from a function's `Result<T>` is not a call on `T`.
+pub(super) fn is_wrapper_method(name: &str) -> bool {
+    matches!(
+        name,
+        "unwrap"
+            | "expect"
+            | "ok"
+            | "err"
+            | "map"
+            | "map_err"
+            | "and_then"
+            | "or_else"
+            | "unwrap_or"
+            | "unwrap_or_else"
+            | "unwrap_or_default"
+            | "is_ok"
+            | "is_err"
+            | "is_some"
+            | "is_none"
+            | "as_ref"
+            | "as_mut"
+            | "ok_or"
+            | "ok_or_else"
+            | "filter"
+            | "take"
+            | "cloned"
+            | "copied"
+    )
+}
+
+/// The Cargo package (folder) of a file: from the manifests, else its crate root.
+fn package_dir(m: &Model, file: usize) -> Option<String> {
+    let mods = &m.rust;
+    match mods.package_of(&m.files[file].path) {
+        Some(p) => Some(p.dir.clone()),
+        None if mods.packages.is_empty() => None,
+        None => mods.of_file.get(&file).map(|(d, _)| d.clone()),
+    }
+}
+
+/// Whether two files belong to one Cargo package (always, without manifests).
+pub(super) fn same_crate(m: &Model, a: usize, b: usize) -> bool {
+    m.rust.packages.is_empty() || package_dir(m, a) == package_dir(m, b)
+}
+
+/// Whether code in `from` can name items of `to`'s crate: its own package or one it
+/// depends on by path, transitively (always, without manifests).
+pub(super) fn visible_crate(m: &Model, from: usize, to: usize) -> bool {
+    let mods = &m.rust;
+    if mods.packages.is_empty() {
+        return true;
+    }
+    let (Some(a), Some(b)) = (package_dir(m, from), package_dir(m, to)) else {
+        return true;
+    };
+    if a == b {
+        return true;
+    }
+    let mut seen = HashSet::new();
+    let mut todo = vec![a];
+    while let Some(d) = todo.pop() {
+        if !seen.insert(d.clone()) {
+            continue;
+        }
+        if let Some(p) = mods.packages.iter().find(|p| p.dir == d) {
+            for (_, dep) in &p.deps {
+                if *dep == b {
+                    return true;
+                }
+                todo.push(dep.clone());
+            }
+        }
+    }
+    false
 }
 
 fn from_target(t: Target) -> Binding {
@@ -321,8 +442,8 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
         && !call.path
     {
         // A method call on a value: only `self.f()` has a type we know here.
-        return match (recv, m.enclosing_type(call.caller)) {
-            ("self", Some(owner)) => method(m, call, owner, name),
+        return match (recv, m.enclosing_type_sym(call.caller)) {
+            ("self", Some(t)) => self_method(m, call, t, name),
             _ => Binding::UNKNOWN,
         };
     }
@@ -359,33 +480,63 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                 None => Binding::UNKNOWN,
             }
         }
-        Some("Self") => match m.enclosing_type(call.caller) {
-            Some(owner) => method(m, call, owner, name),
+        Some("Self") => match m.enclosing_type_sym(call.caller) {
+            Some(t) => self_method(m, call, t, name),
             None => Binding::UNKNOWN,
         },
         Some(recv) if recv.contains("::") || recv == "crate" || recv == "super" => {
             let path = segs(recv.split('<').next().unwrap_or(recv));
-            // `Type::f` under a path: try the last segment as a type first.
+            // The whole path a module: `crate::store::open()`.
+            match module(m, file, &path) {
+                Module::Project(f) => {
+                    if let Some(s) = in_module(m, f, name, 1) {
+                        return bound(s, 0.9);
+                    }
+                }
+                Module::Std => return Binding::class(Resolution::Stdlib),
+                Module::External => return Binding::class(Resolution::External),
+                Module::Unknown => {}
+            }
+            // `path::Type::f()`: the type the path names, then its method.
+            if let Some((last, head)) = path.split_last()
+                && !head.is_empty()
+            {
+                match module(m, file, head) {
+                    Module::Project(f) => {
+                        if let Some(t) = in_module(m, f, last, 1)
+                            && m.syms[t].kind != DefKind::Function
+                        {
+                            return method_on(m, call, t, name);
+                        }
+                    }
+                    Module::Std => return Binding::class(Resolution::Stdlib),
+                    Module::External => return Binding::class(Resolution::External),
+                    Module::Unknown => {}
+                }
+            }
+            // A path the modules do not explain: its last segment as a type name.
             if let Some(last) = path.last()
                 && last.chars().next().is_some_and(char::is_uppercase)
             {
-                let b = method(m, call, last, name);
-                if b.target.is_some() {
-                    return b;
-                }
+                return method(m, call, last, name);
             }
-            match module(m, file, &path) {
-                Module::Project(f) => match in_module(m, f, name, 1) {
-                    Some(s) => bound(s, 0.9),
-                    None => Binding::UNKNOWN,
-                },
-                Module::Std => Binding::class(Resolution::Stdlib),
-                Module::External => Binding::class(Resolution::External),
-                Module::Unknown => Binding::UNKNOWN,
-            }
+            Binding::UNKNOWN
         }
         Some(recv) => {
             let recv = recv.split('<').next().unwrap_or(recv);
+            // A type of this file: `Store::open()`.
+            let here: Vec<usize> = m
+                .in_file(file, recv)
+                .iter()
+                .copied()
+                .filter(|&s| {
+                    let k = m.syms[s].kind;
+                    (k.is_type() && k != DefKind::Impl) || k == DefKind::Type
+                })
+                .collect();
+            if let Some(t) = m.unique(here, test) {
+                return method_on(m, call, t, name);
+            }
             // A `use`d module or type.
             if let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == recv) {
                 return match import_target(m, file, imp, 0) {
@@ -394,7 +545,7 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                         None => Binding::UNKNOWN,
                     },
                     Target::Symbol(s) if m.syms[s].kind != DefKind::Function => {
-                        method(m, call, &m.syms[s].name, name)
+                        method_on(m, call, s, name)
                     }
                     t => from_target(t),
                 };
@@ -420,6 +571,46 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                 _ => Binding::UNKNOWN,
             }
         }
+    }
+}
+
+/// `self.f()` / `Self::f()` inside an impl or trait: the method of the type the
+/// block is for (its inherent impls, its traits' provided methods, its `Deref`
+/// target), or the trait's own method.
+fn self_method(m: &Model, call: &MCall<'_>, t: usize, name: &str) -> Binding {
+    let sym = &m.syms[t];
+    if sym.kind == DefKind::Trait {
+        let own: Vec<usize> = m
+            .in_file(sym.file, name)
+            .iter()
+            .copied()
+            .filter(|&s| m.syms[s].parent == Some(t))
+            .collect();
+        if let Some(s) = own.first() {
+            return super::local(*s);
+        }
+        return m
+            .inherited(call, vec![t], name)
+            .unwrap_or(Binding::UNKNOWN);
+    }
+    // The type an impl block is for.
+    let ty = m
+        .in_file(sym.file, &sym.name)
+        .iter()
+        .copied()
+        .find(|&s| {
+            let k = m.syms[s].kind;
+            k.is_type() && k != DefKind::Impl && k != DefKind::Trait
+        })
+        .or_else(|| {
+            m.named(Language::Rust, &sym.name).into_iter().find(|&s| {
+                let k = m.syms[s].kind;
+                k.is_type() && k != DefKind::Impl && k != DefKind::Trait && same_crate(m, sym.file, m.syms[s].file)
+            })
+        });
+    match ty {
+        Some(ty) => method_on(m, call, ty, name),
+        None => method(m, call, &sym.name, name),
     }
 }
 

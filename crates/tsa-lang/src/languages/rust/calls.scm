@@ -22,6 +22,19 @@
   value: (call_expression function: [(identifier) (scoped_identifier)] @binding.type))
 (let_declaration pattern: (identifier) @binding.var
   value: (try_expression (call_expression function: [(identifier) (scoped_identifier)] @binding.type)))
+; `let x = T::open(..).unwrap()` / `.expect(..)`: the unwrapped result.
+((let_declaration pattern: (identifier) @binding.var
+  value: (call_expression
+    function: (field_expression
+      value: (call_expression function: [(identifier) (scoped_identifier)] @binding.type)
+      field: (field_identifier) @receiver)))
+  (#match? @receiver "^(unwrap|expect|unwrap_or_default|unwrap_unchecked)$"))
+((let_declaration pattern: (identifier) @binding.var
+  value: (call_expression
+    function: (field_expression
+      value: (try_expression (call_expression function: [(identifier) (scoped_identifier)] @binding.type))
+      field: (field_identifier) @receiver)))
+  (#match? @receiver "^(unwrap|expect|unwrap_or_default)$"))
 ; Struct fields `store: Store`: `self.store.get()` is a call on a `Store`.
 (field_declaration name: (field_identifier) @binding.var type: (_) @binding.type)
 ; Local names: `let f = ...; f()` and closure / fn parameters shadow items.
