@@ -547,6 +547,7 @@ fn scoped_re_resolution_after_edits_equals_a_cold_build() {
         "py_srclayout",
         "go_module",
         "rust_workspace",
+        "js_packages",
     ] {
         let p = project(fixture);
         json(&p.root, &["index", "full"]);

@@ -494,6 +494,7 @@ fn write_cold(
                 is_test: d.is_test || is_test,
                 self_name: d.self_name.as_deref().map(Arc::from),
                 bases: d.bases.iter().map(|b| intern(&b.name)).collect(),
+                default_export: d.signature.starts_with("export default "),
             });
         }
         imports.push(
@@ -939,6 +940,11 @@ fn load_symbols(
                 is_test: r.get(8)?,
                 self_name: r.get::<_, Option<String>>(9)?.map(Arc::from),
                 bases: Vec::new(),
+                default_export: r
+                    .get_ref(10)?
+                    .as_str()
+                    .unwrap_or("")
+                    .starts_with("export default "),
             });
         }
         // Parent chains of a partial load: fetch the parents not loaded yet.
@@ -1155,8 +1161,14 @@ fn resolve(
                 }
             }
             let names = id_list(name_ids.iter().copied());
+            // Default imports name no definition: every default export may be meant.
+            let defaults = if ns.contains("default") {
+                " OR (s.parent_id IS NULL AND s.signature LIKE 'export default %')"
+            } else {
+                ""
+            };
             Some(format!(
-                "s.file_id IN ({}) OR s.id IN ({}) OR s.name_id IN ({names}) OR s.owner_id IN ({names})",
+                "s.file_id IN ({}) OR s.id IN ({}) OR s.name_id IN ({names}) OR s.owner_id IN ({names}){defaults}",
                 id_list(changed.iter().copied()),
                 id_list(ids)
             ))

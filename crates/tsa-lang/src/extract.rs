@@ -173,6 +173,11 @@ fn signature(node: Node<'_>, src: &[u8]) -> String {
         .min(node.start_byte() + 4096);
     let raw = String::from_utf8_lossy(&src[node.start_byte()..end]);
     let mut sig: String = raw.split_whitespace().collect::<Vec<_>>().join(" ");
+    // JS/TS: an exported declaration says so (`export default class Cart`), which is
+    // what makes it a module's API (public API, default-export lookups).
+    if let Some(prefix) = export_prefix(node) {
+        sig = format!("{prefix}{sig}");
+    }
     while sig.ends_with(':') || sig.ends_with('{') {
         sig.pop();
         sig = sig.trim_end().to_owned();
@@ -181,6 +186,26 @@ fn signature(node: Node<'_>, src: &[u8]) -> String {
         sig = sig.chars().take(200).collect::<String>() + "…";
     }
     sig
+}
+
+/// `export ` or `export default ` when `node` is the declaration of a JS/TS
+/// `export` statement (through `const x = ...` declarators).
+fn export_prefix(node: Node<'_>) -> Option<&'static str> {
+    let mut cur = node.parent()?;
+    for _ in 0..3 {
+        match cur.kind() {
+            "export_statement" => {
+                let mut c = cur.walk();
+                let default = cur.children(&mut c).any(|k| k.kind() == "default");
+                return Some(if default { "export default " } else { "export " });
+            }
+            "lexical_declaration" | "variable_declaration" | "variable_declarator" => {
+                cur = cur.parent()?;
+            }
+            _ => return None,
+        }
+    }
+    None
 }
 
 fn kind_of(capture: &str) -> Option<DefKind> {
@@ -462,11 +487,49 @@ pub fn extract_with(
         None
     };
     for (var, ty) in raw_bindings {
-        let Some(t) = receiver_type_name(crate::returns::unwrap_generic(text(ty, src))) else {
-            continue;
-        };
         let scope = enclosing(&out.defs, var.start_byte());
+        // `let x = &y;` / `let x = y.clone();`: `x` has the type `y` has (when known).
+        let is_alias = ty.kind() == "identifier"
+            && ty.parent().is_some_and(|p| {
+                matches!(
+                    p.kind(),
+                    "reference_expression" | "let_declaration" | "field_expression"
+                )
+            });
+        let t = if is_alias {
+            let name = text(ty, src);
+            let mut cur = scope;
+            let found = loop {
+                if let Some(t) = types.get(&(cur, name)) {
+                    break t.clone();
+                }
+                match cur {
+                    Some(c) if out.defs[c].kind.is_callable() => cur = out.defs[c].parent,
+                    _ => break None,
+                }
+            };
+            match found {
+                Some(t) => t,
+                None => continue,
+            }
+        } else {
+            match receiver_type_name(crate::returns::unwrap_generic(text(ty, src))) {
+                Some(t) => t,
+                None => continue,
+            }
+        };
         let v = text(var, src);
+        // TypeScript parameter properties (`constructor(private store: Store)`)
+        // declare fields of the class.
+        let parameter_property = var.parent().is_some_and(|p| {
+            let mut c = p.walk();
+            p.kind().ends_with("_parameter")
+                && p.children(&mut c)
+                    .any(|k| matches!(k.kind(), "accessibility_modifier" | "readonly"))
+        });
+        if parameter_property && let Some(owner) = type_scope(scope) {
+            note(&mut fields, (owner.to_owned(), v.to_owned()), t.clone());
+        }
         if let Some(field) = self_field(spec.self_receivers, v) {
             if let Some(owner) = type_scope(scope) {
                 note(&mut fields, (owner.to_owned(), field.to_owned()), t);

@@ -9,7 +9,7 @@ use std::sync::Arc;
 
 use tsa_lang::{DefKind, Language, ModuleStyle};
 
-use crate::layout::{GoModule, Layout};
+use crate::layout::{GoModule, JsPackage, Layout};
 
 use super::{local, Binding, ImportBinding, MCall, MFile, MImport, Model, Resolution, bound};
 
@@ -23,6 +23,8 @@ pub(super) struct Modules {
     by_suffix: HashMap<String, Vec<usize>>,
     /// Go modules (`go.mod`): module path -> folder.
     go_modules: Vec<GoModule>,
+    /// npm packages (`package.json` with a name), longest name first.
+    js_packages: Vec<JsPackage>,
 }
 
 fn dir_of(path: &str) -> &str {
@@ -44,6 +46,11 @@ impl Modules {
             by_dir: HashMap::default(),
             by_suffix: HashMap::default(),
             go_modules: layout.go_modules.clone(),
+            js_packages: {
+                let mut p = layout.js_packages.clone();
+                p.sort_by(|a, b| b.name.len().cmp(&a.name.len()).then(a.dir.cmp(&b.dir)));
+                p
+            },
         };
         for (i, f) in files.iter().enumerate() {
             m.by_path.insert(f.path.clone(), i);
@@ -109,6 +116,13 @@ fn module(m: &Model, file: usize, imp: &MImport) -> Module {
     }
     match lang.module_style() {
         ModuleStyle::RelativePath => {
+            // A package of the project's own (`import x from "@acme/core"`).
+            if lang.family() == tsa_lang::Family::Js
+                && !spec.starts_with(['.', '/'])
+                && let Some(files) = js_package_files(m, lang, spec)
+            {
+                return Module::Files(files);
+            }
             let system = spec.starts_with('<');
             let clean = spec.trim_matches(|c| c == '<' || c == '>' || c == '"' || c == '\'');
             if !system {
@@ -230,6 +244,60 @@ fn module(m: &Model, file: usize, imp: &MImport) -> Module {
     }
 }
 
+/// The file an import of a project npm package (`@acme/core`, `@acme/core/sub`)
+/// means: the package's entry (`exports`, `module`, `main`, `types`; a `dist/` or
+/// `lib/` entry not in the tree is looked for under `src/`), else its `index`.
+fn js_package_files(m: &Model, lang: Language, spec: &str) -> Option<Vec<usize>> {
+    let mods = &m.generic;
+    let pkg = mods
+        .js_packages
+        .iter()
+        .find(|p| spec == p.name || spec.starts_with(&format!("{}/", p.name)))?;
+    let sub = spec[pkg.name.len()..].trim_start_matches('/');
+    let exts = family_extensions(lang);
+    let find = |base: &str| -> Option<usize> {
+        let base = base.trim_end_matches('/');
+        let stem = strip_ext(base);
+        let mut cands = vec![base.to_owned()];
+        for stem in [base, stem] {
+            for ext in exts {
+                cands.push(format!("{stem}.{ext}"));
+                cands.push(format!("{stem}/index.{ext}"));
+            }
+        }
+        cands
+            .iter()
+            .find_map(|c| mods.by_path.get(c.as_str()).copied())
+            .filter(|&f| lang.can_call(m.files[f].lang))
+    };
+    let at = |rel: &str| join(&pkg.dir, rel);
+    let mut tries: Vec<String> = Vec::new();
+    if sub.is_empty() {
+        for e in &pkg.entries {
+            tries.push(e.clone());
+            // `dist/index.js` built from `src/index.ts`.
+            let rel = e.strip_prefix(&format!("{}/", pkg.dir)).unwrap_or(e);
+            for built in ["dist/", "lib/", "build/", "out/", "esm/", "cjs/"] {
+                if let Some(rest) = rel.strip_prefix(built) {
+                    tries.extend(at(&format!("src/{rest}")));
+                }
+            }
+        }
+        tries.extend(at("src/index"));
+        tries.extend(at("index"));
+        tries.extend(at("lib/index"));
+    } else {
+        tries.extend(at(sub));
+        tries.extend(at(&format!("src/{sub}")));
+        tries.extend(at(&format!("lib/{sub}")));
+    }
+    tries.iter().find_map(|t| find(t)).map(|f| vec![f])
+}
+
+fn go_style(m: &Model, file: usize) -> bool {
+    m.files[file].lang.module_style() == ModuleStyle::GoPackage
+}
+
 /// Extensions of the other languages of a family (a `.ts` file may import `./x` that is `x.js`).
 fn family_extensions(lang: Language) -> &'static [&'static str] {
     match lang.family() {
@@ -271,6 +339,16 @@ fn import_target(m: &Model, file: usize, imp: &MImport) -> Target {
 fn exported(m: &Model, files: &[usize], name: &str, depth: u32) -> Option<usize> {
     if let Some(s) = m.unique(top_level(m, files, name), false) {
         return Some(s);
+    }
+    if name == "default" {
+        let defaults: Vec<usize> = files
+            .iter()
+            .flat_map(|&f| m.in_file_all(f))
+            .filter(|&s| m.syms[s].default_export && m.syms[s].parent.is_none())
+            .collect();
+        if let Some(s) = m.unique(defaults, false) {
+            return Some(s);
+        }
     }
     if depth >= 6 {
         return None;
@@ -447,7 +525,16 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                         let cands = top_level(m, &files, name);
                         match m.unique(cands.clone(), test) {
                             Some(s) => bound(s, 0.9),
-                            None => m.build_variants(&cands, test).unwrap_or(Binding::UNKNOWN),
+                            None => m
+                                .build_variants(&cands, test)
+                                .or_else(|| {
+                                    // Re-exported by a barrel (`import * as core`).
+                                    (cands.is_empty() && !go_style(m, file))
+                                        .then(|| exported(m, &files, name, 0))
+                                        .flatten()
+                                        .map(|s| bound(s, 0.9))
+                                })
+                                .unwrap_or(Binding::UNKNOWN),
                         }
                     }
                     Target::Outside(r) => Binding::class(r),
@@ -525,7 +612,16 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                         let cands = top_level(m, &files, name);
                         match m.unique(cands.clone(), test) {
                             Some(s) => bound(s, 0.9),
-                            None => m.build_variants(&cands, test).unwrap_or(Binding::UNKNOWN),
+                            None => m
+                                .build_variants(&cands, test)
+                                .or_else(|| {
+                                    // Re-exported by a barrel (`import * as core`).
+                                    (cands.is_empty() && !go_style(m, file))
+                                        .then(|| exported(m, &files, name, 0))
+                                        .flatten()
+                                        .map(|s| bound(s, 0.9))
+                                })
+                                .unwrap_or(Binding::UNKNOWN),
                         }
                     }
                     Target::Symbol(s) if m.syms[s].kind.is_type() => {

@@ -113,6 +113,8 @@ pub struct MSym {
     pub self_name: Option<Arc<str>>,
     /// Names of the base types this definition extends or implements.
     pub bases: Vec<Arc<str>>,
+    /// A JS/TS module's default export (`export default class Cart`).
+    pub default_export: bool,
 }
 
 /// An import binding of the model.
@@ -692,6 +694,11 @@ impl Model {
             .get(name)
             .map(Vec::as_slice)
             .unwrap_or(&[])
+    }
+
+    /// Every definition of a file.
+    fn in_file_all(&self, file: usize) -> impl Iterator<Item = usize> + '_ {
+        self.by_file_name[file].values().flatten().copied()
     }
 
     fn named(&self, lang: Language, name: &str) -> Vec<usize> {

@@ -35,6 +35,13 @@
       value: (try_expression (call_expression function: [(identifier) (scoped_identifier)] @binding.type))
       field: (field_identifier) @receiver)))
   (#match? @receiver "^(unwrap|expect|unwrap_or_default)$"))
+; `let x = &y;`, `let x = y.clone();`, `let x = y;`: the type `y` has.
+(let_declaration pattern: (identifier) @binding.var value: (reference_expression value: (identifier) @binding.type))
+(let_declaration pattern: (identifier) @binding.var value: (identifier) @binding.type)
+((let_declaration pattern: (identifier) @binding.var
+  value: (call_expression
+    function: (field_expression value: (identifier) @binding.type field: (field_identifier) @receiver)))
+  (#match? @receiver "^(clone|to_owned)$"))
 ; Struct fields `store: Store`: `self.store.get()` is a call on a `Store`.
 (field_declaration name: (field_identifier) @binding.var type: (_) @binding.type)
 ; Local names: `let f = ...; f()` and closure / fn parameters shadow items.

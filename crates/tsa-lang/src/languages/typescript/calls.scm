@@ -18,6 +18,11 @@
 (optional_parameter pattern: (identifier) @binding.var type: (type_annotation (_) @binding.type))
 (variable_declarator name: (identifier) @binding.var type: (type_annotation (_) @binding.type))
 (variable_declarator name: (identifier) @binding.var value: (new_expression constructor: (_) @binding.type))
+; `const x = make()` / `await make()`: the function's declared return type.
+(variable_declarator name: (identifier) @binding.var
+  value: (call_expression function: [(identifier) (member_expression)] @binding.type))
+(variable_declarator name: (identifier) @binding.var
+  value: (await_expression (call_expression function: [(identifier) (member_expression)] @binding.type)))
 ; Class fields `private repo: Repo` / `repo = new Repo()`: `this.repo.save()`.
 (public_field_definition name: (property_identifier) @binding.var type: (type_annotation (_) @binding.type))
 (public_field_definition name: (property_identifier) @binding.var value: (new_expression constructor: (_) @binding.type))
