@@ -178,6 +178,13 @@ fn signature(node: Node<'_>, src: &[u8]) -> String {
     if let Some(prefix) = export_prefix(node) {
         sig = format!("{prefix}{sig}");
     }
+    // Rust attributes and Go directives that export it through a language binding
+    // (`#[napi]`, `#[pyfunction]`, `#[pymethods]`, `#[wasm_bindgen]`, `#[no_mangle]`,
+    // `//export Name`): it has callers in another language.
+    let bindings = binding_markers(node, src);
+    if !bindings.is_empty() {
+        sig = format!("{bindings} {sig}");
+    }
     while sig.ends_with(':') || sig.ends_with('{') {
         sig.pop();
         sig = sig.trim_end().to_owned();
@@ -186,6 +193,55 @@ fn signature(node: Node<'_>, src: &[u8]) -> String {
         sig = sig.chars().take(200).collect::<String>() + "…";
     }
     sig
+}
+
+/// The language-binding attributes and directives just above a definition.
+fn binding_markers(node: Node<'_>, src: &[u8]) -> String {
+    const MARKERS: [&str; 9] = [
+        "napi",
+        "pyfunction",
+        "pymethods",
+        "pyclass",
+        "pymodule",
+        "wasm_bindgen",
+        "no_mangle",
+        "uniffi::export",
+        "jni",
+    ];
+    let mut found: Vec<String> = Vec::new();
+    let mut prev = node.prev_named_sibling();
+    let mut steps = 0;
+    while let Some(p) = prev {
+        steps += 1;
+        if steps > 16 {
+            break;
+        }
+        match p.kind() {
+            "attribute_item" => {
+                let t: String = text(p, src).split_whitespace().collect();
+                let head = t.trim_start_matches("#[");
+                if MARKERS.iter().any(|m| {
+                    head.starts_with(m)
+                        || head.starts_with(&format!("pyo3::{m}"))
+                        || head.starts_with(&format!("napi_derive::{m}"))
+                        || head.starts_with(&format!("unsafe({m}"))
+                }) {
+                    found.push(t.chars().take(60).collect());
+                }
+            }
+            "comment" | "line_comment" => {
+                let t = text(p, src).trim();
+                if let Some(name) = t.strip_prefix("//export ") {
+                    found.push(format!("//export {}", name.trim()));
+                }
+            }
+            "block_comment" => {}
+            _ => break,
+        }
+        prev = p.prev_named_sibling();
+    }
+    found.reverse();
+    found.join(" ")
 }
 
 /// `export ` or `export default ` when `node` is the declaration of a JS/TS

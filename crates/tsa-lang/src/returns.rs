@@ -80,6 +80,11 @@ pub fn return_type(lang: Language, name: &str, signature: &str) -> Option<String
 /// `type Id = store.Key` -> `store.Key`), as a plain type name; `None` for anything
 /// that is not an alias of one named type.
 pub fn alias_target(signature: &str) -> Option<String> {
+    // Attributes the signature carries first (`#[napi(js_name = "X")] type ...`).
+    let mut signature = signature.trim_start();
+    while signature.starts_with("#[") {
+        signature = signature[signature.find("] ")? + 2..].trim_start();
+    }
     let (_, rhs) = signature.split_once('=')?;
     let rhs = rhs.split(['{', ';']).next().unwrap_or(rhs).trim();
     let t = crate::extract::receiver_type_name(unwrap_generic(rhs))?;
