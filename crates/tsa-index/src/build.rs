@@ -18,7 +18,7 @@ use crate::IndexError;
 use crate::confine::{ConfineError, read_confined_capped};
 use crate::fault::{checkpoint, pause};
 use crate::layout::Layout;
-use crate::resolve::{Binding, MCall, MFile, MImport, MSym, Model, Resolution};
+use crate::resolve::{Binding, MCall, MField, MFile, MImport, MSym, Model, Resolution};
 use crate::store::{self, CallBinding, FileRow, Resolved, Writer};
 use crate::walk::{SourceFile, WalkOptions, walk};
 
@@ -509,7 +509,18 @@ fn write_cold(
                 .collect::<Vec<_>>(),
         );
     }
-    let model = Model::new(mfiles, syms, imports, layout);
+    let mfields: Vec<MField> = parsed
+        .iter()
+        .enumerate()
+        .flat_map(|(k, (_, _, x))| x.fields.iter().map(move |f| (k, f)))
+        .map(|(k, f)| MField {
+            file: k,
+            owner: intern(&f.owner),
+            name: intern(&f.name),
+            ty: intern(&f.ty),
+        })
+        .collect();
+    let model = Model::new(mfiles, syms, imports, layout).with_fields(mfields);
     type FileBindings = (
         Vec<CallBinding>,
         Vec<(usize, CallBinding)>,
@@ -617,8 +628,17 @@ fn write_cold(
 fn names_of_files(
     tx: &rusqlite::Transaction<'_>,
     file_ids: &[i64],
+    fields: &mut HashSet<String>,
 ) -> Result<HashSet<String>, IndexError> {
     let mut out = HashSet::new();
+    let mut fs = tx.prepare_cached(
+        "SELECT n.name FROM fields f JOIN names n ON n.id = f.name_id WHERE f.file_id = ?1",
+    )?;
+    for id in file_ids {
+        for n in fs.query_map([id], |r| r.get::<_, String>(0))? {
+            fields.insert(n?);
+        }
+    }
     let mut defs = tx.prepare_cached(
         "SELECT n.name FROM symbols s JOIN names n ON n.id = s.name_id WHERE s.file_id = ?1",
     )?;
@@ -677,7 +697,9 @@ fn write_incremental(
             old_ids.extend(lookup(&f.rel)?);
         }
     }
-    let mut affected_names = names_of_files(tx, &old_ids)?;
+    // Fields whose declarations change: calls on `Owner#field` receivers elsewhere.
+    let mut affected_fields = HashSet::new();
+    let mut affected_names = names_of_files(tx, &old_ids, &mut affected_fields)?;
     // A changed manifest (a new source root, module path, crate name) can change
     // any binding.
     let layout_json = layout.to_json();
@@ -716,6 +738,7 @@ fn write_incremental(
                 changed_ids.push(id);
                 affected_names.extend(x.defs.iter().map(|d| d.name.clone()));
                 affected_names.extend(x.imports.iter().map(|i| i.alias.clone()));
+                affected_fields.extend(x.fields.iter().map(|f| f.name.clone()));
                 report.indexed += 1;
                 if x.parse_errors > 0 {
                     report.files_with_parse_errors += 1;
@@ -767,6 +790,7 @@ fn write_incremental(
             Scope::Some {
                 files: changed_ids,
                 names: affected_names,
+                fields: affected_fields,
             }
         };
         report.calls_resolved = resolve(tx, &scope, layout)?;
@@ -781,6 +805,8 @@ enum Scope {
     Some {
         files: Vec<i64>,
         names: HashSet<String>,
+        /// Field names declared (before or after) in the changed files.
+        fields: HashSet<String>,
     },
 }
 
@@ -794,7 +820,11 @@ impl Scope {
     ) -> Result<(String, Vec<i64>), IndexError> {
         match self {
             Scope::All => Ok(("1".into(), Vec::new())),
-            Scope::Some { files, names } => {
+            Scope::Some {
+                files,
+                names,
+                fields,
+            } => {
                 let mut name_ids = Vec::new();
                 let mut get = tx.prepare_cached("SELECT id FROM names WHERE name = ?1")?;
                 for n in names {
@@ -806,6 +836,16 @@ impl Scope {
                 let mut parts = vec![format!("{file_col} IN ({})", list(files))];
                 for c in name_cols {
                     parts.push(format!("{c} IN ({})", list(&name_ids)));
+                }
+                // Calls whose receiver goes through a changed field (`Owner#field`).
+                if file_col == "c.file_id" {
+                    for f in fields.iter().filter(|f| {
+                        f.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+                    }) {
+                        parts.push(format!(
+                            "c.receiver_type GLOB '*#{f}' OR c.receiver_type GLOB '*#{f}#*'"
+                        ));
+                    }
                 }
                 Ok((parts.join(" OR "), Vec::new()))
             }
@@ -857,6 +897,42 @@ fn load_imports(
         });
     }
     Ok(imports)
+}
+
+/// Every field whose type the code states.
+fn load_fields(
+    conn: &Connection,
+    file_idx: &HashMap<i64, usize>,
+) -> Result<Vec<MField>, IndexError> {
+    let mut names: FxHashMap<i64, Arc<str>> = FxHashMap::default();
+    let mut out = Vec::new();
+    let mut stmt = conn.prepare(
+        "SELECT f.file_id, f.owner_id, o.name, f.name_id, n.name, f.type
+         FROM fields f JOIN names o ON o.id = f.owner_id JOIN names n ON n.id = f.name_id",
+    )?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        let Some(&file) = file_idx.get(&r.get::<_, i64>(0)?) else {
+            continue;
+        };
+        let mut shared = |id: i64, col: usize| -> Result<Arc<str>, IndexError> {
+            if let Some(n) = names.get(&id) {
+                return Ok(Arc::clone(n));
+            }
+            let n: Arc<str> = Arc::from(r.get::<_, String>(col)?);
+            names.insert(id, Arc::clone(&n));
+            Ok(n)
+        };
+        let owner = shared(r.get(1)?, 2)?;
+        let name = shared(r.get(3)?, 4)?;
+        out.push(MField {
+            file,
+            owner,
+            name,
+            ty: Arc::from(r.get::<_, String>(5)?),
+        });
+    }
+    Ok(out)
 }
 
 fn id_list(ids: impl IntoIterator<Item = i64>) -> String {
@@ -1050,6 +1126,7 @@ fn resolve(
 ) -> Result<usize, IndexError> {
     let (files, file_idx) = load_files(tx)?;
     let imports = load_imports(tx, &file_idx, files.len())?;
+    let fields = load_fields(tx, &file_idx)?;
     // The affected call sites and bases, read before the symbols so a small change
     // loads only the symbols their resolution can look at.
     struct RawCall {
@@ -1092,6 +1169,7 @@ fn resolve(
         Scope::Some {
             files: changed,
             names,
+            ..
         } => {
             // Symbols the resolver can reach from the affected rows: their callers
             // (and parent chains), everything named like a callee, receiver, base or
@@ -1112,10 +1190,21 @@ fn resolve(
                 }
                 if let Some(t) = &c.receiver_type {
                     ns.extend(
-                        t.split(['.', ':'])
+                        t.split(['.', ':', '#'])
                             .filter(|p| !p.is_empty())
                             .map(str::to_owned),
                     );
+                    // `Owner#field`: the types the fields of that name are declared with.
+                    for field in t.split('#').skip(1) {
+                        for f in fields.iter().filter(|f| &*f.name == field) {
+                            ns.insert(f.owner.to_string());
+                            ns.extend(
+                                f.ty.split(['.', ':'])
+                                    .filter(|p| !p.is_empty())
+                                    .map(str::to_owned),
+                            );
+                        }
+                    }
                 }
                 if let Some(&k) = file_idx.get(&c.file_id) {
                     for imp in &imports[k] {
@@ -1176,7 +1265,7 @@ fn resolve(
     };
     let langs: Vec<Language> = files.iter().map(|f| f.lang).collect();
     let (syms, sym_idx) = load_symbols(tx, &file_idx, &langs, filter)?;
-    let model = Model::new(files, syms, imports, layout);
+    let model = Model::new(files, syms, imports, layout).with_fields(fields);
     let sym_id = |s: usize| model.syms[s].id;
     // Calls.
     struct Row<'a> {

@@ -10,7 +10,7 @@ use crate::IndexError;
 use crate::fault::checkpoint;
 
 /// Bumped whenever the schema or the extractor changes what it stores.
-pub const SCHEMA_VERSION: i64 = 9;
+pub const SCHEMA_VERSION: i64 = 10;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -76,6 +76,12 @@ CREATE TABLE IF NOT EXISTS inherits(
     target_id INTEGER,
     resolution INTEGER NOT NULL DEFAULT 5
 );
+CREATE TABLE IF NOT EXISTS fields(
+    file_id INTEGER NOT NULL,
+    owner_id INTEGER NOT NULL,
+    name_id INTEGER NOT NULL,
+    type TEXT NOT NULL
+);
 CREATE VIRTUAL TABLE IF NOT EXISTS symbols_fts USING fts5(
     name, words, qualname, content='', contentless_delete=1
 );
@@ -93,6 +99,7 @@ CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
 CREATE INDEX IF NOT EXISTS inherits_symbol ON inherits(symbol_id);
 CREATE INDEX IF NOT EXISTS inherits_target ON inherits(target_id);
 CREATE INDEX IF NOT EXISTS inherits_file ON inherits(file_id);
+CREATE INDEX IF NOT EXISTS fields_file ON fields(file_id);
 "#;
 
 /// Where the index lives inside a project.
@@ -193,7 +200,8 @@ pub fn open_for_write(root: &Path) -> Result<Connection, IndexError> {
         tx.execute_batch(
             "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS names;
              DROP TABLE IF EXISTS symbols; DROP TABLE IF EXISTS calls; DROP TABLE IF EXISTS imports;
-             DROP TABLE IF EXISTS symbols_fts; DROP TABLE IF EXISTS inherits;",
+             DROP TABLE IF EXISTS symbols_fts; DROP TABLE IF EXISTS inherits;
+             DROP TABLE IF EXISTS fields;",
         )?;
         tx.execute_batch(SCHEMA)?;
         tx.execute_batch(INDEXES)?;
@@ -396,6 +404,7 @@ struct Inserts<'t> {
     inherit: Statement<'t>,
     call: Statement<'t>,
     import: Statement<'t>,
+    field: Statement<'t>,
 }
 
 impl<'t> Inserts<'t> {
@@ -424,6 +433,9 @@ impl<'t> Inserts<'t> {
             import: tx.prepare(
                 "INSERT INTO imports(file_id, module, name, alias, level, line, target_file_id, target_id, resolution)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?,
+            field: tx.prepare(
+                "INSERT INTO fields(file_id, owner_id, name_id, type) VALUES (?1, ?2, ?3, ?4)",
             )?,
         })
     }
@@ -495,6 +507,7 @@ impl<'t> Writer<'t> {
             "DELETE FROM calls WHERE file_id = ?1",
             "DELETE FROM imports WHERE file_id = ?1",
             "DELETE FROM inherits WHERE file_id = ?1",
+            "DELETE FROM fields WHERE file_id = ?1",
             "DELETE FROM files WHERE id = ?1",
         ] {
             self.tx.prepare_cached(sql)?.execute([id])?;
@@ -643,6 +656,13 @@ impl<'t> Writer<'t> {
                     alt
                 ])?;
             }
+        }
+        for f in &x.fields {
+            let owner = self.name_id(&f.owner)?;
+            let name = self.name_id(&f.name)?;
+            self.inserts()?
+                .field
+                .execute(params![file_id, owner, name, f.ty])?;
         }
         for (i, imp) in x.imports.iter().enumerate() {
             let (tfile, tsym, resolution) = resolved

@@ -628,6 +628,33 @@ pub fn extract_with(
         None
     };
 
+    // `self.a.b` / `c.writer` (Go receiver) / `x.a` (typed local): the owner's type,
+    // then each field through the fields this file states; where the file does not
+    // know a field, the rest is left to the resolver as `Type#field#field`.
+    let field_path = |scope: Option<usize>, recv: &str| -> Option<String> {
+        let mut parts = recv.split('.');
+        let head = parts.next()?;
+        let rest: Vec<&str> = parts.collect();
+        if rest.is_empty() || !rest.iter().all(|p| is_identifier(p)) || !is_identifier(head) {
+            return None;
+        }
+        let mut cur = if spec.self_receivers.contains(&head) {
+            type_scope(scope)?.to_owned()
+        } else if let Some(owner) = receiver_owner(&out.defs, scope, head) {
+            owner
+        } else {
+            type_of(scope, head)?
+        };
+        for (i, field) in rest.iter().enumerate() {
+            let owner = cur.rsplit(['.', ':']).next().unwrap_or(&cur).to_owned();
+            match fields.get(&(owner, (*field).to_owned())) {
+                Some(Some(t)) => cur = t.clone(),
+                Some(None) => return None,
+                None => return Some(format!("{cur}#{}", rest[i..].join("#"))),
+            }
+        }
+        Some(cur)
+    };
     let locals: std::collections::HashSet<(Option<usize>, &str)> = raw_locals
         .iter()
         .map(|n| (enclosing(&out.defs, n.start_byte()), text(*n, src)))
@@ -683,7 +710,9 @@ pub fn extract_with(
         });
         let scope = enclosing(&out.defs, call.start_byte());
         let receiver_type = match &receiver {
-            Some(r) if !path => type_of(scope, r).or_else(|| called_head(r)),
+            Some(r) if !path => type_of(scope, r)
+                .or_else(|| field_path(scope, r))
+                .or_else(|| called_head(r)),
             _ => None,
         };
         let shadowed = receiver.is_none() && shadowed(scope, &callee);
@@ -698,12 +727,36 @@ pub fn extract_with(
         });
     }
     out.calls.sort_by_key(|c| c.line);
+    out.fields = fields
+        .iter()
+        .filter_map(|((owner, name), t)| {
+            Some(crate::model::Field {
+                owner: owner.clone(),
+                name: name.clone(),
+                ty: t.clone()?,
+            })
+        })
+        .collect();
+    out.fields.sort();
 
     // Imports.
     for node in raw_imports {
         (spec.imports_of)(node, src, &mut out.imports);
     }
     Ok(out)
+}
+
+/// The owner type of the method whose receiver variable is `name` (Go's `c` in
+/// `func (c *Context) Next()`), from `scope` outward.
+fn receiver_owner(defs: &[Def], mut scope: Option<usize>, name: &str) -> Option<String> {
+    while let Some(c) = scope {
+        let d = &defs[c];
+        if d.self_name.as_deref() == Some(name) {
+            return d.owner.clone();
+        }
+        scope = d.parent;
+    }
+    None
 }
 
 /// `Engine()` / `pkg.make(a, b)` as a receiver: the value a call returns; its

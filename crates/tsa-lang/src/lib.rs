@@ -10,6 +10,6 @@ mod test_paths;
 
 pub use extract::{ExtractError, FactsHook, extract, extract_with, parse_only, validate_queries};
 pub use languages::{Family, Language, ModuleStyle, Tier};
-pub use model::{Base, BaseKind, CallSite, Def, DefKind, FileExtract, Import};
+pub use model::{Base, BaseKind, CallSite, Def, DefKind, Field, FileExtract, Import};
 pub use returns::{alias_target, return_type};
 pub use test_paths::is_test_path;

@@ -173,6 +173,19 @@ pub struct FileExtract {
     /// Measurements a caller's [`crate::FactsHook`] took from the same parse tree
     /// (opaque text, stored with the file; health reads them instead of reparsing).
     pub facts: Option<String>,
+    /// Fields whose type the code states, per owning type (`self.repo = Repo()`,
+    /// `store: Store` in a struct, `private repo: Repo`), sorted.
+    pub fields: Vec<Field>,
+}
+
+/// A field of a type, with the type written for it.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Field {
+    /// The owning type's name.
+    pub owner: String,
+    pub name: String,
+    /// The field's type as written (a plain, possibly qualified, name).
+    pub ty: String,
 }
 
 #[cfg(test)]

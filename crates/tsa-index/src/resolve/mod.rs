@@ -264,9 +264,32 @@ pub struct Model {
     python: python::Modules,
     rust: rust::Modules,
     generic: generic::Modules,
+    /// (owner type name, field name) -> (file, the field's type as written).
+    fields: HashMap<(Arc<str>, Arc<str>), Vec<(usize, Arc<str>)>>,
+}
+
+/// A field of the model: its file, owning type's name, name and written type.
+#[derive(Clone, Debug)]
+pub struct MField {
+    pub file: usize,
+    pub owner: Arc<str>,
+    pub name: Arc<str>,
+    pub ty: Arc<str>,
 }
 
 impl Model {
+    /// Adds the fields whose types the code states, for receivers like
+    /// `self.store.get()` whose field is declared in another file.
+    pub fn with_fields(mut self, fields: Vec<MField>) -> Model {
+        for f in fields {
+            self.fields
+                .entry((f.owner, f.name))
+                .or_default()
+                .push((f.file, f.ty));
+        }
+        self
+    }
+
     pub fn new(
         files: Vec<MFile>,
         syms: Vec<MSym>,
@@ -296,6 +319,7 @@ impl Model {
         let rust = rust::Modules::new(&files, &layout.rust_crates);
         let generic = generic::Modules::new(&files, layout);
         Model {
+            fields: HashMap::default(),
             generic,
             files,
             syms,
@@ -350,7 +374,12 @@ impl Model {
     /// the ordinary rules apply.
     fn typed_receiver(&self, call: &MCall<'_>, ty: &str) -> Option<Binding> {
         let lang = self.files[call.file].lang;
-        let t = match self.type_named(call.file, call.caller, ty, 0)? {
+        let found = if ty.contains('#') {
+            self.field_path(call, ty)?
+        } else {
+            self.type_named(call.file, call.caller, ty, 0)?
+        };
+        let t = match found {
             TypeRef::Outside(r) => return Some(Binding::class(r)),
             TypeRef::Sym(t) => t,
         };
@@ -408,6 +437,66 @@ impl Model {
         )
     }
 
+    /// `Owner#a#b` (extraction's mark for `self.a.b` where the file does not state
+    /// the fields' types): the owner type, then each field's type in turn.
+    fn field_path(&self, call: &MCall<'_>, path: &str) -> Option<TypeRef> {
+        let mut parts = path.split('#');
+        let mut cur = self.type_named(call.file, call.caller, parts.next()?, 0)?;
+        for field in parts {
+            let TypeRef::Sym(t) = cur else {
+                return Some(cur);
+            };
+            cur = self.field_of(t, field, 0)?;
+        }
+        Some(cur)
+    }
+
+    /// The type of field `field` of type `t`: declared on the type (in a file its
+    /// methods may live in), else on one of its bases, nearest first.
+    fn field_of(&self, t: usize, field: &str, depth: u32) -> Option<TypeRef> {
+        if depth > 4 {
+            return None;
+        }
+        let t = self.through_aliases(t)?;
+        let sym = &self.syms[t];
+        let family = self.files[sym.file].lang.family();
+        let key = (Arc::clone(&sym.name), Arc::from(field));
+        let decls: Vec<&(usize, Arc<str>)> = self
+            .fields
+            .get(&key)
+            .into_iter()
+            .flatten()
+            .filter(|(f, _)| {
+                self.files[*f].lang.family() == family && self.methods_may_live(t, *f)
+            })
+            .collect();
+        let here: Vec<&&(usize, Arc<str>)> = decls.iter().filter(|(f, _)| *f == sym.file).collect();
+        let pick = match (here.as_slice(), decls.as_slice()) {
+            ([one], _) => Some(**one),
+            ([], [one]) => Some(*one),
+            // Several declarations that agree on the type text.
+            ([], [first, rest @ ..]) if rest.iter().all(|(_, ty)| ty == &first.1) => Some(*first),
+            _ => None,
+        };
+        if let Some((f, ty)) = pick {
+            return self.type_named(*f, Some(t).filter(|&t| self.syms[t].file == *f), ty, 0);
+        }
+        if !decls.is_empty() {
+            return None;
+        }
+        // Inherited: a field a base type declares.
+        for start in self.with_impls(t) {
+            for base in &self.syms[start].bases {
+                if let Some(b) = self.resolve_base(start, base).target
+                    && let Some(found) = self.field_of(b, field, depth + 1)
+                {
+                    return Some(found);
+                }
+            }
+        }
+        None
+    }
+
     /// Whether methods of type `t` may be defined in `file`: Go methods live in the
     /// type's package (folder), Rust inherent impls in the type's crate; other
     /// languages are not narrowed here.
@@ -433,7 +522,11 @@ impl Model {
         if sym.kind != DefKind::Type {
             return Some(t);
         }
-        match self.type_named(sym.file, sym.parent, sym.returns.as_deref()?, 0)? {
+        let Some(target) = sym.returns.as_deref() else {
+            // A defined type (`type Chain []Handler`): a type of its own.
+            return Some(t);
+        };
+        match self.type_named(sym.file, sym.parent, target, 0)? {
             TypeRef::Sym(s) => Some(s),
             TypeRef::Outside(_) => None,
         }
@@ -480,10 +573,14 @@ impl Model {
         let found = self.by_style(&as_name);
         match found.target {
             Some(t) if self.syms[t].kind.is_type() => Some(TypeRef::Sym(t)),
-            // A type alias: what it stands for.
+            // A type alias: what it stands for; a defined type (Go's
+            // `type Chain []Handler`) is a type of its own.
             Some(a) if self.syms[a].kind == DefKind::Type => {
                 let sym = &self.syms[a];
-                self.type_named(sym.file, sym.parent, sym.returns.as_deref()?, depth + 1)
+                match sym.returns.as_deref() {
+                    Some(target) => self.type_named(sym.file, sym.parent, target, depth + 1),
+                    None => Some(TypeRef::Sym(a)),
+                }
             }
             Some(f) if self.syms[f].kind.is_callable() => {
                 let sym = &self.syms[f];
@@ -513,9 +610,34 @@ impl Model {
                 Resolution::Stdlib | Resolution::Builtin | Resolution::External => {
                     Some(TypeRef::Outside(found.resolution))
                 }
+                // Interfaces and traits are never called, so the call rules do not
+                // find them: a unique type of that name in the file, else (Go) in
+                // its package.
+                Resolution::Unknown if qualifier.is_none() => {
+                    let types: Vec<usize> = self
+                        .types_named(&as_name, last)
+                        .into_iter()
+                        .filter(|&s| self.syms[s].kind != DefKind::Impl)
+                        .collect();
+                    let here: Vec<usize> = types
+                        .iter()
+                        .copied()
+                        .filter(|&s| self.syms[s].file == file || self.same_package(s, file))
+                        .collect();
+                    self.unique(here, true).map(TypeRef::Sym)
+                }
                 _ => None,
             },
         }
+    }
+
+    /// Whether definition `s` is in the Go package (folder) of `file`.
+    fn same_package(&self, s: usize, file: usize) -> bool {
+        let f = self.syms[s].file;
+        self.files[f].lang.module_style() == ModuleStyle::GoPackage
+            && self.files[file].lang.module_style() == ModuleStyle::GoPackage
+            && self.files[f].path.rsplit_once('/').map_or("", |(d, _)| d)
+                == self.files[file].path.rsplit_once('/').map_or("", |(d, _)| d)
     }
 
     /// Resolves the base type `base` named by definition `sym` (`class A(Base)`,

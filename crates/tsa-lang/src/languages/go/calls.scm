@@ -31,6 +31,8 @@
 (short_var_declaration
   left: (expression_list . (identifier) @binding.var)
   right: (expression_list . (call_expression function: [(identifier) (selector_expression)] @binding.type)))
+; Struct fields `writer responseWriter`: `c.writer.Write()` is a call on a `responseWriter`.
+(field_declaration name: (field_identifier) @binding.var type: [(type_identifier) (qualified_type) (pointer_type) (generic_type)] @binding.type)
 ; Local names: parameters and `x := ...` shadow package-level definitions.
 (parameter_declaration name: (identifier) @local.var)
 (short_var_declaration left: (expression_list (identifier) @local.var))
