@@ -686,6 +686,11 @@ pub fn extract_with(
         if !seen.insert(call.id()) {
             continue;
         }
+        // Macro-token "calls" inside an attribute (`#[pyo3(signature = (a, b))]`)
+        // are arguments, not calls.
+        if call.kind() == "token_tree" && inside_attribute(call) {
+            continue;
+        }
         let callee = text(name, src).to_owned();
         if callee.is_empty() {
             continue;
@@ -744,6 +749,18 @@ pub fn extract_with(
         (spec.imports_of)(node, src, &mut out.imports);
     }
     Ok(out)
+}
+
+fn inside_attribute(node: Node<'_>) -> bool {
+    let mut cur = node.parent();
+    while let Some(p) = cur {
+        match p.kind() {
+            "attribute_item" | "inner_attribute_item" | "attribute" => return true,
+            "token_tree" | "macro_invocation" => cur = p.parent(),
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// The owner type of the method whose receiver variable is `name` (Go's `c` in

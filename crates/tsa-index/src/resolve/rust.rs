@@ -299,6 +299,13 @@ fn method_on(m: &Model, call: &MCall<'_>, t: usize, name: &str) -> Binding {
     let Some(t) = m.through_aliases(t) else {
         return Binding::UNKNOWN;
     };
+    // `Shape::Circle(r)`: an enum variant builds a value of the enum.
+    if m.syms[t].kind == DefKind::Enum && name.chars().next().is_some_and(char::is_uppercase) {
+        let variant_methods = m.methods(Language::Rust, &m.syms[t].name, name);
+        if variant_methods.is_empty() {
+            return bound(t, 0.9);
+        }
+    }
     let cands: Vec<usize> = m
         .methods(Language::Rust, &m.syms[t].name, name)
         .into_iter()
@@ -309,7 +316,9 @@ fn method_on(m: &Model, call: &MCall<'_>, t: usize, name: &str) -> Binding {
         return bound(s, 0.9);
     }
     if !cands.is_empty() {
-        return Binding::UNKNOWN;
+        // One method name in several trait impls for the type (`From<&str>` and
+        // `From<String>`): the argument types pick one; each is a target.
+        return super::variants(cands, 0.7).unwrap_or(Binding::UNKNOWN);
     }
     m.inherited(call, m.with_impls(t), name)
         .unwrap_or(Binding::UNKNOWN)
@@ -453,6 +462,13 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
             if call.shadowed {
                 return Binding::UNKNOWN;
             }
+            // `Self(..)`: the tuple struct an impl is for.
+            if name == "Self" {
+                return match m.enclosing_type_sym(call.caller).and_then(|t| impl_target(m, t)) {
+                    Some(t) => bound(t, 0.95),
+                    None => Binding::UNKNOWN,
+                };
+            }
             // 1. An item of the caller's own module in this file (free functions and
             //    tuple-struct constructors); `mod tests` items are not visible outside.
             let scope = module_scope(m, call.caller);
@@ -561,14 +577,15 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                 }
                 return Binding::UNKNOWN;
             }
-            // A child module: `store::open()`.
+            // A child module (`store::open()`), or a crate (`serde_json::to_string()`).
             match module(m, file, &[recv.to_owned()]) {
                 Module::Project(f) => match in_module(m, f, name, 1) {
                     Some(s) => bound(s, 0.9),
                     None => Binding::UNKNOWN,
                 },
                 Module::Std => Binding::class(Resolution::Stdlib),
-                _ => Binding::UNKNOWN,
+                Module::External => Binding::class(Resolution::External),
+                Module::Unknown => Binding::UNKNOWN,
             }
         }
     }
@@ -593,25 +610,32 @@ fn self_method(m: &Model, call: &MCall<'_>, t: usize, name: &str) -> Binding {
             .inherited(call, vec![t], name)
             .unwrap_or(Binding::UNKNOWN);
     }
-    // The type an impl block is for.
-    let ty = m
-        .in_file(sym.file, &sym.name)
-        .iter()
-        .copied()
-        .find(|&s| {
-            let k = m.syms[s].kind;
-            k.is_type() && k != DefKind::Impl && k != DefKind::Trait
-        })
-        .or_else(|| {
-            m.named(Language::Rust, &sym.name).into_iter().find(|&s| {
-                let k = m.syms[s].kind;
-                k.is_type() && k != DefKind::Impl && k != DefKind::Trait && same_crate(m, sym.file, m.syms[s].file)
-            })
-        });
-    match ty {
+    match impl_target(m, t) {
         Some(ty) => method_on(m, call, ty, name),
         None => method(m, call, &sym.name, name),
     }
+}
+
+/// The type definition an impl block (or the type itself) stands for: of its file,
+/// else of its crate.
+fn impl_target(m: &Model, t: usize) -> Option<usize> {
+    let sym = &m.syms[t];
+    let is_type = |s: usize| {
+        let k = m.syms[s].kind;
+        (k.is_type() || k == DefKind::Type) && k != DefKind::Impl && k != DefKind::Trait
+    };
+    if is_type(t) {
+        return Some(t);
+    }
+    m.in_file(sym.file, &sym.name)
+        .iter()
+        .copied()
+        .find(|&s| is_type(s))
+        .or_else(|| {
+            m.named(Language::Rust, &sym.name)
+                .into_iter()
+                .find(|&s| is_type(s) && same_crate(m, sym.file, m.syms[s].file))
+        })
 }
 
 #[cfg(test)]
