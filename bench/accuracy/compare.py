@@ -236,6 +236,12 @@ def symbol_key(path: str, symbol: str) -> str:
 
 
 CONSTRUCTOR = "`<constructor>`()."
+# SCIP descriptor kinds that may name a callee (`meta` is an object-literal
+# property: `module.exports = { f }`, `export default { f }`).
+CALLEE_KINDS = ("method", "type", "term", "meta")
+CALLABLE_TSA_KINDS = ("function", "method", "class")
+# Extras the oracle cannot judge: it has no binding at all for the name.
+UNJUDGED = ("oracle_unresolved", "oracle_silent", "oracle_inconsistent")
 
 
 def callee_kind(key: str) -> str:
@@ -246,7 +252,7 @@ def callee_kind(key: str) -> str:
 
 
 _LITERAL_METHOD_HEAD = re.compile(
-    r"^(?:|.*[,{]\s*|(?:(?:async|get|set|static|public|private|protected|readonly|override)\s+|\*\s*)+)$")
+    r"^(?:.*[,{]\s*)?(?:(?:async|get|set|static|public|private|protected|readonly|override)\s+|\*\s*)*$")
 _BODY_AFTER_PARAMS = re.compile(r"^\s*(?::[^;{}=()]*)?\{")
 
 
@@ -254,7 +260,7 @@ def looks_like_method_definition(before: str, after: str) -> bool:
     """`name(params) {` (or `name(params): T {`) starting a line or following
     `{`/`,`: an object-literal or class method written where the oracle records
     a reference (to the interface member it implements), not a call."""
-    if not _LITERAL_METHOD_HEAD.match(before.strip()):
+    if not _LITERAL_METHOD_HEAD.match(before.lstrip()):
         return False
     s = after.lstrip()
     if not s.startswith("("):
@@ -292,38 +298,77 @@ class Comparison:
     def _map_definitions(self, docs: list[scip.Document]) -> None:
         """SCIP symbol -> tsa symbol ids of its definitions; alias: tsa id -> canonical id."""
         defs: dict[str, list[tuple[str, scip.Occurrence]]] = defaultdict(list)
+        refs_at: dict[tuple, list[str]] = defaultdict(list)
         for d in docs:
             for o in d.occurrences:
+                key = symbol_key(d.path, o.symbol)
                 if o.is_definition:
-                    defs[symbol_key(d.path, o.symbol)].append((d.path, o))
+                    defs[key].append((d.path, o))
+                else:
+                    refs_at[(d.path, o.line, o.col, o.end_line, o.end_col)].append(key)
         self.project_symbols = set(defs)
+        self._defs = defs
+        self._refs_at = refs_at
         self.sym_targets: dict[str, list[int]] = {}
         self.alias: dict[int, int] = {}
-        for symbol, occs in defs.items():
-            if callee_kind(symbol) not in ("method", "type", "term"):
+        for symbol in defs:
+            if callee_kind(symbol) in CALLEE_KINDS:
+                self._targets(symbol)
+
+    def _targets(self, symbol: str, depth: int = 0) -> list[int]:
+        """The tsa definitions a SCIP symbol stands for (memoized). Methods and
+        classes map by (file, line, name); a variable, property or local maps
+        only to a tsa function/method/class there, or else through the symbol
+        its definition names (`export default { forEach }`: the property
+        `forEach` is the function `forEach`)."""
+        got = self.sym_targets.get(symbol)
+        if got is not None:
+            return got
+        self.sym_targets[symbol] = []  # cycle guard
+        kind = callee_kind(symbol)
+        ids: list[int] = []
+        for path, o in self._defs.get(symbol, ()):
+            fid = self.tsa.fid_of.get(path)
+            if fid is None:
                 continue
-            ids: list[int] = []
-            for path, o in occs:
-                fid = self.tsa.fid_of.get(path)
-                if fid is None:
-                    continue
-                name = self.src.span_text(path, o)
-                line = o.line + 1
-                cands = self.tsa.at_line_name.get((fid, line, name), [])
-                if not cands:
-                    # A definition whose stored line is its decorator or export line.
-                    spans = [s for s in self.tsa.by_file.get(fid, ())
-                             if s.name == name and s.line <= line <= s.end_line and line - s.line <= 8]
-                    cands = spans[-1:]
-                for s in cands:
-                    if s.id not in ids:
-                        ids.append(s.id)
-            ids = [self.tsa.same_def[i] for i in ids]
-            self.sym_targets[symbol] = ids
-            if ids:
-                canon = ids[0]
-                for i in ids:
-                    self.alias.setdefault(i, canon)
+            name = self.src.span_text(path, o)
+            s = self._tsa_def_at(fid, o.line + 1, name)
+            if s is not None and (kind in ("method", "type") or s.kind in CALLABLE_TSA_KINDS):
+                if s.id not in ids:
+                    ids.append(s.id)
+        if not ids and kind in ("term", "meta") and depth < 4:
+            for path, o in self._defs.get(symbol, ()):
+                for other in self._refs_at.get((path, o.line, o.col, o.end_line, o.end_col), ()):
+                    if other != symbol and other in self.project_symbols:
+                        for t in self._targets(other, depth + 1):
+                            if t not in ids:
+                                ids.append(t)
+        ids = list(dict.fromkeys(self.tsa.same_def[i] for i in ids))
+        self.sym_targets[symbol] = ids
+        if ids:
+            for i in ids:
+                self.alias.setdefault(i, self.alias.get(ids[0], ids[0]))
+        return ids
+
+    def _tsa_def_at(self, fid: int, line: int, name: str) -> Sym | None:
+        cands = self.tsa.at_line_name.get((fid, line, name))
+        if cands:
+            return cands[0]
+        # tsa's line is a decorator or `export` line above the name, or the line
+        # of the function value below it (`export const f =\n  (x) => ...`).
+        best = None
+        for s in self.tsa.by_file.get(fid, ()):
+            if s.name != name:
+                continue
+            if s.line <= line <= s.end_line and line - s.line <= 8:
+                d = line - s.line
+            elif line < s.line <= line + 3:
+                d = s.line - line
+            else:
+                continue
+            if best is None or d < best[0]:
+                best = (d, s)
+        return best[1] if best else None
 
     def canon(self, sid: int | None):
         if sid is None:
@@ -342,6 +387,7 @@ class Comparison:
         self.oracle_at: dict[tuple[int, int], list[Site]] = defaultdict(list)
         # Every named occurrence on a line, for explaining extras.
         self.occ_at: dict[tuple[int, int], list[tuple[str, str, int, bool]]] = defaultdict(list)
+        self.inconsistent: set[tuple[int, int, str]] = set()
         for d in docs:
             fid = self.tsa.fid_of.get(d.path)
             if fid not in self.universe:
@@ -362,7 +408,7 @@ class Comparison:
                 if o.roles & scip.ROLE_IMPORT or key not in self.project_symbols:
                     continue
                 kind = callee_kind(key)
-                if kind not in ("method", "type", "term") or not called:
+                if kind not in CALLEE_KINDS or not called:
                     continue
                 before = self.src.before(d.path, o.line, o.col)
                 if _DEF_BEFORE.search(before):
@@ -374,22 +420,27 @@ class Comparison:
                         before, self.src.after(d.path, o.line, o.end_col)):
                     self.notes["oracle_reference_at_a_method_definition"] += 1
                     continue
-                targets = self.sym_targets.get(key, [])
-                if kind == "term":
-                    # A variable is a callee only when tsa has a definition there
-                    # (`const f = () => ...`); other called values are not definitions.
-                    targets = [t for t in targets if self.tsa.syms[t].kind in ("function", "method", "class")]
-                    if not targets:
-                        self.notes["oracle_called_terms_without_tsa_def"] += 1
-                        continue
+                targets = self._targets(key)
+                if not targets and kind in ("term", "meta"):
+                    # A called variable or property that is no definition tsa has
+                    # (a callback parameter, a field holding a function).
+                    self.notes["oracle_called_values_without_tsa_def"] += 1
+                    continue
+                line = o.line + 1
                 if targets:
                     callee = self.alias[targets[0]]
                     if self.tsa.syms[callee].fid not in self.universe:
                         self.notes["oracle_callee_outside_universe"] += 1
                         continue
+                    if before.rstrip().endswith(".") and self.tsa.syms[callee].name != text:
+                        # `obj.name(` whose oracle callee has another name: the oracle
+                        # contradicts itself (scip-python resolves `pkg.X` through a
+                        # star import to another name of the module). Not judged.
+                        self.notes["oracle_inconsistent_sites"] += 1
+                        self.inconsistent.add((fid, line, text))
+                        continue
                 else:
                     callee = ("unmapped", key)
-                line = o.line + 1
                 site = Site(fid, line, text, self.caller_of(fid, line), callee, key)
                 self.oracle.edges[(site.caller, site.callee)].append(site)
                 self.oracle_at[(fid, line)].append(site)
@@ -430,13 +481,17 @@ class Comparison:
         """Per language: tsa, oracle and common edge counts, precision, recall."""
         out: dict[str, dict] = {}
         o_edges, t_edges = set(self.oracle.edges), set(self.tsa_side.edges)
+        unjudged = {x["edge"] for x in self.extras() if x["cause"] in UNJUDGED}
         for lang in sorted({self.lang_of_edge(e) for e in o_edges | t_edges}):
             o = {e for e in o_edges if self.lang_of_edge(e) == lang}
             t = {e for e in t_edges if self.lang_of_edge(e) == lang}
             both = o & t
             unmapped = {e for e in o if isinstance(e[1], tuple)}
+            judged = t - unjudged
             out[lang] = {
                 "tsa_edges": len(t),
+                "tsa_edges_unjudged": len(t) - len(judged),
+                "precision_judged": len(both) / len(judged) if judged else None,
                 "oracle_edges": len(o),
                 "common": len(both),
                 "oracle_edges_unmapped_callee": len(unmapped),
@@ -517,6 +572,11 @@ class Comparison:
         return "<module>" if isinstance(caller, tuple) else self.tsa.syms[caller].qualname
 
     def extras(self) -> list[dict]:
+        if getattr(self, "_extras", None) is None:
+            self._extras = self._compute_extras()
+        return self._extras
+
+    def _compute_extras(self) -> list[dict]:
         out = []
         o_edges = self.oracle.edges
         for edge, sites in self.tsa_side.edges.items():
@@ -525,7 +585,11 @@ class Comparison:
             site = sites[0]
             osites, occs = self._oracle_near(site)
             oracle_said = ""
-            if any(s.callee == site.callee for s in osites):
+            if any((site.fid, ln, site.name) in self.inconsistent
+                   for ln in range(site.line, site.line + self.WINDOW)) and not osites:
+                cause = "oracle_inconsistent"
+                oracle_said = "the oracle's callee here has another name than the call (oracle defect)"
+            elif any(s.callee == site.callee for s in osites):
                 cause = "caller_mismatch"
                 s = next(s for s in osites if s.callee == site.callee)
                 oracle_said = f"same callee, caller {self._caller_text(s.caller)}"
@@ -544,14 +608,14 @@ class Comparison:
                     oracle_said += " (a local name without a definition: an unresolved import)"
                 elif symbol not in self.project_symbols:
                     cause = "oracle_external"
-                elif callee_kind(symbol) not in ("method", "type", "term"):
+                elif callee_kind(symbol) not in CALLEE_KINDS:
                     cause = "oracle_noncallable"
                 elif not called:
                     cause = "not_call_position"
                 elif "::local " in symbol:
                     cause = "oracle_local_value"
                     oracle_said += " (a local name the oracle binds to a variable or import, not a definition tsa has)"
-                elif callee_kind(symbol) == "term":
+                elif callee_kind(symbol) in ("term", "meta"):
                     cause = "oracle_property"
                     oracle_said += " (a variable or property, no definition tsa has)"
                 else:
@@ -567,6 +631,7 @@ class Comparison:
                 "oracle": oracle_said,
                 "sites": len(sites),
                 "resolution": res_name(site.resolution),
+                "edge": edge,
             })
         return out
 

@@ -69,7 +69,7 @@ def run_one(c: dict, args, base: Path, oracles: dict) -> dict:
         "harness_caller_rule_vs_tsa": dict(cmp.caller_agree),
         "notes": dict(cmp.notes),
         "misses": misses,
-        "extras": extras,
+        "extras": [{k: v for k, v in x.items() if k != "edge"} for x in extras],
     }
 
 
@@ -99,26 +99,33 @@ def report(results: list[dict], samples: int) -> None:
         if r["notes"]:
             print(f"  notes: {r['notes']}")
         for lang, s in r["scores"].items():
-            print(f"  {lang:<11} precision {pct(s['precision'])}%  recall {pct(s['recall'])}%"
-                  f"  (tsa {s['tsa_edges']}, oracle {s['oracle_edges']}, common {s['common']};"
-                  f" recall on mapped callees {pct(s['recall_mapped_only'])}%)")
+            print(f"  {lang:<11} precision {pct(s['precision'])}% (judged {pct(s['precision_judged'])}%)"
+                  f"  recall {pct(s['recall'])}%"
+                  f"  (tsa {s['tsa_edges']}, unjudged {s['tsa_edges_unjudged']}, oracle {s['oracle_edges']},"
+                  f" common {s['common']}; recall on mapped callees {pct(s['recall_mapped_only'])}%)")
         print_causes("misses (oracle edges tsa lacks)", r["misses"], samples)
         print_causes("extras (tsa edges the oracle lacks)", r["extras"], samples)
 
     # Summary table.
     print("\n=== summary (edge sets; precision = common/tsa, recall = common/oracle)")
-    print(f"{'corpus':<10} {'lang':<11} {'prec%':>6} {'recall%':>8} {'tsa':>6} {'oracle':>7} {'common':>7}  oracle s")
+    print("(judged: without tsa edges at call sites the oracle leaves unresolved)")
+    print(f"{'corpus':<10} {'lang':<11} {'prec%':>6} {'judged%':>8} {'recall%':>8} {'tsa':>6} "
+          f"{'oracle':>7} {'common':>7}  oracle s")
     tot: dict[str, Counter] = defaultdict(Counter)
     for r in results:
         for lang, s in r["scores"].items():
-            print(f"{r['corpus']:<10} {lang:<11} {pct(s['precision']):>6} {pct(s['recall']):>8} "
-                  f"{s['tsa_edges']:>6} {s['oracle_edges']:>7} {s['common']:>7}  {r['oracle_seconds']:>7}")
-            for k in ("tsa_edges", "oracle_edges", "common"):
+            print(f"{r['corpus']:<10} {lang:<11} {pct(s['precision']):>6} {pct(s['precision_judged']):>8} "
+                  f"{pct(s['recall']):>8} {s['tsa_edges']:>6} {s['oracle_edges']:>7} {s['common']:>7}  "
+                  f"{r['oracle_seconds']:>7}")
+            for k in ("tsa_edges", "oracle_edges", "common", "tsa_edges_unjudged"):
                 tot[lang][k] += s[k]
     for lang, t in sorted(tot.items()):
         p = t["common"] / t["tsa_edges"] if t["tsa_edges"] else None
+        judged = t["tsa_edges"] - t["tsa_edges_unjudged"]
+        pj = t["common"] / judged if judged else None
         rc = t["common"] / t["oracle_edges"] if t["oracle_edges"] else None
-        print(f"{'ALL':<10} {lang:<11} {pct(p):>6} {pct(rc):>8} {t['tsa_edges']:>6} {t['oracle_edges']:>7} {t['common']:>7}")
+        print(f"{'ALL':<10} {lang:<11} {pct(p):>6} {pct(pj):>8} {pct(rc):>8} {t['tsa_edges']:>6} "
+              f"{t['oracle_edges']:>7} {t['common']:>7}")
     # Causes per language over all corpora.
     print("\n=== causes per language, all corpora")
     for kind in ("misses", "extras"):
