@@ -58,9 +58,11 @@ class Tsa:
 
     def __init__(self, db: Path):
         con = sqlite3.connect(f"file:{db}?mode=ro", uri=True)
-        self.files: dict[int, tuple[str, str]] = {
-            fid: (path, lang) for fid, path, lang in con.execute("SELECT id, path, language FROM files")
-        }
+        self.files: dict[int, tuple[str, str]] = {}
+        self.parse_errors: dict[int, int] = {}
+        for fid, path, lang, errs in con.execute("SELECT id, path, language, parse_errors FROM files"):
+            self.files[fid] = (path, lang)
+            self.parse_errors[fid] = errs
         self.fid_of = {path: fid for fid, (path, _) in self.files.items()}
         self.syms: dict[int, Sym] = {}
         self.by_file: dict[int, list[Sym]] = defaultdict(list)
@@ -89,6 +91,9 @@ class Tsa:
                 "c.resolution FROM calls c JOIN names n ON n.id = c.callee_id"
             )
         ]
+        self.import_aliases: dict[int, set[str]] = defaultdict(set)
+        for fid, alias in con.execute("SELECT file_id, alias FROM imports"):
+            self.import_aliases[fid].add(alias)
         self.calls_at: dict[tuple[int, int], list[Call]] = defaultdict(list)
         for c in self.calls:
             self.calls_at[(c.fid, c.line)].append(c)
@@ -104,6 +109,28 @@ class Tsa:
                 if best is None or (s.line, -s.end_line, s.id) >= (best.line, -best.end_line, best.id):
                     best = s
         return best.id if best else None
+
+    def receiver_shape(self, c: Call) -> str:
+        """What the call's receiver looks like, for grouping unresolved calls."""
+        r = (c.receiver or "").strip()
+        if not r:
+            return "bare name"
+        if r in ("self", "this", "cls"):
+            return "self/this"
+        head = r.split(".", 1)[0].split("?", 1)[0]
+        if r.endswith(")") or r.endswith(")!"):
+            return "call result"
+        if head in ("self", "this", "cls"):
+            return "self/this field"
+        if head in self.import_aliases.get(c.fid, ()):
+            return "imported name"
+        if head == "super()" or r.startswith("super"):
+            return "super"
+        if re.fullmatch(r"[A-Za-z_$][\w$]*", r):
+            return "plain name (local/param)" if not r[:1].isupper() else "Capitalized name"
+        if re.fullmatch(r"[A-Za-z_$][\w$]*(\.[A-Za-z_$][\w$]*)+", r):
+            return "dotted name"
+        return "other expression"
 
     def describe(self, sid: int | None) -> str:
         if sid is None:
@@ -516,18 +543,23 @@ class Comparison:
             site = sites[0]
             rows = self._tsa_rows_near(site)
             if isinstance(site.callee, tuple):
-                cause = "callee_unmapped"
+                def_fids = {self.tsa.fid_of.get(path) for path, _ in self._defs.get(site.callee[1], ())}
+                cause = ("parse_error" if any(self.tsa.parse_errors.get(f) for f in def_fids)
+                         else "callee_unmapped")
             elif not rows:
-                cause = "no_call_site"
+                cause = "parse_error" if self.tsa.parse_errors.get(site.fid) else "no_call_site"
             elif any(self.canon(c.target) == site.callee for c in rows):
                 cause = "caller_mismatch"
             elif any(c.target is not None for c in rows):
                 cause = "bound_elsewhere"
             else:
                 cause = res_name(rows[0].resolution)
+            shape = self.tsa.receiver_shape(rows[0]) if rows else ""
             if rows:
                 r = rows[0]
                 said = f"{res_name(r.resolution)} -> {self.tsa.describe(r.target)}"
+                if r.receiver:
+                    said += f" [receiver {r.receiver[:60]!r}]"
                 if cause == "caller_mismatch":
                     said += f" (caller {self.tsa.describe(r.caller) if r.caller else '<module>'})"
             else:
@@ -544,6 +576,9 @@ class Comparison:
                            else f"unmapped {site.symbol}")
                 + f" (caller {self._caller_text(site.caller)})",
                 "sites": len(sites),
+                "receiver_shape": shape,
+                "callee_kind": ("unmapped" if isinstance(site.callee, tuple)
+                                else self.tsa.syms[site.callee].kind),
             })
         return out
 

@@ -61,6 +61,7 @@ def run_one(c: dict, args, base: Path, oracles: dict) -> dict:
         "tsa_seconds": round(tsa_secs, 2),
         "compare_seconds": round(time.monotonic() - t0, 1),
         "files_in_universe": Counter(cmp.lang_of.values()),
+        "files_with_parse_errors": sorted(tsa.files[f][0] for f in cmp.universe if tsa.parse_errors.get(f)),
         "oracle_documents": len(docs),
         "scores": scores,
         "tsa_call_rows_by_resolution": dict(sorted(cmp.res_rows.items())),
@@ -80,6 +81,9 @@ def print_causes(title: str, rows: list[dict], samples: int) -> None:
     print(f"  {title}: {len(rows)} edges")
     for cause, lst in sorted(by.items(), key=lambda kv: -len(kv[1])):
         print(f"    {cause:<22} {len(lst):5d}")
+        shapes = Counter(r.get("receiver_shape") for r in lst if r.get("receiver_shape"))
+        if shapes and cause in ("unknown", "external", "stdlib", "builtin", "bound_elsewhere"):
+            print("      by receiver: " + ", ".join(f"{k} {v}" for k, v in shapes.most_common()))
         for r in lst[:samples]:
             print(f"        {r['where']}  `{r['code']}`")
             print(f"            callee {r['callee']!r}; tsa: {r['tsa']}; oracle: {r['oracle']}")
@@ -90,6 +94,8 @@ def report(results: list[dict], samples: int) -> None:
         print(f"\n=== {r['corpus']} ({r['package']}; {r['oracle']} {r['oracle_seconds']}s"
               f"{' cached' if r['oracle_cached'] else ''}; tsa index {r['tsa_seconds']}s)")
         print(f"  files compared: {dict(r['files_in_universe'])}; oracle documents: {r['oracle_documents']}")
+        if r["files_with_parse_errors"]:
+            print(f"  files tsa parsed with errors: {', '.join(r['files_with_parse_errors'])}")
         print(f"  tsa call rows by resolution: {r['tsa_call_rows_by_resolution']}")
         print(f"  tsa rows with a target:      {r['tsa_bound_rows_by_resolution']}")
         prec = ", ".join(f"{k} {v['confirmed']}/{v['edges']}" for k, v in r["precision_by_resolution"].items())
@@ -135,6 +141,14 @@ def report(results: list[dict], samples: int) -> None:
                 agg[row["lang"]][row["cause"]] += 1
         for lang, cnt in sorted(agg.items()):
             print(f"  {kind} {lang}: " + ", ".join(f"{k} {v}" for k, v in cnt.most_common()))
+    agg2: dict[str, Counter] = defaultdict(Counter)
+    for r in results:
+        for row in r["misses"]:
+            if row["cause"] == "unknown":
+                agg2[row["lang"]][f"{row['receiver_shape']} -> {row['callee_kind']}"] += 1
+    for lang, cnt in sorted(agg2.items()):
+        print(f"  unresolved misses {lang} by receiver -> callee kind: "
+              + ", ".join(f"{k} {v}" for k, v in cnt.most_common(12)))
 
 
 def main() -> int:
