@@ -317,6 +317,7 @@ class Comparison:
         self.lang_of = {fid: tsa.files[fid][1] for fid in self.universe}
         self.notes: Counter = Counter()
         self._map_definitions(docs)
+        self._join_stubs()
         self._oracle_sites(docs)
         self._tsa_sites()
 
@@ -376,6 +377,29 @@ class Comparison:
             for i in ids:
                 self.alias.setdefault(i, self.alias.get(ids[0], ids[0]))
         return ids
+
+    def _join_stubs(self) -> None:
+        """A definition in a `.pyi` stub and the one `.py` definition of the same
+        qualified name and kind are one callee: pyright binds calls to the stub,
+        a resolver may rightly bind them to the implementation."""
+        by_qual: dict[tuple[str, str], list[Sym]] = defaultdict(list)
+        for sym in self.tsa.syms.values():
+            path = self.tsa.files[sym.fid][0]
+            if path.endswith(".py") and sym.fid in self.universe:
+                by_qual[(sym.qualname, sym.kind)].append(sym)
+        joined = 0
+        for sym in self.tsa.syms.values():
+            if not self.tsa.files[sym.fid][0].endswith(".pyi") or sym.fid not in self.universe:
+                continue
+            impls = by_qual.get((sym.qualname, sym.kind), [])
+            if len(impls) == 1:
+                stub = self.canon(sym.id)
+                impl = self.tsa.same_def[impls[0].id]
+                for i in [k for k, v in self.alias.items() if v == impl] + [impl]:
+                    self.alias[i] = stub
+                joined += 1
+        if joined:
+            self.notes["pyi_stub_definitions_joined_to_their_implementation"] = joined
 
     def _tsa_def_at(self, fid: int, line: int, name: str) -> Sym | None:
         cands = self.tsa.at_line_name.get((fid, line, name))
