@@ -34,7 +34,7 @@ pub use read_graph::{Edge, FileDep, ImportRow, InheritRow};
 pub use read_health::{HealthBase, HealthEdge, HealthImport, HealthSymbol};
 pub use read_scores::{FileFacts, ImportCounts};
 pub use read_structure::NestedSymbol;
-pub use read_trust::{OpenSites, PackageImport};
+pub use read_trust::{OpenCallSites, OpenSites, PackageImport};
 pub use resolve::Resolution;
 pub use store::{SCHEMA_VERSION, identifier_words, index_dir, index_path, state_path};
 pub use walk::{

@@ -45,6 +45,16 @@ pub struct OpenSites {
     pub in_tests: u64,
 }
 
+/// The open call sites of one name (see [`Index::open_call_sites`]).
+#[derive(Clone, Debug, Default)]
+pub struct OpenCallSites {
+    pub counts: OpenSites,
+    /// Every file holding one, in path order.
+    pub files: Vec<String>,
+    /// The first rows, by file and line.
+    pub rows: Vec<CallRow>,
+}
+
 /// One import written in a package `__init__.py`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PackageImport {
@@ -63,18 +73,19 @@ fn marks(n: usize) -> String {
 
 impl Index {
     /// Call sites named `name` in any of `languages` that no resolution bound or
-    /// ruled out: their counts, and the first `cap` of them by file and line.
+    /// ruled out: their counts, the files holding them, and the first `cap` of them
+    /// by file and line.
     pub fn open_call_sites(
         &self,
         name: &str,
         languages: &[&str],
         cap: usize,
-    ) -> Result<(OpenSites, Vec<CallRow>), IndexError> {
+    ) -> Result<OpenCallSites, IndexError> {
         if languages.is_empty() {
-            return Ok((OpenSites::default(), Vec::new()));
+            return Ok(OpenCallSites::default());
         }
         let sql = format!(
-            "SELECT c.id, COALESCE(s.is_test, f.is_test) FROM calls c
+            "SELECT c.id, COALESCE(s.is_test, f.is_test), f.path FROM calls c
              JOIN names n ON n.id = c.callee_id
              JOIN files f ON f.id = c.file_id
              LEFT JOIN symbols s ON s.id = c.caller_id
@@ -86,17 +97,23 @@ impl Index {
         let mut stmt = self.conn.prepare_cached(&sql)?;
         let mut params: Vec<rusqlite::types::Value> = vec![name.to_owned().into()];
         params.extend(languages.iter().map(|l| (*l).to_owned().into()));
-        let rows: Vec<(i64, bool)> = stmt
+        let rows: Vec<(i64, bool, String)> = stmt
             .query_map(params_from_iter(params.iter()), |r| {
-                Ok((r.get(0)?, r.get(1)?))
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
             })?
             .collect::<Result<_, _>>()?;
         let counts = OpenSites {
             total: rows.len() as u64,
-            in_tests: rows.iter().filter(|(_, t)| *t).count() as u64,
+            in_tests: rows.iter().filter(|(_, t, _)| *t).count() as u64,
         };
-        let ids: Vec<i64> = rows.iter().take(cap).map(|(id, _)| *id).collect();
-        Ok((counts, self.calls_where("c.id", &ids)?))
+        let mut files: Vec<String> = rows.iter().map(|(_, _, f)| f.clone()).collect();
+        files.dedup();
+        let ids: Vec<i64> = rows.iter().take(cap).map(|(id, _, _)| *id).collect();
+        Ok(OpenCallSites {
+            counts,
+            files,
+            rows: self.calls_where("c.id", &ids)?,
+        })
     }
 
     /// Open call sites (see [`Index::open_call_sites`]) per (name, language), for
@@ -246,23 +263,18 @@ mod tests {
         build(root, &BuildOptions::default()).unwrap();
         let index = Index::open(root).unwrap().unwrap();
         // `x.f()` and `o.f()` are open; `f()` is bound, `len` is a builtin.
-        let (n, rows) = index.open_call_sites("f", &["python"], 1).unwrap();
+        let open = index.open_call_sites("f", &["python"], 1).unwrap();
         assert_eq!(
-            n,
+            open.counts,
             OpenSites {
                 total: 2,
                 in_tests: 1
             }
         );
-        assert_eq!(rows.len(), 1);
-        assert_eq!(
-            index
-                .open_call_sites("len", &["python"], 9)
-                .unwrap()
-                .0
-                .total,
-            0
-        );
+        assert_eq!(open.files, ["pkg/m.py", "test_m.py"]);
+        assert_eq!(open.rows.len(), 1);
+        let len = index.open_call_sites("len", &["python"], 9).unwrap();
+        assert_eq!(len.counts.total, 0);
         let counts = index.open_call_site_counts(&["f", "len"]).unwrap();
         assert_eq!(counts.len(), 1);
         assert_eq!(counts[&("f".to_owned(), "python".to_owned())].total, 2);
