@@ -35,6 +35,9 @@ use crate::ToolError;
 /// More open production call sites than this raise the floor to medium.
 pub const OPEN_SITES_MEDIUM: u64 = 5;
 
+/// Public-API reasons listed per answer (the count is always exact).
+const MAX_REASONS: usize = 10;
+
 /// How complete the caller side of an answer is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub enum Completeness {
@@ -60,6 +63,30 @@ pub enum Change {
     Behaviour,
     /// What breaks callers: a removal, a rename, a signature change.
     Breaking,
+}
+
+impl Change {
+    /// The change an edit type (`edit guard`'s modification_type, `edit safe`'s
+    /// edit_type) makes: rename, signature_change and delete break callers.
+    pub fn of_edit(kind: &str) -> Change {
+        match kind {
+            "rename" | "signature_change" | "delete" => Change::Breaking,
+            _ => Change::Behaviour,
+        }
+    }
+}
+
+/// Why the callers of one definition are not settled.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Unsettled {
+    /// A language that can call it has no call graph.
+    NoGraph,
+    /// Its file changed on disk since the index was built.
+    Stale,
+    /// This many call sites of its name are open.
+    Unresolved(u64),
+    /// It is public API, for this reason.
+    PublicApi(String),
 }
 
 /// One public-API target.
@@ -116,17 +143,40 @@ impl Trust {
         l
     }
 
+    /// [`Trust::floor`] for the definitions of a whole file: open sites floor at low
+    /// only (many names per file make same-name collisions likely), so the file's own
+    /// risk rules decide past that.
+    pub fn file_floor(&self, change: Change) -> ImpactLevel {
+        let mut l = ImpactLevel::None;
+        if self.completeness != Completeness::Complete {
+            l = l.max(ImpactLevel::Low);
+        }
+        if !self.public_api.is_empty() {
+            l = l.max(if change == Change::Breaking {
+                ImpactLevel::Medium
+            } else {
+                ImpactLevel::Low
+            });
+        }
+        l
+    }
+
     /// Whether the answer may say "none", "dead", "local" or SAFE about callers.
     pub fn settled(&self) -> bool {
         self.completeness == Completeness::Complete && self.public_api.is_empty()
     }
 
     fn names_label(&self) -> String {
-        self.names
+        let mut v: Vec<String> = self
+            .names
             .iter()
+            .take(5)
             .map(|n| format!("'{n}'"))
-            .collect::<Vec<_>>()
-            .join(", ")
+            .collect();
+        if self.names.len() > 5 {
+            v.push(format!("and {} more name(s)", self.names.len() - 5));
+        }
+        v.join(", ")
     }
 
     /// The facts a verdict built on these callers rests on, one short line each.
@@ -162,10 +212,16 @@ impl Trust {
                 self.open.total - self.open.in_tests
             ));
         }
-        for p in &self.public_api {
+        for p in self.public_api.iter().take(MAX_REASONS) {
             out.push(format!(
                 "public API: {}; callers outside the project cannot be counted",
                 p.reason
+            ));
+        }
+        if self.public_api.len() > MAX_REASONS {
+            out.push(format!(
+                "public API: {} more definition(s) (public_api_count)",
+                self.public_api.len() - MAX_REASONS
             ));
         }
         out
@@ -180,11 +236,12 @@ impl Trust {
             .with("completeness", self.completeness.as_str())
             .with("public_api", !self.public_api.is_empty());
         if !self.public_api.is_empty() {
-            s = s.with(
+            s = s.with("public_api_count", self.public_api.len()).with(
                 "public_api_reasons",
                 json!(
                     self.public_api
                         .iter()
+                        .take(MAX_REASONS)
                         .map(|p| p.reason.clone())
                         .collect::<Vec<_>>()
                 ),
@@ -355,6 +412,50 @@ impl<'a> Assessor<'a> {
             public_api,
             completeness,
         })
+    }
+
+    /// For many subjects at once (dead-code candidates): why each one's callers are
+    /// not settled, first reason found (no call graph, stale file, open same-name
+    /// call sites, public API), or `None` when they are. One batched query for the
+    /// open sites of every name.
+    pub fn unsettled(&mut self, subjects: &[Subject]) -> Result<Vec<Option<Unsettled>>, ToolError> {
+        let mut names: Vec<&str> = subjects.iter().map(|s| s.name.as_str()).collect();
+        names.sort_unstable();
+        names.dedup();
+        let open = self.index.open_call_site_counts(&names)?;
+        let files: Vec<String> = subjects
+            .iter()
+            .map(|s| s.file.clone())
+            .collect::<BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        let stale: HashSet<String> = self.stale_among(&files)?.into_iter().collect();
+        let mut out = Vec::with_capacity(subjects.len());
+        for s in subjects {
+            if !self.no_graph(&s.language)?.is_empty() {
+                out.push(Some(Unsettled::NoGraph));
+                continue;
+            }
+            if stale.contains(&s.file) {
+                out.push(Some(Unsettled::Stale));
+                continue;
+            }
+            let sites: u64 = caller_languages(&s.language)
+                .into_iter()
+                .filter(|l| l.tier() == Tier::Full)
+                .map(|l| l.name())
+                .collect::<BTreeSet<_>>()
+                .into_iter()
+                .filter_map(|l| open.get(&(s.name.clone(), l.to_owned())))
+                .map(|o| o.total)
+                .sum();
+            if sites > 0 {
+                out.push(Some(Unsettled::Unresolved(sites)));
+                continue;
+            }
+            out.push(self.public_api(s)?.map(Unsettled::PublicApi));
+        }
+        Ok(out)
     }
 
     /// The public-API reason of one subject.

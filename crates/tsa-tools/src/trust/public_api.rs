@@ -221,7 +221,7 @@ pub fn js_exported_names(text: &str) -> HashSet<String> {
     let mut out = HashSet::new();
     let add_list = |list: &str, out: &mut HashSet<String>| {
         for item in list.split(',') {
-            let local = item.trim().split_whitespace().next().unwrap_or("");
+            let local = item.split_whitespace().next().unwrap_or("");
             let local = local.split(':').next().unwrap_or("").trim();
             if !local.is_empty() && ident_end(local) == local.len() {
                 out.insert(local.to_owned());
