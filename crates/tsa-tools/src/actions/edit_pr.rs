@@ -82,7 +82,7 @@ impl Action for Pr {
             .into_iter()
             .map(analyse_file)
             .collect::<Result<_, _>>()?;
-        let b = blast(&opened.index, &files)?;
+        let b = blast(&opened.index, ctx.root()?, &files)?;
         let mut all_changes = Vec::new();
         let file_rows: Vec<Value> = files
             .iter()

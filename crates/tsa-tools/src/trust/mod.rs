@@ -23,7 +23,7 @@ mod public_api;
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde_json::json;
 use tsa_envelope::{ImpactLevel, Success};
 use tsa_index::{CallRow, Index, OpenSites, SymbolRow};
 use tsa_lang::{Language, Tier};
@@ -92,8 +92,6 @@ pub enum Unsettled {
 /// One public-API target.
 #[derive(Clone, Debug)]
 pub struct PublicApi {
-    pub symbol: String,
-    pub file: String,
     pub reason: String,
 }
 
@@ -274,17 +272,6 @@ impl Trust {
         }
         s
     }
-
-    /// The trust fields as one JSON object (rows of a list answer).
-    pub fn to_json(&self) -> Value {
-        json!({
-            "completeness": self.completeness.as_str(),
-            "resolved_call_sites": self.callers.len(),
-            "unresolved_call_sites": self.open.total,
-            "public_api": !self.public_api.is_empty(),
-            "public_api_reason": self.public_api.first().map(|p| p.reason.clone()),
-        })
-    }
 }
 
 fn preview(files: &[String]) -> String {
@@ -388,11 +375,7 @@ impl<'a> Assessor<'a> {
         let mut public_api = Vec::new();
         for s in subjects {
             if let Some(reason) = self.facts.reason(self.index, self.root, s)? {
-                public_api.push(PublicApi {
-                    symbol: s.qualname.clone(),
-                    file: s.file.clone(),
-                    reason,
-                });
+                public_api.push(PublicApi { reason });
             }
         }
         let completeness = if !no_graph.is_empty() || !stale.is_empty() {
@@ -516,8 +499,6 @@ mod tests {
             stale: Vec::new(),
             public_api: if api {
                 vec![PublicApi {
-                    symbol: "f".into(),
-                    file: "m.py".into(),
                     reason: "'f' is re-exported by pkg/__init__.py".into(),
                 }]
             } else {

@@ -376,7 +376,7 @@ impl Facts {
         for file in [s.file.clone(), init] {
             if self
                 .text(root, &file)
-                .is_some_and(|t| all_names(t).iter().any(|n| *n == top.name))
+                .is_some_and(|t| all_names(t).contains(&top.name))
             {
                 return Ok(Some(format!("{what} is named in __all__ of {file}")));
             }
