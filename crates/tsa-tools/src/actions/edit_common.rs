@@ -248,7 +248,9 @@ impl FileAnalysis {
 }
 
 /// The index row of a changed definition: by its old qualified name in the old
-/// file, else (an index built after the change) by its new one in the new file.
+/// file, else, for a definition that keeps its name (an index built after the
+/// change), by its new one in the new file. A removed or renamed definition is
+/// never matched by its new version: its callers use the old name.
 fn index_row<'r>(
     fa: &FileAnalysis,
     c: &semdiff::Change,
@@ -260,9 +262,14 @@ fn index_row<'r>(
             .find(|r| r.qualname == d.qualname && r.kind == d.kind)
             .or_else(|| rows.iter().find(|r| r.qualname == d.qualname))
     };
+    let keeps_name = !matches!(c.kind, ChangeKind::Removed | ChangeKind::Renamed);
     c.old
         .and_then(|i| pick(old_rows, &fa.old.defs[i]))
-        .or_else(|| c.new.and_then(|j| pick(new_rows, &fa.new.defs[j])))
+        .or_else(|| {
+            c.new
+                .filter(|_| keeps_name)
+                .and_then(|j| pick(new_rows, &fa.new.defs[j]))
+        })
 }
 
 /// The reach of the change set `files` in the index (see [`Blast`]), each
