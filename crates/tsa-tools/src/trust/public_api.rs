@@ -13,8 +13,11 @@
 //!   outside the crate's binaries, build script, examples, benches and tests.
 //! - Go: an exported identifier (upper-case first letter; a method also needs an
 //!   exported type) in a package other than `main`, outside `internal/` folders.
-//! - JavaScript/TypeScript: exported (`export` on its line, or named by an export
-//!   statement or `module.exports`), or a public method of an exported class, in a
+//! - Rust and Go: a definition exported to another language (a binding marker the
+//!   extractor puts before its signature: `#[pyfunction]`, `#[napi]`, `#[no_mangle]`,
+//!   `//export Name`, ...), wherever it lives.
+//! - JavaScript/TypeScript: exported (`export` in its signature or on its line, or
+//!   named by an export statement or `module.exports`), or a public method of an exported class, in a
 //!   file of a package (the nearest `package.json` above it) not marked private.
 //!
 //! Other languages have no public-API rule yet: their definitions are never public.
@@ -160,9 +163,41 @@ fn ancestors(dir: &str) -> Vec<&str> {
     out
 }
 
+/// A signature split into the language-binding markers an extractor may put in
+/// front of it (`#[pyfunction]`, `#[napi(..)]`, `//export Name`) and the rest.
+fn split_markers(sig: &str) -> (Vec<&str>, &str) {
+    let mut markers = Vec::new();
+    let mut rest = sig.trim_start();
+    loop {
+        if rest.starts_with("#[") {
+            let mut depth = 0i32;
+            // From the `[` after `#`: the end is just past its matching `]`.
+            let end = rest[1..].char_indices().find_map(|(i, c)| {
+                match c {
+                    '[' => depth += 1,
+                    ']' => depth -= 1,
+                    _ => {}
+                }
+                (depth == 0).then_some(i + 2)
+            });
+            let Some(end) = end else { break };
+            markers.push(&rest[..end]);
+            rest = rest[end..].trim_start();
+        } else if let Some(after) = rest.strip_prefix("//export ") {
+            let name_end = after.find(char::is_whitespace).unwrap_or(after.len());
+            let end = "//export ".len() + name_end;
+            markers.push(&rest[..end]);
+            rest = rest[end..].trim_start();
+        } else {
+            break;
+        }
+    }
+    (markers, rest)
+}
+
 /// Whether a Rust signature is visible outside its crate.
 fn rust_pub(sig: &str) -> bool {
-    sig.starts_with("pub ")
+    split_markers(sig).1.starts_with("pub ")
 }
 
 /// The names a Python `__all__` lists (every assignment, `+=`, `.extend`, `.append`).
@@ -385,6 +420,12 @@ impl Facts {
     }
 
     fn rust(&mut self, index: &Index, s: &Subject) -> Result<Option<String>, ToolError> {
+        if let Some(m) = split_markers(&s.signature).0.first() {
+            return Ok(Some(format!(
+                "'{}' is exported to another language ({m})",
+                s.qualname
+            )));
+        }
         let visible = rust_pub(&s.signature)
             || s.parent
                 .as_deref()
@@ -422,6 +463,12 @@ impl Facts {
     }
 
     fn go(&mut self, root: &Path, s: &Subject) -> Option<String> {
+        if let Some(m) = split_markers(&s.signature).0.first() {
+            return Some(format!(
+                "'{}' is exported to another language ({m})",
+                s.qualname
+            ));
+        }
         let exported = |n: &str| n.chars().next().is_some_and(char::is_uppercase);
         if !exported(&s.name) {
             return None;
@@ -473,8 +520,9 @@ impl Facts {
             .nth(top.line.saturating_sub(1) as usize)
             .unwrap_or("")
             .trim_start();
-        let exported =
-            own_line.starts_with("export ") || js_exported_names(text).contains(top.name.as_str());
+        let exported = top.signature.starts_with("export ")
+            || own_line.starts_with("export ")
+            || js_exported_names(text).contains(top.name.as_str());
         if !exported {
             return None;
         }
@@ -539,5 +587,16 @@ mod tests {
         assert!(!names.contains("k") && !names.contains("function"));
         assert_eq!(ancestors("a/b"), ["a/b", "a", ""]);
         assert!(rust_pub("pub fn x()") && !rust_pub("pub(crate) fn x()"));
+        // Language-binding markers an extractor may prefix to a signature.
+        assert!(rust_pub("#[pyfunction] pub fn x()"));
+        assert_eq!(
+            split_markers("#[napi(js_name = \"x\")] #[no_mangle] fn x()"),
+            (vec!["#[napi(js_name = \"x\")]", "#[no_mangle]"], "fn x()")
+        );
+        assert_eq!(
+            split_markers("//export Add func Add(a, b C.int) C.int"),
+            (vec!["//export Add"], "func Add(a, b C.int) C.int")
+        );
+        assert_eq!(split_markers("fn plain()"), (vec![], "fn plain()"));
     }
 }
