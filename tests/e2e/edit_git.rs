@@ -13,9 +13,9 @@ use serde_json::{Value, json};
 
 use crate::support::{Project, assert_envelope, bin, empty_project, json as cli_json, project};
 
-type Client = RunningService<rmcp::RoleClient, ()>;
+pub(crate) type Client = RunningService<rmcp::RoleClient, ()>;
 
-async fn mcp(root: &Path) -> Client {
+pub(crate) async fn mcp(root: &Path) -> Client {
     let mut cmd = tokio::process::Command::new(bin());
     cmd.arg("mcp")
         .arg("--project-root")
@@ -65,7 +65,7 @@ fn strip_key(v: &mut Value, key: &str) {
 }
 
 /// Asks `edit <args>` over MCP and the CLI; both answers must be equal envelopes.
-async fn both(client: &Client, root: &Path, args: Value) -> Value {
+pub(crate) async fn both(client: &Client, root: &Path, args: Value) -> Value {
     let mut with_format = args.as_object().unwrap().clone();
     with_format.insert("output_format".into(), json!("json"));
     let r = client
@@ -92,13 +92,13 @@ async fn both(client: &Client, root: &Path, args: Value) -> Value {
     over_mcp
 }
 
-fn write(root: &Path, rel: &str, text: &str) {
+pub(crate) fn write(root: &Path, rel: &str, text: &str) {
     let p = root.join(rel);
     std::fs::create_dir_all(p.parent().unwrap()).unwrap();
     std::fs::write(p, text).unwrap();
 }
 
-fn init(root: &Path) -> git2::Repository {
+pub(crate) fn init(root: &Path) -> git2::Repository {
     let mut o = git2::RepositoryInitOptions::new();
     o.initial_head("main");
     let repo = git2::Repository::init_opts(root, &o).unwrap();

@@ -30,5 +30,6 @@ mod skills;
 mod structure;
 mod support;
 mod tidy;
+mod trust;
 mod viz;
 mod watch;

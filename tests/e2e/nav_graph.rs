@@ -410,10 +410,11 @@ fn impact_scores_risk_from_production_edges_with_a_monotonic_verdict() {
     assert_eq!(v["impact_level"], "high");
     assert_eq!(v["verdict"], "UNSAFE");
     assert!(
-        v["verdict_basis"]
+        v["verdict_basis"][0]
             .as_str()
             .unwrap()
-            .contains("low->CAUTION")
+            .contains("low->CAUTION"),
+        "{v}"
     );
     let v = nav(
         &p.root,

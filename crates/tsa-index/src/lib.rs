@@ -15,6 +15,7 @@ mod read_graph;
 mod read_health;
 mod read_scores;
 mod read_structure;
+mod read_trust;
 mod read_viz;
 pub mod resolve;
 mod store;
@@ -35,6 +36,7 @@ pub use read_health::{HealthBase, HealthEdge, HealthImport, HealthSymbol};
 pub use read_scores::{FileFacts, ImportCounts};
 pub use read_structure::NestedSymbol;
 pub use layout::Layout;
+pub use read_trust::{OpenCallSites, OpenSites, PackageImport};
 pub use resolve::Resolution;
 pub use store::{SCHEMA_VERSION, identifier_words, index_dir, index_path, state_path};
 pub use walk::{

@@ -220,7 +220,11 @@ impl Index {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
-    fn calls_where(&self, clause: &str, ids: &[i64]) -> Result<Vec<CallRow>, IndexError> {
+    pub(crate) fn calls_where(
+        &self,
+        clause: &str,
+        ids: &[i64],
+    ) -> Result<Vec<CallRow>, IndexError> {
         if ids.is_empty() {
             return Ok(Vec::new());
         }

@@ -26,6 +26,7 @@ mod semdiff;
 pub mod skills;
 mod source;
 mod text_search;
+mod trust;
 
 /// Entry points of the fuzz targets (`fuzz/`), behind the `fuzzing` feature; not
 /// part of the supported API.

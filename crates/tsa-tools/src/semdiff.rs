@@ -35,6 +35,9 @@ pub struct DefInfo {
 #[derive(Debug)]
 pub struct Version {
     pub defs: Vec<DefInfo>,
+    /// Fingerprint of the code outside every definition (imports, module-level
+    /// statements, decorators): what runs when the module loads.
+    pub module_code: u64,
     pub parse_errors: u32,
     pub text: String,
 }
@@ -161,6 +164,7 @@ pub fn analyse(lang: Language, src: &str) -> Result<Version, ToolError> {
     let mut prev_end = 0usize;
     let mut first_tok = vec![usize::MAX; n];
     let mut stack: Vec<usize> = Vec::new();
+    let mut module = DefaultHasher::new();
     let mut next = 0;
     for (ti, t) in toks.iter().enumerate() {
         while next < order.len() && x.defs[order[next]].start_byte <= t.start {
@@ -182,7 +186,12 @@ pub fn analyse(lang: Language, src: &str) -> Result<Version, ToolError> {
         }
         let gap = src.get(prev_end.min(t.start)..t.start).unwrap_or("");
         prev_end = t.end;
-        let Some(&owner) = stack.last() else { continue };
+        let Some(&owner) = stack.last() else {
+            if t.class == Class::Code {
+                src[t.start..t.end].hash(&mut module);
+            }
+            continue;
+        };
         if first_tok[owner] == usize::MAX {
             // The space before a definition belongs to its surroundings.
             first_tok[owner] = ti;
@@ -238,6 +247,7 @@ pub fn analyse(lang: Language, src: &str) -> Result<Version, ToolError> {
     }
     Ok(Version {
         defs,
+        module_code: finish(&module),
         parse_errors: errs.max(x.parse_errors.min(1)),
         text: src.to_owned(),
     })
@@ -248,6 +258,7 @@ impl Version {
     pub fn empty() -> Version {
         Version {
             defs: Vec::new(),
+            module_code: finish(&DefaultHasher::new()),
             parse_errors: 0,
             text: String::new(),
         }
@@ -571,6 +582,24 @@ mod tests {
                 ("gone".to_owned(), "removed"),
             ]
         );
+    }
+
+    #[test]
+    fn module_level_code_is_fingerprinted_apart_from_definitions() {
+        let l = Language::from_name("python").unwrap();
+        let base = "import os\n\n\ndef a():\n    return 1\n";
+        let v = |t: &str| analyse(l, t).unwrap().module_code;
+        // A new function, a changed body, a comment: the module's own code is the same.
+        assert_eq!(
+            v(base),
+            v(&format!("{base}\n\ndef _probe(x):\n    return x\n"))
+        );
+        assert_eq!(v(base), v(&base.replace("return 1", "return 2")));
+        assert_eq!(v(base), v(&format!("# note\n{base}")));
+        // A new import or statement at module level changes it.
+        assert_ne!(v(base), v(&format!("import sys\n{base}")));
+        assert_ne!(v(base), v(&format!("{base}X = a()\n")));
+        assert_eq!(Version::empty().module_code, v(""));
     }
 
     #[test]

@@ -528,9 +528,11 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                             None => m
                                 .build_variants(&cands, test)
                                 .or_else(|| {
-                                    // Re-exported by a barrel (`import * as core`).
+                                    // A module called as a function (`const X =
+                                    // require('./x'); new X()`): its default export,
+                                    // never a name its own imports bring in.
                                     (cands.is_empty() && !go_style(m, file))
-                                        .then(|| exported(m, &files, name, 0))
+                                        .then(|| exported(m, &files, "default", 6))
                                         .flatten()
                                         .map(|s| bound(s, 0.9))
                                 })

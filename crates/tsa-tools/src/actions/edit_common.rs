@@ -5,14 +5,17 @@
 //! file import graph).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
+use std::path::Path;
 
 use serde_json::{Value, json};
 use tsa_index::{Index, SymbolRow};
 use tsa_lang::Language;
 
+use super::graph::{Dir, IndexGraph, bfs};
 use crate::ToolError;
 use crate::git::{DiffMode, FileChange};
-use crate::semdiff::{self, Change, ChangeKind, Version};
+use crate::semdiff::{self, Change as Edit, ChangeKind, Version};
+use crate::trust::{Assessor, Change, Subject, Trust, subjects_of};
 
 /// The `mode` parameter: diff | staged | branch | pr (pr needs the network).
 pub fn parse_mode(
@@ -55,7 +58,7 @@ pub struct FileAnalysis {
     pub language: Option<Language>,
     pub old: Version,
     pub new: Version,
-    pub changes: Vec<Change>,
+    pub changes: Vec<Edit>,
 }
 
 fn intersects(ranges: &[(u32, u32)], a: u32, b: u32) -> bool {
@@ -136,17 +139,67 @@ impl FileAnalysis {
     }
 }
 
-/// The reach of a change set in the index.
+/// One changed definition that callers can feel, with its reach and trust.
+pub struct DefImpact {
+    /// Its index row, when the index holds it.
+    pub id: Option<i64>,
+    pub file: String,
+    /// The qualified name callers use (the old one for removals and renames).
+    pub symbol: String,
+    pub kind: ChangeKind,
+    /// Resolved callers outside the changed definitions.
+    pub callers: usize,
+    pub trust: Trust,
+}
+
+impl DefImpact {
+    /// The change as [`trust`](crate::trust) grades it.
+    pub fn change(&self) -> Change {
+        if breaks_callers(self.kind) {
+            Change::Breaking
+        } else {
+            Change::Behaviour
+        }
+    }
+}
+
+/// Whether a change breaks the callers of the definition (removal, rename, signature).
+pub fn breaks_callers(kind: ChangeKind) -> bool {
+    matches!(
+        kind,
+        ChangeKind::Removed | ChangeKind::Renamed | ChangeKind::SignatureChanged
+    )
+}
+
+/// How far a transitive caller walk goes up from the changed definitions.
+const CALLER_DEPTH: u32 = 10;
+
+/// The reach of a change set in the index, symbol by symbol: the changed
+/// definitions callers can feel (removed, renamed, signature or body changed) and
+/// what reaches them over resolved calls, the files importing a changed name, and,
+/// only when a file's module-level code changed (or the file went away), the files
+/// importing it, transitively. An added definition or a comment reaches nobody.
 pub struct Blast {
     /// Index definitions of changed symbols.
     pub targets: Vec<SymbolRow>,
     /// Resolved callers of the targets: (caller, target qualname, call line).
     pub callers: Vec<(SymbolRow, String, u32)>,
-    /// Files depending on changed files (transitively, imports) or calling changed
-    /// definitions, changed files excluded.
+    /// Every caller reaching a target through resolved calls (up to
+    /// [`CALLER_DEPTH`] levels), targets excluded.
+    pub transitive_callers: usize,
+    /// Files affected by the change (changed files excluded).
     pub affected: BTreeSet<String>,
-    /// Direct importers per changed file.
+    /// Why each affected file is affected.
+    pub reasons: BTreeMap<String, BTreeSet<String>>,
+    /// Per changed file: the files it affects directly (name importers, module
+    /// importers, direct callers).
     pub direct: BTreeMap<String, Vec<String>>,
+    /// Per changed file: every file it affects.
+    pub by_changed: BTreeMap<String, BTreeSet<String>>,
+    /// Changed files whose module-level code changed (or that were deleted).
+    pub module_changed: Vec<String>,
+    /// The changed definitions callers can feel, with their trust.
+    pub defs: Vec<DefImpact>,
     /// Reverse import adjacency: file -> files importing it.
     pub importers: HashMap<String, BTreeSet<String>>,
 }
@@ -170,64 +223,274 @@ impl Blast {
         }
         seen
     }
+
+    fn add(&mut self, changed: &str, file: &str, why: String, direct: bool) {
+        self.reasons.entry(file.to_owned()).or_default().insert(why);
+        self.by_changed
+            .entry(changed.to_owned())
+            .or_default()
+            .insert(file.to_owned());
+        if direct {
+            let d = self.direct.entry(changed.to_owned()).or_default();
+            if !d.iter().any(|x| x == file) {
+                d.push(file.to_owned());
+            }
+        }
+    }
 }
 
-/// Callers of the changed definitions and dependents of the changed files.
-pub fn blast(index: &Index, files: &[FileAnalysis]) -> Result<Blast, ToolError> {
+impl FileAnalysis {
+    /// Whether the code outside every definition changed (or the file was deleted).
+    pub fn module_changed(&self) -> bool {
+        self.language.is_some()
+            && (self.change.status == "deleted" || self.old.module_code != self.new.module_code)
+    }
+}
+
+/// The index row of a changed definition: by its old qualified name in the old
+/// file, else, for a definition that keeps its name (an index built after the
+/// change), by its new one in the new file. A removed or renamed definition is
+/// never matched by its new version: its callers use the old name.
+fn index_row<'r>(
+    fa: &FileAnalysis,
+    c: &semdiff::Change,
+    old_rows: &'r [SymbolRow],
+    new_rows: &'r [SymbolRow],
+) -> Option<&'r SymbolRow> {
+    let pick = |rows: &'r [SymbolRow], d: &semdiff::DefInfo| {
+        rows.iter()
+            .find(|r| r.qualname == d.qualname && r.kind == d.kind)
+            .or_else(|| rows.iter().find(|r| r.qualname == d.qualname))
+    };
+    let keeps_name = !matches!(c.kind, ChangeKind::Removed | ChangeKind::Renamed);
+    c.old
+        .and_then(|i| pick(old_rows, &fa.old.defs[i]))
+        .or_else(|| {
+            c.new
+                .filter(|_| keeps_name)
+                .and_then(|j| pick(new_rows, &fa.new.defs[j]))
+        })
+}
+
+/// The reach of the change set `files` in the index (see [`Blast`]), each
+/// caller-relevant changed definition assessed by [`crate::trust`].
+pub fn blast(index: &Index, root: &Path, files: &[FileAnalysis]) -> Result<Blast, ToolError> {
     let mut importers: HashMap<String, BTreeSet<String>> = HashMap::new();
     for e in index.file_imports()? {
         importers.entry(e.target_file).or_default().insert(e.file);
     }
-    let mut targets = Vec::new();
+    let changed: BTreeSet<String> = files
+        .iter()
+        .flat_map(|f| [f.change.path.clone(), f.change.old_path.clone()])
+        .collect();
+    let mut assessor = Assessor::new(index, root).expect_changed(changed.iter().cloned());
+    let mut b = Blast {
+        targets: Vec::new(),
+        callers: Vec::new(),
+        transitive_callers: 0,
+        affected: BTreeSet::new(),
+        reasons: BTreeMap::new(),
+        direct: BTreeMap::new(),
+        by_changed: BTreeMap::new(),
+        module_changed: Vec::new(),
+        defs: Vec::new(),
+        importers,
+    };
+    // Targets per changed file (index rows), and the changed definitions.
+    let mut file_targets: Vec<Vec<i64>> = Vec::with_capacity(files.len());
     for fa in files {
-        let wanted = fa.caller_relevant();
-        if wanted.is_empty() {
+        b.direct.entry(fa.change.path.clone()).or_default();
+        let mut ids = Vec::new();
+        let Some(lang) = fa.language else {
+            file_targets.push(ids);
             continue;
+        };
+        let old_rows = index.symbols_in_file(&fa.change.old_path)?;
+        let new_rows = if fa.change.path == fa.change.old_path {
+            Vec::new()
+        } else {
+            index.symbols_in_file(&fa.change.path)?
+        };
+        let new_rows = if new_rows.is_empty() {
+            &old_rows
+        } else {
+            &new_rows
+        };
+        for c in &fa.changes {
+            if !matches!(
+                c.kind,
+                ChangeKind::Removed
+                    | ChangeKind::Renamed
+                    | ChangeKind::SignatureChanged
+                    | ChangeKind::BodyChanged
+            ) {
+                continue;
+            }
+            let row = index_row(fa, c, &old_rows, new_rows);
+            let subject = match row {
+                Some(r) => subjects_of(index, std::slice::from_ref(r))?.remove(0),
+                None => match (c.old, c.new) {
+                    (Some(i), _) => {
+                        Subject::from_version(&fa.old, i, &fa.change.old_path, lang.name(), None)
+                    }
+                    (None, Some(j)) => {
+                        Subject::from_version(&fa.new, j, &fa.change.path, lang.name(), None)
+                    }
+                    (None, None) => continue,
+                },
+            };
+            let trust = assessor.assess_subjects(std::slice::from_ref(&subject), 0)?;
+            if let Some(r) = row {
+                ids.push(r.id);
+                b.targets.push(r.clone());
+            }
+            b.defs.push(DefImpact {
+                id: row.map(|r| r.id),
+                file: fa.change.path.clone(),
+                symbol: subject.qualname.clone(),
+                kind: c.kind,
+                callers: 0,
+                trust,
+            });
         }
-        let rows = index.symbols_in_file(&fa.change.old_path)?;
-        for (q, _) in &wanted {
-            targets.extend(rows.iter().filter(|r| &r.qualname == q).cloned());
-        }
+        file_targets.push(ids);
     }
-    let ids: Vec<i64> = targets.iter().map(|t| t.id).collect();
-    let by_id: HashMap<i64, &SymbolRow> = targets.iter().map(|t| (t.id, t)).collect();
+    // Direct callers of the targets.
+    let ids: Vec<i64> = b.targets.iter().map(|t| t.id).collect();
+    let target_set: BTreeSet<i64> = ids.iter().copied().collect();
+    let by_id: HashMap<i64, &SymbolRow> = b.targets.iter().map(|t| (t.id, t)).collect();
     let edges = index.edges_to(&ids)?;
     let caller_rows = index.symbols_by_id(&edges.iter().map(|e| e.caller).collect::<Vec<_>>())?;
-    let target_set: BTreeSet<i64> = ids.iter().copied().collect();
-    let mut callers = Vec::new();
+    let mut per_target: HashMap<i64, usize> = HashMap::new();
     for e in &edges {
         if target_set.contains(&e.caller) {
             continue;
         }
         if let (Some(c), Some(t)) = (caller_rows.get(&e.caller), by_id.get(&e.target)) {
-            callers.push((c.clone(), t.qualname.clone(), e.line));
+            b.callers.push((c.clone(), t.qualname.clone(), e.line));
+            *per_target.entry(e.target).or_default() += 1;
         }
     }
-    let changed: Vec<&str> = files.iter().map(|f| f.change.path.as_str()).collect();
-    let mut b = Blast {
-        targets,
-        callers,
-        affected: BTreeSet::new(),
-        direct: BTreeMap::new(),
-        importers,
-    };
-    let mut start: Vec<&str> = changed.clone();
-    start.extend(files.iter().map(|f| f.change.old_path.as_str()));
-    let mut affected = b.dependents_of(&start);
-    for (c, _, _) in &b.callers {
-        affected.insert(c.file.clone());
+    for d in &mut b.defs {
+        d.callers = d.id.map_or(0, |t| per_target.get(&t).copied().unwrap_or(0));
     }
-    for f in files {
-        affected.remove(&f.change.path);
-        affected.remove(&f.change.old_path);
-        let direct: Vec<String> = b
-            .importers
-            .get(&f.change.old_path)
-            .map(|s| s.iter().filter(|x| **x != f.change.path).cloned().collect())
-            .unwrap_or_default();
-        b.direct.insert(f.change.path.clone(), direct);
+    // What reaches the targets over resolved calls, per changed file.
+    let mut g = IndexGraph::new(index);
+    let mut reached: BTreeSet<i64> = BTreeSet::new();
+    for (fa, ids) in files.iter().zip(&file_targets) {
+        if ids.is_empty() {
+            continue;
+        }
+        let walk = bfs(&mut g, ids, Dir::Up, CALLER_DEPTH)?;
+        let nodes: Vec<(i64, u32)> = walk
+            .nodes
+            .iter()
+            .copied()
+            .filter(|(id, d)| *d > 0 && !target_set.contains(id))
+            .collect();
+        reached.extend(nodes.iter().map(|(id, _)| *id));
+        let rows = index.symbols_by_id(&nodes.iter().map(|(id, _)| *id).collect::<Vec<_>>())?;
+        for (id, depth) in nodes {
+            if let Some(r) = rows.get(&id) {
+                let why = if depth == 1 {
+                    format!(
+                        "{} calls a changed definition of {}",
+                        r.qualname, fa.change.path
+                    )
+                } else {
+                    format!(
+                        "{} reaches a changed definition of {} through {depth} calls",
+                        r.qualname, fa.change.path
+                    )
+                };
+                b.add(&fa.change.path, &r.file, why, depth == 1);
+            }
+        }
     }
-    b.affected = affected;
+    b.transitive_callers = reached.len();
+    // Importers: of a changed name, or of a file whose module-level code changed.
+    for fa in files {
+        let f = fa.change.path.as_str();
+        if fa.module_changed() {
+            b.module_changed.push(f.to_owned());
+            let direct: BTreeSet<String> = [f, fa.change.old_path.as_str()]
+                .iter()
+                .filter_map(|p| b.importers.get(*p))
+                .flatten()
+                .cloned()
+                .collect();
+            for d in b.dependents_of(&[f, fa.change.old_path.as_str()]) {
+                let why = if direct.contains(&d) {
+                    format!("imports {f}, whose module-level code changed")
+                } else {
+                    format!("imports {f} (indirectly), whose module-level code changed")
+                };
+                let is_direct = direct.contains(&d);
+                b.add(f, &d, why, is_direct);
+            }
+            continue;
+        }
+        let top: Vec<(&str, ChangeKind)> = fa
+            .changes
+            .iter()
+            .filter(|c| c.kind.is_semantic() && c.kind != ChangeKind::Added)
+            .filter_map(|c| {
+                let d = c
+                    .old
+                    .map(|i| &fa.old.defs[i])
+                    .or(c.new.map(|j| &fa.new.defs[j]))?;
+                d.parent.is_none().then_some((d.name.as_str(), c.kind))
+            })
+            .collect();
+        if top.is_empty() {
+            continue;
+        }
+        let gone_public = top.iter().any(|(n, k)| {
+            matches!(k, ChangeKind::Removed | ChangeKind::Renamed) && !n.starts_with('_')
+        });
+        let defined: BTreeSet<&str> = fa
+            .old
+            .defs
+            .iter()
+            .chain(&fa.new.defs)
+            .map(|d| d.name.as_str())
+            .collect();
+        for row in index.importers_of_file(&fa.change.old_path)? {
+            if changed.contains(&row.file) {
+                continue;
+            }
+            let by_target = row
+                .target
+                .as_ref()
+                .is_some_and(|t| target_set.contains(&t.id));
+            let named = row
+                .name
+                .as_deref()
+                .and_then(|n| top.iter().find(|(t, _)| *t == n));
+            let whole_module =
+                row.target.is_none() && row.name.as_deref().is_none_or(|n| !defined.contains(n));
+            let why = if by_target || named.is_some() {
+                format!(
+                    "imports '{}' from {f}, which changed",
+                    row.name.as_deref().unwrap_or(&row.alias)
+                )
+            } else if whole_module && gone_public {
+                format!("imports {f} as a module, and a public name of it was removed or renamed")
+            } else {
+                continue;
+            };
+            b.add(f, &row.file, why, true);
+        }
+    }
+    b.reasons.retain(|f, _| !changed.contains(f));
+    b.affected = b.reasons.keys().cloned().collect();
+    for set in b.by_changed.values_mut() {
+        set.retain(|f| !changed.contains(f));
+    }
+    for list in b.direct.values_mut() {
+        list.retain(|f| !changed.contains(f));
+        list.sort();
+    }
     Ok(b)
 }
 

@@ -18,6 +18,7 @@ use super::nav_trace::{Occurrence, classify, syntax};
 use crate::action::Action;
 use crate::source::source_file;
 use crate::text_search::{CaseMode, FileFilter, Limits, MatchSpec, search};
+use crate::trust::{Assessor, Change};
 use crate::{Context, ToolError};
 
 /// The kinds of edit the edit actions know.
@@ -63,6 +64,9 @@ fn level_name(l: ImpactLevel) -> &'static str {
         ImpactLevel::High => "high",
     }
 }
+
+/// How `edit guard` chooses its verdict (the first line of `verdict_basis`).
+const GUARD_VERDICT_RULE: &str = "impact_level from the larger of resolved callers and text occurrences (0 none, 1-5 low, 6-20 medium, >20 high), raised to the trust floor (unresolved same-name call sites or an unknown graph: at least low; public API: low, medium for rename/signature_change/delete); then Verdict::from_impact";
 
 /// What to do before and after the change, by impact and modification type.
 fn required_actions(level: ImpactLevel, kind: &str, symbol: &str, n: usize) -> Vec<String> {
@@ -224,8 +228,34 @@ impl Action for Guard {
             .with_next_step(step));
         }
         let count = n_occ.max(total_callers);
-        let level = level_of(count);
+        let from_uses = level_of(count);
+        // Unresolved same-name sites, an unknown graph (or no definition in the
+        // index) and public API raise the level: never SAFE when unsure.
+        let trust = if defs.is_empty() {
+            None
+        } else {
+            Some(Assessor::new(index, root).assess(&defs, 0)?)
+        };
+        let floor = match &trust {
+            Some(t) => t.floor(Change::of_edit(kind)),
+            None => ImpactLevel::Low,
+        };
+        let level = from_uses.max(floor);
         let verdict = Verdict::from_impact(level);
+        let mut basis = vec![GUARD_VERDICT_RULE.to_owned()];
+        match &trust {
+            Some(t) => basis.extend(t.basis()),
+            None => basis.push(
+                "completeness unknown: no definition of it in the index, so its callers cannot be resolved".to_owned(),
+            ),
+        }
+        if level > from_uses {
+            basis.push(format!(
+                "impact_level raised from {} to {} by the floor of completeness and public API ({kind})",
+                level_name(from_uses),
+                level_name(level)
+            ));
+        }
         let lname = level_name(level);
         let badge = match level {
             ImpactLevel::High => format!("🚨 HIGH IMPACT — {n_occ} RIPGREP OCCURRENCES"),
@@ -234,6 +264,9 @@ impl Action for Guard {
             ImpactLevel::None => "⚪ NO KNOWN USES".to_owned(),
         };
         let guidance = match level {
+            _ if level > from_uses => {
+                "Its callers are not all known (see verdict_basis): check its uses before changing it, and keep public API compatible."
+            }
             ImpactLevel::None => {
                 "Nothing calls or references it in code text; dynamic uses remain possible."
             }
@@ -277,6 +310,7 @@ impl Action for Guard {
             "count_caveat",
             "ripgrep_occurrences counts code-text uses (comments, imports and strings filtered out); total_callers counts resolved call edges; the impact level takes the larger",
         )
+        .with("verdict_basis", json!(basis))
         .with("callers_by_file", json!(callers_by_file))
         .with("occurrences_by_file", json!(occ_by_file))
 
@@ -326,6 +360,10 @@ impl Action for Guard {
         if file.is_some() {
             s = s.with("ast_caller_count", total_callers);
         }
+        s = match &trust {
+            Some(t) => t.annotate(s),
+            None => s.with("completeness", "unknown").with("public_api", false),
+        };
         if defs.is_empty() {
             s = s.with_warning(format!(
                 "no definition of '{}' in the index: total_callers is 0 and only text occurrences count",

@@ -1,9 +1,11 @@
 //! `edit impact`: what a change set (unstaged, staged, or the branch against its
-//! base) reaches. Changed files come from git (git2, in process); their changed
-//! definitions from both versions parsed and compared within the diff hunks;
-//! affected files are the transitive importers of changed files plus the files
-//! calling changed definitions; risk follows analyses §8 through the one risk order,
-//! raised by constraint violations touching the changed or affected files.
+//! base) reaches, symbol by symbol. Changed files come from git (git2, in process);
+//! their changed definitions from both versions parsed and compared within the diff
+//! hunks; affected files are those reaching a changed definition over resolved
+//! calls, importing a changed name, or importing a file whose module-level code
+//! changed (`edit_common::blast`); risk follows analyses §8 through the one risk
+//! order, raised by breaking changes with callers, by the trust of each changed
+//! definition's callers, and by constraint violations touching the change.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -15,13 +17,14 @@ use tsa_index::SymbolRow;
 use tsa_lang::{Language, is_test_path};
 
 use super::common::{fixed_cap, open_index};
-use super::edit_common::{FileAnalysis, analyse_file, blast, parse_mode};
+use super::edit_common::{FileAnalysis, analyse_file, blast, breaks_callers, parse_mode};
 use super::nav_test_map::{Lines, is_entry, test_command};
 use super::project_journal;
 use crate::action::Action;
 use crate::constraints::{self, Severity};
 use crate::git::Repo;
 use crate::security::resolve_in_root;
+use crate::trust::Completeness;
 use crate::{Context, ToolError};
 
 /// Arguments of `edit impact`.
@@ -64,6 +67,9 @@ fn level_name(l: ImpactLevel) -> &'static str {
         ImpactLevel::High => "high",
     }
 }
+
+/// How `edit impact` chooses its verdict (the first line of `verdict_basis`).
+const IMPACT_VERDICT_RULE: &str = "risk_level from affected files (0-2 low, 3-8 medium, more high; docs/data or tests only: low), where a file is affected when it calls a changed definition (directly or through calls), imports a changed name, or imports a file whose module-level code changed (an added definition reaches nobody); raised to medium by a changed definition with >= 5 callers or a removal/rename/signature change with callers; raised to each changed definition's trust floor (unresolved same-name call sites, unknown graph, public API); error constraint violations: high; journal decisions lift it; then Verdict::from_impact";
 
 /// Risk from the number of affected files (analyses §8).
 fn risk_of(changed: usize, affected: usize) -> ImpactLevel {
@@ -204,7 +210,7 @@ impl Action for Impact {
             .into_iter()
             .map(analyse_file)
             .collect::<Result<_, _>>()?;
-        let b = blast(index, &files)?;
+        let b = blast(index, root, &files)?;
         let changed_paths: Vec<String> = files.iter().map(|f| f.change.path.clone()).collect();
         let code_changed = files.iter().any(|f| f.language.is_some());
         let tests_only = files
@@ -222,7 +228,10 @@ impl Action for Impact {
             risk_factors
                 .push(json!({"factor": "tests_only", "detail": "every changed file is test code"}));
         }
-        risk_factors.push(json!({"factor": "affected_files", "detail": format!("{} file(s) import or call into the change", b.affected.len())}));
+        risk_factors.push(json!({"factor": "affected_files", "detail": format!("{} file(s) call a changed definition (directly or through calls), import a changed name, or import a file whose module-level code changed", b.affected.len())}));
+        if !b.module_changed.is_empty() {
+            risk_factors.push(json!({"factor": "module_level_code", "detail": format!("module-level code changed in {}: every importer is affected", b.module_changed.join(", "))}));
+        }
         // Call-graph: a changed definition with many callers raises low to medium.
         let mut per_target: BTreeMap<&str, usize> = BTreeMap::new();
         for (_, t, _) in &b.callers {
@@ -236,6 +245,50 @@ impl Action for Impact {
         if !hot.is_empty() && level == ImpactLevel::Low {
             level = ImpactLevel::Medium;
             risk_factors.push(json!({"factor": "call_graph", "detail": format!("changed definition(s) with >= 5 callers: {}", hot.join(", "))}));
+        }
+        // A removal, rename or signature change breaks the callers it has.
+        let broken: Vec<String> = b
+            .defs
+            .iter()
+            .filter(|d| breaks_callers(d.kind) && d.callers > 0)
+            .map(|d| {
+                format!(
+                    "{} ({}, {} caller(s))",
+                    d.symbol,
+                    d.kind.as_str(),
+                    d.callers
+                )
+            })
+            .collect();
+        if !broken.is_empty() && level < ImpactLevel::Medium {
+            level = ImpactLevel::Medium;
+            risk_factors.push(json!({"factor": "breaking_change_with_callers", "detail": format!("callers must follow: {}", broken.join(", "))}));
+        }
+        // The trust of each changed definition's callers: unresolved same-name call
+        // sites, an unknown graph and public API raise the level (trust floors).
+        let mut trust_basis: Vec<String> = Vec::new();
+        let mut completeness = Completeness::Complete;
+        for d in &b.defs {
+            completeness = completeness.max(d.trust.completeness);
+            let floor = d.trust.floor(d.change());
+            if floor > level {
+                risk_factors.push(json!({"factor": "caller_trust", "detail": format!("{} {}: {}", d.symbol, d.kind.as_str(), d.trust.basis().join("; "))}));
+                trust_basis.push(format!(
+                    "raised to {} by {} ({}): {}",
+                    level_name(floor),
+                    d.symbol,
+                    d.kind.as_str(),
+                    d.trust.basis().join("; ")
+                ));
+                level = floor;
+            } else if !d.trust.settled() {
+                trust_basis.push(format!(
+                    "{} ({}): {}",
+                    d.symbol,
+                    d.kind.as_str(),
+                    d.trust.basis().join("; ")
+                ));
+            }
         }
         // Constraint violations touching the change.
         let mut touched: Vec<&str> = changed_paths.iter().map(String::as_str).collect();
@@ -261,11 +314,18 @@ impl Action for Impact {
         }
         let risk = level_name(level);
         let mut verdict = Verdict::from_impact(level);
-        let mut verdict_basis = vec![format!(
-            "risk_level {risk}: {} changed file(s), {} affected",
-            files.len(),
-            b.affected.len()
-        )];
+        let mut verdict_basis = vec![
+            IMPACT_VERDICT_RULE.to_owned(),
+            format!(
+                "risk_level {risk}: {} changed file(s), {} affected, {} changed definition(s) callers can feel ({} resolved caller(s), {} through calls)",
+                files.len(),
+                b.affected.len(),
+                b.defs.len(),
+                b.callers.len(),
+                b.transitive_callers
+            ),
+        ];
+        verdict_basis.extend(trust_basis.iter().take(10).cloned());
         // Decisions of the journal about the changed or affected code: a stronger
         // verdict lifts this one (change-impact order, never lowered).
         let entries = match project_journal::load(root) {
@@ -340,9 +400,12 @@ impl Action for Impact {
             for fa in files.iter().take(50) {
                 let p = fa.change.path.as_str();
                 let mut tests: BTreeSet<String> = b
-                    .dependents_of(&[p, fa.change.old_path.as_str()])
+                    .by_changed
+                    .get(p)
                     .into_iter()
+                    .flatten()
                     .filter(|d| is_test_path(d))
+                    .cloned()
                     .collect();
                 if is_test_path(p) {
                     tests.insert(p.to_owned());
@@ -485,7 +548,29 @@ impl Action for Impact {
                 v
             })
             .collect();
-        let symbol_rows: Vec<Value> = files.iter().flat_map(|f| f.symbol_rows(false)).collect();
+        // Each changed definition with how it changed and, when callers can feel it,
+        // its callers and their trust.
+        let symbol_rows: Vec<Value> = files
+            .iter()
+            .flat_map(|f| f.symbol_rows(false))
+            .map(|mut r| {
+                let d = b.defs.iter().find(|d| {
+                    r["file"] == d.file.as_str()
+                        && (r["symbol"] == d.symbol.as_str() || r["old_name"] == d.symbol.as_str())
+                });
+                r["affects_callers"] = json!(d.is_some());
+                if let Some(d) = d {
+                    r["caller_count"] = json!(d.callers);
+                    r["unresolved_call_sites"] = json!(d.trust.open.total);
+                    r["completeness"] = json!(d.trust.completeness.as_str());
+                    r["public_api"] = json!(!d.trust.public_api.is_empty());
+                    if let Some(p) = d.trust.public_api.first() {
+                        r["public_api_reason"] = json!(p.reason);
+                    }
+                }
+                r
+            })
+            .collect();
         let affected_rows: Vec<Value> = b
             .callers
             .iter()
@@ -495,11 +580,7 @@ impl Action for Impact {
             .iter()
             .map(|f| {
                 let direct = b.direct.get(&f.change.path).cloned().unwrap_or_default();
-                let total = b
-                    .dependents_of(&[f.change.path.as_str(), f.change.old_path.as_str()])
-                    .iter()
-                    .filter(|d| !changed_paths.contains(d))
-                    .count();
+                let total = b.by_changed.get(&f.change.path).map_or(0, BTreeSet::len);
                 json!({
                     "file": f.change.path,
                     "direct_dependent_count": direct.len(),
@@ -589,7 +670,20 @@ impl Action for Impact {
             .with("ci_verification_command", verification_command.as_str())
             .with(
                 "call_graph_impact",
-                json!({"changed_definitions_in_index": b.targets.len(), "caller_count": b.callers.len(), "callers_per_definition": per_target}),
+                json!({"changed_definitions_in_index": b.targets.len(), "caller_count": b.callers.len(), "transitive_caller_count": b.transitive_callers, "callers_per_definition": per_target}),
+            )
+            .with("completeness", completeness.as_str())
+            .with("public_api", b.defs.iter().any(|d| !d.trust.public_api.is_empty()))
+            .with("module_level_changes", json!(b.module_changed))
+            .with(
+                "affected_reasons",
+                json!(
+                    b.reasons
+                        .iter()
+                        .take(50)
+                        .map(|(f, why)| (f.clone(), why.iter().take(3).cloned().collect::<Vec<_>>()))
+                        .collect::<BTreeMap<String, Vec<String>>>()
+                ),
             );
         if let Some((br, sha)) = &set.base {
             s = s.with("base", json!({"branch": br, "merge_base": sha}));

@@ -15,6 +15,7 @@ use super::edit_common::{FileAnalysis, analyse_file, blast, parse_mode};
 use crate::action::Action;
 use crate::git::Repo;
 use crate::semdiff::{self, ChangeKind};
+use crate::trust::Completeness;
 use crate::{Context, ToolError};
 
 /// Arguments of `edit pr`.
@@ -34,6 +35,9 @@ pub struct Args {
 }
 
 pub struct Pr;
+
+/// How `edit pr` chooses its verdict (the first line of `verdict_basis`).
+const PR_VERDICT_RULE: &str = "risk_level from affected files (0-2 low, 3-8 medium, more high; no semantic change: low), at least medium when a removal/rename/signature change has callers, raised to each changed definition's trust floor (unresolved same-name call sites, unknown graph, public API); then Verdict::from_impact";
 
 fn level_name(l: ImpactLevel) -> &'static str {
     match l {
@@ -82,7 +86,7 @@ impl Action for Pr {
             .into_iter()
             .map(analyse_file)
             .collect::<Result<_, _>>()?;
-        let b = blast(&opened.index, &files)?;
+        let b = blast(&opened.index, ctx.root()?, &files)?;
         let mut all_changes = Vec::new();
         let file_rows: Vec<Value> = files
             .iter()
@@ -140,6 +144,26 @@ impl Action for Pr {
         if broken_callers > 0 {
             level = level.max(ImpactLevel::Medium);
         }
+        // The trust of each changed definition's callers (unresolved same-name call
+        // sites, unknown graph, public API) is a floor, as in edit impact.
+        let mut completeness = Completeness::Complete;
+        let mut basis = vec![PR_VERDICT_RULE.to_owned()];
+        for d in &b.defs {
+            completeness = completeness.max(d.trust.completeness);
+            let floor = d.trust.floor(d.change());
+            if floor > level {
+                level = floor;
+            }
+            if !d.trust.settled() {
+                basis.push(format!(
+                    "{} ({}): {}",
+                    d.symbol,
+                    d.kind.as_str(),
+                    d.trust.basis().join("; ")
+                ));
+            }
+        }
+        basis.truncate(11);
         let verdict = Verdict::from_impact(level);
         let risk = level_name(level);
         let spelling = |key: &'static str,
@@ -167,6 +191,8 @@ impl Action for Pr {
         )
         .with("mode", mode_name)
         .with("risk_level", risk)
+        .with("completeness", completeness.as_str())
+        .with("verdict_basis", json!(basis))
         .with("counts", semdiff::counts_json(&files.iter().flat_map(|f| f.changes.clone()).collect::<Vec<_>>()))
         .with("semantic_change_count", semantic)
         .with("breaking_change_count", breaking)

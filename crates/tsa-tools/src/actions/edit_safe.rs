@@ -23,6 +23,7 @@ use super::health_common::{scoring, with_warnings};
 use crate::action::Action;
 use crate::health::DepsMode;
 use crate::source::source_file;
+use crate::trust::{Assessor, Change, Completeness};
 use crate::{Context, ToolError};
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -63,6 +64,9 @@ pub struct Args {
 }
 
 pub struct Safe;
+
+/// How `edit safe` chooses its verdict (the first line of `verdict_basis`).
+const SAFE_VERDICT_RULE: &str = "risk points (downstream files, health, tests, edit type, imports): >= 6 UNSAFE, >= 3 CAUTION, else SAFE; SAFE only for an empty blast radius of an indexed file; raised to the trust floor of the file's definitions (unresolved same-name call sites or an unknown graph: CAUTION; public API: CAUTION, REVIEW for rename/signature_change/delete) and by constraint violations";
 
 /// The verdict floor from architectural-constraint violations touching `file`
 /// (error -> UNSAFE, warn -> CAUTION, info -> none), with the violation rows.
@@ -515,6 +519,58 @@ impl Action for Safe {
                 ));
             }
         }
+        // Who calls the file's definitions: unresolved same-name sites, an unknown
+        // graph and public API keep SAFE away (public API with a breaking edit: REVIEW).
+        let file_defs: Vec<tsa_index::SymbolRow> = sc
+            .index
+            .symbols_in_file(&rel)?
+            .into_iter()
+            .filter(|d| !matches!(d.kind.as_str(), "module" | "impl" | "variable"))
+            .collect();
+        let trust = Assessor::new(&sc.index, root).assess(&file_defs, 0)?;
+        let floor = Verdict::from_impact(trust.file_floor(Change::of_edit(edit_type.as_str())));
+        let mut basis = vec![SAFE_VERDICT_RULE.to_owned()];
+        basis.extend(trust.basis());
+        if floor > verdict {
+            basis.push(format!(
+                "verdict raised from {} to {} by the trust floor ({})",
+                verdict.as_str(),
+                floor.as_str(),
+                edit_type.as_str()
+            ));
+            verdict = floor;
+        }
+        if trust.open.total > 0 {
+            factors.push(factor(
+                "unresolved_call_sites",
+                format!(
+                    "{} call site(s) named like a definition of this file are unresolved: its callers are a lower bound",
+                    trust.open.total
+                ),
+                "caution",
+                0,
+            ));
+        }
+        if trust.completeness == Completeness::Unknown {
+            factors.push(factor(
+                "call_graph_unknown",
+                "no call graph for a language that can call it, or the index is stale".into(),
+                "caution",
+                0,
+            ));
+        }
+        if !trust.public_api.is_empty() {
+            factors.push(factor(
+                "public_api",
+                format!(
+                    "{} definition(s) are public API ({}): callers outside the project cannot be counted",
+                    trust.public_api.len(),
+                    trust.public_api[0].reason
+                ),
+                "caution",
+                0,
+            ));
+        }
         let (constraint, violations) = constraint_verdict_for(root, &sc.index, &rel)?;
         if let Some(v) = constraint
             && v > verdict
@@ -559,6 +615,11 @@ impl Action for Safe {
             ),
             Verdict::Caution => format!(
                 "CAUTION: {n} downstream file(s), health {grade}, risk {risk_level}; edit incrementally and run the tests after each change."
+            ),
+            Verdict::Review => format!(
+                "REVIEW before a {}: the file defines public API ({}) whose callers outside the project cannot be counted; keep it compatible (deprecate, then migrate) or treat the change as breaking.",
+                edit_type.as_str(),
+                trust.public_api.first().map_or("", |p| p.reason.as_str())
             ),
             _ => format!(
                 "UNSAFE to edit: risk {risk_level} ({points} points, {n} downstream, health {grade}); split the change into small atomic edits and verify each."
@@ -608,6 +669,7 @@ impl Action for Safe {
         let health_cmd = format!("tsa health file --file-path {rel}");
         let factor_rows: Vec<Value> = factors.into_iter().map(|f| f.0).collect();
         let ok = Success::new(verdict, summary.clone())
+            .with("verdict_basis", json!(basis))
             .with("file_path", rel.clone())
             .with("edit_type", edit_type.as_str())
             .with("risk_level", risk_level)
@@ -666,7 +728,7 @@ impl Action for Safe {
                 "stop if the verification command fails before the edit, or a downstream file breaks after it",
             )
             .with_next_step(next);
-        Ok(with_warnings(ok, &warnings))
+        Ok(with_warnings(trust.annotate(ok), &warnings))
     }
 }
 

@@ -5,12 +5,14 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
+use tsa_index::Index;
 
 use super::common::{cap, open_index};
-use super::health_deadcode::{DeadOptions, DeadReport, analyse};
+use super::health_deadcode::{Alive, DeadOptions, DeadReport, analyse};
 use super::health_model::{Model, Scope};
 use super::health_routes_scan::scan_project;
 use crate::action::Action;
+use crate::trust::{Assessor, Completeness, Subject, Unsettled};
 use crate::{Context, ToolError};
 
 /// Arguments of `health dead`.
@@ -63,9 +65,13 @@ impl Mode {
 
 pub struct Dead;
 
-/// Runs the analysis for other actions (overview): the whole project, functions only.
+/// Runs the analysis (also for other actions: overview). A function is reported
+/// dead only when its callers are settled (the trust of the call graph): public
+/// API, unresolved same-name call sites and an unknown graph keep it alive, with
+/// that reason, and what it calls with it.
 pub fn dead_report(
     ctx: &Context,
+    index: &Index,
     model: &Model,
     scope: &Scope,
     opts: &DeadOptions,
@@ -73,7 +79,55 @@ pub fn dead_report(
     let root = ctx.root()?;
     let files: Vec<String> = model.files.iter().map(|f| f.path.clone()).collect();
     let routes = scan_project(root, &files);
-    Ok(analyse(root, model, &routes, scope, opts))
+    let mut assessor = Assessor::new(index, root);
+    let mut hook = |pending: &[usize]| -> Result<Vec<(usize, Alive)>, ToolError> {
+        let subjects: Vec<Subject> = pending.iter().map(|&i| subject(model, i, 3)).collect();
+        let why = assessor.unsettled(&subjects)?;
+        Ok(pending
+            .iter()
+            .zip(why)
+            .filter_map(|(&i, w)| {
+                w.map(|w| {
+                    let alive = match w {
+                        Unsettled::NoGraph | Unsettled::Stale => Alive::Unknown,
+                        Unsettled::Unresolved(_) => Alive::Unresolved,
+                        Unsettled::PublicApi(_) => Alive::PublicApi,
+                    };
+                    (i, alive)
+                })
+            })
+            .collect())
+    };
+    analyse(root, model, &routes, scope, opts, &mut hook)
+}
+
+/// The trust subject of model symbol `i`, with `depth` enclosing definitions.
+fn subject(model: &Model, i: usize, depth: u32) -> Subject {
+    let s = &model.syms[i];
+    let file = model.file(s.file_id);
+    let parent = s
+        .parent
+        .filter(|_| depth > 0)
+        .and_then(|p| model.sym_at.get(&p))
+        .map(|&p| Box::new(subject(model, p, depth - 1)));
+    Subject {
+        id: Some(s.id),
+        name: s.name.clone(),
+        qualname: s.qualname.clone(),
+        kind: s.kind.clone(),
+        owner: parent.as_ref().map(|p| p.name.clone()).or_else(|| {
+            s.qualname
+                .rsplit_once(['.', ':'])
+                .map(|(o, _)| o.rsplit(['.', ':']).next().unwrap_or(o).to_owned())
+                .filter(|o| !o.is_empty())
+        }),
+        file: model.path_of(s.file_id).to_owned(),
+        language: file.map_or(String::new(), |f| f.language.clone()),
+        signature: s.signature.clone(),
+        line: s.line,
+        is_test: s.is_test || file.is_some_and(|f| f.is_test),
+        parent,
+    }
 }
 
 impl Action for Dead {
@@ -103,6 +157,7 @@ impl Action for Dead {
         let want_variables = matches!(mode, Mode::All | Mode::Variables);
         let report = dead_report(
             ctx,
+            &opened.index,
             &model,
             &scope,
             &DeadOptions {
@@ -138,6 +193,26 @@ impl Action for Dead {
                     && scope.holds(model.path_of(s.file_id))
             })
             .count();
+        // Functions kept alive only because their callers cannot be settled (the
+        // roots: what they call is kept with them).
+        let uncertain: Vec<usize> = (0..model.syms.len())
+            .filter(|&i| {
+                let s = &model.syms[i];
+                report.alive[i].is_some_and(Alive::uncertain)
+                    && reportable(s.file_id)
+                    && scope.holds(model.path_of(s.file_id))
+            })
+            .collect();
+        let completeness = if uncertain
+            .iter()
+            .any(|&i| report.alive[i] == Some(Alive::Unknown))
+        {
+            Completeness::Unknown
+        } else if uncertain.is_empty() {
+            Completeness::Complete
+        } else {
+            Completeness::LowerBound
+        };
         let dead_total = if want_functions { in_scope.len() } else { 0 };
         let imports_total = report.unused_imports.len();
         let vars_total = report.variables.len();
@@ -224,9 +299,47 @@ impl Action for Dead {
             .with("stats", stats)
             .with(
                 "entry_points",
-                json!("main-like names per language, tests, exported API (Rust pub in library crates, JS/TS export, Go exported in non-main packages), names imported by other files, registering decorators/annotations, route handlers, dunders, trait impls and overrides, module-level code, and any name referenced outside dead code (callbacks, aliases, __all__, dynamic calls)"),
+                json!("main-like names per language, tests, exported API (Rust pub in library crates, JS/TS export, Go exported in non-main packages), public API (trust), names imported by other files, registering decorators/annotations, route handlers, dunders, trait impls and overrides, module-level code, and any name referenced outside dead code (callbacks, aliases, __all__, dynamic calls)"),
             );
         if want_functions {
+            let rows = Capped::collect(
+                uncertain.iter().map(|&i| {
+                    let sym = &model.syms[i];
+                    json!({
+                        "name": sym.name,
+                        "qualified_name": sym.qualname,
+                        "file": model.path_of(sym.file_id),
+                        "line": sym.line,
+                        "reason": report.alive[i].map_or("", Alive::as_str),
+                    })
+                }),
+                max_dead,
+            );
+            s = s
+                .with("completeness", completeness.as_str())
+                .with(
+                    "verdict_basis",
+                    json!([
+                        "verdict by findings in scope: none INFO, 1-20 CAUTION, more REVIEW",
+                        "a function is reported dead only when its callers are settled: public API, unresolved call sites of its name and an unknown call graph (symbol-tier language, file changed since the index was built) keep it and what it calls alive",
+                        format!(
+                            "completeness {}: {} function(s) in scope were not reported because their callers could not be settled (uncertain_functions)",
+                            completeness.as_str(),
+                            uncertain.len()
+                        ),
+                    ]),
+                )
+                .with_list(
+                    ListSpelling {
+                        list_key: "uncertain_functions",
+                        total_key: "uncertain_functions_total",
+                        listed_key: "uncertain_functions_shown",
+                        cap_key: "uncertain_functions_limit",
+                        noun: "functions whose callers could not be settled",
+                        remedy: "raise max_dead or narrow with path".into(),
+                    },
+                    rows,
+                );
             s = s.with_list(
                 ListSpelling {
                     list_key: "dead_functions",

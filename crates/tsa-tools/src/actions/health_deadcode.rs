@@ -15,6 +15,7 @@ use super::health_model::{
     CALLABLE, Model, Scope, par_map, project_text_files, read_text, scan_identifiers,
 };
 use super::health_routes_scan::Route;
+use crate::ToolError;
 
 /// Function names that are entry points by convention, per language.
 pub const ENTRY_NAMES: &[(&str, &[&str])] = &[
@@ -135,6 +136,13 @@ pub enum Alive {
     ClassApi,
     Reached,
     Referenced,
+    /// Public API (trust): callers outside the project cannot be counted.
+    PublicApi,
+    /// Call sites of its name are unresolved (trust): it may have callers.
+    Unresolved,
+    /// Its callers are unknowable here (trust): no call graph for a language that
+    /// can call it, or its file changed since the index was built.
+    Unknown,
 }
 
 impl Alive {
@@ -152,7 +160,16 @@ impl Alive {
             Alive::ClassApi => "public_method_of_shared_class",
             Alive::Reached => "reached_from_entry",
             Alive::Referenced => "referenced_by_name",
+            Alive::PublicApi => "public_api",
+            Alive::Unresolved => "unresolved_same_name_call_sites",
+            Alive::Unknown => "call_graph_unknown",
         }
+    }
+
+    /// Whether the function is kept only because its callers cannot be settled
+    /// (the trust of the call graph), not because something is known to use it.
+    pub fn uncertain(self) -> bool {
+        matches!(self, Alive::Unresolved | Alive::Unknown)
     }
 }
 
@@ -447,6 +464,12 @@ struct FilePass {
     variables: Vec<(String, u32)>,
 }
 
+/// Asked with the functions still dead once nothing else revives them (model
+/// indices, each asked once); answers those whose callers cannot be settled (public
+/// API, unresolved same-name call sites, an unknown graph), which are then kept
+/// alive with that reason and revive what they call.
+pub type TrustHook<'a> = dyn FnMut(&[usize]) -> Result<Vec<(usize, Alive)>, ToolError> + 'a;
+
 /// Runs the whole analysis. `routes` are the project's route handlers (alive).
 pub fn analyse(
     root: &Path,
@@ -454,7 +477,8 @@ pub fn analyse(
     routes: &[Route],
     scope: &Scope,
     opts: &DeadOptions,
-) -> DeadReport {
+    trust: &mut TrustHook<'_>,
+) -> Result<DeadReport, ToolError> {
     let n = model.syms.len();
     let file_lang = |fid: i64| model.file(fid).map_or("", |f| f.language.as_str());
     let file_is_test = |fid: i64| model.file(fid).is_some_and(|f| f.is_test);
@@ -933,6 +957,7 @@ pub fn analyse(
         *alive_by.entry(Alive::ClassApi.as_str()).or_default() += 1;
     }
     propagate(&mut alive, api, &mut alive_by);
+    let mut asked = vec![false; n];
     loop {
         // Dead ranges per file.
         let mut dead_ranges: FxHashMap<i64, Vec<(u32, u32)>> = FxHashMap::default();
@@ -971,7 +996,31 @@ pub fn analyse(
             }
         }
         if revived.is_empty() {
-            break;
+            // Nothing known revives the rest: ask the trust of the call graph once
+            // per function whether its callers are settled at all.
+            let pending: Vec<usize> = (0..n)
+                .filter(|&i| candidate[i] && alive[i].is_none() && !asked[i])
+                .collect();
+            if pending.is_empty() {
+                break;
+            }
+            for &i in &pending {
+                asked[i] = true;
+            }
+            let kept = trust(&pending)?;
+            if kept.is_empty() {
+                break;
+            }
+            let mut seeds = Vec::new();
+            for (i, why) in kept {
+                if alive[i].is_none() {
+                    alive[i] = Some(why);
+                    *alive_by.entry(why.as_str()).or_default() += 1;
+                    seeds.push(i);
+                }
+            }
+            propagate(&mut alive, seeds, &mut alive_by);
+            continue;
         }
         for &i in &revived {
             alive[i] = Some(Alive::Referenced);
@@ -1092,7 +1141,7 @@ pub fn analyse(
     }
     unused_imports.sort_by(|a, b| a.file.cmp(&b.file).then(a.line.cmp(&b.line)));
     let total_functions = candidate.iter().filter(|c| **c).count();
-    DeadReport {
+    Ok(DeadReport {
         dead,
         total_functions,
         total_call_edges: model.edges.len(),
@@ -1100,7 +1149,7 @@ pub fn analyse(
         alive,
         unused_imports,
         variables,
-    }
+    })
 }
 
 #[cfg(test)]
@@ -1244,7 +1293,9 @@ mod tests {
                 want_imports: true,
                 want_variables: true,
             },
-        );
+            &mut |_| Ok(Vec::new()),
+        )
+        .unwrap();
         report
             .dead
             .iter()

@@ -54,6 +54,7 @@ impl Action for Overview {
         let model = Model::load(&opened.index)?;
         let report = dead_report(
             ctx,
+            &opened.index,
             &model,
             &Scope::default(),
             &DeadOptions {

@@ -12,7 +12,9 @@ use super::common::{cap, definitions_json, open_index};
 use super::graph::{
     Dir, IndexGraph, One, TreeEntry, depth_param, find_one, load_symbols, nest, tree,
 };
+use super::nav_callers::{CALLERS_VERDICT_RULE, callers_verdict};
 use crate::action::Action;
+use crate::trust::Assessor;
 use crate::{Context, ToolError};
 
 /// Walks stop counting after this many tree entries (the count is then a floor).
@@ -133,17 +135,18 @@ pub(super) fn run_tree(ctx: &Context, args: Args, dir: Dir) -> Result<Success, T
         .iter()
         .filter(|e| !e.cycle && !e.repeat)
         .count();
-    let verdict = if total > 0 {
-        Verdict::Info
-    } else {
-        Verdict::NotFound
+    // Who calls the root rests on the call graph's completeness there.
+    let trust = match dir {
+        Dir::Up => Some(Assessor::new(index, ctx.root()?).assess(std::slice::from_ref(&root), 0)?),
+        Dir::Down => None,
+    };
+    let verdict = match &trust {
+        Some(t) => callers_verdict(total, t),
+        None if total > 0 => Verdict::Info,
+        None => Verdict::NotFound,
     };
     let step = if total == 0 {
-        let unresolved = if dir == Dir::Up {
-            index.unresolved_sites(&root.name, &root.language)?
-        } else {
-            0
-        };
+        let unresolved = trust.as_ref().map_or(0, |t| t.open.total);
         if unresolved > 0 {
             format!(
                 "No resolved {noun} of '{}'; {unresolved} unresolved call site(s) share its name: inspect them with nav action=callers scope=point",
@@ -187,6 +190,11 @@ pub(super) fn run_tree(ctx: &Context, args: Args, dir: Dir) -> Result<Success, T
     )
     .with_next_step(step)
     .with_agent("total_nodes", total);
+    if let Some(tr) = &trust {
+        let mut basis = vec![CALLERS_VERDICT_RULE.to_owned()];
+        basis.extend(tr.basis());
+        s = tr.annotate(s.with("verdict_basis", json!(basis)));
+    }
     if !t.complete {
         s = s.with("total_is_lower_bound", true).with_warning(format!(
             "the walk stopped counting at {COUNT_LIMIT} nodes; total_nodes is a lower bound"

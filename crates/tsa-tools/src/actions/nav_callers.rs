@@ -12,6 +12,7 @@ use super::common::{Targets, callee_full, cap, definitions_json, find_targets, o
 use super::graph::{Dir, IndexGraph, bfs, depth_param, load_symbols};
 use crate::action::Action;
 use crate::source::{Bodies, BodyBudget};
+use crate::trust::{Assessor, Completeness, Trust};
 use crate::{Context, ToolError};
 
 /// Arguments of `nav callers`.
@@ -57,6 +58,23 @@ impl Scope {
 
 pub struct Callers;
 
+/// How `nav callers` (and the caller graph and tree) choose their verdict.
+pub(super) const CALLERS_VERDICT_RULE: &str = "NOT_FOUND only when no caller is bound, completeness is complete and it is not public API; WARN when no caller is bound and completeness is lower_bound or unknown (the empty list must not be read as 'no callers'); INFO otherwise (an incomplete graph travels in completeness and warnings)";
+
+/// The verdict of a caller answer with `total` callers found (see
+/// [`CALLERS_VERDICT_RULE`]).
+pub(super) fn callers_verdict(total: usize, trust: &Trust) -> Verdict {
+    if total > 0 {
+        Verdict::Info
+    } else if trust.settled() {
+        Verdict::NotFound
+    } else if trust.completeness == Completeness::Complete {
+        Verdict::Info
+    } else {
+        Verdict::Warn
+    }
+}
+
 pub(super) const BODY_NOTE: &str = "Each caller/callee's source body is inlined under 'body' — answer directly, no Read needed. Coordinate-only entries beyond the top-N can be Read on demand.";
 
 impl Action for Callers {
@@ -96,8 +114,9 @@ impl Action for Callers {
             Targets::Found(d) => d,
             Targets::Missing(s) => return Ok(s),
         };
-        let ids: Vec<i64> = defs.iter().map(|d| d.id).collect();
-        let rows = index.callers(&ids)?;
+        let root = ctx.root()?;
+        let trust = Assessor::new(index, root).assess(&defs, limit.get())?;
+        let rows = trust.callers.clone();
         // One row per calling definition, and one per file for module-level code
         // (it runs at import or load time, so it is a caller too); call lines are
         // kept together.
@@ -138,23 +157,12 @@ impl Action for Callers {
                 .then_with(|| a.file.cmp(&b.file))
                 .then(al[0].cmp(&bl[0]))
         });
-        // Unresolved sites of the same name in the definitions' language families
-        // (a call never crosses families, so only these could be further callers).
-        let mut languages: Vec<&str> = tsa_lang::Language::ALL
-            .iter()
-            .filter(|l| {
-                defs.iter().any(|d| {
-                    tsa_lang::Language::from_name(&d.language)
-                        .is_some_and(|dl| dl.can_call(**l) || l.can_call(dl))
-                })
-            })
-            .map(|l| l.name())
-            .collect();
-        languages.sort_unstable();
-        languages.dedup();
+        // Call sites of the same name in the definitions' language families that no
+        // resolution bound or ruled out (a call never crosses families, so only
+        // these could be further callers).
         let name = defs[0].name.clone();
-        let (unresolved, unresolved_rows) =
-            index.unresolved_site_rows(&name, &languages, limit.get())?;
+        let unresolved = trust.open.total;
+        let unresolved_rows = &trust.open_rows;
         let unresolved_list = Capped::counted(
             unresolved_rows
                 .iter()
@@ -173,7 +181,6 @@ impl Action for Callers {
         );
         let total = attributed.len();
         let capped = Capped::collect(attributed, limit);
-        let root = ctx.root()?;
         let mut bodies = Bodies::new(
             root,
             BodyBudget {
@@ -210,21 +217,29 @@ impl Action for Callers {
             row
         });
         let ambiguous = defs.len() > 1;
-        let verdict = if total > 0 {
-            Verdict::Info
-        } else {
-            Verdict::NotFound
-        };
+        let verdict = callers_verdict(total, &trust);
         let follow_up = if total == 0 {
-            format!(
-                "No call site is bound to '{}'. {}",
-                args.function_name,
-                if unresolved > 0 {
-                    "Unresolved call sites with this name exist (see unresolved_call_sites); inspect them with search action=symbol or nav action=callees on likely callers."
-                } else {
-                    "It may be an entry point or unused."
-                }
-            )
+            if unresolved > 0 {
+                format!(
+                    "0 resolved callers, {unresolved} unresolved call site(s) named '{name}': the true count may be higher. Inspect unresolved_sites (nav action=callees on a listed caller shows what it calls)."
+                )
+            } else if trust.completeness == Completeness::Unknown {
+                format!(
+                    "No call site is bound to '{}', but the call graph cannot say so: {}",
+                    args.function_name,
+                    trust.basis().join("; ")
+                )
+            } else if !trust.public_api.is_empty() {
+                format!(
+                    "No caller inside the project; it is public API ({}), so callers outside it may exist: keep its signature and behaviour compatible.",
+                    trust.public_api[0].reason
+                )
+            } else {
+                format!(
+                    "No call site is bound to '{}' and none of that name is unresolved. It may be an entry point or unused.",
+                    args.function_name
+                )
+            }
         } else if ambiguous {
             format!(
                 "{} definitions share this name; re-run with file_path or ClassName.method to narrow. {}",
@@ -236,7 +251,17 @@ impl Action for Callers {
         } else {
             "Review callers above, then nav action=callees on one of them to go deeper.".to_owned()
         };
-        let mut s = Success::new(verdict, format!("callers: '{}' has {} caller(s)", args.function_name, total))
+        let summary = if unresolved > 0 {
+            format!(
+                "callers: '{}' has {total} resolved caller(s), {unresolved} unresolved call site(s) named '{name}'",
+                args.function_name
+            )
+        } else {
+            format!("callers: '{}' has {total} caller(s)", args.function_name)
+        };
+        let mut basis = vec![CALLERS_VERDICT_RULE.to_owned()];
+        basis.extend(trust.basis());
+        let mut s = Success::new(verdict, summary)
             .with("data_source", "sql")
             .with("scope", args.scope.map_or("point", Scope::as_str))
             .with("function", args.function_name.as_str())
@@ -268,7 +293,7 @@ impl Action for Callers {
                 },
                 unresolved_list,
             )
-            .with("completeness", if unresolved == 0 { "complete" } else { "partial" })
+            .with("verdict_basis", json!(basis))
             .with_next_step(follow_up)
             .with_agent("total_callers", total);
         if ambiguous {
@@ -276,11 +301,7 @@ impl Action for Callers {
                 .with("ambiguous", true)
                 .with("candidate_count", defs.len());
         }
-        if unresolved > 0 {
-            s = s.with_warning(format!(
-                "unresolved_call_sites: {unresolved} call site(s) named '{name}' could not be bound to a definition; some may be further callers"
-            ));
-        }
+        s = trust.annotate(s);
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);
         }
@@ -311,6 +332,12 @@ pub(super) fn run_graph(
         Targets::Missing(s) => return Ok(s.with("scope", "graph")),
     };
     let seeds: Vec<i64> = defs.iter().map(|d| d.id).collect();
+    // Who calls the seeds rests on the call graph's completeness there (the levels
+    // above are walked over what it bound).
+    let trust = match dir {
+        Dir::Up => Some(Assessor::new(index, ctx.root()?).assess(&defs, 0)?),
+        Dir::Down => None,
+    };
     let mut g = IndexGraph::new(index);
     let walk = bfs(&mut g, &seeds, dir, depth)?;
     let mut syms = HashMap::new();
@@ -373,12 +400,17 @@ pub(super) fn run_graph(
         })
         .collect();
     let total = nodes.len();
-    let verdict = if total > 0 {
-        Verdict::Info
-    } else {
-        Verdict::NotFound
+    let verdict = match &trust {
+        Some(t) => callers_verdict(total, t),
+        None if total > 0 => Verdict::Info,
+        None => Verdict::NotFound,
     };
-    let step = if total == 0 {
+    let step = if total == 0 && trust.as_ref().is_some_and(|t| t.open.total > 0) {
+        format!(
+            "'{function_name}' has no resolved callers, but {} call site(s) of its name are unresolved: nav action=callers scope=point lists them",
+            trust.as_ref().map_or(0, |t| t.open.total)
+        )
+    } else if total == 0 {
         format!(
             "'{function_name}' has no resolved {noun}; nav action={label} scope=point shows unresolved call-site counts"
         )
@@ -430,6 +462,11 @@ pub(super) fn run_graph(
         s = s
             .with("ambiguous", true)
             .with("candidate_count", defs.len());
+    }
+    if let Some(t) = &trust {
+        let mut basis = vec![CALLERS_VERDICT_RULE.to_owned()];
+        basis.extend(t.basis());
+        s = t.annotate(s.with("verdict_basis", json!(basis)));
     }
     if let Some(w) = clamped {
         s = s.with_warning(w);

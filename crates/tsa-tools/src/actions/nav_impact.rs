@@ -16,6 +16,7 @@ use super::graph::{
     exact_pick, impact_level, load_symbols, narrow_hint, node_json, risk_score,
 };
 use crate::action::Action;
+use crate::trust::{Assessor, Change, Completeness, OPEN_SITES_MEDIUM};
 use crate::{Context, ToolError};
 
 /// What to compute.
@@ -290,14 +291,38 @@ fn one_function(
     }
     let def = defs.remove(0);
     let r = assess(index, &def)?;
-    let impact = impact_level(r.level, &r.factors);
+    let trust = Assessor::new(index, ctx.root()?).assess(std::slice::from_ref(&def), 0)?;
+    let from_risk = impact_level(r.level, &r.factors);
+    // Unresolved same-name call sites, an unknown graph and public API raise the
+    // level: nothing here is SAFE unless every caller is known and counted.
+    let impact = from_risk.max(trust.floor(Change::Behaviour));
     let verdict = Verdict::from_impact(impact);
+    let mut basis = vec![VERDICT_BASIS.to_owned()];
+    basis.extend(trust.basis());
+    if impact > from_risk {
+        basis.push(format!(
+            "impact_level raised from {} to {} by the floor of completeness and public API (unresolved sites: low, or medium past {OPEN_SITES_MEDIUM} in production code; unknown graph: low; public API: low)",
+            level_name(from_risk),
+            level_name(impact)
+        ));
+    }
     let risk = risk_json(&def, &r, include_tests);
     let mut s = Success::new(
         verdict,
         format!(
-            "{label}: '{name}' risk {} ({}) — {} production caller(s), {} callee(s)",
-            r.level, r.score, r.factors.fan_in, r.factors.fan_out
+            "{label}: '{name}' risk {} ({}) — {} production caller(s), {} callee(s){}",
+            r.level,
+            r.score,
+            r.factors.fan_in,
+            r.factors.fan_out,
+            if trust.open.total > 0 {
+                format!(
+                    ", {} unresolved call site(s) named '{}'",
+                    trust.open.total, def.name
+                )
+            } else {
+                String::new()
+            }
         ),
     )
     .with("mode", mode_name(mode))
@@ -305,7 +330,7 @@ fn one_function(
     .with("file", def.file.as_str())
     .with("definition", definitions_json(std::slice::from_ref(&def)))
     .with("impact_level", level_name(impact))
-    .with("verdict_basis", VERDICT_BASIS);
+    .with("verdict_basis", json!(basis));
     let step;
     if mode == Mode::RiskScore {
         for k in ["score", "level", "factors", "points", "tests"] {
@@ -378,6 +403,20 @@ fn one_function(
                 ),
             );
         step = match impact {
+            _ if trust.open.total > 0 && r.factors.fan_in == 0 => format!(
+                "No resolved production caller, but {} call site(s) named '{}' are unresolved ({} in production code): run nav action=callers function_name={name} and check them before changing it.",
+                trust.open.total,
+                def.name,
+                trust.open.total - trust.open.in_tests
+            ),
+            _ if trust.completeness == Completeness::Unknown => format!(
+                "The call graph cannot tell who calls it ({}): search its uses with search action=content before changing it.",
+                trust.basis().join("; ")
+            ),
+            _ if !trust.public_api.is_empty() && r.factors.fan_in == 0 => format!(
+                "No production caller inside the project, but it is public API ({}): keep its signature and behaviour compatible, or treat the change as breaking.",
+                trust.public_api[0].reason
+            ),
             ImpactLevel::None => {
                 "Nothing in production calls it or is called by it: changes stay local.".to_owned()
             }
@@ -391,7 +430,10 @@ fn one_function(
             ),
         };
     }
-    let mut s = s.with_next_step(step).with_agent("risk_level", r.level);
+    let mut s = trust
+        .annotate(s)
+        .with_next_step(step)
+        .with_agent("risk_level", r.level);
     if let Some(w) = picked {
         s = s.with_warning(w);
     }

@@ -13,6 +13,7 @@ use super::common::{Targets, cap, definitions_json, find_targets, open_index};
 use super::graph::depth_param;
 use crate::action::Action;
 use crate::source::{Bodies, BodyBudget};
+use crate::trust::Assessor;
 use crate::{Context, ToolError};
 
 /// What to show.
@@ -271,6 +272,7 @@ impl Action for Navigate {
             s = s.with("definitions", definitions_json(&defs));
         }
         let mut ref_total = 0;
+        let mut trust = None;
         if matches!(mode, Mode::References | Mode::Full) {
             let refs = references(index, &defs)?;
             ref_total = refs.len();
@@ -278,11 +280,9 @@ impl Action for Navigate {
                 .iter()
                 .filter_map(|r| r["file"].as_str().map(str::to_owned))
                 .collect();
-            let mut unresolved = 0;
-            let langs: BTreeSet<&str> = defs.iter().map(|d| d.language.as_str()).collect();
-            for l in langs {
-                unresolved += index.unresolved_sites(&defs[0].name, l)?;
-            }
+            let t = Assessor::new(index, ctx.root()?).assess(&defs, 0)?;
+            let unresolved = t.open.total;
+            trust = Some(t);
             s = s
                 .with_list(
                     ListSpelling {
@@ -317,12 +317,23 @@ impl Action for Navigate {
                 "{} definitions share this name; re-run with file_path or ClassName.method to narrow",
                 defs.len()
             ),
+            _ if ref_total == 0
+                && trust.as_ref().is_some_and(|t: &crate::trust::Trust| !t.settled()) =>
+            {
+                format!(
+                    "No resolved reference, but the graph cannot rule callers out ({}): nav action=callers lists the unresolved call sites.",
+                    trust.as_ref().map(|t| t.basis().join("; ")).unwrap_or_default()
+                )
+            }
             _ if ref_total == 0 && matches!(mode, Mode::References | Mode::Full) => {
                 "No resolved reference: it may be an entry point, unused, or only called dynamically.".to_owned()
             }
             _ => "nav action=caller_tree shows callers transitively; nav action=impact scores the risk of changing it.".to_owned(),
         };
         s = s.with_next_step(step);
+        if let Some(t) = &trust {
+            s = t.annotate(s.with("verdict_basis", json!(t.basis())));
+        }
         if let Some(w) = clamped {
             s = s.with_warning(w);
         }
