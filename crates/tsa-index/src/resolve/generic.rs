@@ -337,7 +337,28 @@ fn import_target(m: &Model, file: usize, imp: &MImport) -> Target {
 /// `name` defined in `files`, or re-exported by them (`export {x} from './y'`,
 /// `export * from './y'`, `pub use`-style imports of a barrel file), up to a depth.
 fn exported(m: &Model, files: &[usize], name: &str, depth: u32) -> Option<usize> {
-    if let Some(s) = m.unique(top_level(m, files, name), false) {
+    let mut seen = std::collections::HashSet::new();
+    exported_in(m, files, name, depth, &mut seen)
+}
+
+/// [`exported`], visiting each (file, name) once: barrels that re-export each
+/// other (`export *` cycles through an `internal.ts`) cost one visit per file.
+fn exported_in<'n>(
+    m: &'n Model,
+    files: &[usize],
+    name: &'n str,
+    depth: u32,
+    seen: &mut std::collections::HashSet<(usize, &'n str)>,
+) -> Option<usize> {
+    let files: Vec<usize> = files
+        .iter()
+        .copied()
+        .filter(|&f| seen.insert((f, name)))
+        .collect();
+    if files.is_empty() {
+        return None;
+    }
+    if let Some(s) = m.unique(top_level(m, &files, name), false) {
         return Some(s);
     }
     if name == "default" {
@@ -354,18 +375,18 @@ fn exported(m: &Model, files: &[usize], name: &str, depth: u32) -> Option<usize>
         return None;
     }
     let mut found = Vec::new();
-    for &f in files {
+    for &f in &files {
         for imp in m.imports[f]
             .iter()
             .filter(|i| i.alias == name || i.alias == "*")
         {
-            let wanted = if imp.alias == "*" {
+            let wanted: &'n str = if imp.alias == "*" {
                 name
             } else {
                 imp.name.as_deref().unwrap_or(name)
             };
             if let Module::Files(next) = module(m, f, imp)
-                && let Some(s) = exported(m, &next, wanted, depth + 1)
+                && let Some(s) = exported_in(m, &next, wanted, depth + 1, seen)
             {
                 found.push(s);
             }

@@ -272,7 +272,20 @@ fn attribute(m: &Model, f: usize, name: &str, depth: u32) -> Option<Target> {
 
 /// A top-level function or class `name` of module file `f`, following re-exports.
 fn in_module(m: &Model, f: usize, name: &str, depth: u32) -> Option<usize> {
-    if depth > 6 {
+    // A bounded number of module visits per lookup: packages whose `__init__`
+    // files star-import each other would otherwise cost (fan-out)^depth.
+    thread_local! {
+        static BUDGET: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    }
+    let left = BUDGET.with(|b| {
+        if depth <= 1 {
+            b.set(512);
+        }
+        let left = b.get();
+        b.set(left.saturating_sub(1));
+        left
+    });
+    if depth > 6 || left == 0 {
         return None;
     }
     let local: Vec<usize> = m

@@ -221,7 +221,20 @@ fn import_target(m: &Model, file: usize, imp: &MImport, depth: u32) -> Target {
 
 /// A top-level item `name` of module file `f`, following `pub use` re-exports.
 fn in_module(m: &Model, f: usize, name: &str, depth: u32) -> Option<usize> {
-    if depth > 6 {
+    // A bounded number of module visits per lookup (glob re-exports of modules
+    // that glob re-export each other).
+    thread_local! {
+        static BUDGET: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+    }
+    let left = BUDGET.with(|b| {
+        if depth <= 1 {
+            b.set(512);
+        }
+        let left = b.get();
+        b.set(left.saturating_sub(1));
+        left
+    });
+    if depth > 6 || left == 0 {
         return None;
     }
     let items: Vec<usize> = m
