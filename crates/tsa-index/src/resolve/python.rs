@@ -356,7 +356,26 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                 // A local variable of that name hides module-level definitions.
                 .filter(|&s| !call.shadowed || m.syms[s].parent.is_some())
                 .collect();
-            if let Some(&s) = local.last() {
+            // The innermost scope that defines the name wins (a class nested in a
+            // test function over a module-level one); in one scope, the last.
+            let hops = |s: usize| -> u32 {
+                let parent = m.syms[s].parent;
+                let mut cur = call.caller;
+                let mut n = 0;
+                while let Some(c) = cur {
+                    if Some(c) == parent {
+                        return n;
+                    }
+                    n += 1;
+                    cur = m.syms[c].parent;
+                }
+                u32::MAX
+            };
+            if let Some(&s) = local
+                .iter()
+                .rev()
+                .min_by_key(|&&s| hops(s))
+            {
                 return super::local(s);
             }
             if call.shadowed {

@@ -8,6 +8,9 @@
 (assignment left: (identifier) @binding.var type: (type [(identifier) (attribute)] @binding.type))
 (typed_parameter (identifier) @binding.var type: (type [(identifier) (attribute)] @binding.type))
 (typed_default_parameter name: (identifier) @binding.var type: (type [(identifier) (attribute)] @binding.type))
+; `with Client() as client:`: a context manager's `__enter__` is usually the object.
+(with_item value: (as_pattern (call function: [(identifier) (attribute)] @binding.type)
+  alias: (as_pattern_target (identifier) @binding.var)))
 ; Fields: `self.x = Cls(...)`, `self.x: T = ...`, and class-level `x: T` (dataclasses).
 (assignment left: (attribute object: (identifier) attribute: (identifier)) @binding.var
   right: (call function: [(identifier) (attribute)] @binding.type))
