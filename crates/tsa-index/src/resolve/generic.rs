@@ -133,6 +133,17 @@ fn module(m: &Model, file: usize, imp: &MImport) -> Module {
                         cands.push(format!("{joined}.{ext}"));
                         cands.push(format!("{joined}/index.{ext}"));
                     }
+                    // ESM TypeScript names its own `.ts` files by the `.js` they
+                    // compile to (`import "./util.js"` is `util.ts`).
+                    if lang.family() == tsa_lang::Family::Js
+                        && let Some(stem) = [".js", ".mjs", ".cjs", ".jsx"]
+                            .iter()
+                            .find_map(|e| joined.strip_suffix(e))
+                    {
+                        for ext in family_extensions(lang) {
+                            cands.push(format!("{stem}.{ext}"));
+                        }
+                    }
                     for c in cands {
                         if let Some(&f) = mods.by_path.get(&c)
                             && lang.can_call(m.files[f].lang)
