@@ -843,7 +843,8 @@ impl Scope {
                         f.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$')
                     }) {
                         parts.push(format!(
-                            "c.receiver_type GLOB '*#{f}' OR c.receiver_type GLOB '*#{f}#*'"
+                            "c.receiver_type GLOB '*#{f}' OR c.receiver_type GLOB '*#{f}#*' \
+                             OR c.receiver = '{f}' OR c.receiver GLOB '{f}.*'"
                         ));
                     }
                 }
@@ -1176,6 +1177,10 @@ fn resolve(
             // import on the way, and every symbol of the changed files.
             let mut ids: HashSet<i64> = HashSet::new();
             let mut ns: HashSet<String> = names.clone();
+            let mut fields_by_name: HashMap<&str, Vec<&MField>> = HashMap::new();
+            for f in &fields {
+                fields_by_name.entry(&f.name).or_default().push(f);
+            }
             for c in &raw_calls {
                 ids.extend(c.caller);
                 ns.insert(c.callee.clone());
@@ -1187,6 +1192,18 @@ fn resolve(
                 });
                 if let Some(parts) = &head {
                     ns.extend(parts.iter().cloned());
+                    // Receivers through fields or module-level variables declared
+                    // elsewhere: the types those are declared with.
+                    for part in parts {
+                        for f in fields_by_name.get(part.as_str()).into_iter().flatten() {
+                            ns.insert(f.owner.to_string());
+                            ns.extend(
+                                f.ty.split(['.', ':'])
+                                    .filter(|p| !p.is_empty())
+                                    .map(str::to_owned),
+                            );
+                        }
+                    }
                 }
                 if let Some(t) = &c.receiver_type {
                     ns.extend(
@@ -1196,7 +1213,7 @@ fn resolve(
                     );
                     // `Owner#field`: the types the fields of that name are declared with.
                     for field in t.split('#').skip(1) {
-                        for f in fields.iter().filter(|f| &*f.name == field) {
+                        for f in fields_by_name.get(field).into_iter().flatten() {
                             ns.insert(f.owner.to_string());
                             ns.extend(
                                 f.ty.split(['.', ':'])

@@ -549,7 +549,7 @@ pub fn extract_with(
             && ty.parent().is_some_and(|p| {
                 matches!(
                     p.kind(),
-                    "reference_expression" | "let_declaration" | "field_expression"
+                    "reference_expression" | "let_declaration" | "field_expression" | "assignment"
                 )
             });
         let t = if is_alias {
@@ -732,6 +732,15 @@ pub fn extract_with(
         });
     }
     out.calls.sort_by_key(|c| c.line);
+    // Module-level variables with a stated type (`app = Flask(__name__)`) are the
+    // module's fields (owner ""): other files import them.
+    for ((scope, name), t) in &types {
+        if scope.is_none()
+            && let Some(t) = t
+        {
+            fields.insert((String::new(), (*name).to_owned()), Some(t.clone()));
+        }
+    }
     out.fields = fields
         .iter()
         .filter_map(|((owner, name), t)| {
@@ -825,7 +834,34 @@ fn is_identifier(s: &str) -> bool {
 /// `testing.PB`, `&mut Store<T>` -> `Store`, `Dog?` -> `Dog`. Types that are not a
 /// single named type (unions, tuples, function types, `Optional[...]`) give `None`.
 pub(crate) fn receiver_type_name(raw: &str) -> Option<String> {
-    let mut t = raw.trim();
+    // Python spellings: `"Console"` (a forward reference), `Optional[Console]`,
+    // `Console | None`.
+    let mut t = raw.trim().trim_matches(['"', '\'']).trim();
+    if let Some(inner) = t
+        .strip_prefix("Optional[")
+        .or_else(|| t.strip_prefix("typing.Optional["))
+        .or_else(|| t.strip_prefix("t.Optional["))
+        .and_then(|r| r.strip_suffix(']'))
+    {
+        t = inner.trim().trim_matches(['"', '\'']);
+    }
+    if t.contains('|') {
+        let parts: Vec<&str> = t
+            .split('|')
+            .map(str::trim)
+            .filter(|p| *p != "None" && *p != "null" && *p != "undefined")
+            .collect();
+        match parts.as_slice() {
+            [one] => t = one.trim_matches(['"', '\'']),
+            _ => return None,
+        }
+    }
+    // `ProgressBar[V]` (Python generics) is a `ProgressBar`; `int[]` stays an array.
+    if let Some(i) = t.find('[')
+        && !t[i..].starts_with("[]")
+    {
+        t = &t[..i];
+    }
     loop {
         let before = t;
         for p in [

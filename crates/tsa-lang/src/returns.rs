@@ -205,7 +205,16 @@ mod tests {
             rt("python", "make", "def make() -> Dog: # comment").as_deref(),
             Some("Dog")
         );
-        assert_eq!(rt("python", "make", "def make(x) -> Optional[Cat]"), None);
+        // A method called on what may be None is called on a Cat.
+        assert_eq!(
+            rt("python", "make", "def make(x) -> Optional[Cat]").as_deref(),
+            Some("Cat")
+        );
+        assert_eq!(
+            rt("python", "make", "def make(x) -> Cat | None").as_deref(),
+            Some("Cat")
+        );
+        assert_eq!(rt("python", "make", "def make(x) -> Cat | Dog"), None);
         assert_eq!(rt("python", "make", "def make(x) -> str"), None);
         assert_eq!(rt("python", "make", "def make(x)"), None);
         assert_eq!(

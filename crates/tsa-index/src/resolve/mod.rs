@@ -144,7 +144,7 @@ pub struct MCall<'a> {
 }
 
 /// What a stated type refers to.
-enum TypeRef {
+pub(super) enum TypeRef {
     /// A project type definition.
     Sym(usize),
     /// A type outside the project, by class.
@@ -437,6 +437,16 @@ impl Model {
         )
     }
 
+    /// The stated type of module-level variable `name` of file `f`.
+    fn module_variable_type(&self, f: usize, name: &str) -> Option<TypeRef> {
+        let decl = self
+            .fields
+            .get(&(Arc::from(""), Arc::from(name)))?
+            .iter()
+            .find(|(file, _)| *file == f)?;
+        self.type_named(f, None, &decl.1, 0)
+    }
+
     /// `Owner#a#b` (extraction's mark for `self.a.b` where the file does not state
     /// the fields' types): the owner type, then each field's type in turn.
     fn field_path(&self, call: &MCall<'_>, path: &str) -> Option<TypeRef> {
@@ -453,7 +463,7 @@ impl Model {
 
     /// The type of field `field` of type `t`: declared on the type (in a file its
     /// methods may live in), else on one of its bases, nearest first.
-    fn field_of(&self, t: usize, field: &str, depth: u32) -> Option<TypeRef> {
+    pub(super) fn field_of(&self, t: usize, field: &str, depth: u32) -> Option<TypeRef> {
         if depth > 4 {
             return None;
         }

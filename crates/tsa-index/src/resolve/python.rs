@@ -72,8 +72,20 @@ impl Modules {
                 e.push((file, rank));
             }
         };
+        // A stub (`.pyi`) beside its implementation (`.py`) is not a second module:
+        // imports mean the implementation.
+        let implemented: HashSet<&str> = files
+            .iter()
+            .filter(|f| f.lang == Language::Python && f.path.ends_with(".py"))
+            .map(|f| f.path.trim_end_matches(".py"))
+            .collect();
         for (i, f) in files.iter().enumerate() {
-            if f.lang != Language::Python {
+            if f.lang != Language::Python
+                || f
+                    .path
+                    .strip_suffix(".pyi")
+                    .is_some_and(|stem| implemented.contains(stem))
+            {
                 continue;
             }
             let parts = module_parts(&f.path);
@@ -221,6 +233,8 @@ fn submodule(m: &Model, f: usize, name: &str) -> Option<usize> {
 enum Target {
     Symbol(usize),
     Module(usize),
+    /// A value of a project class (`app = Flask(__name__)` at module level).
+    Instance(usize),
     Outside { stdlib: bool },
     Unknown,
 }
@@ -267,7 +281,21 @@ fn attribute(m: &Model, f: usize, name: &str, depth: u32) -> Option<Target> {
             }
         }
     }
-    submodule(m, f, name).map(Target::Module)
+    submodule(m, f, name)
+        .map(Target::Module)
+        .or_else(|| module_variable(m, f, name))
+}
+
+/// A module-level variable of file `f` whose type the code states
+/// (`app = Flask(__name__)`): a value of that class, or of a type outside.
+fn module_variable(m: &Model, f: usize, name: &str) -> Option<Target> {
+    match m.module_variable_type(f, name)? {
+        super::TypeRef::Sym(t) if m.syms[t].kind == DefKind::Class => Some(Target::Instance(t)),
+        super::TypeRef::Outside(r) => Some(Target::Outside {
+            stdlib: r == Resolution::Stdlib || r == Resolution::Builtin,
+        }),
+        _ => None,
+    }
 }
 
 /// A top-level function or class `name` of module file `f`, following re-exports.
@@ -386,7 +414,7 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                 return match import_target(m, file, imp, 0) {
                     Target::Symbol(s) => bound(s, 0.9),
                     Target::Outside { stdlib } => outside(stdlib),
-                    Target::Module(_) | Target::Unknown => Binding::UNKNOWN,
+                    Target::Module(_) | Target::Instance(_) | Target::Unknown => Binding::UNKNOWN,
                 };
             }
             // 3. Star imports of project modules.
@@ -447,6 +475,11 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                         None => m.inherited(call, vec![c], name).unwrap_or(Binding::UNKNOWN),
                     }
                 }
+                // A method of a value whose class is known (a module-level instance).
+                Some(Target::Instance(c)) => match method_of(m, c, name).last() {
+                    Some(&s) => bound(s, 0.9),
+                    None => m.inherited(call, vec![c], name).unwrap_or(Binding::UNKNOWN),
+                },
                 Some(Target::Outside { stdlib }) => outside(stdlib),
                 _ => Binding::UNKNOWN,
             }
@@ -497,6 +530,14 @@ fn value(m: &Model, call: &MCall<'_>, expr: &str) -> Option<Target> {
                     .last()?;
                 Target::Symbol(inner)
             }
+            // An attribute of a value: the field's type.
+            Target::Instance(c) => match m.field_of(c, seg, 0)? {
+                super::TypeRef::Sym(t) if m.syms[t].kind == DefKind::Class => Target::Instance(t),
+                super::TypeRef::Outside(r) => Target::Outside {
+                    stdlib: r == Resolution::Stdlib || r == Resolution::Builtin,
+                },
+                _ => return None,
+            },
             Target::Outside { .. } => return Some(cur),
             _ => return None,
         };
@@ -543,7 +584,7 @@ pub(super) fn import(m: &Model, file: usize, imp: &MImport) -> ImportBinding {
         Target::Symbol(s) => ImportBinding::symbol(m, file, s),
         Target::Module(f) => ImportBinding::module(m, file, f),
         Target::Outside { stdlib } => ImportBinding::outside(outside_class(stdlib)),
-        Target::Unknown => ImportBinding::UNKNOWN,
+        Target::Instance(_) | Target::Unknown => ImportBinding::UNKNOWN,
     }
 }
 

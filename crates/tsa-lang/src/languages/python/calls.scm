@@ -5,17 +5,21 @@
 ; and annotated parameters `def f(x: T)`. The resolver keeps a binding only when the
 ; named thing is a type.
 (assignment left: (identifier) @binding.var right: (call function: [(identifier) (attribute)] @binding.type))
-(assignment left: (identifier) @binding.var type: (type [(identifier) (attribute)] @binding.type))
-(typed_parameter (identifier) @binding.var type: (type [(identifier) (attribute)] @binding.type))
-(typed_default_parameter name: (identifier) @binding.var type: (type [(identifier) (attribute)] @binding.type))
+(assignment left: (identifier) @binding.var type: (type (_) @binding.type))
+(typed_parameter (identifier) @binding.var type: (type (_) @binding.type))
+(typed_default_parameter name: (identifier) @binding.var type: (type (_) @binding.type))
 ; `with Client() as client:`: a context manager's `__enter__` is usually the object.
 (with_item value: (as_pattern (call function: [(identifier) (attribute)] @binding.type)
   alias: (as_pattern_target (identifier) @binding.var)))
+; `self.console = console` (a typed parameter), `x = y`: the type `y` has.
+(assignment left: (attribute object: (identifier) attribute: (identifier)) @binding.var
+  right: (identifier) @binding.type)
+(assignment left: (identifier) @binding.var right: (identifier) @binding.type)
 ; Fields: `self.x = Cls(...)`, `self.x: T = ...`, and class-level `x: T` (dataclasses).
 (assignment left: (attribute object: (identifier) attribute: (identifier)) @binding.var
   right: (call function: [(identifier) (attribute)] @binding.type))
 (assignment left: (attribute object: (identifier) attribute: (identifier)) @binding.var
-  type: (type [(identifier) (attribute)] @binding.type))
+  type: (type (_) @binding.type))
 ; Local names: assignment targets, loop variables and parameters shadow outer
 ; definitions of the same name (`getcontext = self.decimal.getcontext; getcontext()`).
 (assignment left: (identifier) @local.var)
