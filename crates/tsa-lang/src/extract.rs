@@ -757,7 +757,45 @@ pub fn extract_with(
     for node in raw_imports {
         (spec.imports_of)(node, src, &mut out.imports);
     }
+    commonjs_default(root, src, &mut out.defs);
     Ok(out)
+}
+
+/// CommonJS `module.exports = name` (at the top level): the definition `name` is
+/// the module's default export, as `export default` would make it.
+fn commonjs_default(root: Node<'_>, src: &[u8], defs: &mut [Def]) {
+    let mut cursor = root.walk();
+    for stmt in root.named_children(&mut cursor) {
+        if stmt.kind() != "expression_statement" {
+            continue;
+        }
+        let Some(a) = stmt.named_child(0).filter(|a| a.kind() == "assignment_expression") else {
+            continue;
+        };
+        let (Some(left), Some(right)) = (a.child_by_field_name("left"), a.child_by_field_name("right"))
+        else {
+            continue;
+        };
+        if text(left, src) != "module.exports" {
+            continue;
+        }
+        let name = match right.kind() {
+            "identifier" => text(right, src),
+            "function_expression" | "class" | "function" => right
+                .child_by_field_name("name")
+                .map_or("", |n| text(n, src)),
+            _ => "",
+        };
+        if name.is_empty() {
+            continue;
+        }
+        if let Some(d) = defs
+            .iter_mut()
+            .find(|d| d.parent.is_none() && d.name == name && !d.signature.starts_with("export"))
+        {
+            d.signature = format!("export default {}", d.signature);
+        }
+    }
 }
 
 fn inside_attribute(node: Node<'_>) -> bool {

@@ -127,6 +127,14 @@ fn module(m: &Model, file: usize, imp: &MImport) -> Module {
             let clean = spec.trim_matches(|c| c == '<' || c == '>' || c == '"' || c == '\'');
             if !system {
                 let base = dir_of(&m.files[file].path);
+                // `require('..')`: a folder with a package.json means its entry.
+                if lang.family() == tsa_lang::Family::Js
+                    && let Some(joined) = join(base, clean)
+                    && let Some(pkg) = mods.js_packages.iter().find(|p| p.dir == joined)
+                    && let Some(files) = js_package_entry(m, lang, pkg, "")
+                {
+                    return Module::Files(files);
+                }
                 if let Some(joined) = join(base, clean) {
                     let mut cands = vec![joined.clone()];
                     for ext in lang.extensions().iter().chain(family_extensions(lang)) {
@@ -259,12 +267,18 @@ fn module(m: &Model, file: usize, imp: &MImport) -> Module {
 /// means: the package's entry (`exports`, `module`, `main`, `types`; a `dist/` or
 /// `lib/` entry not in the tree is looked for under `src/`), else its `index`.
 fn js_package_files(m: &Model, lang: Language, spec: &str) -> Option<Vec<usize>> {
-    let mods = &m.generic;
-    let pkg = mods
+    let pkg = m
+        .generic
         .js_packages
         .iter()
         .find(|p| spec == p.name || spec.starts_with(&format!("{}/", p.name)))?;
     let sub = spec[pkg.name.len()..].trim_start_matches('/');
+    js_package_entry(m, lang, pkg, sub)
+}
+
+/// The file `sub` (empty: the package's entry) of a project npm package.
+fn js_package_entry(m: &Model, lang: Language, pkg: &JsPackage, sub: &str) -> Option<Vec<usize>> {
+    let mods = &m.generic;
     let exts = family_extensions(lang);
     let find = |base: &str| -> Option<usize> {
         let base = base.trim_end_matches('/');

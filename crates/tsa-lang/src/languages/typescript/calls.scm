@@ -30,4 +30,7 @@
 (required_parameter pattern: (identifier) @local.var)
 (optional_parameter pattern: (identifier) @local.var)
 (arrow_function parameter: (identifier) @local.var)
-(variable_declarator name: (identifier) @local.var value: [(identifier) (member_expression) (call_expression) (subscript_expression)])
+(variable_declarator name: (identifier) @local.var value: [(identifier) (member_expression) (subscript_expression)])
+; ... and call results, but `const x = require('./x')` binds an import, not a local.
+((variable_declarator name: (identifier) @local.var value: (call_expression function: (_) @name))
+  (#not-eq? @name "require"))
