@@ -580,7 +580,17 @@ impl Model {
             receiver_type: None,
             shadowed: false,
         };
-        let found = self.by_style(&as_name);
+        let mut found = self.by_style(&as_name);
+        // Where a name must be imported or declared to be used (Python, JS/TS,
+        // Rust), the project-wide "unique name" guess never types a value: a type
+        // of the same name elsewhere is not the one this file means.
+        let lang = self.files[file].lang;
+        let guessed = found.confidence <= 0.5
+            && (matches!(lang.module_style(), ModuleStyle::Python | ModuleStyle::Rust)
+                || lang.family() == tsa_lang::Family::Js);
+        if guessed && found.target.is_some() {
+            found = Binding::UNKNOWN;
+        }
         match found.target {
             Some(t) if self.syms[t].kind.is_type() => Some(TypeRef::Sym(t)),
             // A type alias: what it stands for; a defined type (Go's
