@@ -387,11 +387,31 @@ class Comparison:
             path = self.tsa.files[sym.fid][0]
             if path.endswith(".py") and sym.fid in self.universe:
                 by_qual[(sym.qualname, sym.kind)].append(sym)
+        # A package stub (`attr/__init__.pyi`) declares names its modules implement
+        # (`attr/_funcs.py`): a top-level stub definition joins the one `.py`
+        # top-level definition of that name under the stub's folder, whatever its
+        # kind (a stub may declare a class as a function).
+        under: dict[tuple[str, str], list[Sym]] = defaultdict(list)
+        for sym in self.tsa.syms.values():
+            path = self.tsa.files[sym.fid][0]
+            if path.endswith(".py") and sym.fid in self.universe and "." not in sym.qualname:
+                d = path.rsplit("/", 1)[0] if "/" in path else ""
+                while True:
+                    under[(d, sym.name)].append(sym)
+                    if not d:
+                        break
+                    d = d.rsplit("/", 1)[0] if "/" in d else ""
         joined = 0
         for sym in self.tsa.syms.values():
-            if not self.tsa.files[sym.fid][0].endswith(".pyi") or sym.fid not in self.universe:
+            path = self.tsa.files[sym.fid][0]
+            if not path.endswith(".pyi") or sym.fid not in self.universe:
                 continue
             impls = by_qual.get((sym.qualname, sym.kind), [])
+            if len(impls) != 1 and "." not in sym.qualname:
+                d = path.rsplit("/", 1)[0] if "/" in path else ""
+                pkg = [s for s in under.get((d, sym.name), [])]
+                if len(pkg) == 1:
+                    impls = pkg
             if len(impls) == 1:
                 stub = self.canon(sym.id)
                 impl = self.tsa.same_def[impls[0].id]
