@@ -23,6 +23,7 @@ mod parity_core;
 mod project;
 mod project_metrics;
 mod props;
+mod resolution;
 mod scip_export;
 mod search_text;
 mod security;

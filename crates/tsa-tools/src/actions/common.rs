@@ -131,6 +131,23 @@ pub fn find_targets(
     if !defs.is_empty() {
         return Ok(Targets::Found(defs));
     }
+    // `gin.Default`, `helpers.url_for`, `store::open`: a qualifier that names no
+    // type may name the function's package or module.
+    if owner.is_some() {
+        let qualifier = function_name.trim();
+        let qualifier = &qualifier[..qualifier.len() - name.len()];
+        let qualifier = qualifier.trim_end_matches(['.', ':']);
+        let layout = tsa_index::Layout::from_json(index.meta("layout")?.as_deref());
+        let in_module: Vec<SymbolRow> = index
+            .find_symbols(name, None, file.as_deref())?
+            .into_iter()
+            .filter(|s| s.owner.is_none() && !matches!(s.kind.as_str(), "impl" | "module"))
+            .filter(|s| module_named(&s.file, qualifier, &layout))
+            .collect();
+        if !in_module.is_empty() {
+            return Ok(Targets::Found(in_module));
+        }
+    }
     let mut miss = Success::new(
         Verdict::NotFound,
         format!("{tool_label}: '{function_name}' not found"),
@@ -166,6 +183,51 @@ pub fn find_targets(
         )
     };
     Ok(Targets::Missing(miss.with_next_step(step)))
+}
+
+/// Whether `qualifier` (`gin`, `flask.helpers`, `crate::store`) names the package
+/// or module that `file` is part of: the trailing segments of its path (file stem,
+/// then folders; `__init__`, `index`, `mod`, `lib` stand for their folder), or, for
+/// a file at a Go module's root, the package its module path declares.
+pub(crate) fn module_named(file: &str, qualifier: &str, layout: &tsa_index::Layout) -> bool {
+    let q: Vec<&str> = qualifier
+        .split(['.', ':', '/'])
+        .filter(|p| !p.is_empty() && *p != "crate" && *p != "self" && *p != "super")
+        .collect();
+    if q.is_empty() {
+        return false;
+    }
+    let dir = file.rsplit_once('/').map_or("", |(d, _)| d);
+    let base = file.rsplit('/').next().unwrap_or(file);
+    let stem = base.split('.').next().unwrap_or(base);
+    let mut parts: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+    if !matches!(stem, "__init__" | "index" | "mod" | "lib" | "main") {
+        parts.push(stem);
+    }
+    let suffix = |parts: &[&str]| parts.len() >= q.len() && parts[parts.len() - q.len()..] == q[..];
+    if suffix(&parts) {
+        return true;
+    }
+    // Go: one folder is one package, whatever the file is called; a module root's
+    // package is named after its module path.
+    if file.ends_with(".go") {
+        let folder: Vec<&str> = dir.split('/').filter(|p| !p.is_empty()).collect();
+        if suffix(&folder) {
+            return true;
+        }
+        if let [one] = q[..]
+            && layout.go_modules.iter().any(|m| {
+                m.dir == dir
+                    && m.path
+                        .rsplit('/')
+                        .next()
+                        .is_some_and(|last| last.trim_start_matches("go-") == one)
+            })
+        {
+            return true;
+        }
+    }
+    false
 }
 
 /// The definitions list shown beside callers/callees.
