@@ -408,6 +408,12 @@ class Comparison:
                 continue
             impls = by_qual.get((sym.qualname, sym.kind), [])
             if len(impls) != 1 and "." not in sym.qualname:
+                # The stub's own `.py` module says where the name comes from
+                # (`from ._funcs import asdict`): read as text, not through tsa.
+                impl = self._imported_by_sibling(path, sym.name)
+                if impl is not None:
+                    impls = [impl]
+            if len(impls) != 1 and "." not in sym.qualname:
                 d = path.rsplit("/", 1)[0] if "/" in path else ""
                 pkg = [s for s in under.get((d, sym.name), [])]
                 if len(pkg) == 1:
@@ -420,6 +426,41 @@ class Comparison:
                 joined += 1
         if joined:
             self.notes["pyi_stub_definitions_joined_to_their_implementation"] = joined
+
+    def _imported_by_sibling(self, stub_path: str, name: str) -> "Sym | None":
+        """The top-level definition that the `.py` beside a `.pyi` stub imports
+        under `name` with a relative `from .mod import ... name` (or defines)."""
+        py = stub_path[:-1]
+        fid = self.tsa.fid_of.get(py)
+        if fid is None:
+            return None
+        own = [s for s in self.tsa.by_file.get(fid, []) if s.qualname == name]
+        if own:
+            return own[0]
+        text = "\n".join(self.src.lines(py))
+        text = re.sub(r"\(\s*([^)]*)\)", lambda m: m.group(1).replace("\n", " "), text)
+        pkg = py.rsplit("/", 1)[0] if "/" in py else ""
+        for m in re.finditer(r"^from\s+(\.+)([\w.]*)\s+import\s+(.+)$", text, re.M):
+            dots, mod, names = m.group(1), m.group(2), m.group(3)
+            for item in names.split(","):
+                parts = item.split()
+                if not parts:
+                    continue
+                orig, alias = parts[0], parts[-1]
+                if alias != name:
+                    continue
+                base = pkg
+                for _ in range(len(dots) - 1):
+                    base = base.rsplit("/", 1)[0] if "/" in base else ""
+                rel = mod.replace(".", "/")
+                stem = f"{base}/{rel}" if base else rel
+                for cand in (f"{stem}.py", f"{stem}/__init__.py"):
+                    cfid = self.tsa.fid_of.get(cand)
+                    if cfid is not None:
+                        hits = [s for s in self.tsa.by_file.get(cfid, []) if s.qualname == orig]
+                        if hits:
+                            return hits[0]
+        return None
 
     def _tsa_def_at(self, fid: int, line: int, name: str) -> Sym | None:
         cands = self.tsa.at_line_name.get((fid, line, name))

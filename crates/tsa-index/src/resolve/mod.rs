@@ -507,12 +507,22 @@ impl Model {
         None
     }
 
-    /// Whether methods of type `t` may be defined in `file`: Go methods live in the
-    /// type's package (folder), Rust inherent impls in the type's crate; other
-    /// languages are not narrowed here.
+    /// Whether methods (and fields) of type `t` may be defined in `file`: Go
+    /// methods live in the type's package (folder), Rust inherent impls in the
+    /// type's crate, Python, JS/TS and Java members in the type's own body (a
+    /// same-named class of another module is another type); languages with
+    /// out-of-line members or extensions (C++, C#, Swift, Kotlin, Ruby) are not
+    /// narrowed here.
     fn methods_may_live(&self, t: usize, file: usize) -> bool {
         let tf = self.syms[t].file;
-        match self.files[tf].lang.module_style() {
+        let lang = self.files[tf].lang;
+        if lang.module_style() == ModuleStyle::Python
+            || lang.family() == tsa_lang::Family::Js
+            || lang.name() == "java"
+        {
+            return tf == file;
+        }
+        match lang.module_style() {
             ModuleStyle::GoPackage => {
                 let dir = |f: usize| {
                     let p = &self.files[f].path;
