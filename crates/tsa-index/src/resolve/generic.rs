@@ -383,7 +383,17 @@ fn exported_in<'n>(
     if files.is_empty() {
         return None;
     }
-    if let Some(s) = m.unique(top_level(m, &files, name), false) {
+    let top = top_level(m, &files, name);
+    if let Some(s) = m.unique(top.clone(), false) {
+        return Some(s);
+    }
+    // TypeScript declaration merging (`type OK<T> = ...` beside `const OK = ...`):
+    // what a call or `new` reaches is the value, not the type.
+    let values: Vec<usize> = top
+        .into_iter()
+        .filter(|&s| !matches!(m.syms[s].kind, DefKind::Type | DefKind::Interface))
+        .collect();
+    if let Some(s) = m.unique(values, false) {
         return Some(s);
     }
     if name == "default" {
@@ -675,6 +685,19 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                     Target::Symbol(s) if m.syms[s].kind.is_type() => {
                         let owner = Arc::clone(&m.syms[s].name);
                         method(m, call, &owner, name).unwrap_or(Binding::UNKNOWN)
+                    }
+                    // A namespace (`export namespace util { export function f() }`).
+                    Target::Symbol(s) if m.syms[s].kind == DefKind::Module => {
+                        let members: Vec<usize> = m
+                            .in_file(m.syms[s].file, name)
+                            .iter()
+                            .copied()
+                            .filter(|&x| m.syms[x].parent == Some(s))
+                            .collect();
+                        match m.unique(members, test) {
+                            Some(x) => bound(x, 0.9),
+                            None => Binding::UNKNOWN,
+                        }
                     }
                     Target::Outside(r) => Binding::class(r),
                     _ => Binding::UNKNOWN,

@@ -720,9 +720,20 @@ impl Model {
                     .filter(|&s| dir(self.syms[s].file) == here)
                     .collect();
                 let test = self.files[file].is_test || self.syms[sym].is_test;
+                // Where a base must be imported to be named (Python, JS/TS, Rust), a
+                // same-named type of another module is not it.
+                let lang = self.files[file].lang;
+                let imported_only = matches!(lang.module_style(), ModuleStyle::Python | ModuleStyle::Rust)
+                    || lang.family() == tsa_lang::Family::Js;
+                let same_dir = if imported_only {
+                    same_dir.into_iter().filter(|&s| self.syms[s].file == file).collect()
+                } else {
+                    same_dir
+                };
+                let fallback = if imported_only { Vec::new() } else { types };
                 match self
                     .unique(same_dir, test)
-                    .or_else(|| self.unique_fallback(types, &call))
+                    .or_else(|| self.unique_fallback(fallback, &call))
                 {
                     Some(t) => bound(t, 0.7),
                     None => b,
