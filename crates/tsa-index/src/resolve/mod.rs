@@ -383,6 +383,21 @@ impl Model {
             TypeRef::Outside(r) => return Some(Binding::class(r)),
             TypeRef::Sym(t) => t,
         };
+        // The object a JS factory returns: the functions the factory defines
+        // are its members (`const app = fastify(); app.inject()` is the `inject`
+        // defined inside `fastify`).
+        if self.syms[t].kind == DefKind::Function {
+            let members: Vec<usize> = self
+                .in_file(self.syms[t].file, call.callee)
+                .iter()
+                .copied()
+                .filter(|&s| self.syms[s].parent == Some(t) && self.syms[s].kind.is_callable())
+                .collect();
+            return Some(match self.unique(members, true) {
+                Some(s) => bound(s, 0.6),
+                None => Binding::UNKNOWN,
+            });
+        }
         let type_lang = self.files[self.syms[t].file].lang;
         if !lang.can_call(type_lang) {
             return Some(Binding::UNKNOWN);
@@ -614,6 +629,14 @@ impl Model {
             }
             Some(f) if self.syms[f].kind.is_callable() => {
                 let sym = &self.syms[f];
+                // JS: a factory (`function fastify() { ... return instance }`) with no
+                // declared type stands for the object it builds.
+                if sym.returns.is_none()
+                    && sym.kind == DefKind::Function
+                    && self.files[sym.file].lang.family() == tsa_lang::Family::Js
+                {
+                    return Some(TypeRef::Sym(f));
+                }
                 let returns = sym.returns.as_deref()?;
                 if returns == "Self" {
                     return self
@@ -951,6 +974,7 @@ impl Model {
                     // Rust: a trait's provided methods; Go: methods of an embedded type.
                     found.extend(self.owned(base_name, name).iter().copied().filter(|&s| {
                         self.files[self.syms[s].file].lang == self.files[self.syms[b].file].lang
+                            && self.methods_may_live(b, self.syms[s].file)
                     }));
                     next.push(b);
                 }

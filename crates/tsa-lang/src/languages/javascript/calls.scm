@@ -31,6 +31,13 @@
     property: (property_identifier) @name)) @reference.call
 ; Variable types the code states: `const x = new T()`.
 (variable_declarator name: (identifier) @binding.var value: (new_expression constructor: (_) @binding.type))
+; `const app = fastify()` / `await build()`: what the function returns.
+; (`require` binds an import, not a value of a type.)
+((variable_declarator name: (identifier) @binding.var
+  value: (call_expression function: [(identifier) (member_expression)] @binding.type))
+  (#not-eq? @binding.type "require"))
+(variable_declarator name: (identifier) @binding.var
+  value: (await_expression (call_expression function: [(identifier) (member_expression)] @binding.type)))
 ; Local names: parameters and variables shadow outer definitions (`function f(cb) { cb() }`).
 (formal_parameters (identifier) @local.var)
 (formal_parameters (assignment_pattern left: (identifier) @local.var))

@@ -19,8 +19,9 @@
 (variable_declarator name: (identifier) @binding.var type: (type_annotation (_) @binding.type))
 (variable_declarator name: (identifier) @binding.var value: (new_expression constructor: (_) @binding.type))
 ; `const x = make()` / `await make()`: the function's declared return type.
-(variable_declarator name: (identifier) @binding.var
+((variable_declarator name: (identifier) @binding.var
   value: (call_expression function: [(identifier) (member_expression)] @binding.type))
+  (#not-eq? @binding.type "require"))
 (variable_declarator name: (identifier) @binding.var
   value: (await_expression (call_expression function: [(identifier) (member_expression)] @binding.type)))
 ; Class fields `private repo: Repo` / `repo = new Repo()`: `this.repo.save()`.
