@@ -495,6 +495,7 @@ fn write_cold(
                 self_name: d.self_name.as_deref().map(Arc::from),
                 bases: d.bases.iter().map(|b| intern(&b.name)).collect(),
                 default_export: d.signature.starts_with("export default "),
+                callback_sig: takes_callback(f.language, d.kind, &d.signature).then(|| Arc::from(d.signature.as_str())),
             });
         }
         imports.push(
@@ -900,6 +901,12 @@ fn load_imports(
     Ok(imports)
 }
 
+/// Whether a definition's signature declares a function-typed parameter (TS:
+/// `operate(init: (source: Observable<T>, subscriber: Subscriber<R>) => void)`).
+fn takes_callback(lang: Language, kind: tsa_lang::DefKind, sig: &str) -> bool {
+    lang.family() == tsa_lang::Family::Js && kind.is_callable() && sig.contains("=>")
+}
+
 /// Every field whose type the code states.
 fn load_fields(
     conn: &Connection,
@@ -1022,6 +1029,10 @@ fn load_symbols(
                     .as_str()
                     .unwrap_or("")
                     .starts_with("export default "),
+                callback_sig: {
+                    let sig = r.get_ref(10)?.as_str().unwrap_or("");
+                    takes_callback(files_lang[file], kind, sig).then(|| Arc::from(sig))
+                },
             });
         }
         // Parent chains of a partial load: fetch the parents not loaded yet.
@@ -1040,6 +1051,18 @@ fn load_symbols(
         let mut new_names = Vec::new();
         if partial {
             for sym in &syms {
+                // Types a callback-taking signature names (`Subscriber` in
+                // `operate(init: (s: Subscriber<R>) => void)`).
+                if let Some(sig) = &sym.callback_sig {
+                    for word in sig
+                        .split(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+                        .filter(|w| w.chars().next().is_some_and(char::is_uppercase))
+                    {
+                        if bases_requested.insert(word.to_owned()) {
+                            new_names.push(word.to_owned());
+                        }
+                    }
+                }
                 let Some(r) = &sym.returns else { continue };
                 let mut parts: Vec<&str> = r.split(['.', ':']).filter(|p| !p.is_empty()).collect();
                 if &**r == "Self" {
@@ -1207,7 +1230,7 @@ fn resolve(
                 }
                 if let Some(t) = &c.receiver_type {
                     ns.extend(
-                        t.split(['.', ':', '#'])
+                        t.split(['.', ':', '#', '!'])
                             .filter(|p| !p.is_empty())
                             .map(str::to_owned),
                     );

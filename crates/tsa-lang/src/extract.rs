@@ -680,6 +680,11 @@ pub fn extract_with(
         false
     };
 
+    // JS/TS callbacks: an untyped parameter of a function passed as argument i of
+    // a call (`operate((source, subscriber) => ...)`) has the type the callee
+    // declares for it, which the resolver reads (`callee!i!j`); innermost wins.
+    let callbacks = callback_params(&raw_calls, src);
+
     // Call sites, attributed to their innermost enclosing definition.
     let mut seen = std::collections::HashSet::new();
     for (call, name, receiver, path) in raw_calls {
@@ -715,7 +720,8 @@ pub fn extract_with(
         });
         let scope = enclosing(&out.defs, call.start_byte());
         let receiver_type = match &receiver {
-            Some(r) if !path => type_of(scope, r)
+            Some(r) if !path => callback_type(&callbacks, call.start_byte(), r)
+                .or_else(|| type_of(scope, r))
                 .or_else(|| field_path(scope, r))
                 .or_else(|| called_head(r)),
             _ => None,
@@ -808,6 +814,81 @@ fn inside_attribute(node: Node<'_>) -> bool {
         }
     }
     false
+}
+
+/// A callback parameter: its function's byte range, its name, and `callee!i!j`.
+type CallbackParam = (usize, usize, String, String);
+
+/// The untyped parameters of functions passed directly as call arguments.
+fn callback_params(
+    calls: &[(Node<'_>, Node<'_>, Option<Node<'_>>, bool)],
+    src: &[u8],
+) -> Vec<CallbackParam> {
+    let mut out = Vec::new();
+    for (call, name, receiver, _) in calls {
+        if !matches!(call.kind(), "call_expression" | "new_expression") {
+            continue;
+        }
+        let Some(args) = call.child_by_field_name("arguments") else {
+            continue;
+        };
+        // The callee as written: a name, or a dotted path of names.
+        let callee = match receiver {
+            Some(r) => format!("{}.{}", text(*r, src), text(*name, src)),
+            None => text(*name, src).to_owned(),
+        };
+        if !callee
+            .split('.')
+            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$'))
+        {
+            continue;
+        }
+        let mut c = args.walk();
+        for (i, arg) in args.named_children(&mut c).enumerate() {
+            if !matches!(arg.kind(), "arrow_function" | "function_expression" | "function") {
+                continue;
+            }
+            let mut params: Vec<Node<'_>> = Vec::new();
+            if let Some(p) = arg.child_by_field_name("parameter") {
+                params.push(p);
+            } else if let Some(ps) = arg.child_by_field_name("parameters") {
+                let mut c2 = ps.walk();
+                params.extend(ps.named_children(&mut c2).filter(|n| n.kind() != "comment"));
+            }
+            for (j, p) in params.iter().enumerate() {
+                let id = match p.kind() {
+                    "identifier" => Some(*p),
+                    "required_parameter" | "optional_parameter"
+                        if p.child_by_field_name("type").is_none() =>
+                    {
+                        p.child_by_field_name("pattern").filter(|n| n.kind() == "identifier")
+                    }
+                    _ => None,
+                };
+                if let Some(id) = id {
+                    out.push((
+                        arg.start_byte(),
+                        arg.end_byte(),
+                        text(id, src).to_owned(),
+                        format!("{callee}!{i}!{j}"),
+                    ));
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The type marker of `recv` (a callback parameter, or a field path from one)
+/// at byte `at`: the innermost callback function around it that has the name.
+fn callback_type(callbacks: &[CallbackParam], at: usize, recv: &str) -> Option<String> {
+    let head = recv.split('.').next()?;
+    callbacks
+        .iter()
+        .filter(|(s, e, n, _)| *s <= at && at <= *e && n == head)
+        .min_by_key(|(s, e, _, _)| e - s)
+        .filter(|_| head == recv)
+        .map(|(_, _, _, t)| t.clone())
 }
 
 /// The owner type of the method whose receiver variable is `name` (Go's `c` in

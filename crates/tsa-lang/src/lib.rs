@@ -11,5 +11,5 @@ mod test_paths;
 pub use extract::{ExtractError, FactsHook, extract, extract_with, parse_only, validate_queries};
 pub use languages::{Family, Language, ModuleStyle, Tier};
 pub use model::{Base, BaseKind, CallSite, Def, DefKind, Field, FileExtract, Import};
-pub use returns::{alias_target, return_type};
+pub use returns::{alias_target, callback_param_type, return_type, type_name};
 pub use test_paths::is_test_path;

@@ -76,6 +76,91 @@ pub fn return_type(lang: Language, name: &str, signature: &str) -> Option<String
     (!primitive).then_some(t)
 }
 
+/// A written type reduced to the one named type a value of it is (`&mut Box<T>`
+/// -> `T`, `Subscriber<R>` -> `Subscriber`, `Optional[Cat]` -> `Cat`).
+pub fn type_name(raw: &str) -> Option<String> {
+    crate::extract::receiver_type_name(unwrap_generic(raw))
+}
+
+/// The type a TS signature declares for parameter `j` of the function its
+/// parameter `i` takes (`operate(init: (source: Observable<T>, sub: Subscriber<R>)
+/// => void)`: i = 0, j = 1 -> `Subscriber<R>`); a `this:` parameter is not counted.
+pub fn callback_param_type(signature: &str, i: usize, j: usize) -> Option<String> {
+    let open = top_level_paren(signature)?;
+    let params = split_top(&signature[open + 1..matching(signature, open)?]);
+    let param = params.into_iter().filter(|p| !p.trim_start().starts_with("this:")).nth(i)?;
+    let ty = param.split_once(':')?.1.trim();
+    let ty = ty.strip_prefix('(')?;
+    let close = matching(&format!("({ty}"), 0)?;
+    let inner = &ty[..close - 1];
+    let rest = ty[close - 1..].trim_start_matches(')').trim_start();
+    if !rest.starts_with("=>") {
+        return None;
+    }
+    let p = split_top(inner)
+        .into_iter()
+        .filter(|p| !p.trim_start().starts_with("this:"))
+        .nth(j)?;
+    let t = p.split_once(':')?.1.trim();
+    Some(t.to_owned())
+}
+
+/// The first `(` outside `<...>` (after generic parameters).
+fn top_level_paren(s: &str) -> Option<usize> {
+    let mut angle = 0i32;
+    for (i, c) in s.char_indices() {
+        match c {
+            '<' => angle += 1,
+            '>' if angle > 0 => angle -= 1,
+            '(' if angle == 0 => return Some(i),
+            _ => {}
+        }
+    }
+    None
+}
+
+/// The index of the bracket closing the one at `open`.
+fn matching(s: &str, open: usize) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, c) in s[open..].char_indices() {
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(open + i);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// Splits at commas outside any brackets (`=>` is not a closing angle).
+fn split_top(s: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut depth = 0i32;
+    let mut start = 0;
+    let b = s.as_bytes();
+    for (i, c) in s.char_indices() {
+        match c {
+            '(' | '[' | '{' | '<' => depth += 1,
+            '>' if i > 0 && b[i - 1] == b'=' => {}
+            ')' | ']' | '}' | '>' => depth -= 1,
+            ',' if depth == 0 => {
+                out.push(&s[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if !s[start..].trim().is_empty() {
+        out.push(&s[start..]);
+    }
+    out
+}
+
 /// What a type alias declares it stands for (`type Simple = Impl<W>;` -> `Impl`,
 /// `type Id = store.Key` -> `store.Key`), as a plain type name; `None` for anything
 /// that is not an alias of one named type.
@@ -189,6 +274,18 @@ mod tests {
 
     fn rt(lang: &str, name: &str, sig: &str) -> Option<String> {
         return_type(Language::from_name(lang)?, name, sig)
+    }
+
+    #[test]
+    fn callback_parameter_types() {
+        let sig = "export function operate<T, R>(init: (liftedSource: Observable<T>, subscriber: Subscriber<R>) => (() => void) | void): OperatorFunction<T, R>";
+        assert_eq!(callback_param_type(sig, 0, 1).as_deref(), Some("Subscriber<R>"));
+        assert_eq!(callback_param_type(sig, 0, 0).as_deref(), Some("Observable<T>"));
+        let ctor = "constructor(subscribe?: (this: Observable<T>, subscriber: Subscriber<T>) => TeardownLogic)";
+        assert_eq!(callback_param_type(ctor, 0, 0).as_deref(), Some("Subscriber<T>"));
+        assert_eq!(callback_param_type("function f(a: number, cb: (e: Err) => void)", 1, 0).as_deref(), Some("Err"));
+        assert_eq!(callback_param_type("function f(a: number)", 0, 0), None);
+        assert_eq!(type_name("Subscriber<R>").as_deref(), Some("Subscriber"));
     }
 
     #[test]

@@ -115,6 +115,9 @@ pub struct MSym {
     pub bases: Vec<Arc<str>>,
     /// A JS/TS module's default export (`export default class Cart`).
     pub default_export: bool,
+    /// JS/TS callables that take a function: the signature, whose parameter types
+    /// type the parameters of callbacks passed to them.
+    pub callback_sig: Option<Arc<str>>,
 }
 
 /// An import binding of the model.
@@ -374,7 +377,9 @@ impl Model {
     /// the ordinary rules apply.
     fn typed_receiver(&self, call: &MCall<'_>, ty: &str) -> Option<Binding> {
         let lang = self.files[call.file].lang;
-        let found = if ty.contains('#') {
+        let found = if ty.contains('!') {
+            self.callback_param(call, ty)?
+        } else if ty.contains('#') {
             self.field_path(call, ty)?
         } else {
             self.type_named(call.file, call.caller, ty, 0)?
@@ -450,6 +455,41 @@ impl Model {
             self.inherited(call, self.with_impls(t), call.callee)
                 .unwrap_or(Binding::UNKNOWN),
         )
+    }
+
+    /// `callee!i!j` (extraction's mark for parameter `j` of a function passed as
+    /// argument `i` of a call): the type the callee's signature declares for it.
+    fn callback_param(&self, call: &MCall<'_>, marker: &str) -> Option<TypeRef> {
+        let mut it = marker.rsplitn(3, '!');
+        let j: usize = it.next()?.parse().ok()?;
+        let i: usize = it.next()?.parse().ok()?;
+        let callee = it.next()?;
+        let (receiver, last) = match callee.rfind('.') {
+            Some(k) => (Some(&callee[..k]), &callee[k + 1..]),
+            None => (None, callee),
+        };
+        let as_call = MCall {
+            file: call.file,
+            caller: call.caller,
+            callee: last,
+            receiver,
+            path: false,
+            receiver_type: None,
+            shadowed: false,
+        };
+        let mut f = self.resolve(&as_call).target?;
+        // `new Observable(cb)`: the class's constructor.
+        if self.syms[f].kind == DefKind::Class {
+            f = self
+                .in_file(self.syms[f].file, "constructor")
+                .iter()
+                .copied()
+                .find(|&c| self.syms[c].parent == Some(f))?;
+        }
+        let sym = &self.syms[f];
+        let written = tsa_lang::callback_param_type(sym.callback_sig.as_deref()?, i, j)?;
+        let ty = tsa_lang::type_name(&written)?;
+        self.type_named(sym.file, sym.parent, &ty, 0)
     }
 
     /// The stated type of module-level variable `name` of file `f`.
