@@ -393,6 +393,9 @@ fn exported_in<'n>(
         .into_iter()
         .filter(|&s| !matches!(m.syms[s].kind, DefKind::Type | DefKind::Interface))
         .collect();
+    if let Some(s) = merged_interface(m, &top_level(m, &files, name)) {
+        return Some(s);
+    }
     if let Some(s) = m.unique(values, false) {
         return Some(s);
     }
@@ -436,13 +439,59 @@ fn import_target_at(m: &Model, file: usize, imp: &MImport, depth: u32) -> Target
             None | Some("*") => Target::Module(files),
             Some(n) => match exported(m, &files, n, depth) {
                 Some(s) => Target::Symbol(s),
-                None => Target::Module(files),
+                // `export * as util from './util'` in a barrel: the module itself.
+                None => match namespace_export(m, &files, n) {
+                    Some(ns) => Target::Module(ns),
+                    None => Target::Module(files),
+                },
             },
         },
         Module::Stdlib => Target::Outside(Resolution::Stdlib),
         Module::External => Target::Outside(Resolution::External),
         Module::Unknown => Target::Unknown,
     }
+}
+
+/// TypeScript's `interface X` merged with a value `X` (`const X = ...`, a
+/// constructor): the name stands for the interface, as the compiler reports it.
+/// Calling a name that is only an interface compiles only when such a value exists.
+fn merged_interface(m: &Model, top: &[usize]) -> Option<usize> {
+    let ifaces: Vec<usize> = top
+        .iter()
+        .copied()
+        .filter(|&s| m.syms[s].kind == DefKind::Interface)
+        .collect();
+    let rest_are_values = top
+        .iter()
+        .all(|&s| matches!(m.syms[s].kind, DefKind::Interface | DefKind::Variable));
+    match ifaces[..] {
+        [one] if rest_are_values => Some(one),
+        _ => None,
+    }
+}
+
+/// The module a barrel re-exports as a namespace under `name`
+/// (`export * as name from './m'`), through `export *` chains.
+fn namespace_export(m: &Model, files: &[usize], name: &str) -> Option<Vec<usize>> {
+    let mut seen = std::collections::HashSet::new();
+    let mut todo: Vec<usize> = files.to_vec();
+    while let Some(f) = todo.pop() {
+        if !seen.insert(f) || seen.len() > 64 {
+            continue;
+        }
+        for imp in &m.imports[f] {
+            if imp.alias == name && imp.name.is_none() {
+                if let Module::Files(next) = module(m, f, imp) {
+                    return Some(next);
+                }
+            } else if imp.alias == "*"
+                && let Module::Files(next) = module(m, f, imp)
+            {
+                todo.extend(next);
+            }
+        }
+    }
+    None
 }
 
 /// What an import statement binds to.
@@ -542,6 +591,11 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                 .filter(|&s| plain(s))
                 .collect();
             if let Some(s) = m.unique(top, test) {
+                return local(s);
+            }
+            if lang.family() == tsa_lang::Family::Js
+                && let Some(s) = merged_interface(m, &top_level(m, &[file], name))
+            {
                 return local(s);
             }
             // Go: the package's other files (one folder is one package; `_test.go`
@@ -663,6 +717,24 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                 };
             }
             let recv = recv.trim_start_matches('$');
+            // JS/TS: `z.coerce.number()`, a namespace re-exported by an imported
+            // module (`import * as z`; `export * as coerce from './coerce'`).
+            if lang.family() == tsa_lang::Family::Js
+                && let Some((head, rest)) = recv.split_once('.')
+                && let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == head)
+                && let Target::Module(mut files) = import_target(m, file, imp)
+            {
+                for seg in rest.split('.') {
+                    match namespace_export(m, &files, seg) {
+                        Some(next) => files = next,
+                        None => return Binding::UNKNOWN,
+                    }
+                }
+                return match exported(m, &files, name, 0) {
+                    Some(s) => bound(s, 0.9),
+                    None => Binding::UNKNOWN,
+                };
+            }
             // An imported module or type.
             if let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == recv) {
                 return match import_target(m, file, imp) {

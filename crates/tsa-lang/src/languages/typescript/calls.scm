@@ -24,6 +24,8 @@
   (#not-eq? @binding.type "require"))
 (variable_declarator name: (identifier) @binding.var
   value: (await_expression (call_expression function: [(identifier) (member_expression)] @binding.type)))
+; Interface properties `_zod: Internals`: `schema._zod.run()` on a value of the interface.
+(property_signature name: (property_identifier) @binding.var type: (type_annotation (_) @binding.type))
 ; Class fields `private repo: Repo` / `repo = new Repo()`: `this.repo.save()`.
 (public_field_definition name: (property_identifier) @binding.var type: (type_annotation (_) @binding.type))
 (public_field_definition name: (property_identifier) @binding.var value: (new_expression constructor: (_) @binding.type))
