@@ -61,10 +61,20 @@ fn src_layout_re_exports_give_every_caller_and_impact_is_not_safe() {
         assert!(files.contains(&want.to_owned()), "{want} not in {files:?}");
     }
     // The script folder's own `shop.py` is another function.
-    assert!(!files.iter().any(|f| f.starts_with("examples/")), "{files:?}");
+    assert!(
+        !files.iter().any(|f| f.starts_with("examples/")),
+        "{files:?}"
+    );
     let (_, impact) = json(
         &p.root,
-        &["nav", "impact", "--function-name", "url_for", "--file-path", "src/shop/helpers.py"],
+        &[
+            "nav",
+            "impact",
+            "--function-name",
+            "url_for",
+            "--file-path",
+            "src/shop/helpers.py",
+        ],
     );
     assert_ne!(impact["verdict"], "SAFE", "{impact}");
 }
@@ -102,7 +112,14 @@ fn a_newtype_s_callers_reach_the_inner_method_and_no_js_or_python_call_binds_to_
     assert_ne!(v["verdict"], "NOT_FOUND", "{v}");
     let (_, impact) = json(
         &p.root,
-        &["nav", "impact", "--function-name", "encode", "--file-path", "bindings/node/src/lib.rs"],
+        &[
+            "nav",
+            "impact",
+            "--function-name",
+            "encode",
+            "--file-path",
+            "bindings/node/src/lib.rs",
+        ],
     );
     assert_ne!(impact["verdict"], "SAFE", "{impact}");
     let index = tsa_index::Index::open(&p.root).unwrap().unwrap();
@@ -112,7 +129,12 @@ fn a_newtype_s_callers_reach_the_inner_method_and_no_js_or_python_call_binds_to_
         }
         for c in index.calls_in_file(&f).unwrap() {
             if let Some(t) = c.target {
-                assert!(!t.file.ends_with(".rs"), "{f}:{} binds to Rust {}", c.line, t.file);
+                assert!(
+                    !t.file.ends_with(".rs"),
+                    "{f}:{} binds to Rust {}",
+                    c.line,
+                    t.file
+                );
             }
         }
     }

@@ -495,7 +495,8 @@ fn write_cold(
                 self_name: d.self_name.as_deref().map(Arc::from),
                 bases: d.bases.iter().map(|b| intern(&b.name)).collect(),
                 default_export: d.signature.starts_with("export default "),
-                callback_sig: takes_callback(f.language, d.kind, &d.signature).then(|| Arc::from(d.signature.as_str())),
+                callback_sig: takes_callback(f.language, d.kind, &d.signature)
+                    .then(|| Arc::from(d.signature.as_str())),
             });
         }
         imports.push(
@@ -841,7 +842,8 @@ impl Scope {
                 // Calls whose receiver goes through a changed field (`Owner#field`).
                 if file_col == "c.file_id" {
                     for f in fields.iter().filter(|f| {
-                        f.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+                        f.chars()
+                            .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
                     }) {
                         parts.push(format!(
                             "c.receiver_type GLOB '*#{f}' OR c.receiver_type GLOB '*#{f}#*' \
@@ -1337,7 +1339,10 @@ fn resolve(
     let bindings: Vec<Binding> = rows.par_iter().map(|r| model.resolve(&r.call)).collect();
     checkpoint("resolve");
     // The further targets of the sites in scope are written anew.
-    tx.execute(&format!("DELETE FROM calls AS c WHERE c.alt = 1 AND ({cond})"), [])?;
+    tx.execute(
+        &format!("DELETE FROM calls AS c WHERE c.alt = 1 AND ({cond})"),
+        [],
+    )?;
     let mut update = tx.prepare_cached(
         "UPDATE calls SET target_id = ?2, resolution = ?3, confidence = ?4 WHERE id = ?1",
     )?;

@@ -154,7 +154,7 @@ impl Layout {
     }
 }
 
-fn str_at<'a>(item: Option<&'a toml_edit::Item>) -> Option<&'a str> {
+fn str_at(item: Option<&toml_edit::Item>) -> Option<&str> {
     item.and_then(toml_edit::Item::as_str)
 }
 
@@ -188,8 +188,8 @@ fn pyproject_roots(dir: &str, doc: &toml_edit::Document<String>) -> Vec<String> 
     let t = doc.as_table();
     let mut roots = Vec::new();
     // setuptools: package-dir = {"" = "src"}; packages.find.where = ["src"].
-    if let Some(pd) = path_get(t, &["tool", "setuptools", "package-dir"])
-        .and_then(|i| i.as_table_like())
+    if let Some(pd) =
+        path_get(t, &["tool", "setuptools", "package-dir"]).and_then(|i| i.as_table_like())
     {
         for (k, v) in pd.iter() {
             if let Some(v) = v.as_str() {
@@ -211,7 +211,10 @@ fn pyproject_roots(dir: &str, doc: &toml_edit::Document<String>) -> Vec<String> 
             t,
             &["tool", "hatch", "build", "targets", key, "packages"],
         )) {
-            roots.push(p.rsplit_once('/').map_or(String::new(), |(d, _)| d.to_owned()));
+            roots.push(
+                p.rsplit_once('/')
+                    .map_or(String::new(), |(d, _)| d.to_owned()),
+            );
         }
     }
     if let Some(src) = path_get(t, &["tool", "hatch", "build", "sources"]) {
@@ -233,8 +236,8 @@ fn pyproject_roots(dir: &str, doc: &toml_edit::Document<String>) -> Vec<String> 
             }
         }
     }
-    if let Some(arr) = path_get(t, &["tool", "poetry", "packages"])
-        .and_then(toml_edit::Item::as_array_of_tables)
+    if let Some(arr) =
+        path_get(t, &["tool", "poetry", "packages"]).and_then(toml_edit::Item::as_array_of_tables)
     {
         for tbl in arr.iter() {
             if let Some(from) = str_at(tbl.get("from")) {
@@ -243,7 +246,10 @@ fn pyproject_roots(dir: &str, doc: &toml_edit::Document<String>) -> Vec<String> 
         }
     }
     // pdm and maturin.
-    roots.extend(strings(path_get(t, &["tool", "pdm", "build", "package-dir"])));
+    roots.extend(strings(path_get(
+        t,
+        &["tool", "pdm", "build", "package-dir"],
+    )));
     roots.extend(strings(path_get(t, &["tool", "maturin", "python-source"])));
     roots.iter().filter_map(|r| join(dir, r)).collect()
 }
@@ -364,8 +370,8 @@ fn rust_crates(root: &Path, docs: &[(String, toml_edit::Document<String>)]) -> V
         };
         let lib_name = str_at(path_get(t, &["lib", "name"])).unwrap_or(package);
         let lib_path = str_at(path_get(t, &["lib", "path"])).unwrap_or("src/lib.rs");
-        let lib = t.get("lib").is_some()
-            || join(dir, lib_path).is_some_and(|p| root.join(&p).is_file());
+        let lib =
+            t.get("lib").is_some() || join(dir, lib_path).is_some_and(|p| root.join(&p).is_file());
         let mut deps = Vec::new();
         let mut tables: Vec<&dyn toml_edit::TableLike> = Vec::new();
         for key in ["dependencies", "dev-dependencies", "build-dependencies"] {
@@ -398,7 +404,10 @@ fn rust_crates(root: &Path, docs: &[(String, toml_edit::Document<String>)]) -> V
                     workspace_deps
                         .iter()
                         .filter(|(ws, k, _)| {
-                            k == key && (ws.is_empty() || dir == ws || dir.starts_with(&format!("{ws}/")))
+                            k == key
+                                && (ws.is_empty()
+                                    || dir == ws
+                                    || dir.starts_with(&format!("{ws}/")))
                         })
                         .max_by_key(|(ws, _, _)| ws.len())
                         .map(|(_, _, t)| t.clone())
@@ -423,7 +432,10 @@ fn rust_crates(root: &Path, docs: &[(String, toml_edit::Document<String>)]) -> V
         });
     }
     // Dependencies not renamed are named by their library's name in code.
-    let lib_names: Vec<(String, String)> = out.iter().map(|c| (c.dir.clone(), c.name.clone())).collect();
+    let lib_names: Vec<(String, String)> = out
+        .iter()
+        .map(|c| (c.dir.clone(), c.name.clone()))
+        .collect();
     for c in &mut out {
         for (name, dir) in &mut c.deps {
             if let Some(key) = name.strip_prefix('\u{0}') {
@@ -452,7 +464,9 @@ fn js_package(dir: &str, text: &str) -> Option<JsPackage> {
         match v {
             serde_json::Value::String(s) => out.push(s.clone()),
             serde_json::Value::Object(m) => {
-                for key in ["source", "import", "module", "require", "node", "default", "types"] {
+                for key in [
+                    "source", "import", "module", "require", "node", "default", "types",
+                ] {
                     if let Some(x) = m.get(key) {
                         conditions(x, out);
                     }
@@ -508,13 +522,22 @@ mod tests {
         let doc = toml("[tool.poetry]\npackages = [{ include = \"foo\", from = \"src\" }]\n");
         assert_eq!(pyproject_roots("", &doc), ["src"]);
         let doc = toml("[tool.maturin]\npython-source = \"py_src\"\n");
-        assert_eq!(pyproject_roots("bindings/python", &doc), ["bindings/python/py_src"]);
         assert_eq!(
-            setup_cfg_roots("", "[options]\npackage_dir =\n    =src\n[options.packages.find]\nwhere = src\n"),
+            pyproject_roots("bindings/python", &doc),
+            ["bindings/python/py_src"]
+        );
+        assert_eq!(
+            setup_cfg_roots(
+                "",
+                "[options]\npackage_dir =\n    =src\n[options.packages.find]\nwhere = src\n"
+            ),
             ["src", "src"]
         );
         assert_eq!(
-            setup_py_roots("", "setup(package_dir={'': 'lib'}, packages=find_packages('lib'))"),
+            setup_py_roots(
+                "",
+                "setup(package_dir={'': 'lib'}, packages=find_packages('lib'))"
+            ),
             ["lib", "lib"]
         );
     }
@@ -538,7 +561,11 @@ mod tests {
         assert_eq!(p.name, "@x/a");
         assert_eq!(
             p.entries,
-            ["packages/a/dist/a.mjs", "packages/a/dist/a.d.ts", "packages/a/dist/a.js"]
+            [
+                "packages/a/dist/a.mjs",
+                "packages/a/dist/a.d.ts",
+                "packages/a/dist/a.js"
+            ]
         );
     }
 
@@ -548,11 +575,15 @@ mod tests {
         let docs = vec![
             (
                 String::new(),
-                toml("[workspace]\nmembers=[\"a\",\"b\"]\n[workspace.dependencies]\nb-core = { path = \"b\" }\n"),
+                toml(
+                    "[workspace]\nmembers=[\"a\",\"b\"]\n[workspace.dependencies]\nb-core = { path = \"b\" }\n",
+                ),
             ),
             (
                 "a".to_owned(),
-                toml("[package]\nname = \"a-bin\"\n[lib]\nname = \"alib\"\n[dependencies]\nb-core = { workspace = true }\nserde = \"1\"\n"),
+                toml(
+                    "[package]\nname = \"a-bin\"\n[lib]\nname = \"alib\"\n[dependencies]\nb-core = { workspace = true }\nserde = \"1\"\n",
+                ),
             ),
             ("b".to_owned(), toml("[package]\nname = \"b-core\"\n")),
         ];
@@ -564,13 +595,24 @@ mod tests {
         assert_eq!(crates[1].name, "b_core");
         assert!(!crates[1].lib);
         let docs = vec![
-            ("a".to_owned(), toml("[package]\nname = \"a\"\n[dependencies]\nx = { path = \"../b\" }\ny = { package = \"b-core\", path = \"../b\" }\n")),
-            ("b".to_owned(), toml("[package]\nname = \"b-core\"\n[lib]\nname = \"blib\"\n")),
+            (
+                "a".to_owned(),
+                toml(
+                    "[package]\nname = \"a\"\n[dependencies]\nx = { path = \"../b\" }\ny = { package = \"b-core\", path = \"../b\" }\n",
+                ),
+            ),
+            (
+                "b".to_owned(),
+                toml("[package]\nname = \"b-core\"\n[lib]\nname = \"blib\"\n"),
+            ),
         ];
         let crates = rust_crates(dir.path(), &docs);
         assert_eq!(
             crates[0].deps,
-            [("blib".to_owned(), "b".to_owned()), ("y".to_owned(), "b".to_owned())]
+            [
+                ("blib".to_owned(), "b".to_owned()),
+                ("y".to_owned(), "b".to_owned())
+            ]
         );
     }
 }

@@ -28,6 +28,7 @@ pub use build::{
     pending_changes,
 };
 pub use confine::{ConfineError, confined, read_confined, read_confined_capped};
+pub use layout::Layout;
 pub use read::{CallRow, Index, Status, SymbolRow};
 pub use read_dsl::{DslFile, DslSymbol};
 pub use read_edit::{FileCallEdge, FileImportEdge};
@@ -35,7 +36,6 @@ pub use read_graph::{Edge, FileDep, ImportRow, InheritRow};
 pub use read_health::{HealthBase, HealthEdge, HealthImport, HealthSymbol};
 pub use read_scores::{FileFacts, ImportCounts};
 pub use read_structure::NestedSymbol;
-pub use layout::Layout;
 pub use read_trust::{OpenCallSites, OpenSites, PackageImport};
 pub use resolve::Resolution;
 pub use store::{SCHEMA_VERSION, identifier_words, index_dir, index_path, state_path};

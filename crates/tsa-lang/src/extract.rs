@@ -253,7 +253,11 @@ fn export_prefix(node: Node<'_>) -> Option<&'static str> {
             "export_statement" => {
                 let mut c = cur.walk();
                 let default = cur.children(&mut c).any(|k| k.kind() == "default");
-                return Some(if default { "export default " } else { "export " });
+                return Some(if default {
+                    "export default "
+                } else {
+                    "export "
+                });
             }
             "lexical_declaration" | "variable_declaration" | "variable_declarator" => {
                 cur = cur.parent()?;
@@ -775,11 +779,16 @@ fn commonjs_default(root: Node<'_>, src: &[u8], defs: &mut [Def]) {
         if stmt.kind() != "expression_statement" {
             continue;
         }
-        let Some(a) = stmt.named_child(0).filter(|a| a.kind() == "assignment_expression") else {
+        let Some(a) = stmt
+            .named_child(0)
+            .filter(|a| a.kind() == "assignment_expression")
+        else {
             continue;
         };
-        let (Some(left), Some(right)) = (a.child_by_field_name("left"), a.child_by_field_name("right"))
-        else {
+        let (Some(left), Some(right)) = (
+            a.child_by_field_name("left"),
+            a.child_by_field_name("right"),
+        ) else {
             continue;
         };
         if text(left, src) != "module.exports" {
@@ -837,15 +846,19 @@ fn callback_params(
             Some(r) => format!("{}.{}", text(*r, src), text(*name, src)),
             None => text(*name, src).to_owned(),
         };
-        if !callee
-            .split('.')
-            .all(|p| !p.is_empty() && p.chars().all(|c| c.is_alphanumeric() || c == '_' || c == '$'))
-        {
+        if !callee.split('.').all(|p| {
+            !p.is_empty()
+                && p.chars()
+                    .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
+        }) {
             continue;
         }
         let mut c = args.walk();
         for (i, arg) in args.named_children(&mut c).enumerate() {
-            if !matches!(arg.kind(), "arrow_function" | "function_expression" | "function") {
+            if !matches!(
+                arg.kind(),
+                "arrow_function" | "function_expression" | "function"
+            ) {
                 continue;
             }
             let mut params: Vec<Node<'_>> = Vec::new();
@@ -861,7 +874,8 @@ fn callback_params(
                     "required_parameter" | "optional_parameter"
                         if p.child_by_field_name("type").is_none() =>
                     {
-                        p.child_by_field_name("pattern").filter(|n| n.kind() == "identifier")
+                        p.child_by_field_name("pattern")
+                            .filter(|n| n.kind() == "identifier")
                     }
                     _ => None,
                 };

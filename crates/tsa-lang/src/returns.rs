@@ -88,7 +88,10 @@ pub fn type_name(raw: &str) -> Option<String> {
 pub fn callback_param_type(signature: &str, i: usize, j: usize) -> Option<String> {
     let open = top_level_paren(signature)?;
     let params = split_top(&signature[open + 1..matching(signature, open)?]);
-    let param = params.into_iter().filter(|p| !p.trim_start().starts_with("this:")).nth(i)?;
+    let param = params
+        .into_iter()
+        .filter(|p| !p.trim_start().starts_with("this:"))
+        .nth(i)?;
     let ty = param.split_once(':')?.1.trim();
     let ty = ty.strip_prefix('(')?;
     let close = matching(&format!("({ty}"), 0)?;
@@ -279,11 +282,23 @@ mod tests {
     #[test]
     fn callback_parameter_types() {
         let sig = "export function operate<T, R>(init: (liftedSource: Observable<T>, subscriber: Subscriber<R>) => (() => void) | void): OperatorFunction<T, R>";
-        assert_eq!(callback_param_type(sig, 0, 1).as_deref(), Some("Subscriber<R>"));
-        assert_eq!(callback_param_type(sig, 0, 0).as_deref(), Some("Observable<T>"));
+        assert_eq!(
+            callback_param_type(sig, 0, 1).as_deref(),
+            Some("Subscriber<R>")
+        );
+        assert_eq!(
+            callback_param_type(sig, 0, 0).as_deref(),
+            Some("Observable<T>")
+        );
         let ctor = "constructor(subscribe?: (this: Observable<T>, subscriber: Subscriber<T>) => TeardownLogic)";
-        assert_eq!(callback_param_type(ctor, 0, 0).as_deref(), Some("Subscriber<T>"));
-        assert_eq!(callback_param_type("function f(a: number, cb: (e: Err) => void)", 1, 0).as_deref(), Some("Err"));
+        assert_eq!(
+            callback_param_type(ctor, 0, 0).as_deref(),
+            Some("Subscriber<T>")
+        );
+        assert_eq!(
+            callback_param_type("function f(a: number, cb: (e: Err) => void)", 1, 0).as_deref(),
+            Some("Err")
+        );
         assert_eq!(callback_param_type("function f(a: number)", 0, 0), None);
         assert_eq!(type_name("Subscriber<R>").as_deref(), Some("Subscriber"));
     }

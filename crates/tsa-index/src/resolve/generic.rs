@@ -11,7 +11,7 @@ use tsa_lang::{DefKind, Language, ModuleStyle};
 
 use crate::layout::{GoModule, JsPackage, Layout};
 
-use super::{local, Binding, ImportBinding, MCall, MFile, MImport, Model, Resolution, bound};
+use super::{Binding, ImportBinding, MCall, MFile, MImport, Model, Resolution, bound, local};
 
 /// Path indexes over the project's files.
 pub(super) struct Modules {

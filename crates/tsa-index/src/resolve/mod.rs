@@ -268,8 +268,11 @@ pub struct Model {
     rust: rust::Modules,
     generic: generic::Modules,
     /// (owner type name, field name) -> (file, the field's type as written).
-    fields: HashMap<(Arc<str>, Arc<str>), Vec<(usize, Arc<str>)>>,
+    fields: HashMap<FieldKey, Vec<(usize, Arc<str>)>>,
 }
+
+/// (owner type name, field name); the owner is `""` for a module-level variable.
+type FieldKey = (Arc<str>, Arc<str>);
 
 /// A field of the model: its file, owning type's name, name and written type.
 #[derive(Clone, Debug)]
@@ -531,9 +534,7 @@ impl Model {
             .get(&key)
             .into_iter()
             .flatten()
-            .filter(|(f, _)| {
-                self.files[*f].lang.family() == family && self.methods_may_live(t, *f)
-            })
+            .filter(|(f, _)| self.files[*f].lang.family() == family && self.methods_may_live(t, *f))
             .collect();
         let here: Vec<&&(usize, Arc<str>)> = decls.iter().filter(|(f, _)| *f == sym.file).collect();
         let pick = match (here.as_slice(), decls.as_slice()) {
@@ -612,9 +613,15 @@ impl Model {
     fn with_impls(&self, t: usize) -> Vec<usize> {
         let mut out = vec![t];
         if self.files[self.syms[t].file].lang.module_style() == ModuleStyle::Rust {
-            out.extend(self.named_all(&self.syms[t].name).iter().copied().filter(|&s| {
-                self.syms[s].kind == DefKind::Impl && rust::same_crate(self, t_file(self, t), self.syms[s].file)
-            }));
+            out.extend(
+                self.named_all(&self.syms[t].name)
+                    .iter()
+                    .copied()
+                    .filter(|&s| {
+                        self.syms[s].kind == DefKind::Impl
+                            && rust::same_crate(self, t_file(self, t), self.syms[s].file)
+                    }),
+            );
         }
         out
     }
@@ -730,7 +737,10 @@ impl Model {
         self.files[f].lang.module_style() == ModuleStyle::GoPackage
             && self.files[file].lang.module_style() == ModuleStyle::GoPackage
             && self.files[f].path.rsplit_once('/').map_or("", |(d, _)| d)
-                == self.files[file].path.rsplit_once('/').map_or("", |(d, _)| d)
+                == self.files[file]
+                    .path
+                    .rsplit_once('/')
+                    .map_or("", |(d, _)| d)
     }
 
     /// Resolves the base type `base` named by definition `sym` (`class A(Base)`,
@@ -786,10 +796,14 @@ impl Model {
                 // Where a base must be imported to be named (Python, JS/TS, Rust), a
                 // same-named type of another module is not it.
                 let lang = self.files[file].lang;
-                let imported_only = matches!(lang.module_style(), ModuleStyle::Python | ModuleStyle::Rust)
-                    || lang.family() == tsa_lang::Family::Js;
+                let imported_only =
+                    matches!(lang.module_style(), ModuleStyle::Python | ModuleStyle::Rust)
+                        || lang.family() == tsa_lang::Family::Js;
                 let same_dir = if imported_only {
-                    same_dir.into_iter().filter(|&s| self.syms[s].file == file).collect()
+                    same_dir
+                        .into_iter()
+                        .filter(|&s| self.syms[s].file == file)
+                        .collect()
                 } else {
                     same_dir
                 };
@@ -836,7 +850,8 @@ impl Model {
             p.rsplit_once('/').map_or("", |(d, _)| d)
         };
         let f = &self.syms[first];
-        let files: std::collections::HashSet<usize> = c.iter().map(|&x| self.syms[x].file).collect();
+        let files: std::collections::HashSet<usize> =
+            c.iter().map(|&x| self.syms[x].file).collect();
         let same = c.len() > 1
             && files.len() == c.len()
             && c.iter().all(|&x| {
@@ -897,9 +912,11 @@ impl Model {
                 };
                 sym.kind.is_callable()
                     && sym.parent.is_none()
-                    && wanted
-                        .iter()
-                        .all(|w| self.owned(owner, w).iter().any(|&x| self.syms[x].parent.is_none()))
+                    && wanted.iter().all(|w| {
+                        self.owned(owner, w)
+                            .iter()
+                            .any(|&x| self.syms[x].parent.is_none())
+                    })
             })
             .collect();
         out.sort_unstable();

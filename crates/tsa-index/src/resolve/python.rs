@@ -8,7 +8,7 @@ use std::sync::OnceLock;
 
 use tsa_lang::{DefKind, Language};
 
-use super::{local, Binding, ImportBinding, MCall, MFile, MImport, Model, Resolution, bound};
+use super::{Binding, ImportBinding, MCall, MFile, MImport, Model, Resolution, bound, local};
 
 fn stdlib() -> &'static HashSet<&'static str> {
     static S: OnceLock<HashSet<&'static str>> = OnceLock::new();
@@ -81,8 +81,7 @@ impl Modules {
             .collect();
         for (i, f) in files.iter().enumerate() {
             if f.lang != Language::Python
-                || f
-                    .path
+                || f.path
                     .strip_suffix(".pyi")
                     .is_some_and(|stem| implemented.contains(stem))
             {
@@ -96,7 +95,9 @@ impl Modules {
                 let under = if root.is_empty() {
                     Some(f.path.as_str())
                 } else {
-                    f.path.strip_prefix(root.as_str()).and_then(|r| r.strip_prefix('/'))
+                    f.path
+                        .strip_prefix(root.as_str())
+                        .and_then(|r| r.strip_prefix('/'))
                 };
                 if let Some(rel) = under {
                     add(module_parts(rel).join("."), i, 0);
@@ -147,7 +148,11 @@ fn nearest(m: &Model, file: usize, cands: &[usize]) -> Option<usize> {
             .count()
     };
     let best = cands.iter().map(|&f| score(f)).max()?;
-    let top: Vec<usize> = cands.iter().copied().filter(|&f| score(f) == best).collect();
+    let top: Vec<usize> = cands
+        .iter()
+        .copied()
+        .filter(|&f| score(f) == best)
+        .collect();
     (top.len() == 1).then(|| top[0])
 }
 
@@ -204,9 +209,7 @@ fn module(m: &Model, file: usize, name: &str, level: u32) -> Module {
     let stdlib = stdlib().contains(top);
     // A folder some file puts on `sys.path` by hand: a unique file ending with the
     // dotted path (never for a name the standard library has).
-    if !stdlib
-        && let Some(files) = mods.suffix.get(name)
-    {
+    if !stdlib && let Some(files) = mods.suffix.get(name) {
         if files.len() == 1 {
             return Module::Project(files[0]);
         }
@@ -221,7 +224,10 @@ fn module(m: &Model, file: usize, name: &str, level: u32) -> Module {
 /// The submodule `name` of the package whose `__init__` is `f`.
 fn submodule(m: &Model, f: usize, name: &str) -> Option<usize> {
     let path = &m.files[f].path;
-    if !(path.ends_with("/__init__.py") || path.ends_with("/__init__.pyi") || path.starts_with("__init__.py")) {
+    if !(path.ends_with("/__init__.py")
+        || path.ends_with("/__init__.pyi")
+        || path.starts_with("__init__.py"))
+    {
         return None;
     }
     let mut parts = module_parts(path);
@@ -235,7 +241,9 @@ enum Target {
     Module(usize),
     /// A value of a project class (`app = Flask(__name__)` at module level).
     Instance(usize),
-    Outside { stdlib: bool },
+    Outside {
+        stdlib: bool,
+    },
     Unknown,
 }
 
@@ -275,9 +283,10 @@ fn attribute(m: &Model, f: usize, name: &str, depth: u32) -> Option<Target> {
     if depth <= 6 {
         // `from . import sub as sub`, `import x.y as name` inside the module.
         for imp in m.imports[f].iter().rev().filter(|i| i.alias == name) {
-            match import_target(m, f, imp, depth) {
-                t @ (Target::Module(_) | Target::Outside { .. }) => return Some(t),
-                _ => {}
+            if let t @ (Target::Module(_) | Target::Outside { .. }) =
+                import_target(m, f, imp, depth)
+            {
+                return Some(t);
             }
         }
     }
@@ -399,11 +408,7 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                 }
                 u32::MAX
             };
-            if let Some(&s) = local
-                .iter()
-                .rev()
-                .min_by_key(|&&s| hops(s))
-            {
+            if let Some(&s) = local.iter().rev().min_by_key(|&&s| hops(s)) {
                 return super::local(s);
             }
             if call.shadowed {
@@ -526,8 +531,7 @@ fn value(m: &Model, call: &MCall<'_>, expr: &str) -> Option<Target> {
             Target::Symbol(c) if m.syms[c].kind == DefKind::Class => {
                 let inner = method_of(m, c, seg)
                     .into_iter()
-                    .filter(|&s| m.syms[s].kind == DefKind::Class)
-                    .last()?;
+                    .rfind(|&s| m.syms[s].kind == DefKind::Class)?;
                 Target::Symbol(inner)
             }
             // An attribute of a value: the field's type.

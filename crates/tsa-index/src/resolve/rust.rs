@@ -69,7 +69,10 @@ impl Modules {
             packages: packages.to_vec(),
         };
         for p in packages.iter().filter(|p| p.lib) {
-            out.crates.entry(p.name.clone()).or_default().push(p.dir.clone());
+            out.crates
+                .entry(p.name.clone())
+                .or_default()
+                .push(p.dir.clone());
         }
         let declared = !packages.is_empty();
         for (i, f) in files.iter().enumerate() {
@@ -151,7 +154,8 @@ fn module(m: &Model, file: usize, segs: &[String]) -> Module {
             )
         }
         name if mods.crate_dir(&m.files[file].path, name).is_some() => (
-            mods.crate_dir(&m.files[file].path, name).unwrap_or_default(),
+            mods.crate_dir(&m.files[file].path, name)
+                .unwrap_or_default(),
             segs[1..].to_vec(),
         ),
         _ => {
@@ -477,7 +481,10 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
             }
             // `Self(..)`: the tuple struct an impl is for.
             if name == "Self" {
-                return match m.enclosing_type_sym(call.caller).and_then(|t| impl_target(m, t)) {
+                return match m
+                    .enclosing_type_sym(call.caller)
+                    .and_then(|t| impl_target(m, t))
+                {
                     Some(t) => bound(t, 0.95),
                     None => Binding::UNKNOWN,
                 };
@@ -619,9 +626,7 @@ fn self_method(m: &Model, call: &MCall<'_>, t: usize, name: &str) -> Binding {
         if let Some(s) = own.first() {
             return super::local(*s);
         }
-        return m
-            .inherited(call, vec![t], name)
-            .unwrap_or(Binding::UNKNOWN);
+        return m.inherited(call, vec![t], name).unwrap_or(Binding::UNKNOWN);
     }
     match impl_target(m, t) {
         Some(ty) => method_on(m, call, ty, name),
