@@ -630,15 +630,16 @@ fn write_cold(
 fn names_of_files(
     tx: &rusqlite::Transaction<'_>,
     file_ids: &[i64],
-    fields: &mut HashSet<String>,
+    fields: &mut HashSet<(String, String, String)>,
 ) -> Result<HashSet<String>, IndexError> {
     let mut out = HashSet::new();
     let mut fs = tx.prepare_cached(
-        "SELECT n.name FROM fields f JOIN names n ON n.id = f.name_id WHERE f.file_id = ?1",
+        "SELECT o.name, n.name, f.type FROM fields f JOIN names n ON n.id = f.name_id
+         JOIN names o ON o.id = f.owner_id WHERE f.file_id = ?1",
     )?;
     for id in file_ids {
-        for n in fs.query_map([id], |r| r.get::<_, String>(0))? {
-            fields.insert(n?);
+        for row in fs.query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))? {
+            fields.insert(row?);
         }
     }
     let mut defs = tx.prepare_cached(
@@ -700,8 +701,11 @@ fn write_incremental(
         }
     }
     // Fields whose declarations change: calls on `Owner#field` receivers elsewhere.
-    let mut affected_fields = HashSet::new();
-    let mut affected_names = names_of_files(tx, &old_ids, &mut affected_fields)?;
+    // (Only declarations that changed: a field declared the same before and after
+    // types every receiver as it did.)
+    let mut old_fields = HashSet::new();
+    let mut new_fields: HashSet<(String, String, String)> = HashSet::new();
+    let mut affected_names = names_of_files(tx, &old_ids, &mut old_fields)?;
     // A changed manifest (a new source root, module path, crate name) can change
     // any binding.
     let layout_json = layout.to_json();
@@ -740,7 +744,11 @@ fn write_incremental(
                 changed_ids.push(id);
                 affected_names.extend(x.defs.iter().map(|d| d.name.clone()));
                 affected_names.extend(x.imports.iter().map(|i| i.alias.clone()));
-                affected_fields.extend(x.fields.iter().map(|f| f.name.clone()));
+                new_fields.extend(
+                    x.fields
+                        .iter()
+                        .map(|f| (f.owner.clone(), f.name.clone(), f.ty.clone())),
+                );
                 report.indexed += 1;
                 if x.parse_errors > 0 {
                     report.files_with_parse_errors += 1;
@@ -792,7 +800,10 @@ fn write_incremental(
             Scope::Some {
                 files: changed_ids,
                 names: affected_names,
-                fields: affected_fields,
+                fields: old_fields
+                    .symmetric_difference(&new_fields)
+                    .map(|(_, name, _)| name.clone())
+                    .collect(),
             }
         };
         report.calls_resolved = resolve(tx, &scope, layout)?;
