@@ -167,6 +167,22 @@ fn module(m: &Model, file: usize, segs: &[String]) -> Module {
             if let Some(f) = lookup(dir, segs.to_vec()) {
                 return Module::Project(f);
             }
+            // A crate root outside `src/` (`tests/it.rs`, `examples/x.rs`): its
+            // `mod common;` is `tests/common.rs` or `tests/common/mod.rs`.
+            let path = &m.files[file].path;
+            if here.is_empty() && !path.contains("/src/") && !path.starts_with("src/") {
+                let folder = path.rsplit_once('/').map_or("", |(d, _)| d);
+                let base = if folder.is_empty() {
+                    segs.join("/")
+                } else {
+                    format!("{folder}/{}", segs.join("/"))
+                };
+                for key in [base.clone(), format!("{base}/mod")] {
+                    if let Some(f) = lookup(&key, Vec::new()) {
+                        return Module::Project(f);
+                    }
+                }
+            }
             return Module::External;
         }
     };
@@ -505,6 +521,14 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
             // 2. A `use` binding.
             if let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == name) {
                 return from_target(import_target(m, file, imp, 0));
+            }
+            // 2b. A glob import (`use common::*;`, `use super::*;`).
+            for imp in m.imports[file].iter().filter(|i| i.alias == "*") {
+                if let Module::Project(f) = module(m, file, &segs(&imp.module))
+                    && let Some(s) = in_module(m, f, name, 1)
+                {
+                    return bound(s, 0.8);
+                }
             }
             // 3. Prelude and std names.
             if std_names().contains(name) {
