@@ -37,13 +37,10 @@ pub enum Resolution {
     /// the interface method the receiver's type names (listed per implementation,
     /// with a lower confidence, never as one certain edge).
     Dispatch,
-    /// A call that crosses a language binding (napi, pyo3, wasm-bindgen, cgo, JNI):
-    /// the target is the exported native function, never a plain edge.
-    CrossLanguage,
 }
 
 impl Resolution {
-    pub const ALL: [Resolution; 8] = [
+    pub const ALL: [Resolution; 7] = [
         Resolution::Local,
         Resolution::Project,
         Resolution::Stdlib,
@@ -51,7 +48,6 @@ impl Resolution {
         Resolution::External,
         Resolution::Unknown,
         Resolution::Dispatch,
-        Resolution::CrossLanguage,
     ];
 
     pub const fn code(self) -> i64 {
@@ -63,7 +59,6 @@ impl Resolution {
             Resolution::External => 4,
             Resolution::Unknown => 5,
             Resolution::Dispatch => 6,
-            Resolution::CrossLanguage => 7,
         }
     }
 
@@ -83,7 +78,6 @@ impl Resolution {
             Resolution::External => "external",
             Resolution::Unknown => "unknown",
             Resolution::Dispatch => "dispatch",
-            Resolution::CrossLanguage => "binding",
         }
     }
 }
