@@ -98,6 +98,12 @@ async fn unresolved_same_name_sites_never_give_not_found_safe_or_dead() {
     );
     assert_eq!(g["verdict"], "WARN", "{g}");
     assert_eq!(g["completeness"], "lower_bound");
+    // Cross references and the tests that reach it rest on the same callers.
+    let x = ask(root, "nav", "xref", &["--symbol", "helper"]);
+    assert_eq!(x["completeness"], "lower_bound", "{x}");
+    assert_eq!(x["unresolved_call_sites"], 1, "{x}");
+    let t = ask(root, "nav", "test_map", &["--symbol", "helper"]);
+    assert_eq!(t["completeness"], "lower_bound", "{t}");
     let t = ask(root, "nav", "caller_tree", &["--symbol", "helper"]);
     assert_eq!(t["verdict"], "WARN", "{t}");
     assert_eq!(t["completeness"], "lower_bound");

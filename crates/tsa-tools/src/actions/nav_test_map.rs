@@ -345,6 +345,10 @@ impl Action for TestMap {
                 .with("ambiguous", true)
                 .with("candidate_count", defs.len());
         }
+        // Tests found through resolved calls only: the same trust as its callers.
+        s = crate::trust::Assessor::new(index, root)
+            .assess(&defs, 0)?
+            .annotate(s);
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);
         }

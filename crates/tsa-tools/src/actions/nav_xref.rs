@@ -134,6 +134,12 @@ impl Action for Xref {
                     Vec::new()
                 };
                 if callers_on {
+                    // How far the callers listed here are all of them.
+                    s = crate::trust::Assessor::new(index, ctx.root()?)
+                        .assess(&defs, 0)?
+                        .annotate(s);
+                }
+                if callers_on {
                     let rows: Vec<Value> = callers
                         .iter()
                         .map(|r| {
