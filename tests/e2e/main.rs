@@ -25,6 +25,7 @@ mod project_metrics;
 mod props;
 mod resolution;
 mod scip_export;
+mod scip_import;
 mod search_text;
 mod security;
 mod skills;

@@ -19,6 +19,7 @@ use crate::confine::{ConfineError, read_confined_capped};
 use crate::fault::{checkpoint, pause};
 use crate::layout::Layout;
 use crate::resolve::{Binding, MCall, MField, MFile, MImport, MSym, Model, Resolution};
+use crate::scip_import::{self, DEFAULT_SCIP, ScipReport};
 use crate::store::{self, CallBinding, FileRow, Resolved, Writer};
 use crate::walk::{SourceFile, WalkOptions, walk};
 
@@ -125,6 +126,10 @@ pub struct BuildReport {
     pub resolve_ms: u128,
     /// Per-file outcomes of files that were indexed, deleted, skipped or failed.
     pub files: Vec<FileStatus>,
+    /// The SCIP import this build ran (its inputs changed, or the index was new).
+    pub scip: Option<ScipReport>,
+    /// Why the SCIP import of this build failed (the build itself stands).
+    pub scip_error: Option<String>,
 }
 
 enum Outcome {
@@ -251,6 +256,11 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
     let started = Instant::now();
     let mut conn = store::open_for_write(root)?;
     checkpoint("open");
+    // SCIP files imported before (a cold build starts a fresh database).
+    let remembered: Vec<String> = store::get_meta(&conn, "scip_inputs")?
+        .and_then(|s| serde_json::from_str(&s).ok())
+        .unwrap_or_default();
+    let last_scip = store::get_meta(&conn, "scip_fingerprint")?;
     let walked = walk(root, &opts.walk);
     let layout = Layout::read(root, &walked.manifests);
     let walk_ms = started.elapsed().as_millis();
@@ -363,8 +373,254 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
         tx.commit()?;
         checkpoint("commit");
     }
+    // Compiler-grade edges: the SCIP files of the project (`index.scip` at the root,
+    // `[scip] inputs` of `tsa.toml`, files imported before), re-read when they
+    // changed or the build started from nothing. A bad one is reported, never fatal
+    // to the build.
+    let inputs = scip_inputs(root, &remembered);
+    if !inputs.is_empty() {
+        let fresh_db = cold || last_scip.is_none();
+        if fresh_db || last_scip.as_deref() != Some(scip_fingerprint(root, &inputs).as_str()) {
+            match import_scip_locked(root, &inputs) {
+                Ok(r) => report.scip = Some(r),
+                Err(e) => report.scip_error = Some(e.to_string()),
+            }
+        }
+    }
     report.elapsed_ms = started.elapsed().as_millis();
     Ok(report)
+}
+
+/// The SCIP files a build picks up: `index.scip` at the root, `[scip] inputs` in
+/// the project's `tsa.toml`, and the files imported before, those that exist.
+fn scip_inputs(root: &Path, remembered: &[String]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    if crate::confined(root, DEFAULT_SCIP).is_ok_and(|p| p.is_file()) {
+        out.push(DEFAULT_SCIP.to_owned());
+    }
+    if let Ok(Ok(bytes)) = crate::read_confined_capped(root, "tsa.toml", 64 * 1024)
+        && let Ok(doc) = String::from_utf8_lossy(&bytes).parse::<toml_edit::Document<String>>()
+        && let Some(list) = doc
+            .as_table()
+            .get("scip")
+            .and_then(|t| t.get("inputs"))
+            .and_then(toml_edit::Item::as_array)
+    {
+        out.extend(list.iter().filter_map(|v| v.as_str().map(str::to_owned)));
+    }
+    out.extend(remembered.iter().cloned());
+    let mut seen = HashSet::new();
+    out.retain(|p| seen.insert(p.clone()) && crate::confined(root, p).is_ok_and(|p| p.is_file()));
+    out
+}
+
+/// Size and modification time of each SCIP input: re-read when any changes.
+fn scip_fingerprint(root: &Path, inputs: &[String]) -> String {
+    inputs
+        .iter()
+        .map(|p| {
+            let meta = crate::confined(root, p)
+                .ok()
+                .and_then(|a| std::fs::metadata(a).ok());
+            let (len, mtime) = meta.map_or((0, 0), |m| {
+                (
+                    m.len(),
+                    m.modified()
+                        .ok()
+                        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                        .map_or(0, |d| d.as_nanos()),
+                )
+            });
+            format!("{p}:{len}:{mtime}")
+        })
+        .collect::<Vec<_>>()
+        .join("|")
+}
+
+/// `index scip`: reads the SCIP files `inputs` (project-relative, inside the root)
+/// and binds the call sites they resolve; they are picked up again by later builds.
+/// A corrupt or truncated file is an error and the index stays as it was.
+pub fn import_scip(root: &Path, inputs: &[String]) -> Result<ScipReport, IndexError> {
+    let _lock = store::lock_builds(root)?;
+    let remembered: Vec<String> = {
+        let conn = store::open_for_write(root)?;
+        store::get_meta(&conn, "scip_inputs")?
+            .and_then(|s| serde_json::from_str(&s).ok())
+            .unwrap_or_default()
+    };
+    let mut all: Vec<String> = inputs.to_vec();
+    for r in remembered {
+        if !all.contains(&r) && crate::confined(root, &r).is_ok_and(|p| p.is_file()) {
+            all.push(r);
+        }
+    }
+    import_scip_locked(root, &all)
+}
+
+fn import_scip_locked(root: &Path, inputs: &[String]) -> Result<ScipReport, IndexError> {
+    let mut conn = store::open_for_write(root)?;
+    let indexed: HashSet<String> = {
+        let mut stmt = conn.prepare("SELECT path FROM files")?;
+        stmt.query_map([], |r| r.get::<_, String>(0))?
+            .collect::<Result<_, _>>()?
+    };
+    // Everything is read before anything is written.
+    let collected = scip_import::collect(root, inputs, &indexed)?;
+    let mut report = collected.report;
+    let tx = conn.transaction()?;
+    let layout = Layout::from_json(store::get_meta(&tx, "layout")?.as_deref());
+    apply_compiler_edges(&tx, &collected.edges, &layout, &mut report)?;
+    store::set_meta(
+        &tx,
+        "scip",
+        &serde_json::to_string(&report).unwrap_or_default(),
+    )?;
+    store::set_meta(
+        &tx,
+        "scip_inputs",
+        &serde_json::to_string(inputs).unwrap_or_default(),
+    )?;
+    store::set_meta(&tx, "scip_fingerprint", &scip_fingerprint(root, inputs))?;
+    tx.commit()?;
+    Ok(report)
+}
+
+/// Binds the call sites SCIP resolves: earlier compiler bindings first go back to
+/// the heuristics, then each site a fresh document resolves gets its target (class
+/// `compiler`) or its outside class and package; the site's further targets go.
+fn apply_compiler_edges(
+    tx: &rusqlite::Transaction<'_>,
+    edges: &[scip_import::Edge],
+    layout: &Layout,
+    report: &mut ScipReport,
+) -> Result<(), IndexError> {
+    let compiler = Resolution::Compiler.code();
+    let names: HashSet<String> = {
+        let mut stmt = tx.prepare(
+            "SELECT DISTINCT n.name FROM calls c JOIN names n ON n.id = c.callee_id
+             WHERE c.resolution = ?1 OR c.package IS NOT NULL",
+        )?;
+        stmt.query_map([compiler], |r| r.get::<_, String>(0))?
+            .collect::<Result<_, _>>()?
+    };
+    if !names.is_empty() {
+        tx.execute(
+            "UPDATE calls SET resolution = 5, target_id = NULL, confidence = 0, package = NULL
+             WHERE resolution = ?1 OR package IS NOT NULL",
+            [compiler],
+        )?;
+        resolve(
+            tx,
+            &Scope::Some {
+                files: Vec::new(),
+                names,
+                fields: HashSet::new(),
+            },
+            layout,
+        )?;
+    }
+    let mut file_ids: HashMap<String, Option<i64>> = HashMap::new();
+    let mut name_ids: HashMap<String, Option<i64>> = HashMap::new();
+    let mut file_id = |p: &str| -> Result<Option<i64>, IndexError> {
+        if let Some(id) = file_ids.get(p) {
+            return Ok(*id);
+        }
+        let id = tx
+            .prepare_cached("SELECT id FROM files WHERE path = ?1")?
+            .query_row([p], |r| r.get(0))
+            .optional()?;
+        file_ids.insert(p.to_owned(), id);
+        Ok(id)
+    };
+    let mut name_id = |n: &str| -> Result<Option<i64>, IndexError> {
+        if let Some(id) = name_ids.get(n) {
+            return Ok(*id);
+        }
+        let id = tx
+            .prepare_cached("SELECT id FROM names WHERE name = ?1")?
+            .query_row([n], |r| r.get(0))
+            .optional()?;
+        name_ids.insert(n.to_owned(), id);
+        Ok(id)
+    };
+    let mut done: HashSet<i64> = HashSet::new();
+    for e in edges {
+        let (Some(fid), Some(cid)) = (file_id(&e.file)?, name_id(&e.callee)?) else {
+            report.references_without_call_site += 1;
+            continue;
+        };
+        let sites: Vec<(i64, Option<i64>, i64, Option<i64>)> = {
+            let mut stmt = tx.prepare_cached(
+                "SELECT id, target_id, resolution, caller_id FROM calls
+                 WHERE file_id = ?1 AND line = ?2 AND callee_id = ?3 AND alt = 0",
+            )?;
+            stmt.query_map(rusqlite::params![fid, e.line, cid], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+            })?
+            .collect::<Result<_, _>>()?
+        };
+        if sites.is_empty() {
+            report.references_without_call_site += 1;
+            continue;
+        }
+        let (target, class, package) = match &e.target {
+            scip_import::Target::Def { file, line, name } => {
+                let sym = match (file_id(file)?, name_id(name)?) {
+                    (Some(tf), Some(tn)) => tx
+                        .prepare_cached(
+                            "SELECT id FROM symbols WHERE file_id = ?1 AND line = ?2 AND name_id = ?3
+                             ORDER BY id LIMIT 1",
+                        )?
+                        .query_row(rusqlite::params![tf, line, tn], |r| r.get::<_, i64>(0))
+                        .optional()?,
+                    _ => None,
+                };
+                match sym {
+                    Some(id) => (Some(id), compiler, None),
+                    None => {
+                        report.unmapped_targets += 1;
+                        continue;
+                    }
+                }
+            }
+            scip_import::Target::Outside { stdlib, package } => {
+                let class = if *stdlib {
+                    Resolution::Stdlib
+                } else {
+                    Resolution::External
+                };
+                (None, class.code(), Some(package.clone()))
+            }
+        };
+        for (id, old_target, old_class, caller) in sites {
+            if !done.insert(id) {
+                continue;
+            }
+            match (target, old_target) {
+                (None, Some(_)) => report.contradicted += 1,
+                (None, None) => {}
+                (Some(t), Some(o)) if t == o && (old_class == 0 || old_class == 1) => {
+                    report.upgraded += 1
+                }
+                (Some(_), Some(_)) => report.contradicted += 1,
+                (Some(_), None) => report.added += 1,
+            }
+            if target.is_none() {
+                report.external += 1;
+            }
+            tx.prepare_cached(
+                "UPDATE calls SET target_id = ?2, resolution = ?3, confidence = 1.0, package = ?4
+                 WHERE id = ?1",
+            )?
+            .execute(rusqlite::params![id, target, class, package])?;
+            tx.prepare_cached(
+                "DELETE FROM calls WHERE alt = 1 AND file_id = ?1 AND line = ?2 AND callee_id = ?3
+                 AND caller_id IS ?4",
+            )?
+            .execute(rusqlite::params![fid, e.line, cid, caller])?;
+        }
+    }
+    Ok(())
 }
 
 const VANISHED: &str = "file vanished between walk and read (deleted or renamed)";
@@ -700,6 +956,18 @@ fn write_incremental(
             old_ids.extend(lookup(&f.rel)?);
         }
     }
+    // Compiler (SCIP) bindings into the definitions of changed files are stale:
+    // those sites go back to the heuristics (their callee names are in scope below).
+    let old_symbols: Vec<i64> = if old_ids.is_empty() {
+        Vec::new()
+    } else {
+        let mut stmt = tx.prepare(&format!(
+            "SELECT id FROM symbols WHERE file_id IN ({})",
+            id_list(old_ids.iter().copied())
+        ))?;
+        stmt.query_map([], |r| r.get::<_, i64>(0))?
+            .collect::<Result<_, _>>()?
+    };
     // Fields whose declarations change: calls on `Owner#field` receivers elsewhere.
     // (Only declarations that changed: a field declared the same before and after
     // types every receiver as it did.)
@@ -789,6 +1057,17 @@ fn write_incremental(
                 report.files.push(status(&f.rel, "error", reason));
             }
         }
+    }
+    if !old_symbols.is_empty() {
+        tx.execute(
+            &format!(
+                "UPDATE calls SET resolution = 5, target_id = NULL, confidence = 0
+                 WHERE resolution = {} AND target_id IN ({})",
+                Resolution::Compiler.code(),
+                id_list(old_symbols.iter().copied())
+            ),
+            [],
+        )?;
     }
     report.write_ms = t.elapsed().as_millis();
     let t = Instant::now();
@@ -1183,7 +1462,9 @@ fn resolve(
     {
         let mut stmt = tx.prepare(&format!(
             "SELECT c.id, c.file_id, c.caller_id, n.name, c.receiver, c.path_call, c.target_id, c.resolution, c.receiver_type, c.shadowed
-             FROM calls c JOIN names n ON n.id = c.callee_id WHERE c.alt = 0 AND ({cond})"
+             FROM calls c JOIN names n ON n.id = c.callee_id
+             WHERE c.alt = 0 AND c.resolution != 7 AND c.package IS NULL AND ({cond})"
+             // (compiler bindings, class 7, and SCIP's outside classes stay as imported)
         ))?;
         let mut q = stmt.query([])?;
         while let Some(r) = q.next()? {

@@ -18,6 +18,7 @@ mod read_structure;
 mod read_trust;
 mod read_viz;
 pub mod resolve;
+mod scip_import;
 mod store;
 mod walk;
 
@@ -25,7 +26,7 @@ use std::path::Path;
 
 pub use build::{
     BuildMode, BuildOptions, BuildReport, FileStatus, Pending, Progress, ProgressSink, build,
-    pending_changes,
+    import_scip, pending_changes,
 };
 pub use confine::{ConfineError, confined, read_confined, read_confined_capped};
 pub use layout::Layout;
@@ -38,6 +39,7 @@ pub use read_scores::{FileFacts, ImportCounts};
 pub use read_structure::NestedSymbol;
 pub use read_trust::{OpenCallSites, OpenSites, PackageImport};
 pub use resolve::Resolution;
+pub use scip_import::{DEFAULT_SCIP, ScipReport};
 pub use store::{SCHEMA_VERSION, identifier_words, index_dir, index_path, state_path};
 pub use walk::{
     SKIPPED_DIRS, SourceFile, WalkOptions, WalkResult, is_skipped_dir, relative, walk, walk_dirs,
@@ -58,6 +60,9 @@ pub enum IndexError {
     Unsafe(String),
     #[error("index busy: another process is reading the index; the new index was not put in place")]
     Busy,
+    /// A SCIP file that cannot be read as a SCIP index (corrupt, truncated, not SCIP).
+    #[error("SCIP file {0}")]
+    Scip(String),
 }
 
 /// SQLite's extended code for a failed write (`SQLITE_IOERR | 3 << 8`).

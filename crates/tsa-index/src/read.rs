@@ -39,6 +39,8 @@ pub struct CallRow {
     pub target: Option<SymbolRow>,
     pub resolution: Resolution,
     pub confidence: f64,
+    /// The package of a target outside the project, when a SCIP index named it.
+    pub package: Option<String>,
 }
 
 /// Counts describing the index.
@@ -232,7 +234,8 @@ impl Index {
         let sql = format!(
             "SELECT c.line, cf.path, cf.language, cn.name, c.receiver, c.path_call, c.resolution, c.confidence,
                     s.id, n.name, s.kind, s.qualname, o.name, f.path, f.language, s.line, s.end_line, s.signature, s.is_test,
-                    t.id, tn.name, t.kind, t.qualname, tow.name, tf.path, tf.language, t.line, t.end_line, t.signature, t.is_test
+                    t.id, tn.name, t.kind, t.qualname, tow.name, tf.path, tf.language, t.line, t.end_line, t.signature, t.is_test,
+                    c.package
              FROM calls c
              JOIN files cf ON cf.id = c.file_id
              JOIN names cn ON cn.id = c.callee_id
@@ -260,6 +263,7 @@ impl Index {
                 confidence: r.get(7)?,
                 caller: opt_symbol_at(r, 8)?,
                 target: opt_symbol_at(r, 19)?,
+                package: r.get(30)?,
             })
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -268,6 +272,15 @@ impl Index {
     /// A note stored with `set_note`.
     pub fn meta(&self, key: &str) -> Result<Option<String>, IndexError> {
         store::get_meta(&self.conn, &format!("note:{key}"))
+    }
+
+    /// What a build recorded about the project: `layout` (the manifests) and `scip`
+    /// (the last SCIP import), as stored JSON.
+    pub fn build_record(&self, key: &str) -> Result<Option<String>, IndexError> {
+        match key {
+            "layout" | "scip" => store::get_meta(&self.conn, key),
+            _ => Ok(None),
+        }
     }
 
     /// SQLite's own integrity check (`ok` when the database is sound).

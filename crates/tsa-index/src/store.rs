@@ -10,7 +10,7 @@ use crate::IndexError;
 use crate::fault::checkpoint;
 
 /// Bumped whenever the schema or the extractor changes what it stores.
-pub const SCHEMA_VERSION: i64 = 10;
+pub const SCHEMA_VERSION: i64 = 11;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -53,7 +53,8 @@ CREATE TABLE IF NOT EXISTS calls(
     target_id INTEGER,
     resolution INTEGER NOT NULL DEFAULT 5,
     confidence REAL NOT NULL DEFAULT 0,
-    alt INTEGER NOT NULL DEFAULT 0
+    alt INTEGER NOT NULL DEFAULT 0,
+    package TEXT
 );
 CREATE TABLE IF NOT EXISTS imports(
     id INTEGER PRIMARY KEY,

@@ -16,8 +16,9 @@ pub const UNIVERSAL_PARAMS: [&str; 3] = ["output_format", "compact_only", "max_c
 /// Parameters that name paths and are checked against the project boundary.
 /// (Actions resolve them again where they use them; this check makes the refusal
 /// the same for every action, before any of them runs.)
-pub const PATH_PARAMS: [&str; 17] = [
+pub const PATH_PARAMS: [&str; 18] = [
     "file_path",
+    "input_paths",
     "file_paths",
     "files",
     "source_file",

@@ -37,10 +37,12 @@ pub enum Resolution {
     /// the interface method the receiver's type names (listed per implementation,
     /// with a lower confidence, never as one certain edge).
     Dispatch,
+    /// Bound by a compiler-grade SCIP index (`index scip`), confidence 1.0.
+    Compiler,
 }
 
 impl Resolution {
-    pub const ALL: [Resolution; 7] = [
+    pub const ALL: [Resolution; 8] = [
         Resolution::Local,
         Resolution::Project,
         Resolution::Stdlib,
@@ -48,6 +50,7 @@ impl Resolution {
         Resolution::External,
         Resolution::Unknown,
         Resolution::Dispatch,
+        Resolution::Compiler,
     ];
 
     pub const fn code(self) -> i64 {
@@ -59,6 +62,7 @@ impl Resolution {
             Resolution::External => 4,
             Resolution::Unknown => 5,
             Resolution::Dispatch => 6,
+            Resolution::Compiler => 7,
         }
     }
 
@@ -78,6 +82,7 @@ impl Resolution {
             Resolution::External => "external",
             Resolution::Unknown => "unknown",
             Resolution::Dispatch => "dispatch",
+            Resolution::Compiler => "compiler",
         }
     }
 }

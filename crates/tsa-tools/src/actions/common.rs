@@ -137,7 +137,7 @@ pub fn find_targets(
         let qualifier = function_name.trim();
         let qualifier = &qualifier[..qualifier.len() - name.len()];
         let qualifier = qualifier.trim_end_matches(['.', ':']);
-        let layout = tsa_index::Layout::from_json(index.meta("layout")?.as_deref());
+        let layout = tsa_index::Layout::from_json(index.build_record("layout")?.as_deref());
         let in_module: Vec<SymbolRow> = index
             .find_symbols(name, None, file.as_deref())?
             .into_iter()

@@ -135,6 +135,6 @@ impl Action for Full {
                 max_files
             ));
         }
-        Ok(s)
+        Ok(super::index_scip::with_build_scip(s, &r))
     }
 }

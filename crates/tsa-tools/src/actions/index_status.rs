@@ -107,6 +107,13 @@ impl Action for Status {
                 },
                 errors,
             );
+        // SCIP coverage: what the last import of compiler-grade edges did.
+        if let Some(scip) = index
+            .build_record("scip")?
+            .and_then(|j| serde_json::from_str::<tsa_index::ScipReport>(&j).ok())
+        {
+            s = s.with("scip", super::index_scip::report_json(&scip));
+        }
         if let Some(p) = &lag {
             s = s
                 .with(

@@ -93,7 +93,7 @@ impl Action for Sync {
                 } else {
                     Verdict::Info
                 };
-                Ok(Success::new(
+                let s = Success::new(
                     verdict,
                     format!(
                         "index sync new={} updated={} deleted={} unchanged={} errors={}",
@@ -122,7 +122,8 @@ impl Action for Sync {
                     },
                     Capped::collect(details, fixed_cap(50)),
                 )
-                .with_next_step("Index is current; query it with nav action=callers"))
+                .with_next_step("Index is current; query it with nav action=callers");
+                Ok(super::index_scip::with_build_scip(s, &r))
             }
             Mode::Changes => {
                 let p = pending_changes(root, &walk)?;

@@ -33,6 +33,7 @@ mod index_build;
 mod index_cache;
 mod index_full;
 mod index_knowledge;
+mod index_scip;
 mod index_status;
 mod index_sync;
 mod nav_call_path;
@@ -115,6 +116,7 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &index_cache::Cache,
     &index_full::Full,
     &index_knowledge::Knowledge,
+    &index_scip::Scip,
     &index_status::Status,
     &index_sync::Sync,
     &nav_call_path::CallPath,

@@ -112,6 +112,9 @@ impl Action for Callees {
                 "callee_resolved_file": r.target.as_ref().map(|t| t.file.clone()).unwrap_or_default(),
                 "confidence": r.confidence,
             });
+            if let Some(p) = &r.package {
+                row["package"] = json!(p);
+            }
             if let Some(t) = &r.target {
                 row["qualified_name"] = json!(t.qualname);
                 row["definition_line"] = json!(t.line);
