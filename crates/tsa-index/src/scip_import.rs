@@ -227,6 +227,19 @@ fn slice(line: &str, start: usize, end: usize, enc: PositionEncoding) -> Option<
     (s <= e).then(|| &line[s..e])
 }
 
+/// Whether `w`, a slice of `line`, is one whole identifier there (`CharField` in
+/// `models.CharField(`), not a piece of one or of other text.
+fn on_whole_identifier(line: &str, w: &str) -> bool {
+    let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
+    if w.is_empty() || !w.chars().all(is_word) {
+        return false;
+    }
+    let start = w.as_ptr() as usize - line.as_ptr() as usize;
+    let end = start + w.len();
+    !line[..start].chars().next_back().is_some_and(is_word)
+        && !line[end..].chars().next().is_some_and(is_word)
+}
+
 /// Whether `text` holds `name` as a whole word.
 fn names_word(text: &str, name: &str) -> bool {
     let is_word = |c: char| c.is_alphanumeric() || c == '_' || c == '$';
@@ -303,14 +316,22 @@ pub(crate) fn collect(
                 ) else {
                     continue;
                 };
-                let written = lines
-                    .get(line)
-                    .and_then(|l| slice(l.trim_end_matches('\r'), start, end, enc));
+                let text_line = lines.get(line).map(|l| l.trim_end_matches('\r'));
+                let written = text_line.and_then(|l| slice(l, start, end, enc));
                 // Only names written as such are checked (not modules, `<constructor>`).
+                // An occurrence on a whole identifier of another name is the indexer's
+                // mistake (scip-python through star imports); one that no longer sits
+                // on an identifier at all is the file's change.
                 if info.checkable && !info.name.is_empty() {
                     checked += 1;
                     // (`Flask as Flask`: some indexers cover a whole import clause.)
-                    if !written.is_some_and(|w| w == info.name || names_word(w, &info.name)) {
+                    let right =
+                        written.is_some_and(|w| w == info.name || names_word(w, &info.name));
+                    let on_identifier = written.is_some_and(|w| {
+                        let l = text_line.unwrap_or("");
+                        on_whole_identifier(l, w)
+                    });
+                    if !right && !on_identifier {
                         wrong += 1;
                     }
                 }
@@ -364,15 +385,12 @@ pub(crate) fn collect(
                 package: info.package.clone(),
             },
         };
-        // `new X()` is written `X`; a call is written with its callee's name.
-        let callee = if info.class_of_constructor.is_some() {
-            written
-        } else {
-            info.name.clone()
-        };
-        if callee != info.name && info.class_of_constructor.is_none() {
+        // `new X()` is written `X`; a call is written with its callee's name (an
+        // occurrence on another name is the indexer's mistake: not applied).
+        if info.class_of_constructor.is_none() && written != info.name {
             continue;
         }
+        let callee = written;
         edges.push(Edge {
             file,
             line,
