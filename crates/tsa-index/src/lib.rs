@@ -7,6 +7,7 @@
 mod build;
 mod confine;
 mod fault;
+mod heal;
 pub mod layout;
 mod read;
 mod read_dsl;
@@ -28,6 +29,7 @@ pub use build::{
     pending_changes,
 };
 pub use confine::{ConfineError, confined, read_confined, read_confined_capped};
+pub use heal::{DAMAGED_PREFIX, Quarantined, check_and_quarantine, is_damage};
 pub use layout::Layout;
 pub use read::{CallRow, Index, Status, SymbolRow};
 pub use read_dsl::{DslFile, DslSymbol};
@@ -38,7 +40,9 @@ pub use read_scores::{FileFacts, ImportCounts};
 pub use read_structure::NestedSymbol;
 pub use read_trust::{OpenCallSites, OpenSites, PackageImport};
 pub use resolve::Resolution;
-pub use store::{SCHEMA_VERSION, identifier_words, index_dir, index_path, state_path};
+pub use store::{
+    SCHEMA_VERSION, identifier_words, index_dir, index_path, lock_builds_within, state_path,
+};
 pub use walk::{
     SKIPPED_DIRS, SourceFile, WalkOptions, WalkResult, is_skipped_dir, relative, walk, walk_dirs,
 };
@@ -58,6 +62,9 @@ pub enum IndexError {
     Unsafe(String),
     #[error("index busy: another process is reading the index; the new index was not put in place")]
     Busy,
+    /// Another build holds the index's build lock past the wait a query allows.
+    #[error("the index is being built by another process or call (waited {waited_ms} ms)")]
+    Building { waited_ms: u64 },
 }
 
 /// SQLite's extended code for a failed write (`SQLITE_IOERR | 3 << 8`).
@@ -83,7 +90,7 @@ impl IndexError {
         use rusqlite::ErrorCode as C;
         use std::io::ErrorKind as K;
         match self {
-            IndexError::Busy => Fault::Busy,
+            IndexError::Busy | IndexError::Building { .. } => Fault::Busy,
             IndexError::Sqlite(rusqlite::Error::SqliteFailure(e, _)) => match e.code {
                 C::DiskFull => Fault::DiskFull,
                 // A write refused by a file size limit (EFBIG) is SQLITE_IOERR_WRITE.

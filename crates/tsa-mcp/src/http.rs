@@ -128,6 +128,9 @@ pub async fn serve_http(opts: HttpOptions) -> Result<(), Box<dyn std::error::Err
     };
 
     log_line(&format!("tsa mcp: listening on http://{bound}{MCP_PATH}"));
+    if let Some(root) = &opts.root {
+        crate::check_index_at_start(root);
+    }
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let signal = stop_signal();
     tokio::pin!(signal);
