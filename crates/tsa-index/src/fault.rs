@@ -36,8 +36,8 @@ pub fn build_wait(usual: std::time::Duration) -> std::time::Duration {
     #[cfg(debug_assertions)]
     if !usual.is_zero()
         && let Some(ms) = std::env::var("TSA_FAULT_BUILD_WAIT_MS")
-        .ok()
-        .and_then(|v| v.parse::<u64>().ok())
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
     {
         return std::time::Duration::from_millis(ms);
     }

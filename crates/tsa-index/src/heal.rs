@@ -250,8 +250,11 @@ mod tests {
     fn project() -> (tempfile::TempDir, std::path::PathBuf) {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().to_path_buf();
-        std::fs::write(root.join("a.py"), "def f():\n    return g()\n\ndef g():\n    return 1\n")
-            .unwrap();
+        std::fs::write(
+            root.join("a.py"),
+            "def f():\n    return g()\n\ndef g():\n    return 1\n",
+        )
+        .unwrap();
         crate::build(&root, &crate::BuildOptions::default()).unwrap();
         (dir, root)
     }
@@ -278,7 +281,10 @@ mod tests {
         let good = std::fs::read(&path).unwrap();
 
         std::fs::write(&path, b"").unwrap();
-        assert_eq!(damaged(examine(&root, false).unwrap()), "the file is empty (0 bytes)");
+        assert_eq!(
+            damaged(examine(&root, false).unwrap()),
+            "the file is empty (0 bytes)"
+        );
 
         std::fs::write(&path, vec![0x5a; good.len()]).unwrap();
         assert!(damaged(examine(&root, false).unwrap()).contains("not a database"));
@@ -334,7 +340,10 @@ mod tests {
                 format!("{copy}-wal"),
             ]
         );
-        assert_eq!(std::fs::read(dir.join(format!("{copy}-wal"))).unwrap(), b"wal");
+        assert_eq!(
+            std::fs::read(dir.join(format!("{copy}-wal"))).unwrap(),
+            b"wal"
+        );
     }
 
     #[test]

@@ -267,11 +267,7 @@ pub fn open_fresh(root: &Path) -> Result<(Connection, std::path::PathBuf), Index
 /// rename leaves the old index, after it the new one. Without an old connection
 /// (no index, or one of an older schema), what stands at the index's path is a
 /// file nobody can read, and its WAL files go with it.
-pub fn replace_with(
-    root: &Path,
-    old: Option<Connection>,
-    fresh: &Path,
-) -> Result<(), IndexError> {
+pub fn replace_with(root: &Path, old: Option<Connection>, fresh: &Path) -> Result<(), IndexError> {
     std::fs::File::open(fresh)?.sync_all()?;
     checkpoint("rename");
     // The old WAL may be removed only once every frame of it is in the database

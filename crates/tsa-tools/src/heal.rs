@@ -42,10 +42,7 @@ pub fn remember(root: &Path, warning: String) {
 /// rebuild (`rebuilt`: the build that replaced it, when it has run).
 pub fn moved_aside_warning(q: &Quarantined, rebuilt: Option<&BuildReport>) -> String {
     let then = match rebuilt {
-        Some(r) => format!(
-            "rebuilt cold ({} files in {} ms)",
-            r.indexed, r.elapsed_ms
-        ),
+        Some(r) => format!("rebuilt cold ({} files in {} ms)", r.indexed, r.elapsed_ms),
         None => "the next call rebuilds it cold".to_owned(),
     };
     format!(
