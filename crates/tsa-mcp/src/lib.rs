@@ -4,6 +4,7 @@
 //! stdio ([`serve_stdio`]) and streamable HTTP ([`serve_http`]). Stdout carries
 //! protocol bytes only; logs go to stderr.
 
+mod auth;
 mod conformance;
 mod http;
 mod prompts;
@@ -13,7 +14,8 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Instant;
 
-pub use http::{HttpOptions, MCP_PATH, refusal as http_refusal, serve_http};
+pub use auth::{TOKEN_ENV, Token, TokenError};
+pub use http::{HttpOptions, MCP_PATH, http_auth, refusal as http_refusal, serve_http};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
     ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
