@@ -438,6 +438,8 @@ async fn a_token_lets_only_its_holder_in() {
     // The operator's file, outside the project, as editors save it (trailing newline).
     let file = secret.path().join("token");
     std::fs::write(&file, format!("{TOKEN}\n")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
     let server = HttpServer::start_with(
         &p.root,
         &[
