@@ -692,7 +692,7 @@ pub async fn serve_stdio(
 }
 
 /// The server's one deep check of its project's index, off the request path:
-/// `PRAGMA quick_check` (about 2 ms per MB of index) under the build lock, skipped
+/// `PRAGMA quick_check` (2-5 ms per MiB of index) under the build lock, skipped
 /// when a build holds it. A damaged index is moved aside, said on stderr and in the
 /// next answer on the project, and the next call rebuilds it cold (with progress).
 pub(crate) fn check_index_at_start(root: &Path) {
