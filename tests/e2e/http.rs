@@ -56,7 +56,14 @@ impl HttpServer {
                 let _ = tx.send(line);
             }
         });
-        let first = rx
+        // Owned from here on, so a failed start below still stops the child.
+        let mut server = HttpServer {
+            child,
+            url: String::new(),
+            stderr: rx,
+        };
+        let first = server
+            .stderr
             .recv_timeout(Duration::from_secs(30))
             .expect("server starts");
         let url = first
@@ -67,11 +74,8 @@ impl HttpServer {
             url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
             "{url}"
         );
-        HttpServer {
-            child,
-            url,
-            stderr: rx,
-        }
+        server.url = url;
+        server
     }
 
     /// Sends SIGTERM and returns the exit status and the remaining stderr.
