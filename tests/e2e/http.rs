@@ -1,7 +1,8 @@
 //! `tsa mcp --http 127.0.0.1:0` as a child process, driven by rmcp's streamable
 //! HTTP client: the same tools and answers as over stdio, independent sessions,
-//! prompts, completion and logging, a refused non-loopback address, and a clean
-//! stop on SIGTERM.
+//! prompts, completion and logging, a refused non-loopback address, a clean stop
+//! on SIGTERM, and bearer-token authentication (`--auth-token-file`,
+//! `TSA_AUTH_TOKEN`, required by `--allow-remote`).
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::path::Path;
@@ -31,11 +32,18 @@ impl HttpServer {
     }
 
     fn start_with(root: &Path, flags: &[&str]) -> HttpServer {
+        Self::start_env(root, flags, &[])
+    }
+
+    /// With `env` set (and `TSA_AUTH_TOKEN` only when `env` sets it).
+    fn start_env(root: &Path, flags: &[&str], env: &[(&str, &str)]) -> HttpServer {
         let mut child = Command::new(bin())
             .args(["mcp", "--http", "127.0.0.1:0", "--project-root"])
             .arg(root)
             .args(flags)
             .env_remove("TREE_SITTER_PROJECT_ROOT")
+            .env_remove("TSA_AUTH_TOKEN")
+            .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::piped())
@@ -48,7 +56,14 @@ impl HttpServer {
                 let _ = tx.send(line);
             }
         });
-        let first = rx
+        // Owned from here on, so a failed start below still stops the child.
+        let mut server = HttpServer {
+            child,
+            url: String::new(),
+            stderr: rx,
+        };
+        let first = server
+            .stderr
             .recv_timeout(Duration::from_secs(30))
             .expect("server starts");
         let url = first
@@ -59,11 +74,8 @@ impl HttpServer {
             url.starts_with("http://127.0.0.1:") && url.ends_with("/mcp"),
             "{url}"
         );
-        HttpServer {
-            child,
-            url,
-            stderr: rx,
-        }
+        server.url = url;
+        server
     }
 
     /// Sends SIGTERM and returns the exit status and the remaining stderr.
@@ -345,4 +357,265 @@ async fn conformance_fixtures_only_with_their_flag() {
             .is_err()
     );
     client.cancel().await.unwrap();
+}
+
+/// One raw HTTP/1.1 request to the server of `url` (`Connection: close`): the
+/// whole response as text.
+fn raw_http(url: &str, request: &str) -> String {
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_owned();
+    let mut stream = std::net::TcpStream::connect(&addr).unwrap();
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    stream.write_all(request.as_bytes()).unwrap();
+    let mut reply = String::new();
+    stream.read_to_string(&mut reply).unwrap();
+    reply
+}
+
+/// An `initialize` POST to `target` with `headers`.
+fn initialize(url: &str, target: &str, headers: &[String]) -> String {
+    let body = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"raw","version":"1"}}}"#;
+    let extra: String = headers.iter().map(|h| format!("{h}\r\n")).collect();
+    raw_http(
+        url,
+        &format!(
+            "POST {target} HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: application/json, text/event-stream\r\n\
+             Content-Type: application/json\r\nContent-Length: {}\r\n{extra}Connection: close\r\n\r\n{body}",
+            body.len()
+        ),
+    )
+}
+
+/// The response is a 401 with `WWW-Authenticate: Bearer` and nothing else: no
+/// body, no MCP header, no hint.
+fn assert_refused(reply: &str, what: &str) {
+    let (head, body) = reply.split_once("\r\n\r\n").unwrap_or((reply, ""));
+    assert!(
+        head.starts_with("HTTP/1.1 401 Unauthorized\r\n"),
+        "{what}: {reply}"
+    );
+    let mut headers: Vec<String> = head
+        .lines()
+        .skip(1)
+        .map(|l| l.split(':').next().unwrap().to_ascii_lowercase())
+        .collect();
+    headers.sort();
+    // `connection: close` answers the request's own.
+    assert_eq!(
+        headers,
+        ["connection", "content-length", "date", "www-authenticate"],
+        "{what}: {reply}"
+    );
+    let lower = head.to_ascii_lowercase();
+    assert!(
+        lower.contains("\r\nwww-authenticate: bearer\r\n"),
+        "{what}: {reply}"
+    );
+    assert!(
+        lower.contains("\r\ncontent-length: 0\r\n"),
+        "{what}: {reply}"
+    );
+    assert!(body.is_empty(), "{what}: {body}");
+}
+
+async fn http_client_with_token(
+    url: &str,
+    token: &str,
+) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let config = StreamableHttpClientTransportConfig::with_uri(url.to_owned()).auth_header(token);
+    ().serve(StreamableHttpClientTransport::from_config(config))
+        .await
+        .unwrap()
+}
+
+const TOKEN: &str = "tsa-test-token-7f3a9c1e5b2d8f60a4c7e9b1d3f5a7c9";
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_lets_only_its_holder_in() {
+    let p = project("python");
+    let secret = tempfile::tempdir().unwrap();
+    // The operator's file, outside the project, as editors save it (trailing newline).
+    let file = secret.path().join("token");
+    std::fs::write(&file, format!("{TOKEN}\n")).unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    let server = HttpServer::start_with(
+        &p.root,
+        &[
+            "--allow-remote",
+            "--auth-token-file",
+            file.to_str().unwrap(),
+        ],
+    );
+    let bearer = |t: &str| vec![format!("Authorization: Bearer {t}")];
+
+    assert_refused(&initialize(&server.url, "/mcp", &[]), "no token");
+    assert_refused(
+        &initialize(
+            &server.url,
+            "/mcp",
+            &bearer("tsa-test-token-wrong-but-just-as-long-0000000"),
+        ),
+        "a wrong token",
+    );
+    assert_refused(
+        &initialize(&server.url, "/mcp", &bearer(&TOKEN[..TOKEN.len() - 1])),
+        "the token less its last character",
+    );
+    assert_refused(
+        &initialize(
+            &server.url,
+            "/mcp",
+            &[format!("Authorization: Basic {TOKEN}")],
+        ),
+        "another scheme",
+    );
+    assert_refused(
+        &initialize(&server.url, &format!("/mcp?access_token={TOKEN}"), &[]),
+        "the token in the URL",
+    );
+    assert_refused(
+        &initialize(&server.url, &format!("/mcp?token={TOKEN}"), &bearer(TOKEN)),
+        "the token in the URL, beside the right header",
+    );
+    assert_refused(
+        &raw_http(
+            &server.url,
+            "GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n",
+        ),
+        "another path without a token",
+    );
+
+    // The right token, sent as a client sends it, gets the whole server.
+    let ok = initialize(&server.url, "/mcp", &bearer(TOKEN));
+    assert!(ok.starts_with("HTTP/1.1 200 OK\r\n"), "{ok}");
+    let client = http_client_with_token(&server.url, TOKEN).await;
+    assert_eq!(client.list_all_tools().await.unwrap().len(), 9);
+    let (is_error, answer) = mcp_call(&client, "nav", callers()).await;
+    assert!(!is_error, "{answer}");
+    assert_eq!(answer["caller_count"], 8);
+    // And a client with a wrong one gets nothing.
+    use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
+    let wrong = StreamableHttpClientTransportConfig::with_uri(server.url.clone())
+        .auth_header("tsa-test-token-wrong-but-just-as-long-0000000");
+    assert!(
+        ().serve(StreamableHttpClientTransport::from_config(wrong))
+            .await
+            .is_err()
+    );
+
+    drop(client);
+    let (code, rest) = server.terminate();
+    assert_eq!(code, Some(0), "{rest}");
+    assert!(!rest.contains(TOKEN), "the token is never logged: {rest}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_token_from_the_environment_guards_a_loopback_server() {
+    let p = project("python");
+    let server = HttpServer::start_env(&p.root, &[], &[("TSA_AUTH_TOKEN", TOKEN)]);
+    assert_refused(&initialize(&server.url, "/mcp", &[]), "no token");
+    let client = http_client_with_token(&server.url, TOKEN).await;
+    let (is_error, answer) = mcp_call(&client, "nav", callers()).await;
+    assert!(!is_error, "{answer}");
+    drop(client);
+    let (_, rest) = server.terminate();
+    assert!(!rest.contains(TOKEN), "{rest}");
+}
+
+/// How `tsa mcp` refuses to start: exit 2 and a message that never holds the token.
+fn refused_start(args: &[&str], env: &[(&str, &str)]) -> String {
+    let p = project("python");
+    let out = Command::new(bin())
+        .arg("mcp")
+        .args(args)
+        .arg("--project-root")
+        .arg(&p.root)
+        .env_remove("TSA_AUTH_TOKEN")
+        .envs(env.iter().copied())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(String::from_utf8_lossy(&out.stdout).is_empty());
+    err
+}
+
+#[test]
+fn allow_remote_without_a_usable_token_refuses_to_start() {
+    for addr in ["127.0.0.1:0", "0.0.0.0:0"] {
+        let err = refused_start(&["--http", addr, "--allow-remote"], &[]);
+        assert!(
+            err.contains("--allow-remote without a bearer token")
+                && err.contains("--auth-token-file")
+                && err.contains("TSA_AUTH_TOKEN"),
+            "{err}"
+        );
+    }
+    let err = refused_start(
+        &["--http", "127.0.0.1:0", "--allow-remote"],
+        &[("TSA_AUTH_TOKEN", "")],
+    );
+    assert!(err.contains("TSA_AUTH_TOKEN is empty"), "{err}");
+    let short = "abc123";
+    let err = refused_start(&["--http", "127.0.0.1:0"], &[("TSA_AUTH_TOKEN", short)]);
+    assert!(
+        err.contains("shorter than 16") && !err.contains(short),
+        "{err}"
+    );
+
+    let dir = tempfile::tempdir().unwrap();
+    let big = dir.path().join("big");
+    std::fs::write(&big, format!("{TOKEN}\n").repeat(200)).unwrap();
+    let err = refused_start(
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--allow-remote",
+            "--auth-token-file",
+            big.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(
+        err.contains("larger than 4096 bytes") && !err.contains(TOKEN),
+        "{err}"
+    );
+    let spaced = dir.path().join("spaced");
+    std::fs::write(&spaced, format!("{TOKEN} {TOKEN}\n")).unwrap();
+    let err = refused_start(
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--auth-token-file",
+            spaced.to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(
+        err.contains("printable ASCII") && !err.contains(TOKEN),
+        "{err}"
+    );
+    let err = refused_start(
+        &[
+            "--http",
+            "127.0.0.1:0",
+            "--auth-token-file",
+            dir.path().join("missing").to_str().unwrap(),
+        ],
+        &[],
+    );
+    assert!(err.contains("cannot read the token file"), "{err}");
+    // The file means nothing without --http.
+    let out = Command::new(bin())
+        .args(["mcp", "--auth-token-file", big.to_str().unwrap()])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
 }

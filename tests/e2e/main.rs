@@ -11,6 +11,7 @@ mod edit_git;
 mod faults;
 mod fixtures;
 mod graph_truth;
+mod heal;
 mod health_graph;
 mod health_score;
 mod history;

@@ -41,12 +41,18 @@ enum Command {
         /// stderr). Binds only this address; stops on SIGINT/SIGTERM.
         #[arg(long, value_name = "ADDR")]
         http: Option<std::net::SocketAddr>,
-        /// Let --http bind a non-loopback address. Refused by default because the
-        /// server has no authentication or TLS: anyone who can reach the port can read
-        /// the project's source through it, and set_project_path can point it at any
-        /// directory this process can read. Use only on a network you trust.
+        /// Let --http bind a non-loopback address. Requires a bearer token
+        /// (--auth-token-file or TSA_AUTH_TOKEN): whoever holds it can read the
+        /// project's source, and set_project_path can point the server at any
+        /// directory this process can read. There is no TLS: put a TLS proxy in front,
+        /// or use it only on a network you trust.
         #[arg(long, requires = "http")]
         allow_remote: bool,
+        /// File holding the bearer token (at most 4096 bytes, surrounding whitespace
+        /// ignored) that every HTTP request must send as `Authorization: Bearer
+        /// <token>`; else TSA_AUTH_TOKEN, when set. Required with --allow-remote.
+        #[arg(long, requires = "http", value_name = "FILE")]
+        auth_token_file: Option<PathBuf>,
         /// Also serve the fixture tools, resources and prompts the official MCP
         /// conformance suite calls by name (scripts/mcp-conformance.sh). Tests only.
         #[arg(long, requires = "http", hide = true)]
@@ -119,12 +125,14 @@ pub fn run_with(argv: Vec<std::ffi::OsString>) -> ExitCode {
             watch,
             http,
             allow_remote,
+            auth_token_file,
             conformance_fixtures,
         } => serve(
             tsa_mcp::root_from(cli.project_root),
             watch,
             http,
             allow_remote,
+            auth_token_file,
             conformance_fixtures,
         ),
         Command::Skills {
@@ -361,12 +369,21 @@ fn serve(
     watch: bool,
     http: Option<std::net::SocketAddr>,
     allow_remote: bool,
+    auth_token_file: Option<PathBuf>,
     conformance_fixtures: bool,
 ) -> ExitCode {
     if let Some(why) = http.and_then(|addr| tsa_mcp::http_refusal(&addr, allow_remote)) {
         let _ = writeln!(std::io::stderr(), "tsa mcp: {why}");
         return ExitCode::from(2);
     }
+    let auth = match http.map(|_| tsa_mcp::http_auth(auth_token_file.as_deref(), allow_remote)) {
+        Some(Ok(token)) => token,
+        None => None,
+        Some(Err(why)) => {
+            let _ = writeln!(std::io::stderr(), "tsa mcp: {why}");
+            return ExitCode::from(2);
+        }
+    };
     let ctx = match root {
         Some(r) => match Context::with_root(&r) {
             Ok(c) => c,
@@ -397,6 +414,7 @@ fn serve(
             root: ctx.root().ok().map(std::path::Path::to_path_buf),
             watch,
             allow_remote,
+            auth,
             conformance_fixtures,
         })),
         None => rt.block_on(tsa_mcp::serve_stdio(ctx, watch)),

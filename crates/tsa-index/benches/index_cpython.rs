@@ -1,7 +1,7 @@
 //! Indexing benchmark on real code: the installed CPython standard library (or any
 //! directory in `TSA_BENCH_CORPUS`), copied into a temp dir so nothing is written
 //! outside it. Reports medians of cold builds, no-change and one-file incremental
-//! builds, caller-query latency, files/s, index size and peak RSS.
+//! builds, caller-query latency, the deep index check, files/s, index size and peak RSS.
 //!
 //! Run: `cargo bench -p tsa-index --bench index_cpython` (`TSA_BENCH_RUNS` = 5).
 
@@ -125,6 +125,14 @@ fn main() {
         callers = index.callers(&targets).unwrap().len();
         query.push(t.elapsed());
     }
+    // The deep check the MCP server runs once at start and `index full`/`index build`
+    // before they sync (cheap checks and PRAGMA quick_check, under the build lock).
+    let mut checks = Vec::new();
+    for _ in 0..runs {
+        let t = Instant::now();
+        assert!(tsa_index::check_and_quarantine(&root).unwrap().is_none());
+        checks.push(t.elapsed());
+    }
     // The physical limit: a parallel parse of the same files, bytes already in memory.
     let walked = tsa_index::walk(&root, &full.walk);
     let sources: Vec<(tsa_lang::Language, Vec<u8>)> = walked
@@ -188,6 +196,12 @@ fn main() {
         out,
         "callers(json.dumps) median {:6.3} ms  ({callers} callers)",
         ms(median(query))
+    );
+    let _ = writeln!(
+        out,
+        "index check (PRAGMA quick_check) median {:6.1} ms on {:.1} MiB",
+        ms(median(checks)),
+        st.index_bytes as f64 / 1048576.0
     );
     let _ = writeln!(
         out,

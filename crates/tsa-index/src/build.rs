@@ -17,6 +17,7 @@ use tsa_lang::{FileExtract, Language, extract_with, is_test_path, return_type};
 use crate::IndexError;
 use crate::confine::{ConfineError, read_confined_capped};
 use crate::fault::{checkpoint, pause};
+use crate::heal::{self, Quarantined, State};
 use crate::layout::Layout;
 use crate::resolve::{Binding, MCall, MField, MFile, MImport, MSym, Model, Resolution};
 use crate::scip_import::{self, DEFAULT_SCIP, ScipReport};
@@ -60,6 +61,12 @@ pub struct BuildOptions {
     pub progress: Option<ProgressSink>,
     /// Measurements taken from each parse tree and stored with the file.
     pub facts: Option<tsa_lang::FactsHook>,
+    /// Also run `PRAGMA quick_check` on the existing index before writing (under the
+    /// build lock), moving it aside when it fails. The cheap checks always run.
+    pub verify: bool,
+    /// How long to wait for another build of the index; `None`: as long as it takes.
+    /// Past it the build fails with [`IndexError::Building`].
+    pub lock_wait: Option<std::time::Duration>,
 }
 
 impl std::fmt::Debug for BuildOptions {
@@ -69,6 +76,8 @@ impl std::fmt::Debug for BuildOptions {
             .field("walk", &self.walk)
             .field("progress", &self.progress.is_some())
             .field("facts", &self.facts.is_some())
+            .field("verify", &self.verify)
+            .field("lock_wait", &self.lock_wait)
             .finish()
     }
 }
@@ -130,6 +139,8 @@ pub struct BuildReport {
     pub scip: Option<ScipReport>,
     /// Why the SCIP import of this build failed (the build itself stands).
     pub scip_error: Option<String>,
+    /// The index this build found unusable and moved aside before building cold.
+    pub healed: Option<Quarantined>,
 }
 
 enum Outcome {
@@ -249,26 +260,68 @@ fn hex16(hash: &[u8]) -> String {
     hash.iter().take(8).map(|b| format!("{b:02x}")).collect()
 }
 
-/// Builds or refreshes the index of `root`.
+/// Builds or refreshes the index of `root`. Under the build lock it first examines
+/// the index (the cheap checks, and `quick_check` with `opts.verify`): an index it
+/// cannot use is moved aside and the build runs cold, as it does again when the
+/// index turns out damaged mid-build (`report.healed` says so).
 pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError> {
     // Concurrent builds would race on the fresh file and the resolution pass.
-    let _lock = store::lock_builds(root)?;
+    let _lock = store::lock_builds_within(root, opts.lock_wait)?;
     let started = Instant::now();
-    let mut conn = store::open_for_write(root)?;
+    let (existing, healed) = match heal::examine(root, opts.verify)? {
+        State::Current => (true, None),
+        State::Absent | State::Older(_) => (false, None),
+        State::Damaged(reason) => (false, Some(heal::quarantine(root, reason)?)),
+    };
+    let report = match build_locked(root, opts, existing, started) {
+        // Under the lock the file that failed is the index itself: set it aside.
+        Err(e) if existing && heal::is_damage(&e) => {
+            let healed = heal::quarantine(root, heal::words(&e))?;
+            let mut r = build_locked(root, opts, false, started)?;
+            r.healed = Some(healed);
+            return Ok(r);
+        }
+        r => r?,
+    };
+    Ok(BuildReport { healed, ..report })
+}
+
+/// A build under the lock: `existing` says whether the index at its path is one
+/// of this schema to sync (else nothing there is opened and the build runs cold,
+/// renaming its fresh file into place, so a reader meanwhile finds no index rather
+/// than an empty one).
+fn build_locked(
+    root: &Path,
+    opts: &BuildOptions,
+    existing: bool,
+    started: Instant,
+) -> Result<BuildReport, IndexError> {
+    let mut conn = if existing {
+        Some(store::open_for_write(root)?)
+    } else {
+        store::check_index_files(root)?;
+        std::fs::create_dir_all(store::index_dir(root))?;
+        None
+    };
     checkpoint("open");
     // SCIP files imported before (a cold build starts a fresh database).
-    let remembered: Vec<String> = store::get_meta(&conn, "scip_inputs")?
-        .and_then(|s| serde_json::from_str(&s).ok())
-        .unwrap_or_default();
-    let last_scip = store::get_meta(&conn, "scip_fingerprint")?;
+    let (remembered, last_scip): (Vec<String>, Option<String>) = match &conn {
+        Some(c) => (
+            store::get_meta(c, "scip_inputs")?
+                .and_then(|s| serde_json::from_str(&s).ok())
+                .unwrap_or_default(),
+            store::get_meta(c, "scip_fingerprint")?,
+        ),
+        None => (Vec::new(), None),
+    };
     let walked = walk(root, &opts.walk);
     let layout = Layout::read(root, &walked.manifests);
     let walk_ms = started.elapsed().as_millis();
     checkpoint("walk");
     pause(&|| "walked".to_owned());
-    let stored = match opts.mode {
-        BuildMode::Full => HashMap::new(),
-        BuildMode::Incremental => stored_files(&conn)?,
+    let stored = match (opts.mode, &conn) {
+        (BuildMode::Incremental, Some(conn)) => stored_files(conn)?,
+        _ => HashMap::new(),
     };
     let t = Instant::now();
     let total = walked.files.len();
@@ -356,7 +409,7 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
             return Err(e);
         }
         report.write_ms += t.elapsed().as_millis();
-    } else {
+    } else if let Some(conn) = conn.as_mut() {
         let tx = conn.transaction()?;
         write_incremental(
             &tx,
@@ -441,7 +494,7 @@ fn scip_fingerprint(root: &Path, inputs: &[String]) -> String {
 /// and binds the call sites they resolve; they are picked up again by later builds.
 /// A corrupt or truncated file is an error and the index stays as it was.
 pub fn import_scip(root: &Path, inputs: &[String]) -> Result<ScipReport, IndexError> {
-    let _lock = store::lock_builds(root)?;
+    let _lock = store::lock_builds_within(root, None)?;
     let remembered: Vec<String> = {
         let conn = store::open_for_write(root)?;
         store::get_meta(&conn, "scip_inputs")?

@@ -8,6 +8,9 @@
 //!   `read:<project-relative path>` right after that file's bytes were read and
 //!   before they are parsed), it writes `<dir>/paused` and waits (up to 60 s) for
 //!   `<dir>/resume` to exist, so a test can delete or rewrite files at that moment.
+//! - `TSA_FAULT_BUILD_WAIT_MS=<n>`: a query waits at most n ms for another build of
+//!   its index (instead of its usual bound), so a test sees the "index is being
+//!   built" answer without waiting for it.
 
 /// A point where a test may kill the process (debug builds only).
 #[inline]
@@ -25,6 +28,20 @@ pub fn pause(point: &dyn Fn() -> String) {
     imp::pause(point);
     #[cfg(not(debug_assertions))]
     let _ = point;
+}
+
+/// How long a bounded wait for the build lock lasts: `usual`, or in debug builds
+/// what `TSA_FAULT_BUILD_WAIT_MS` says.
+pub fn build_wait(usual: std::time::Duration) -> std::time::Duration {
+    #[cfg(debug_assertions)]
+    if !usual.is_zero()
+        && let Some(ms) = std::env::var("TSA_FAULT_BUILD_WAIT_MS")
+            .ok()
+            .and_then(|v| v.parse::<u64>().ok())
+    {
+        return std::time::Duration::from_millis(ms);
+    }
+    usual
 }
 
 #[cfg(debug_assertions)]

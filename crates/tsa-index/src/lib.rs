@@ -7,6 +7,7 @@
 mod build;
 mod confine;
 mod fault;
+mod heal;
 pub mod layout;
 mod read;
 mod read_dsl;
@@ -29,6 +30,7 @@ pub use build::{
     import_scip, pending_changes,
 };
 pub use confine::{ConfineError, confined, read_confined, read_confined_capped};
+pub use heal::{DAMAGED_PREFIX, Quarantined, check_and_quarantine, is_damage};
 pub use layout::Layout;
 pub use read::{CallRow, Index, Status, SymbolRow};
 pub use read_dsl::{DslFile, DslSymbol};
@@ -40,7 +42,9 @@ pub use read_structure::NestedSymbol;
 pub use read_trust::{OpenCallSites, OpenSites, PackageImport};
 pub use resolve::Resolution;
 pub use scip_import::{DEFAULT_SCIP, ScipReport};
-pub use store::{SCHEMA_VERSION, identifier_words, index_dir, index_path, state_path};
+pub use store::{
+    SCHEMA_VERSION, identifier_words, index_dir, index_path, lock_builds_within, state_path,
+};
 pub use walk::{
     SKIPPED_DIRS, SourceFile, WalkOptions, WalkResult, is_skipped_dir, relative, walk, walk_dirs,
 };
@@ -63,6 +67,9 @@ pub enum IndexError {
     /// A SCIP file that cannot be read as a SCIP index (corrupt, truncated, not SCIP).
     #[error("SCIP file {0}")]
     Scip(String),
+    /// Another build holds the index's build lock past the wait a query allows.
+    #[error("the index is being built by another process or call (waited {waited_ms} ms)")]
+    Building { waited_ms: u64 },
 }
 
 /// SQLite's extended code for a failed write (`SQLITE_IOERR | 3 << 8`).
@@ -88,7 +95,7 @@ impl IndexError {
         use rusqlite::ErrorCode as C;
         use std::io::ErrorKind as K;
         match self {
-            IndexError::Busy => Fault::Busy,
+            IndexError::Busy | IndexError::Building { .. } => Fault::Busy,
             IndexError::Sqlite(rusqlite::Error::SqliteFailure(e, _)) => match e.code {
                 C::DiskFull => Fault::DiskFull,
                 // A write refused by a file size limit (EFBIG) is SQLITE_IOERR_WRITE.

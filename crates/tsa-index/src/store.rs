@@ -137,7 +137,7 @@ fn refuse_link(root: &Path, p: &Path) -> Result<(), IndexError> {
 }
 
 /// The index file and every file SQLite keeps beside it, each refused when a symlink.
-fn check_index_files(root: &Path) -> Result<(), IndexError> {
+pub(crate) fn check_index_files(root: &Path) -> Result<(), IndexError> {
     for name in [
         "index.db",
         "index.db-wal",
@@ -159,16 +159,38 @@ pub struct BuildLock {
     _file: std::fs::File,
 }
 
-/// Waits for the build lock of `root`'s index.
-pub fn lock_builds(root: &Path) -> Result<BuildLock, IndexError> {
+/// Waits for the build lock of `root`'s index, at most `wait` (`None`: as long as
+/// it takes); past it, [`IndexError::Building`].
+pub fn lock_builds_within(
+    root: &Path,
+    wait: Option<std::time::Duration>,
+) -> Result<BuildLock, IndexError> {
     std::fs::create_dir_all(state_path(root, "")?)?;
     let file = std::fs::OpenOptions::new()
         .create(true)
         .truncate(false)
         .write(true)
         .open(state_path(root, "build.lock")?)?;
-    file.lock()?;
-    Ok(BuildLock { _file: file })
+    let Some(wait) = wait else {
+        file.lock()?;
+        return Ok(BuildLock { _file: file });
+    };
+    let wait = crate::fault::build_wait(wait);
+    let started = std::time::Instant::now();
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(BuildLock { _file: file }),
+            Err(std::fs::TryLockError::WouldBlock) if started.elapsed() < wait => {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            Err(std::fs::TryLockError::WouldBlock) => {
+                return Err(IndexError::Building {
+                    waited_ms: started.elapsed().as_millis() as u64,
+                });
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(e.into()),
+        }
+    }
 }
 
 fn configure(conn: &Connection) -> Result<(), IndexError> {
@@ -240,23 +262,27 @@ pub fn open_fresh(root: &Path) -> Result<(Connection, std::path::PathBuf), Index
     Ok((conn, tmp))
 }
 
-/// Puts the fully written `fresh` file in place of the index: the old index is
-/// checkpointed (its WAL emptied) and closed, its WAL files removed, the new file
-/// synced, then renamed over it. A crash before the rename leaves the old index,
-/// after it the new one.
-pub fn replace_with(root: &Path, old: Connection, fresh: &Path) -> Result<(), IndexError> {
+/// Puts the fully written `fresh` file in place of the index: the old index, if
+/// this build opened one, is checkpointed (its WAL emptied) and closed, the WAL
+/// files removed, the new file synced, then renamed over it. A crash before the
+/// rename leaves the old index, after it the new one. Without an old connection
+/// (no index, or one of an older schema), what stands at the index's path is a
+/// file nobody can read, and its WAL files go with it.
+pub fn replace_with(root: &Path, old: Option<Connection>, fresh: &Path) -> Result<(), IndexError> {
     std::fs::File::open(fresh)?.sync_all()?;
     checkpoint("rename");
     // The old WAL may be removed only once every frame of it is in the database
     // file; a reader holding a snapshot would stop the checkpoint half-way.
-    let (busy, log, done): (i64, i64, i64) =
-        old.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-        })?;
-    if busy != 0 || (log > 0 && done < log) {
-        return Err(IndexError::Busy);
+    if let Some(old) = old {
+        let (busy, log, done): (i64, i64, i64) =
+            old.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })?;
+        if busy != 0 || (log > 0 && done < log) {
+            return Err(IndexError::Busy);
+        }
+        drop(old);
     }
-    drop(old);
     checkpoint("rename");
     let path = index_path(root);
     for side in [path.with_extension("db-wal"), path.with_extension("db-shm")] {
@@ -283,6 +309,9 @@ pub fn discard_fresh(tmp: &Path) {
 /// Opens an existing index for reading; `None` when there is none (or it is of
 /// another schema version). The connection may write only to recover the WAL of a
 /// writer that was killed (a read-only one could not); `query_only` forbids the rest.
+/// It never checkpoints on close: a reader closing after a build moved its file
+/// (renamed a new index over it, or moved a damaged one aside) would otherwise
+/// delete the WAL at the index's path, which by then is the new index's.
 pub fn open_for_read(root: &Path) -> Result<Option<Connection>, IndexError> {
     use rusqlite::OpenFlags;
     check_index_files(root)?;
@@ -300,6 +329,10 @@ pub fn open_for_read(root: &Path) -> Result<Option<Connection>, IndexError> {
             OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
         )
     })?;
+    conn.set_db_config(
+        rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
+        true,
+    )?;
     conn.busy_timeout(std::time::Duration::from_secs(10))?;
     conn.pragma_update(None, "query_only", "ON")?;
     let version: Option<String> = match conn

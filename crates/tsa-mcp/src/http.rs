@@ -1,11 +1,13 @@
 //! MCP over streamable HTTP (rmcp's `StreamableHttpService` with in-memory
 //! sessions) on a hyper HTTP/1.1 server: `POST/GET/DELETE /mcp`. One `TsaServer`
-//! per session, all sessions on one [`Hub`]. Binds only the address given; stops
-//! on SIGINT/SIGTERM, closing the sessions and letting open requests finish.
+//! per session, all sessions on one [`Hub`]. Binds only the address given (a
+//! non-loopback one only with `--allow-remote`, which needs a bearer token; see
+//! `auth.rs`); stops on SIGINT/SIGTERM, closing the sessions and letting open
+//! requests finish.
 
 use std::convert::Infallible;
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -18,6 +20,7 @@ use rmcp::transport::streamable_http_server::{StreamableHttpServerConfig, Stream
 use tokio_util::sync::CancellationToken;
 use tsa_tools::Context;
 
+use crate::auth::{MIN_TOKEN_CHARS, TOKEN_ENV, Token, unauthorized};
 use crate::{Hub, log_line};
 
 /// The path the MCP endpoint is served on.
@@ -34,8 +37,11 @@ pub struct HttpOptions {
     pub root: Option<PathBuf>,
     /// Keep the root's index in sync as files change.
     pub watch: bool,
-    /// Accept a non-loopback `addr` (refused otherwise).
+    /// Accept a non-loopback `addr` (refused otherwise); needs `auth`.
     pub allow_remote: bool,
+    /// The bearer token every request must carry (`None`: no authentication,
+    /// allowed on loopback only).
+    pub auth: Option<Token>,
     /// Also serve the MCP conformance suite's fixtures (tests only).
     pub conformance_fixtures: bool,
 }
@@ -52,10 +58,37 @@ fn plain(status: StatusCode, text: &'static str) -> Response<Body> {
 pub fn refusal(addr: &SocketAddr, allow_remote: bool) -> Option<String> {
     (!addr.ip().is_loopback() && !allow_remote).then(|| {
         format!(
-            "refusing to serve on non-loopback address {addr}: the server has no authentication \
-             and answers with the project's source; bind 127.0.0.1 or [::1], or pass --allow-remote"
+            "refusing to serve on non-loopback address {addr}: the server answers with the \
+             project's source; bind 127.0.0.1 or [::1], or pass --allow-remote with a bearer \
+             token (--auth-token-file FILE or {TOKEN_ENV})"
         )
     })
+}
+
+/// The token of `tsa mcp --http` (`--auth-token-file`, else `TSA_AUTH_TOKEN`), or
+/// why the server must not start: an unusable token, or `--allow-remote` without one.
+/// The message never contains the token.
+pub fn http_auth(file: Option<&Path>, allow_remote: bool) -> Result<Option<Token>, String> {
+    let token = Token::load(file).map_err(|e| e.to_string())?;
+    if let Some(path) = file
+        && let Ok(meta) = std::fs::metadata(path)
+    {
+        use std::os::unix::fs::PermissionsExt;
+        if meta.permissions().mode() & 0o077 != 0 {
+            log_line(&format!(
+                "tsa mcp: warning: the token file {} can be read by other users; `chmod 600` it",
+                path.display()
+            ));
+        }
+    }
+    if allow_remote && token.is_none() {
+        return Err(format!(
+            "refusing --allow-remote without a bearer token: pass --auth-token-file FILE or set \
+             {TOKEN_ENV} (at least {MIN_TOKEN_CHARS} printable characters, e.g. `openssl rand -hex 32`); \
+             clients then send `Authorization: Bearer <token>`"
+        ));
+    }
+    Ok(token)
 }
 
 /// Waits for SIGINT or SIGTERM.
@@ -80,6 +113,9 @@ async fn stop_signal() {
 pub async fn serve_http(opts: HttpOptions) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     if let Some(why) = refusal(&opts.addr, opts.allow_remote) {
         return Err(why.into());
+    }
+    if opts.allow_remote && opts.auth.is_none() {
+        return Err("refusing --allow-remote without a bearer token".into());
     }
     let listener = tokio::net::TcpListener::bind(opts.addr).await?;
     let bound = listener.local_addr()?;
@@ -128,6 +164,12 @@ pub async fn serve_http(opts: HttpOptions) -> Result<(), Box<dyn std::error::Err
     };
 
     log_line(&format!("tsa mcp: listening on http://{bound}{MCP_PATH}"));
+    if opts.auth.is_some() {
+        log_line("tsa mcp: every request must carry `Authorization: Bearer <token>`");
+    }
+    if let Some(root) = &opts.root {
+        crate::check_index_at_start(root);
+    }
     let graceful = hyper_util::server::graceful::GracefulShutdown::new();
     let signal = stop_signal();
     tokio::pin!(signal);
@@ -145,9 +187,15 @@ pub async fn serve_http(opts: HttpOptions) -> Result<(), Box<dyn std::error::Err
             () = &mut signal => break,
         };
         let service = service.clone();
+        let auth = opts.auth.clone();
         let handler = hyper::service::service_fn(move |req: Request<hyper::body::Incoming>| {
             let service = service.clone();
+            let admitted = auth.as_ref().is_none_or(|t| t.admits(&req));
             async move {
+                // Before anything else, the path included: a stranger learns nothing.
+                if !admitted {
+                    return Ok::<_, Infallible>(unauthorized());
+                }
                 if req.uri().path() != MCP_PATH {
                     return Ok::<_, Infallible>(plain(
                         StatusCode::NOT_FOUND,

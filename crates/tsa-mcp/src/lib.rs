@@ -4,6 +4,7 @@
 //! stdio ([`serve_stdio`]) and streamable HTTP ([`serve_http`]). Stdout carries
 //! protocol bytes only; logs go to stderr.
 
+mod auth;
 mod conformance;
 mod http;
 mod prompts;
@@ -13,7 +14,8 @@ use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Instant;
 
-pub use http::{HttpOptions, MCP_PATH, refusal as http_refusal, serve_http};
+pub use auth::{TOKEN_ENV, Token, TokenError};
+pub use http::{HttpOptions, MCP_PATH, http_auth, refusal as http_refusal, serve_http};
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
     ContentBlock, GetPromptRequestParams, GetPromptResponse, Implementation, ListPromptsResult,
@@ -186,14 +188,23 @@ impl Hub {
         tsa_watch::watch(root, tsa_watch::Config::default(), move |burst| {
             let started = Instant::now();
             let line = match tsa_index::build(&sync_root, &opts) {
-                Ok(r) => json!({
-                    "event": "sync",
-                    "new_files": r.new_files,
-                    "updated_files": r.updated_files,
-                    "deleted_files": r.deleted,
-                    "changed_paths": burst.paths.len(),
-                    "elapsed_ms": started.elapsed().as_millis() as u64,
-                }),
+                Ok(r) => {
+                    let mut line = json!({
+                        "event": "sync",
+                        "new_files": r.new_files,
+                        "updated_files": r.updated_files,
+                        "deleted_files": r.deleted,
+                        "changed_paths": burst.paths.len(),
+                        "elapsed_ms": started.elapsed().as_millis() as u64,
+                    });
+                    if let Some(q) = &r.healed {
+                        let warning = tsa_tools::moved_aside_warning(q, Some(&r));
+                        log_line(&format!("tsa mcp --watch: {warning}"));
+                        line["index_rebuilt"] = json!(warning);
+                        tsa_tools::remember_index_note(&sync_root, warning);
+                    }
+                    line
+                }
                 Err(e) => json!({"event": "error", "error": e.to_string()}),
             };
             let _ = tx.send((line, Instant::now()));
@@ -661,6 +672,9 @@ pub async fn serve_stdio(
     watch: bool,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let root = ctx.root().ok().map(Path::to_path_buf);
+    if let Some(root) = &root {
+        check_index_at_start(root);
+    }
     let hub = Hub::new();
     let server = hub.session(ctx);
     let running = server.clone().serve(rmcp::transport::stdio()).await?;
@@ -675,6 +689,34 @@ pub async fn serve_stdio(
     };
     running.waiting().await?;
     Ok(())
+}
+
+/// The server's one deep check of its project's index, off the request path:
+/// `PRAGMA quick_check` (2-5 ms per MiB of index) under the build lock, skipped
+/// when a build holds it. A damaged index is moved aside, said on stderr and in the
+/// next answer on the project, and the next call rebuilds it cold (with progress).
+pub(crate) fn check_index_at_start(root: &Path) {
+    let root = root.to_path_buf();
+    tokio::task::spawn_blocking(move || {
+        let started = Instant::now();
+        match tsa_index::check_and_quarantine(&root) {
+            Ok(Some(q)) => {
+                let warning = tsa_tools::moved_aside_warning(&q, None);
+                log_line(&format!(
+                    "tsa mcp: {} (found by the start-up check of {} in {} ms)",
+                    warning,
+                    root.display(),
+                    started.elapsed().as_millis()
+                ));
+                tsa_tools::remember_index_note(&root, warning);
+            }
+            Ok(None) => {}
+            Err(e) => log_line(&format!(
+                "tsa mcp: start-up check of the index of {} failed: {e}",
+                root.display()
+            )),
+        }
+    });
 }
 
 /// One line on stderr (stdout carries protocol bytes only).

@@ -242,9 +242,7 @@ pub fn call_with(
         };
         check_params(*handler, &mut args).map_err(ToolError::into_failure)?;
         check_paths(ctx, &args).map_err(ToolError::into_failure)?;
-        let success = handler
-            .run_json(ctx, args)
-            .map_err(ToolError::into_failure)?;
+        let success = crate::heal::run(*handler, ctx, args).map_err(ToolError::into_failure)?;
         Ok(Envelope::from(match max_chars {
             Some(budget) => within_budget(success, budget, format, compact_only, presentation),
             None => success,

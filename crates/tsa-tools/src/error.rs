@@ -107,8 +107,9 @@ impl ToolError {
                 "Another process holds the index; retry when it is done. The index is unchanged.",
             ),
             Some(Fault::Corrupt) => f.with_hint(
-                "The index file is damaged: delete <project root>/.tsa/index.db and rebuild \
-                 with `index action=full mode=full`.",
+                "The index file is damaged and this call could not rebuild it. Run \
+                 `index action=full mode=full` to build a new one (a damaged file it finds \
+                 is moved aside to .tsa/index.db.damaged-<time>, never deleted).",
             ),
             _ => f,
         };

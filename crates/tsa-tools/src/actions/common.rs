@@ -8,6 +8,7 @@ use serde_json::{Map, Value, json};
 use tsa_envelope::{Success, Verdict};
 use tsa_index::{BuildOptions, BuildReport, CallRow, Index, SymbolRow};
 
+use crate::heal::QUERY_BUILD_WAIT;
 use crate::source::source_file;
 use crate::{Context, ToolError};
 
@@ -17,27 +18,46 @@ pub struct Opened {
     pub built_now: Option<String>,
 }
 
-/// Opens the project's index, building it on first use.
+/// Opens the project's index, building it on first use. An index that cannot be
+/// used (damaged, of a newer tsa, an empty file) is moved aside and rebuilt cold by
+/// that build; while another build runs, this waits for it at most
+/// [`QUERY_BUILD_WAIT`] (then the answer says the index is being built).
 pub fn open_index(ctx: &Context) -> Result<Opened, ToolError> {
     let root = ctx.root()?;
-    if let Some(index) = Index::open(root)? {
-        if !index.has_files()? {
-            return Err(ToolError::EmptyProject);
-        }
-        return Ok(Opened {
-            index,
-            built_now: None,
-        });
-    }
-    let report = build_index(ctx, &ctx.build_options())?;
+    let damaged = match Index::open(root) {
+        Ok(Some(index)) => match index.has_files() {
+            Ok(true) => {
+                return Ok(Opened {
+                    index,
+                    built_now: None,
+                });
+            }
+            Ok(false) => return Err(ToolError::EmptyProject),
+            Err(e) if tsa_index::is_damage(&e) => true,
+            Err(e) => return Err(e.into()),
+        },
+        Ok(None) => false,
+        Err(e) if tsa_index::is_damage(&e) => true,
+        Err(e) => return Err(e.into()),
+    };
+    let opts = BuildOptions {
+        // Damage seen outside the build lock is confirmed under it.
+        verify: damaged,
+        lock_wait: Some(QUERY_BUILD_WAIT),
+        ..ctx.build_options()
+    };
+    let report = build_index(ctx, &opts)?;
     let index = Index::open(root)?
         .ok_or_else(|| ToolError::Internal("index missing right after build".into()))?;
     Ok(Opened {
         index,
-        built_now: Some(format!(
-            "index_built_on_first_use: indexed {} files in {} ms",
-            report.indexed, report.elapsed_ms
-        )),
+        // A rebuild after damage is told by its own warning.
+        built_now: report.healed.is_none().then(|| {
+            format!(
+                "index_built_on_first_use: indexed {} files in {} ms",
+                report.indexed, report.elapsed_ms
+            )
+        }),
     })
 }
 
@@ -66,9 +86,12 @@ pub fn fixed_cap(n: usize) -> NonZeroUsize {
 }
 
 /// Builds (or refreshes) the index; a project with no supported source file is an
-/// error, not an empty answer.
+/// error, not an empty answer. An index moved aside on the way is told in the next
+/// answer (see `heal.rs`).
 pub fn build_index(ctx: &Context, opts: &BuildOptions) -> Result<BuildReport, ToolError> {
-    let report = tsa_index::build(ctx.root()?, opts)?;
+    let root = ctx.root()?;
+    let report = tsa_index::build(root, opts)?;
+    crate::heal::record(root, &report);
     if report.total_files == 0 {
         return Err(ToolError::EmptyProject);
     }

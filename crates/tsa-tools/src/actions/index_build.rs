@@ -49,6 +49,8 @@ impl Action for Build {
                 only: only.clone(),
                 ..WalkOptions::default()
             },
+            // An explicit build checks the index it syncs (PRAGMA quick_check).
+            verify: true,
             ..ctx.build_options()
         };
         let report = build_index(ctx, &opts)?;

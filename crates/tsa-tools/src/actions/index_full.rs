@@ -67,6 +67,8 @@ impl Action for Full {
                 no_ignore: args.no_ignore.unwrap_or(false),
                 ..WalkOptions::default()
             },
+            // An explicit build checks the index it syncs (PRAGMA quick_check).
+            verify: true,
             ..ctx.build_options()
         };
         let r = build_index(ctx, &opts)?;

@@ -1,6 +1,6 @@
 //! The action registry: one file per action, one line each here, alphabetical.
 
-mod common;
+pub(crate) mod common;
 mod edit_ast_diff;
 mod edit_classify;
 mod edit_common;
