@@ -293,8 +293,9 @@ impl Param {
                 .default_missing_value("true")
                 .value_parser(Advertise(vec!["true".into(), "false".into()]))
                 .hide_possible_values(true),
-            Kind::Text if is_path(&self.key) => arg.value_name("PATH"),
-            Kind::Text => arg.value_name("TEXT"),
+            // A text may start with a dash (`--query '-> Result'`).
+            Kind::Text if is_path(&self.key) => arg.value_name("PATH").allow_hyphen_values(true),
+            Kind::Text => arg.value_name("TEXT").allow_hyphen_values(true),
             Kind::Choice(c) => arg
                 .value_name(self.long.to_uppercase())
                 .value_parser(Advertise(c.clone())),
@@ -303,7 +304,7 @@ impl Param {
                 .action(ArgAction::Append)
                 .value_parser(Advertise(choices.clone().unwrap_or_default())),
             Kind::JsonList | Kind::Json => arg.value_name("JSON"),
-            Kind::Any => arg.value_name("VALUE"),
+            Kind::Any => arg.value_name("VALUE").allow_hyphen_values(true),
         }
     }
 
