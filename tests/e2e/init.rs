@@ -282,3 +282,42 @@ fn a_system_folder_is_refused_as_a_project() {
     let v: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["error_type"], "security_violation");
 }
+
+#[test]
+fn init_shows_the_index_progress_on_a_terminal_only() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap().join("app");
+    std::fs::create_dir_all(&root).unwrap();
+    for i in 0..400 {
+        let body: String = (0..20)
+            .map(|f| format!("def f{f}_{i}():\n    return len('x')\n\n"))
+            .collect();
+        std::fs::write(root.join(format!("m{i}.py")), body).unwrap();
+    }
+    // Piped: the report on stdout, nothing on stderr.
+    let (code, out, err) = init(&root, &["init", "--client", "claude"], None);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("files=400"), "{out}");
+    assert!(
+        err.is_empty(),
+        "stderr must stay quiet off a terminal: {err}"
+    );
+    // On a pseudo-terminal (util-linux `script`), the build's bar appears.
+    std::fs::remove_dir_all(root.join(".tsa")).unwrap();
+    let cmd = format!(
+        "{} init --client claude --project-root {}",
+        bin(),
+        root.display()
+    );
+    let out = Command::new("script")
+        .args(["-qec", &cmd, "/dev/null"])
+        .env("PATH", "/usr/bin:/bin")
+        .output()
+        .expect("util-linux `script` runs the CLI on a pseudo-terminal");
+    let screen = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        screen.contains("files (") && screen.contains("/s"),
+        "no progress bar on a terminal: {screen}"
+    );
+    assert!(screen.contains("Next: "), "{screen}");
+}

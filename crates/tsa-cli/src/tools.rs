@@ -208,11 +208,15 @@ fn closest<'a>(input: &str, candidates: impl IntoIterator<Item = &'a str>) -> Op
 /// in the format asked for, with the valid flags and the closest one.
 pub fn refusal(err: &clap::Error, tool: &str, action: Option<&str>, format: OutputFormat) -> Reply {
     use clap::error::{ContextKind, ContextValue, ErrorKind};
-    let described = action.and_then(|a| describe(tool, a));
-    let command = match (&described, action) {
-        (Some(a), _) if a.facade == a.name => format!("tsa {tool}"),
-        (Some(a), _) => format!("tsa {tool} {}", a.name),
-        (None, _) => format!("tsa {tool}"),
+    // `set_project_path` is its own (only) action.
+    let described = if tool == "set_project_path" {
+        describe(tool, tool)
+    } else {
+        action.and_then(|a| describe(tool, a))
+    };
+    let command = match &described {
+        Some(a) if a.facade != a.name => format!("tsa {tool} {}", a.name),
+        _ => format!("tsa {tool}"),
     };
     let flags: Vec<String> = match &described {
         Some(a) => action_params(a)
