@@ -92,6 +92,22 @@ fn unknown_argument_is_rejected_with_the_allowed_list() {
         &["nav", "callers", "--function-name", "build", "--limt", "3"],
         "validation",
     );
+    // The CLI speaks in flags: the closest one and the action's valid ones.
+    let err = v["error"].as_str().unwrap();
+    assert!(err.contains("unknown flag '--limt'"), "{err}");
+    assert!(err.contains("did you mean '--limit'"), "{err}");
+    assert!(
+        err.contains("valid flags: --function-name, --file-path, --limit"),
+        "{err}"
+    );
+    assert_eq!(v["suggestion"], "--limit");
+    // MCP speaks in parameter names.
+    let v = direct(
+        &p.root,
+        "nav",
+        json!({"action": "callers", "function_name": "build", "limt": 3}),
+        "validation",
+    );
     let err = v["error"].as_str().unwrap();
     assert!(err.contains("unknown parameter 'limt'"), "{err}");
     assert!(err.contains("did you mean 'limit'"), "{err}");

@@ -4,6 +4,7 @@
 mod bad_input;
 mod budget;
 mod cli;
+mod cli_surface;
 mod crash;
 mod drift;
 mod dsl;
@@ -16,6 +17,7 @@ mod health_graph;
 mod health_score;
 mod history;
 mod http;
+mod init;
 mod knowledge;
 mod load;
 mod mcp;

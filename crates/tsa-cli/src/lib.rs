@@ -2,27 +2,39 @@
 //! the same JSON arguments an MCP client sends and calls the same dispatcher, so
 //! payloads, verdicts and errors are identical by construction; `tsa mcp` serves MCP.
 
+mod init;
+mod mcp_config;
 mod params;
+mod tools;
 
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{ArgMatches, CommandFactory, FromArgMatches, Parser, Subcommand};
 use serde_json::Value;
 use tsa_tools::{Context, OutputFormat, Presentation, Reply, ToolError, call_with};
 
+/// `tsa --version`: the version and the commit it was built from (build.rs).
+const VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), " (", env!("TSA_GIT_COMMIT"), ")");
+
 /// Code intelligence for AI coding agents: index a repository, then ask who calls
-/// what, what breaks, what is dead. Tools: search, nav, structure, health, edit,
-/// project, index, viz, set_project_path. Try `tsa nav --help`.
+/// what, what breaks, what is dead. `tsa init` sets a project up for Claude Code,
+/// Cursor and VS Code; `tsa <tool> --help` lists a tool's actions, `tsa <tool>
+/// <action> --help` one action's flags.
 #[derive(Debug, Parser)]
-#[command(name = "tsa", version, allow_external_subcommands = true)]
+#[command(name = "tsa", version = VERSION, allow_external_subcommands = true)]
 struct Cli {
     /// Project root (default: $TREE_SITTER_PROJECT_ROOT, else the current directory).
-    #[arg(long, global = true)]
+    #[arg(
+        long,
+        global = true,
+        value_name = "DIR",
+        help_heading = "Global options"
+    )]
     project_root: Option<PathBuf>,
     /// Output format of tool answers: json (CLI default) or toon.
-    #[arg(long, global = true, value_parser = ["json", "toon"])]
+    #[arg(long, global = true, value_parser = ["json", "toon"], help_heading = "Global options")]
     format: Option<String>,
     #[command(subcommand)]
     command: Command,
@@ -30,6 +42,21 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Set tsa up in this project: build the index, write the MCP configuration of
+    /// Claude Code (.mcp.json), Cursor (.cursor/mcp.json) and VS Code
+    /// (.vscode/mcp.json), merged into what is there, and install the agent skills.
+    Init {
+        /// Configure only this client (repeatable; default: all three).
+        #[arg(long = "client", value_name = "NAME", value_enum)]
+        clients: Vec<mcp_config::Client>,
+        /// Show what would change (a diff of each file) and write nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Replace a `tsa` server entry that differs from the one tsa writes, and
+        /// skills that already exist.
+        #[arg(long)]
+        force: bool,
+    },
     /// Serve MCP over stdio, or over streamable HTTP with --http (project root from
     /// --project-root or TREE_SITTER_PROJECT_ROOT).
     Mcp {
@@ -87,12 +114,24 @@ enum Command {
         #[arg(long, default_value_t = 150)]
         quiet_ms: u64,
     },
-    /// `<tool> <action> [--param value ...]`, e.g. `nav callers --function-name build --limit 3`.
+    /// Print a shell completion script (tools, actions and their flags included):
+    /// `tsa completions bash > ~/.local/share/bash-completion/completions/tsa`.
+    Completions {
+        #[arg(value_enum)]
+        shell: clap_complete::Shell,
+    },
+    /// An unknown tool: answered by the dispatcher (an envelope naming the closest).
     #[command(external_subcommand)]
     Tool(Vec<String>),
 }
 
-fn write_out(text: &str) -> ExitCode {
+/// The whole command line: the built-in commands, then one subcommand per tool
+/// with one per action, generated from the actions' `Args` schemas.
+fn command() -> clap::Command {
+    Cli::command().subcommands(tools::commands())
+}
+
+pub(crate) fn write_out(text: &str) -> ExitCode {
     let mut out = std::io::stdout().lock();
     match writeln!(out, "{text}").and_then(|_| out.flush()) {
         Ok(()) => ExitCode::SUCCESS,
@@ -107,20 +146,55 @@ pub fn run() -> ExitCode {
     run_with(std::env::args_os().collect())
 }
 
+/// The project root: `--project-root`, else $TREE_SITTER_PROJECT_ROOT, else the
+/// current directory.
+fn project_root(flag: Option<PathBuf>) -> PathBuf {
+    tsa_mcp::root_from(flag)
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(|| PathBuf::from("."))
+}
+
+fn output_format(format: Option<&str>) -> OutputFormat {
+    match format {
+        Some("toon") => OutputFormat::Toon,
+        _ => OutputFormat::Json,
+    }
+}
+
 /// Runs the CLI with explicit arguments (the first is the program name).
 pub fn run_with(argv: Vec<std::ffi::OsString>) -> ExitCode {
-    let cli = match Cli::try_parse_from(argv) {
+    let matches = match command().try_get_matches_from(&argv) {
+        Ok(m) => m,
+        Err(e) => return refused(e, &argv),
+    };
+    let root = matches.get_one::<PathBuf>("project_root").cloned();
+    let format = matches.get_one::<String>("format").cloned();
+    if let Some((name, sub)) = matches.subcommand()
+        && tools::tool_names().contains(&name)
+    {
+        return tool(project_root(root), format, name, sub);
+    }
+    let cli = match Cli::from_arg_matches(&matches) {
         Ok(c) => c,
         Err(e) => {
             let _ = e.print();
-            return if e.use_stderr() {
-                ExitCode::from(2)
-            } else {
-                ExitCode::SUCCESS
-            };
+            return ExitCode::from(2);
         }
     };
     match cli.command {
+        Command::Init {
+            clients,
+            dry_run,
+            force,
+        } => init::run(
+            project_root(cli.project_root),
+            &clients,
+            init::Options {
+                dry_run,
+                force,
+                format: cli.format.as_deref().map(|f| output_format(Some(f))),
+            },
+        ),
         Command::Mcp {
             watch,
             http,
@@ -139,30 +213,78 @@ pub fn run_with(argv: Vec<std::ffi::OsString>) -> ExitCode {
             command: _,
             dir,
             force,
-        } => {
-            let root = tsa_mcp::root_from(cli.project_root.clone())
-                .or_else(|| std::env::current_dir().ok())
-                .unwrap_or_else(|| PathBuf::from("."));
-            install_skills(root, dir, force)
-        }
+        } => install_skills(project_root(cli.project_root), dir, force),
         Command::Export { format: _, output } => {
-            let root = tsa_mcp::root_from(cli.project_root.clone())
-                .or_else(|| std::env::current_dir().ok())
-                .unwrap_or_else(|| PathBuf::from("."));
-            export_scip(root, output)
+            export_scip(project_root(cli.project_root), output)
         }
-        Command::Watch { quiet_ms } => {
-            let root = tsa_mcp::root_from(cli.project_root.clone())
-                .or_else(|| std::env::current_dir().ok())
-                .unwrap_or_else(|| PathBuf::from("."));
-            watch(root, quiet_ms)
+        Command::Watch { quiet_ms } => watch(project_root(cli.project_root), quiet_ms),
+        Command::Completions { shell } => {
+            let mut out = Vec::new();
+            clap_complete::generate(shell, &mut command(), "tsa", &mut out);
+            write_out(String::from_utf8_lossy(&out).trim_end())
         }
         Command::Tool(words) => {
-            let root = tsa_mcp::root_from(cli.project_root.clone())
-                .or_else(|| std::env::current_dir().ok())
-                .unwrap_or_else(|| PathBuf::from("."));
-            tool(root, cli.format, words)
+            // Not a tool of this build: the dispatcher names the closest one.
+            let name = words.first().cloned().unwrap_or_default();
+            let mut ctx = Context::new();
+            let mut args = serde_json::Map::new();
+            if let Some(f) = cli.format {
+                args.insert("output_format".into(), Value::String(f));
+            }
+            let reply = call_with(
+                &mut ctx,
+                &name,
+                Value::Object(args),
+                OutputFormat::Json,
+                Presentation::Terminal,
+            );
+            print_reply(&reply)
         }
+    }
+}
+
+/// A command line clap refused. Help and version go to stdout; a refused tool call
+/// is an ERROR envelope on stdout with exit 1, as every other bad tool input; any
+/// other command gets clap's message on stderr and exit 2.
+fn refused(e: clap::Error, argv: &[std::ffi::OsString]) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    let words: Vec<String> = argv
+        .iter()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    match tools::locate(&words) {
+        (Some(tool), action) if tools::tool_names().contains(&tool.as_str()) => {
+            let format = words
+                .iter()
+                .position(|w| w == "--format")
+                .and_then(|i| words.get(i + 1))
+                .map(String::as_str)
+                .or_else(|| words.iter().find_map(|w| w.strip_prefix("--format=")));
+            let reply = tools::refusal(&e, &tool, action.as_deref(), output_format(format));
+            print_reply(&reply)
+        }
+        _ => {
+            let _ = e.print();
+            if e.use_stderr() {
+                ExitCode::from(2)
+            } else {
+                ExitCode::SUCCESS
+            }
+        }
+    }
+}
+
+/// Prints a reply as the CLI does (pretty JSON, or the TOON text); exit 1 on failure.
+pub(crate) fn print_reply(reply: &Reply) -> ExitCode {
+    let code = write_out(&reply.text(Presentation::Terminal));
+    if reply.is_error {
+        ExitCode::from(1)
+    } else {
+        code
     }
 }
 
@@ -197,7 +319,7 @@ fn sync_line(
 }
 
 /// A failed `tsa skills` / `tsa export`: the error envelope on one line, exit 1.
-fn fail(command: &str, err: ToolError) -> ExitCode {
+pub(crate) fn fail(command: &str, err: ToolError) -> ExitCode {
     let reply = Reply::from_error(command, err, OutputFormat::Json);
     let _ = write_out(&reply.text(Presentation::Compact));
     ExitCode::from(1)
@@ -214,42 +336,18 @@ fn install_skills(root: PathBuf, dir: Option<String>, force: bool) -> ExitCode {
     let Ok(root) = ctx.root().map(std::path::Path::to_path_buf) else {
         return ExitCode::from(2);
     };
-    let dir = dir.unwrap_or_else(|| tsa_tools::skills::DEFAULT_DIR.into());
-    let (_, rel) = match tsa_tools::resolve_in_root(&root, &dir) {
+    let plan = match init::SkillsPlan::new(&root, dir.as_deref(), force) {
         Ok(p) => p,
         Err(e) => return fail(e),
     };
-    let mut written = Vec::new();
-    let mut kept = Vec::new();
-    for (name, text) in tsa_tools::skills::BUILTIN {
-        let file_rel = if rel.is_empty() {
-            format!("{name}/SKILL.md")
-        } else {
-            format!("{rel}/{name}/SKILL.md")
-        };
-        // Each file is checked on its own: a skill folder may be a link out of the root.
-        let target = match tsa_tools::resolve_in_root(&root, &file_rel) {
-            Ok((abs, _)) => abs,
-            Err(e) => return fail(e),
-        };
-        if target.exists() && !force {
-            kept.push(name);
-            continue;
-        }
-        let result = target
-            .parent()
-            .map_or(Ok(()), std::fs::create_dir_all)
-            .and_then(|_| std::fs::write(&target, text));
-        if let Err(e) = result {
-            return fail(ToolError::Internal(format!("writing {file_rel}: {e}")));
-        }
-        written.push(name);
+    if let Err(e) = plan.apply() {
+        return fail(e);
     }
     emit(serde_json::json!({
         "success": true,
-        "dir": rel,
-        "written": written,
-        "kept_existing": kept,
+        "dir": plan.dir,
+        "written": plan.written(),
+        "kept_existing": plan.kept,
     }));
     ExitCode::SUCCESS
 }
@@ -446,22 +544,8 @@ fn progress_bar() -> Option<indicatif::ProgressBar> {
     Some(bar)
 }
 
-fn tool(root: PathBuf, format: Option<String>, words: Vec<String>) -> ExitCode {
-    let parsed = match params::parse(&words) {
-        Ok(p) => p,
-        Err(params::Parsed::Help(text)) => return write_out(&text),
-        Err(params::Parsed::Invalid(text)) => {
-            let _ = writeln!(std::io::stderr(), "{text}");
-            return ExitCode::from(2);
-        }
-    };
-    let mut args = parsed.args;
-    if let Some(f) = format
-        && !args.contains_key("output_format")
-    {
-        args.insert("output_format".into(), Value::String(f));
-    }
-    let mut ctx = Context::new();
+/// Runs `f` with a progress bar on `ctx` (on a terminal only), cleared afterwards.
+pub(crate) fn with_progress<T>(ctx: &mut Context, f: impl FnOnce(&mut Context) -> T) -> T {
     let bar = progress_bar();
     if let Some(bar) = &bar {
         let bar = bar.clone();
@@ -471,33 +555,54 @@ fn tool(root: PathBuf, format: Option<String>, words: Vec<String>) -> ExitCode {
             bar.set_message(p.phase);
         })));
     }
-    let set = ctx.set_root(&root);
-    let reply = match set {
-        // A refused root (a system folder, the home folder) is the answer itself.
-        Err(e @ ToolError::SystemRoot(..)) if parsed.tool != "set_project_path" => {
-            let format = match args.get("output_format").and_then(Value::as_str) {
-                Some("toon") => OutputFormat::Toon,
-                _ => OutputFormat::Json,
-            };
-            Reply::from_error(&parsed.tool, e, format)
-        }
-        // Another bad root still answers through the dispatcher (it reports project_not_set).
-        Ok(_) | Err(_) => call_with(
-            &mut ctx,
-            &parsed.tool,
-            Value::Object(args),
-            OutputFormat::Json,
-            Presentation::Terminal,
-        ),
-    };
+    let out = f(ctx);
+    ctx.set_progress(None);
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let text = reply.text(Presentation::Terminal);
-    let code = write_out(&text);
-    if reply.is_error {
-        ExitCode::from(1)
-    } else {
-        code
+    out
+}
+
+/// `tsa <tool> [<action>] --flag ...`, parsed by the generated subcommands.
+fn tool(root: PathBuf, format: Option<String>, name: &str, sub: &ArgMatches) -> ExitCode {
+    let mut args = serde_json::Map::new();
+    match (name, sub.subcommand()) {
+        ("set_project_path", _) => {
+            if let Some(a) = tools::describe(name, name) {
+                args = tools::arguments(&a, sub);
+            }
+        }
+        (_, Some((action, m))) => {
+            args.insert("action".into(), Value::String(action.to_owned()));
+            // An unknown action has no description: the dispatcher names the closest.
+            if let Some(a) = tools::describe(name, action) {
+                args.extend(tools::arguments(&a, m));
+            }
+        }
+        (_, None) => {}
     }
+    if let Some(f) = format
+        && !args.contains_key("output_format")
+    {
+        args.insert("output_format".into(), Value::String(f));
+    }
+    let mut ctx = Context::new();
+    let reply = match ctx.set_root(&root) {
+        // A refused root (a system folder, the home folder) is the answer itself.
+        Err(e @ ToolError::SystemRoot(..)) if name != "set_project_path" => {
+            let format = output_format(args.get("output_format").and_then(Value::as_str));
+            Reply::from_error(name, e, format)
+        }
+        // Another bad root still answers through the dispatcher (it reports project_not_set).
+        Ok(_) | Err(_) => with_progress(&mut ctx, |ctx| {
+            call_with(
+                ctx,
+                name,
+                Value::Object(args),
+                OutputFormat::Json,
+                Presentation::Terminal,
+            )
+        }),
+    };
+    print_reply(&reply)
 }

@@ -37,11 +37,14 @@ pub mod fuzzing {
     pub use crate::chain::parse as chain_parse;
 }
 
-pub use catalog::{FACADES, Facade, available_actions};
+pub use catalog::{ACTION_ALIASES, FACADES, Facade, available_actions};
 pub use context::{Context, Subscription};
-pub use dispatch::{Presentation, Reply, call, call_with};
+pub use dispatch::{PATH_PARAMS, Presentation, Reply, call, call_with};
 pub use error::ToolError;
 pub use heal::{moved_aside_warning, remember as remember_index_note};
-pub use schema::{ToolDescription, tool_descriptions};
+pub use schema::{
+    ActionDescription, ToolDescription, action_descriptions, tool_descriptions,
+    universal_properties,
+};
 pub use security::resolve_in_root;
 pub use tsa_format::OutputFormat;

@@ -40,6 +40,65 @@ fn param_list(schema: &Map<String, Value>) -> String {
         .unwrap_or_default()
 }
 
+/// The schemas of the parameters every action accepts (`dispatch::UNIVERSAL_PARAMS`).
+pub fn universal_properties() -> Map<String, Value> {
+    let mut props = Map::new();
+    props.insert(
+        "output_format".into(),
+        json!({"type": "string", "enum": ["toon", "json"], "description": "toon (default on MCP: official TOON v4 in toon_content) or json."}),
+    );
+    props.insert(
+        "compact_only".into(),
+        json!({"type": "boolean", "description": "With toon: keep only the control surface keys beside toon_content."}),
+    );
+    props.insert(
+        "max_chars".into(),
+        json!({"type": "integer", "minimum": 1, "description": "Character budget of the whole answer: whole list rows are dropped to fit, counts stay exact."}),
+    );
+    props
+}
+
+/// One action of a facade as its own `Args` type describes it: what the CLI turns
+/// into `tsa <facade> <action> --flag ...` with per-action help and completions.
+#[derive(Clone, Debug)]
+pub struct ActionDescription {
+    pub facade: &'static str,
+    pub name: &'static str,
+    /// The one line the facade description carries for it.
+    pub summary: &'static str,
+    /// Accepted alternative parameter names: (alias, canonical).
+    pub aliases: &'static [(&'static str, &'static str)],
+    /// The JSON schema of its `Args` (the properties MCP merges into the tool's schema).
+    pub input_schema: Map<String, Value>,
+}
+
+/// The actions of `facade` this build answers, sorted by name (`set_project_path`
+/// is one action of its own, named like the tool).
+pub fn action_descriptions(facade: &str) -> Vec<ActionDescription> {
+    if facade == "set_project_path" {
+        return vec![ActionDescription {
+            facade: "set_project_path",
+            name: "set_project_path",
+            summary: "Set the project root: an absolute path to an existing directory, not the filesystem root.",
+            aliases: &[],
+            input_schema: crate::action::schema_of::<crate::actions::set_project_path::Args>(),
+        }];
+    }
+    let mut out: Vec<ActionDescription> = REGISTRY
+        .iter()
+        .filter(|a| a.facade() == facade)
+        .map(|a| ActionDescription {
+            facade: a.facade(),
+            name: a.name(),
+            summary: a.summary(),
+            aliases: a.aliases(),
+            input_schema: a.schema(),
+        })
+        .collect();
+    out.sort_by_key(|a| a.name);
+    out
+}
+
 /// The 8 facades then `set_project_path`, in that order.
 pub fn tool_descriptions() -> Vec<ToolDescription> {
     let mut out = Vec::new();
@@ -69,18 +128,7 @@ pub fn tool_descriptions() -> Vec<ToolDescription> {
                 );
             }
         }
-        props.insert(
-            "output_format".into(),
-            json!({"type": "string", "enum": ["toon", "json"], "description": "toon (default on MCP: official TOON v4 in toon_content) or json."}),
-        );
-        props.insert(
-            "compact_only".into(),
-            json!({"type": "boolean", "description": "With toon: keep only the control surface keys beside toon_content."}),
-        );
-        props.insert(
-            "max_chars".into(),
-            json!({"type": "integer", "minimum": 1, "description": "Character budget of the whole answer: whole list rows are dropped to fit, counts stay exact."}),
-        );
+        props.extend(universal_properties());
         let available = crate::available_actions(f.name);
         let missing: Vec<&str> = f
             .actions
