@@ -596,21 +596,57 @@ fn apply_compiler_edges(
         name_ids.insert(n.to_owned(), id);
         Ok(id)
     };
+    // Per file, loaded once: its call sites by (line, callee) (with the further-target
+    // rows of each site), and its definitions by (line, name).
+    type Site = (i64, Option<i64>, i64, Option<i64>);
+    let mut sites_of: HashMap<i64, HashMap<(u32, i64), (Vec<Site>, Vec<i64>)>> = HashMap::new();
+    let mut defs_of: HashMap<i64, HashMap<(u32, i64), i64>> = HashMap::new();
     let mut done: HashSet<i64> = HashSet::new();
+    let mut update = tx.prepare_cached(
+        "UPDATE calls SET target_id = ?2, resolution = ?3, confidence = 1.0, package = ?4
+         WHERE id = ?1",
+    )?;
+    let mut delete = tx.prepare_cached("DELETE FROM calls WHERE id = ?1")?;
     for e in edges {
         let (Some(fid), Some(cid)) = (file_id(&e.file)?, name_id(&e.callee)?) else {
             report.references_without_call_site += 1;
             continue;
         };
-        let sites: Vec<(i64, Option<i64>, i64, Option<i64>)> = {
+        if !sites_of.contains_key(&fid) {
+            let mut map: HashMap<(u32, i64), (Vec<Site>, Vec<i64>)> = HashMap::new();
             let mut stmt = tx.prepare_cached(
-                "SELECT id, target_id, resolution, caller_id FROM calls
-                 WHERE file_id = ?1 AND line = ?2 AND callee_id = ?3 AND alt = 0",
+                "SELECT id, line, callee_id, target_id, resolution, caller_id, alt FROM calls
+                 WHERE file_id = ?1",
             )?;
-            stmt.query_map(rusqlite::params![fid, e.line, cid], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-            })?
-            .collect::<Result<_, _>>()?
+            let rows = stmt.query_map([fid], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, u32>(1)?,
+                    r.get::<_, i64>(2)?,
+                    r.get::<_, Option<i64>>(3)?,
+                    r.get::<_, i64>(4)?,
+                    r.get::<_, Option<i64>>(5)?,
+                    r.get::<_, i64>(6)?,
+                ))
+            })?;
+            for row in rows {
+                let (id, line, callee, target, class, caller, alt) = row?;
+                let slot = map.entry((line, callee)).or_default();
+                if alt == 0 {
+                    slot.0.push((id, target, class, caller));
+                } else {
+                    slot.1.push(id);
+                }
+            }
+            sites_of.insert(fid, map);
+        }
+        let Some((sites, alts)) = sites_of
+            .get(&fid)
+            .and_then(|m| m.get(&(e.line, cid)))
+            .cloned()
+        else {
+            report.references_without_call_site += 1;
+            continue;
         };
         if sites.is_empty() {
             report.references_without_call_site += 1;
@@ -619,13 +655,27 @@ fn apply_compiler_edges(
         let (target, class, package) = match &e.target {
             scip_import::Target::Def { file, line, name } => {
                 let sym = match (file_id(file)?, name_id(name)?) {
-                    (Some(tf), Some(tn)) => tx
-                        .prepare_cached(
-                            "SELECT id FROM symbols WHERE file_id = ?1 AND line = ?2 AND name_id = ?3
-                             ORDER BY id LIMIT 1",
-                        )?
-                        .query_row(rusqlite::params![tf, line, tn], |r| r.get::<_, i64>(0))
-                        .optional()?,
+                    (Some(tf), Some(tn)) => {
+                        if !defs_of.contains_key(&tf) {
+                            let mut map = HashMap::new();
+                            let mut stmt = tx.prepare_cached(
+                                "SELECT id, line, name_id FROM symbols WHERE file_id = ?1 ORDER BY id",
+                            )?;
+                            let rows = stmt.query_map([tf], |r| {
+                                Ok((
+                                    r.get::<_, i64>(0)?,
+                                    r.get::<_, u32>(1)?,
+                                    r.get::<_, i64>(2)?,
+                                ))
+                            })?;
+                            for row in rows {
+                                let (id, l, n) = row?;
+                                map.entry((l, n)).or_insert(id);
+                            }
+                            defs_of.insert(tf, map);
+                        }
+                        defs_of.get(&tf).and_then(|m| m.get(&(*line, tn)).copied())
+                    }
                     _ => None,
                 };
                 match sym {
@@ -645,7 +695,7 @@ fn apply_compiler_edges(
                 (None, class.code(), Some(package.clone()))
             }
         };
-        for (id, old_target, old_class, caller) in sites {
+        for (id, old_target, old_class, _caller) in sites {
             if !done.insert(id) {
                 continue;
             }
@@ -661,16 +711,13 @@ fn apply_compiler_edges(
             if target.is_none() {
                 report.external += 1;
             }
-            tx.prepare_cached(
-                "UPDATE calls SET target_id = ?2, resolution = ?3, confidence = 1.0, package = ?4
-                 WHERE id = ?1",
-            )?
-            .execute(rusqlite::params![id, target, class, package])?;
-            tx.prepare_cached(
-                "DELETE FROM calls WHERE alt = 1 AND file_id = ?1 AND line = ?2 AND callee_id = ?3
-                 AND caller_id IS ?4",
-            )?
-            .execute(rusqlite::params![fid, e.line, cid, caller])?;
+            update.execute(rusqlite::params![id, target, class, package])?;
+        }
+        // The site's further targets (variants, dispatch) go: the compiler knows.
+        for a in alts {
+            if done.insert(a) {
+                delete.execute([a])?;
+            }
         }
     }
     Ok(())
