@@ -599,7 +599,8 @@ fn apply_compiler_edges(
     // Per file, loaded once: its call sites by (line, callee) (with the further-target
     // rows of each site), and its definitions by (line, name).
     type Site = (i64, Option<i64>, i64, Option<i64>);
-    let mut sites_of: HashMap<i64, HashMap<(u32, i64), (Vec<Site>, Vec<i64>)>> = HashMap::new();
+    type Sites = HashMap<(u32, i64), (Vec<Site>, Vec<i64>)>;
+    let mut sites_of: HashMap<i64, Sites> = HashMap::new();
     let mut defs_of: HashMap<i64, HashMap<(u32, i64), i64>> = HashMap::new();
     let mut done: HashSet<i64> = HashSet::new();
     let mut update = tx.prepare_cached(
@@ -613,7 +614,7 @@ fn apply_compiler_edges(
             continue;
         };
         if !sites_of.contains_key(&fid) {
-            let mut map: HashMap<(u32, i64), (Vec<Site>, Vec<i64>)> = HashMap::new();
+            let mut map: Sites = HashMap::new();
             let mut stmt = tx.prepare_cached(
                 "SELECT id, line, callee_id, target_id, resolution, caller_id, alt FROM calls
                  WHERE file_id = ?1",
