@@ -613,7 +613,7 @@ fn apply_compiler_edges(
             report.references_without_call_site += 1;
             continue;
         };
-        if !sites_of.contains_key(&fid) {
+        if let std::collections::hash_map::Entry::Vacant(slot) = sites_of.entry(fid) {
             let mut map: Sites = HashMap::new();
             let mut stmt = tx.prepare_cached(
                 "SELECT id, line, callee_id, target_id, resolution, caller_id, alt FROM calls
@@ -639,7 +639,7 @@ fn apply_compiler_edges(
                     slot.1.push(id);
                 }
             }
-            sites_of.insert(fid, map);
+            slot.insert(map);
         }
         let Some((sites, alts)) = sites_of
             .get(&fid)
@@ -657,7 +657,7 @@ fn apply_compiler_edges(
             scip_import::Target::Def { file, line, name } => {
                 let sym = match (file_id(file)?, name_id(name)?) {
                     (Some(tf), Some(tn)) => {
-                        if !defs_of.contains_key(&tf) {
+                        if let std::collections::hash_map::Entry::Vacant(slot) = defs_of.entry(tf) {
                             let mut map = HashMap::new();
                             let mut stmt = tx.prepare_cached(
                                 "SELECT id, line, name_id FROM symbols WHERE file_id = ?1 ORDER BY id",
@@ -673,7 +673,7 @@ fn apply_compiler_edges(
                                 let (id, l, n) = row?;
                                 map.entry((l, n)).or_insert(id);
                             }
-                            defs_of.insert(tf, map);
+                            slot.insert(map);
                         }
                         defs_of.get(&tf).and_then(|m| m.get(&(*line, tn)).copied())
                     }
