@@ -467,27 +467,4 @@ impl Index {
         let rows = stmt.query_map([&pattern], |r| r.get::<_, String>(0))?;
         Ok((rows.collect::<Result<_, _>>()?, total as u64))
     }
-
-    /// Up to `n` defined names close to `name` (for NOT_FOUND suggestions).
-    pub fn suggest(&self, name: &str, n: usize) -> Result<Vec<String>, IndexError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT DISTINCT n.name FROM symbols s JOIN names n ON n.id = s.name_id")?;
-        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
-        let lower = name.to_lowercase();
-        let mut scored: Vec<(f64, String)> = Vec::new();
-        for row in rows {
-            let cand = row?;
-            let c = cand.to_lowercase();
-            let mut score = strsim::jaro_winkler(&lower, &c);
-            if c.contains(&lower) || lower.contains(&c) {
-                score = score.max(0.85);
-            }
-            if score >= 0.8 {
-                scored.push((score, cand));
-            }
-        }
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        Ok(scored.into_iter().take(n).map(|(_, s)| s).collect())
-    }
 }
