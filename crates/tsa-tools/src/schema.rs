@@ -108,7 +108,7 @@ pub fn tool_descriptions() -> Vec<ToolDescription> {
             read_only: f.read_only,
         });
     }
-    let spp = crate::action::schema_of::<crate::actions::set_project_path::Args>();
+    let spp = crate::actions::set_project_path::schema();
     out.push(ToolDescription {
         name: "set_project_path",
         title: "Set the project root",
