@@ -16,6 +16,7 @@ mod health_score;
 mod history;
 mod http;
 mod knowledge;
+mod limits;
 mod load;
 mod mcp;
 mod nav_graph;

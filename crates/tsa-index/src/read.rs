@@ -67,6 +67,9 @@ pub struct Index {
     pub(crate) root: PathBuf,
 }
 
+/// Most distinct words of a query [`Index::search`] looks for.
+pub const SEARCH_TERMS: usize = 32;
+
 pub(crate) const SYMBOL_COLS: &str = "s.id, n.name, s.kind, s.qualname, o.name, f.path, f.language, s.line, s.end_line, s.signature, s.is_test";
 pub(crate) const SYMBOL_FROM: &str = "symbols s JOIN names n ON n.id = s.name_id JOIN files f ON f.id = s.file_id LEFT JOIN names o ON o.id = s.owner_id";
 
@@ -388,7 +391,9 @@ impl Index {
     }
 
     /// FTS5 BM25 search: (rows with raw bm25 scores, best first; exact total matches).
-    /// Raw scores are negative; more negative is better.
+    /// Raw scores are negative; more negative is better. The query's first
+    /// [`SEARCH_TERMS`] distinct words are searched (an FTS query's cost grows
+    /// faster than its number of terms).
     pub fn search(
         &self,
         query: &str,
@@ -396,8 +401,11 @@ impl Index {
         kinds: &[&str],
         fetch: usize,
     ) -> Result<(Vec<(SymbolRow, f64)>, u64), IndexError> {
+        let mut seen = std::collections::HashSet::new();
         let terms: Vec<String> = query
             .split_whitespace()
+            .filter(|t| seen.insert(*t))
+            .take(SEARCH_TERMS)
             .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
             .collect();
         if terms.is_empty() {

@@ -20,7 +20,10 @@ pub enum Kind {
     Name,
     /// A project path ([`PATH_PARAMS`], `focus`, `project_path`).
     Path,
-    /// A query, pattern, glob, selector or prose ([`TEXT_PARAMS`]).
+    /// A glob ([`GLOB_PARAMS`]): compiled into one matcher for every file, its
+    /// cost grows faster than its length.
+    Glob,
+    /// A query, pattern, selector or prose ([`TEXT_PARAMS`]).
     Text,
     /// Source code passed inline (`edit ast_diff` `old_source`/`new_source`).
     Source,
@@ -31,10 +34,10 @@ impl Kind {
     /// of this kind may have.
     pub const fn max_chars(self) -> usize {
         match self {
-            Kind::Name => 1_024,
+            Kind::Name | Kind::Glob => 1_024,
             Kind::Path => 4_096,
             Kind::Text => 65_536,
-            Kind::Source => 1_048_576,
+            Kind::Source => 262_144,
         }
     }
 
@@ -42,6 +45,7 @@ impl Kind {
         match self {
             Kind::Name => "a name",
             Kind::Path => "a path",
+            Kind::Glob => "a glob",
             Kind::Text => "a query, pattern or text",
             Kind::Source => "inline source text",
         }
@@ -49,19 +53,23 @@ impl Kind {
 }
 
 /// The most items a list parameter may have.
-pub const MAX_ITEMS: usize = 1_000;
+pub const MAX_ITEMS: usize = 256;
 
-/// String parameters that hold queries, patterns, globs, selectors or prose.
-const TEXT_PARAMS: &[&str] = &[
-    "add_notes",
-    "alternatives",
+/// String parameters that hold globs.
+const GLOB_PARAMS: &[&str] = &[
     "doc_patterns",
     "exclude",
     "exclude_globs",
     "exclude_patterns",
-    "filter",
     "include_globs",
     "path_filter",
+];
+
+/// String parameters that hold queries, patterns, selectors or prose.
+const TEXT_PARAMS: &[&str] = &[
+    "add_notes",
+    "alternatives",
+    "filter",
     "pattern",
     "pr_url",
     "query",
@@ -82,6 +90,8 @@ pub fn kind_of(param: &str) -> Kind {
         Kind::Source
     } else if TEXT_PARAMS.contains(&param) {
         Kind::Text
+    } else if GLOB_PARAMS.contains(&param) {
+        Kind::Glob
     } else if PATH_PARAMS.contains(&param) || matches!(param, "focus" | "project_path") {
         Kind::Path
     } else {
@@ -93,9 +103,10 @@ pub fn kind_of(param: &str) -> Kind {
 fn limits_hint() -> String {
     format!(
         "Pass a shorter value. Limits, in characters: names (symbols, ids, languages, \
-         modes, revisions) {}, paths {}, queries, patterns, globs and prose {}, inline \
-         source {}; lists {} items.",
+         modes, revisions) {}, globs {}, paths {}, queries, patterns, selectors and prose \
+         {}, inline source {}; lists {} items.",
         group(Kind::Name.max_chars()),
+        group(Kind::Glob.max_chars()),
         group(Kind::Path.max_chars()),
         group(Kind::Text.max_chars()),
         group(Kind::Source.max_chars()),
@@ -183,9 +194,9 @@ pub fn normalise_value(
     if let Some(types) = types_of(schema)
         && !fits(value, &types)
     {
-        match coerced(value, &types) {
+        match coerced(value, &types, find(schema, "items")) {
             Some(v) => *value = v,
-            None => return Err(wrong_type(path, &types, value)),
+            None => return Err(wrong_type(path, schema, &types, value)),
         }
     }
     match value {
@@ -304,8 +315,9 @@ fn fits(value: &Value, types: &BTreeSet<&'static str>) -> bool {
     }
 }
 
-/// The value a client meant, when its form is one of the accepted near misses.
-fn coerced(value: &Value, types: &BTreeSet<&'static str>) -> Option<Value> {
+/// The value a client meant, when its form is one of the accepted near misses;
+/// `items` is the item schema when a list is meant.
+fn coerced(value: &Value, types: &BTreeSet<&'static str>, items: Option<&Value>) -> Option<Value> {
     match value {
         Value::String(s) => {
             let t = s.trim();
@@ -342,9 +354,15 @@ fn coerced(value: &Value, types: &BTreeSet<&'static str>) -> Option<Value> {
         }
         _ => {}
     }
-    // One item where a list is meant (its type is checked as an item).
+    // One item where a list is meant, when it is (or reads as) an item.
     if types.contains("array") && !value.is_array() && !value.is_null() {
-        return Some(Value::Array(vec![value.clone()]));
+        let item_types = items.and_then(types_of);
+        let is_item = item_types.as_ref().is_none_or(|t| {
+            fits(value, t) || coerced(value, t, items.and_then(|i| find(i, "items"))).is_some()
+        });
+        if is_item {
+            return Some(Value::Array(vec![value.clone()]));
+        }
     }
     None
 }
@@ -386,24 +404,48 @@ fn too_long(param: &str, path: &str, chars: usize, max: usize) -> Failure {
     .with("limit", max)
 }
 
-fn wrong_type(path: &str, types: &BTreeSet<&'static str>, value: &Value) -> Failure {
-    let expected: Vec<&str> = types
+/// `a string`, `an integer or a string`, `a list of strings`: what `types` (of
+/// `schema`) admit, in words.
+fn expected(schema: &Value, types: &BTreeSet<&'static str>) -> String {
+    let words: Vec<String> = types
         .iter()
         .filter(|t| **t != "null")
         .map(|t| match *t {
-            "boolean" => "a boolean (true or false)",
-            "integer" => "an integer",
-            "number" => "a number",
-            "string" => "a string",
-            "array" => "a list",
-            _ => "an object",
+            "boolean" => "a boolean (true or false)".to_owned(),
+            "integer" => "an integer".to_owned(),
+            "number" => "a number".to_owned(),
+            "string" => "a string".to_owned(),
+            "array" => match find(schema, "items").and_then(types_of) {
+                Some(items) if items.len() == 1 => {
+                    let plural = match items.iter().next().copied() {
+                        Some("boolean") => "booleans",
+                        Some("integer") => "integers",
+                        Some("number") => "numbers",
+                        Some("string") => "strings",
+                        Some("object") => "objects",
+                        _ => "lists",
+                    };
+                    format!("a list of {plural}")
+                }
+                _ => "a list".to_owned(),
+            },
+            _ => "an object".to_owned(),
         })
         .collect();
-    let expected = if expected.is_empty() {
+    if words.is_empty() {
         "null".to_owned()
     } else {
-        expected.join(" or ")
-    };
+        words.join(" or ")
+    }
+}
+
+fn wrong_type(
+    path: &str,
+    schema: &Value,
+    types: &BTreeSet<&'static str>,
+    value: &Value,
+) -> Failure {
+    let expected = expected(schema, types);
     Failure::new(
         ErrorType::Validation,
         format!(
@@ -524,11 +566,11 @@ mod tests {
         assert_eq!(p["function_name"]["maxLength"], 1_024);
         assert_eq!(p["file_path"]["maxLength"], 4_096);
         assert_eq!(p["query"]["maxLength"], 65_536);
-        assert_eq!(p["old_source"]["maxLength"], 1_048_576);
+        assert_eq!(p["old_source"]["maxLength"], 262_144);
         assert_eq!(p["mode"]["maxLength"], 1_024);
         assert_eq!(p["start_line"]["maxLength"], 1_024);
         assert!(p["limit"].get("maxLength").is_none());
-        assert_eq!(p["symbols"]["maxItems"], 1_000);
+        assert_eq!(p["symbols"]["maxItems"], 256);
         assert_eq!(p["symbols"]["items"]["maxLength"], 1_024);
         let item = &p["queries"]["items"]["properties"];
         assert_eq!(item["pattern"]["maxLength"], 65_536);
@@ -582,6 +624,16 @@ mod tests {
             e.starts_with("parameter 'symbols[0]' expects a string"),
             "{e}"
         );
+        let e = norm(json!({"symbols": 1})).unwrap_err();
+        assert_eq!(
+            e,
+            "parameter 'symbols' expects a list of strings; got the number 1"
+        );
+        let e = norm(json!({"queries": "x"})).unwrap_err();
+        assert!(
+            e.starts_with("parameter 'queries' expects a list of objects; got the string"),
+            "{e}"
+        );
         let e = norm(json!({"limit": "NaN"})).unwrap_err();
         assert!(e.contains("expects an integer"), "{e}");
         let e = norm(json!({"limit": "1e300"})).unwrap_err();
@@ -611,10 +663,10 @@ mod tests {
             e.starts_with("parameter 'queries[0].roots[0]' is 4,097"),
             "{e}"
         );
-        let e = norm(json!({"symbols": vec!["a"; 1_001]})).unwrap_err();
+        let e = norm(json!({"symbols": vec!["a"; 257]})).unwrap_err();
         assert_eq!(
             e,
-            "parameter 'symbols' has 1,001 items; the limit is 1,000 items"
+            "parameter 'symbols' has 257 items; the limit is 256 items"
         );
         // A single over-long item is refused as an item.
         let e = norm(json!({"symbols": "x".repeat(2_000)})).unwrap_err();
