@@ -16,6 +16,7 @@ mod health_graph;
 mod health_score;
 mod history;
 mod http;
+mod inspector;
 mod knowledge;
 mod limits;
 mod load;
