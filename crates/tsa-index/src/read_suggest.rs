@@ -26,10 +26,11 @@ impl Index {
     /// at most 64 distinct names each: the trigram index `symbols_trigram` (names
     /// sharing three-character runs with the input, best BM25 first; a typo
     /// anywhere leaves the other runs intact) and the word index `symbols_fts`
-    /// (names whose first word starts with the input's first two letters, closest
-    /// length first; catches transpositions in short names, `bulid` -> `build`).
+    /// (names whose first word starts with the input's first two letters, also
+    /// with its first or second pair of letters swapped, closest length first;
+    /// catches transpositions in short names, `biuld` -> `build`).
     /// The at most 128 candidates are ranked by Jaro-Winkler on their lower-case
-    /// forms. Cost: the postings of at most 62 trigrams and one prefix range,
+    /// forms. Cost: the postings of at most 62 trigrams and three prefix ranges,
     /// then 128 comparisons of at most 64 x 128 characters; none of it grows with
     /// the input past 64 characters.
     pub fn suggest(&self, name: &str, n: usize) -> Result<Vec<String>, IndexError> {
@@ -94,14 +95,28 @@ impl Index {
     }
 
     /// Names whose first word starts with the first two letters of `probe`'s first
-    /// word, those closest to its length first.
+    /// word, or with them after swapping its first or second pair of neighbours
+    /// (`biuld` -> `bi`, `ib`, `bu`: a swap there breaks every trigram of a short
+    /// name), those closest to its length first.
     fn prefix_candidates(&self, probe: &str) -> Result<Vec<String>, IndexError> {
         let words = identifier_words(probe);
         let Some(word) = words.split_whitespace().next() else {
             return Ok(Vec::new());
         };
-        let prefix: String = word.chars().take(2).collect();
-        let expr = format!("name : ^ \"{}\" *", prefix.replace('"', "\"\""));
+        let head: Vec<char> = word.chars().take(3).collect();
+        let mut prefixes: Vec<String> = vec![head.iter().take(2).collect()];
+        for i in 0..head.len().saturating_sub(1) {
+            let mut swapped = head.clone();
+            swapped.swap(i, i + 1);
+            prefixes.push(swapped.iter().take(2).collect());
+        }
+        prefixes.sort_unstable();
+        prefixes.dedup();
+        let expr = prefixes
+            .iter()
+            .map(|p| format!("name : ^ \"{}\" *", p.replace('"', "\"\"")))
+            .collect::<Vec<_>>()
+            .join(" OR ");
         let mut stmt = self.conn.prepare_cached(
             "SELECT n.name FROM symbols_fts f
              JOIN symbols s ON s.id = f.rowid JOIN names n ON n.id = s.name_id
@@ -144,6 +159,8 @@ mod tests {
         assert_eq!(index.suggest("jsonfy", 5).unwrap()[0], "jsonify");
         assert_eq!(index.suggest("xsonify", 5).unwrap()[0], "jsonify");
         assert_eq!(index.suggest("bulid", 5).unwrap(), ["build"]);
+        assert_eq!(index.suggest("biuld", 5).unwrap(), ["build"]);
+        assert_eq!(index.suggest("ubild", 5).unwrap(), ["build"]);
         assert_eq!(
             index.suggest("requestparser", 5).unwrap()[0],
             "RequestParser"

@@ -578,6 +578,30 @@ mod tests {
     }
 
     #[test]
+    fn a_limit_the_args_state_is_kept() {
+        #[derive(schemars::JsonSchema)]
+        #[allow(dead_code)]
+        struct Args {
+            #[schemars(length(max = 10))]
+            query: Option<String>,
+            name: String,
+        }
+        let mut s = crate::action::schema_of::<Args>();
+        annotate(&mut s);
+        assert_eq!(s["properties"]["query"]["maxLength"], 10);
+        assert_eq!(s["properties"]["name"]["maxLength"], 1_024);
+        let mut args = json!({"query": "x".repeat(11), "name": "n"})
+            .as_object()
+            .unwrap()
+            .clone();
+        let e = normalise(&s, &mut args).unwrap_err();
+        assert_eq!(
+            e.error(),
+            "parameter 'query' is 11 characters long; the limit is 10 characters"
+        );
+    }
+
+    #[test]
     fn plain_string_forms_are_taken_for_typed_values() {
         let v = norm(json!({
             "limit": "2", "threshold": "0.5", "include_tests": "true", "fixed": "FALSE",
