@@ -1,6 +1,7 @@
 //! End-to-end tests: the `tsa` binary over the CLI and as an MCP stdio server,
 //! on fixture projects copied into temporary directories.
 
+mod arguments;
 mod bad_input;
 mod budget;
 mod cli;
@@ -18,7 +19,9 @@ mod health_score;
 mod history;
 mod http;
 mod init;
+mod inspector;
 mod knowledge;
+mod limits;
 mod load;
 mod mcp;
 mod nav_graph;

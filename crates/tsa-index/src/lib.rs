@@ -16,6 +16,7 @@ mod read_graph;
 mod read_health;
 mod read_scores;
 mod read_structure;
+mod read_suggest;
 mod read_trust;
 mod read_viz;
 pub mod resolve;

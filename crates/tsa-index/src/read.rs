@@ -69,6 +69,9 @@ pub struct Index {
     pub(crate) root: PathBuf,
 }
 
+/// Most distinct words of a query [`Index::search`] looks for.
+pub const SEARCH_TERMS: usize = 32;
+
 pub(crate) const SYMBOL_COLS: &str = "s.id, n.name, s.kind, s.qualname, o.name, f.path, f.language, s.line, s.end_line, s.signature, s.is_test";
 pub(crate) const SYMBOL_FROM: &str = "symbols s JOIN names n ON n.id = s.name_id JOIN files f ON f.id = s.file_id LEFT JOIN names o ON o.id = s.owner_id";
 
@@ -401,7 +404,9 @@ impl Index {
     }
 
     /// FTS5 BM25 search: (rows with raw bm25 scores, best first; exact total matches).
-    /// Raw scores are negative; more negative is better.
+    /// Raw scores are negative; more negative is better. The query's first
+    /// [`SEARCH_TERMS`] distinct words are searched (an FTS query's cost grows
+    /// faster than its number of terms).
     pub fn search(
         &self,
         query: &str,
@@ -409,8 +414,11 @@ impl Index {
         kinds: &[&str],
         fetch: usize,
     ) -> Result<(Vec<(SymbolRow, f64)>, u64), IndexError> {
+        let mut seen = std::collections::HashSet::new();
         let terms: Vec<String> = query
             .split_whitespace()
+            .filter(|t| seen.insert(*t))
+            .take(SEARCH_TERMS)
             .map(|t| format!("\"{}\"", t.replace('"', "\"\"")))
             .collect();
         if terms.is_empty() {
@@ -479,28 +487,5 @@ impl Index {
         ))?;
         let rows = stmt.query_map([&pattern], |r| r.get::<_, String>(0))?;
         Ok((rows.collect::<Result<_, _>>()?, total as u64))
-    }
-
-    /// Up to `n` defined names close to `name` (for NOT_FOUND suggestions).
-    pub fn suggest(&self, name: &str, n: usize) -> Result<Vec<String>, IndexError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT DISTINCT n.name FROM symbols s JOIN names n ON n.id = s.name_id")?;
-        let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
-        let lower = name.to_lowercase();
-        let mut scored: Vec<(f64, String)> = Vec::new();
-        for row in rows {
-            let cand = row?;
-            let c = cand.to_lowercase();
-            let mut score = strsim::jaro_winkler(&lower, &c);
-            if c.contains(&lower) || lower.contains(&c) {
-                score = score.max(0.85);
-            }
-            if score >= 0.8 {
-                scored.push((score, cand));
-            }
-        }
-        scored.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
-        Ok(scored.into_iter().take(n).map(|(_, s)| s).collect())
     }
 }

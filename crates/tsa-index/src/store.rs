@@ -10,7 +10,7 @@ use crate::IndexError;
 use crate::fault::checkpoint;
 
 /// Bumped whenever the schema or the extractor changes what it stores.
-pub const SCHEMA_VERSION: i64 = 11;
+pub const SCHEMA_VERSION: i64 = 12;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -85,6 +85,9 @@ CREATE TABLE IF NOT EXISTS fields(
 );
 CREATE VIRTUAL TABLE IF NOT EXISTS symbols_fts USING fts5(
     name, words, qualname, content='', contentless_delete=1
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS symbols_trigram USING fts5(
+    name, tokenize='trigram', content='', contentless_delete=1
 );
 "#;
 
@@ -224,7 +227,7 @@ pub fn open_for_write(root: &Path) -> Result<Connection, IndexError> {
             "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS names;
              DROP TABLE IF EXISTS symbols; DROP TABLE IF EXISTS calls; DROP TABLE IF EXISTS imports;
              DROP TABLE IF EXISTS symbols_fts; DROP TABLE IF EXISTS inherits;
-             DROP TABLE IF EXISTS fields;",
+             DROP TABLE IF EXISTS fields; DROP TABLE IF EXISTS symbols_trigram;",
         )?;
         tx.execute_batch(SCHEMA)?;
         tx.execute_batch(INDEXES)?;
@@ -435,6 +438,7 @@ struct Inserts<'t> {
     file: Statement<'t>,
     symbol: Statement<'t>,
     fts: Statement<'t>,
+    trigram: Statement<'t>,
     inherit: Statement<'t>,
     call: Statement<'t>,
     import: Statement<'t>,
@@ -456,6 +460,7 @@ impl<'t> Inserts<'t> {
             fts: tx.prepare(
                 "INSERT INTO symbols_fts(rowid, name, words, qualname) VALUES (?1, ?2, ?3, ?4)",
             )?,
+            trigram: tx.prepare("INSERT INTO symbols_trigram(rowid, name) VALUES (?1, ?2)")?,
             inherit: tx.prepare(
                 "INSERT INTO inherits(file_id, symbol_id, base_id, kind, target_id, resolution)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
@@ -535,6 +540,9 @@ impl<'t> Writer<'t> {
         let Some(id) = id else { return Ok(None) };
         self.tx
             .prepare_cached("DELETE FROM symbols_fts WHERE rowid IN (SELECT id FROM symbols WHERE file_id = ?1)")?
+            .execute([id])?;
+        self.tx
+            .prepare_cached("DELETE FROM symbols_trigram WHERE rowid IN (SELECT id FROM symbols WHERE file_id = ?1)")?
             .execute([id])?;
         for sql in [
             "DELETE FROM symbols WHERE file_id = ?1",
@@ -620,6 +628,7 @@ impl<'t> Writer<'t> {
                 identifier_words(&d.name),
                 d.qualname
             ])?;
+            self.inserts()?.trigram.execute(params![id, d.name])?;
         }
         Ok((file_id, ids))
     }

@@ -27,7 +27,8 @@ pub trait DynAction: Send + Sync {
     fn name(&self) -> &'static str;
     fn summary(&self) -> &'static str;
     fn aliases(&self) -> &'static [(&'static str, &'static str)];
-    /// The JSON schema of the arguments (inline, draft 2020-12).
+    /// The JSON schema of the arguments (inline, draft 2020-12), with the length
+    /// limits of `arguments::annotate`.
     fn schema(&self) -> Map<String, Value>;
     fn run_json(&self, ctx: &Context, args: Map<String, Value>) -> Result<Success, ToolError>;
 }
@@ -62,12 +63,14 @@ impl<A: Action> DynAction for A {
         A::ALIASES
     }
     fn schema(&self) -> Map<String, Value> {
-        schema_of::<A::Args>()
+        let mut schema = schema_of::<A::Args>();
+        crate::arguments::annotate(&mut schema);
+        schema
     }
     fn run_json(&self, ctx: &Context, args: Map<String, Value>) -> Result<Success, ToolError> {
         let args: A::Args = serde_path_to_error::deserialize(Value::Object(args)).map_err(|e| {
             let path = e.path().to_string();
-            let inner = e.into_inner().to_string();
+            let inner = crate::arguments::shorten(&e.into_inner().to_string());
             ToolError::Validation(if path == "." {
                 inner
             } else {

@@ -1,5 +1,6 @@
-//! The one dispatcher: tool -> action -> strict parameters -> path boundary ->
-//! action -> envelope -> format. MCP and the CLI both call [`call`].
+//! The one dispatcher: tool -> action -> strict parameters -> arguments made
+//! exact (string forms, single items, length limits) -> path boundary -> action ->
+//! envelope -> format. MCP and the CLI both call [`call`].
 
 use serde_json::{Map, Value, json};
 use tsa_envelope::{Envelope, ErrorType, Failure, Success};
@@ -7,6 +8,7 @@ use tsa_format::{OutputFormat, render};
 
 use crate::action::DynAction;
 use crate::actions::{REGISTRY, set_project_path};
+use crate::arguments::{clip, normalise, normalise_value, received};
 use crate::catalog::facade;
 use crate::security::resolve_in_root;
 use crate::{Context, ToolError};
@@ -46,11 +48,14 @@ pub struct Reply {
     pub compact_only: bool,
 }
 
-/// The closest candidate by normalised edit distance (>= 0.6), if any.
+/// The closest candidate by normalised edit distance (>= 0.6), if any. Only the
+/// input's first 64 characters are compared (candidates are names from a fixed
+/// list), so the cost never grows with the input.
 pub(crate) fn closest<'a>(
     input: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<&'a str> {
+    let input = clip(input);
     candidates
         .into_iter()
         .map(|c| {
@@ -142,32 +147,42 @@ pub fn call_with(
                 Some(f) => f,
                 None => {
                     return Err(ToolError::Validation(format!(
-                        "parameter 'output_format' must be \"toon\" or \"json\", got {v}"
+                        "parameter 'output_format' must be \"toon\" or \"json\", got {}",
+                        received(&v)
                     ))
                     .into_failure());
                 }
             };
         }
-        if let Some(v) = args.remove("compact_only") {
-            compact_only = v.as_bool().ok_or_else(|| {
-                ToolError::Validation(format!(
-                    "parameter 'compact_only' must be a boolean, got {v}"
-                ))
-                .into_failure()
-            })?;
+        if let Some(mut v) = args.remove("compact_only") {
+            normalise_value(
+                "compact_only",
+                "compact_only",
+                &mut v,
+                &json!({"type": "boolean"}),
+            )?;
+            compact_only = v.as_bool().unwrap_or_default();
         }
-        if let Some(v) = args.remove("max_chars") {
+        if let Some(mut v) = args.remove("max_chars") {
+            normalise_value(
+                "max_chars",
+                "max_chars",
+                &mut v,
+                &json!({"type": "integer"}),
+            )?;
             max_chars = match v.as_u64() {
                 Some(n) if n >= 1 => Some(n as usize),
                 _ => {
                     return Err(ToolError::Validation(format!(
-                        "parameter 'max_chars' must be an integer >= 1, got {v}"
+                        "parameter 'max_chars' must be an integer >= 1, got {}",
+                        received(&v)
                     ))
                     .into_failure());
                 }
             };
         }
         if tool == "set_project_path" {
+            normalise(&set_project_path::schema(), &mut args)?;
             return set_project_path::run(ctx, args)
                 .map(Envelope::from)
                 .map_err(ToolError::into_failure);
@@ -185,11 +200,12 @@ pub fn call_with(
                 ),
                 None => format!("Call one of: {}", tools.join(", ")),
             };
-            return Err(
-                Failure::new(ErrorType::UnknownTool, format!("Unknown tool: {tool}"))
-                    .with_hint(hint)
-                    .with("available_tools", json!(tools)),
-            );
+            return Err(Failure::new(
+                ErrorType::UnknownTool,
+                format!("Unknown tool: {}", clip(tool)),
+            )
+            .with_hint(hint)
+            .with("available_tools", json!(tools)));
         };
         let action = match args.remove("action") {
             None => {
@@ -203,7 +219,10 @@ pub fn call_with(
             Some(other) => {
                 return Err(action_error(
                     f.name,
-                    &format!("parameter 'action' must be a string, got {other}"),
+                    &format!(
+                        "parameter 'action' must be a string, got {}",
+                        received(&other)
+                    ),
                     None,
                 ));
             }
@@ -211,10 +230,11 @@ pub fn call_with(
         if !f.actions.contains(&action.as_str()) {
             let suggestion = closest(&action, f.actions.iter().copied());
             let msg = format!(
-                "{}unknown action '{action}'; valid actions are: {}",
+                "{}unknown action '{}'; valid actions are: {}",
                 suggestion
                     .map(|s| format!("did you mean: {s}? "))
                     .unwrap_or_default(),
+                clip(&action),
                 f.actions.join(", ")
             );
             return Err(action_error(f.name, &msg, suggestion));
@@ -240,7 +260,9 @@ pub fn call_with(
             .with("action", action.as_str())
             .with("available_actions", json!(available)));
         };
-        check_params(*handler, &mut args).map_err(ToolError::into_failure)?;
+        let schema = handler.schema();
+        check_params(*handler, &schema, &mut args).map_err(ToolError::into_failure)?;
+        normalise(&schema, &mut args)?;
         check_paths(ctx, &args).map_err(ToolError::into_failure)?;
         let success = crate::heal::run(*handler, ctx, args).map_err(ToolError::into_failure)?;
         Ok(Envelope::from(match max_chars {
@@ -342,7 +364,8 @@ fn kind_of(v: &Value) -> &'static str {
     }
 }
 
-/// The first non-empty identifier of the request, for error summary lines.
+/// The first non-empty identifier of the request (its first 64 characters), for
+/// error summary lines.
 fn identifier(args: &Value) -> Option<String> {
     [
         "file_path",
@@ -357,7 +380,7 @@ fn identifier(args: &Value) -> Option<String> {
         args.get(*k)
             .and_then(Value::as_str)
             .filter(|s| !s.trim().is_empty())
-            .map(str::to_owned)
+            .map(|s| clip(s).to_owned())
     })
 }
 
@@ -385,7 +408,11 @@ fn facade_actions(name: &str) -> Vec<&'static str> {
 }
 
 /// Strict parameters: aliases renamed, unknown keys and missing required keys refused.
-fn check_params(handler: &dyn DynAction, args: &mut Map<String, Value>) -> Result<(), ToolError> {
+fn check_params(
+    handler: &dyn DynAction,
+    schema: &Map<String, Value>,
+    args: &mut Map<String, Value>,
+) -> Result<(), ToolError> {
     for (alias, canonical) in handler.aliases() {
         if let Some(v) = args.remove(*alias) {
             if args.contains_key(*canonical) {
@@ -396,7 +423,6 @@ fn check_params(handler: &dyn DynAction, args: &mut Map<String, Value>) -> Resul
             args.insert((*canonical).to_owned(), v);
         }
     }
-    let schema = handler.schema();
     let props: Vec<&str> = schema
         .get("properties")
         .and_then(Value::as_object)
@@ -417,7 +443,8 @@ fn check_params(handler: &dyn DynAction, args: &mut Map<String, Value>) -> Resul
             .map(|s| format!(" — did you mean '{s}'?"))
             .unwrap_or_default();
         return Err(ToolError::Validation(format!(
-            "unknown parameter '{key}' for tool '{}' action '{}'{hint}; allowed parameters: {}",
+            "unknown parameter '{}' for tool '{}' action '{}'{hint}; allowed parameters: {}",
+            clip(key),
             handler.facade(),
             handler.name(),
             allowed.join(", ")

@@ -6,6 +6,7 @@
 
 mod action;
 mod actions;
+mod arguments;
 mod catalog;
 mod chain;
 pub mod complexity;

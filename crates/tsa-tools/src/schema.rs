@@ -81,7 +81,7 @@ pub fn action_descriptions(facade: &str) -> Vec<ActionDescription> {
             name: "set_project_path",
             summary: "Set the project root: an absolute path to an existing directory, not the filesystem root.",
             aliases: &[],
-            input_schema: crate::action::schema_of::<crate::actions::set_project_path::Args>(),
+            input_schema: crate::actions::set_project_path::schema(),
         }];
     }
     let mut out: Vec<ActionDescription> = REGISTRY
@@ -156,7 +156,7 @@ pub fn tool_descriptions() -> Vec<ToolDescription> {
             read_only: f.read_only,
         });
     }
-    let spp = crate::action::schema_of::<crate::actions::set_project_path::Args>();
+    let spp = crate::actions::set_project_path::schema();
     out.push(ToolDescription {
         name: "set_project_path",
         title: "Set the project root",

@@ -125,6 +125,10 @@ pub enum Targets {
     Missing(Success),
 }
 
+/// Missing names of one request that get close names as suggestions (each is an
+/// index lookup; a request may name up to 256).
+pub const SUGGESTED_MISSES: usize = 8;
+
 /// Looks up `function_name` (optionally qualified) in `file_path`, keeping the
 /// kinds that can be called. Never answers for another symbol: a miss is NOT_FOUND
 /// with close names as suggestions.
@@ -134,6 +138,18 @@ pub fn find_targets(
     tool_label: &str,
     function_name: &str,
     file_path: Option<&str>,
+) -> Result<Targets, ToolError> {
+    find_targets_with(ctx, index, tool_label, function_name, file_path, true)
+}
+
+/// [`find_targets`], looking for close names on a miss only when `suggest`.
+pub fn find_targets_with(
+    ctx: &Context,
+    index: &Index,
+    tool_label: &str,
+    function_name: &str,
+    file_path: Option<&str>,
+    suggest: bool,
 ) -> Result<Targets, ToolError> {
     let root: &Path = ctx.root()?;
     if function_name.trim().is_empty() {
@@ -192,7 +208,11 @@ pub fn find_targets(
             ));
         }
     }
-    let suggestions = index.suggest(name, 5)?;
+    let suggestions = if suggest {
+        index.suggest(name, 5)?
+    } else {
+        Vec::new()
+    };
     miss = miss.with("suggestions", json!(suggestions));
     let step = if !index.has_calls()? {
         "Call-graph index is empty or has not been built yet. Run `index action=full` first, then retry.".to_owned()

@@ -53,7 +53,9 @@ impl<'a> Files<'a> {
         if let Some(id) = self.model.file_id_of(&rel) {
             return Ok(FileArg::Found(id, rel));
         }
-        let base = rel.rsplit('/').next().unwrap_or(&rel).to_ascii_lowercase();
+        // Compared by its first 64 characters: the cost never grows with the input.
+        let base =
+            crate::arguments::clip(rel.rsplit('/').next().unwrap_or(&rel)).to_ascii_lowercase();
         let mut scored: Vec<(f64, &str)> = self
             .model
             .files

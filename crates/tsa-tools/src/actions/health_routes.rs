@@ -217,9 +217,11 @@ impl Action for Routes {
                 v
             };
             let p = pattern.unwrap_or("");
+            // Compared by its first 64 characters: the cost never grows with the input.
+            let probe = crate::arguments::clip(p);
             let mut scored: Vec<(f64, &str)> = known
                 .iter()
-                .map(|k| (strsim::jaro_winkler(p, k), *k))
+                .map(|k| (strsim::jaro_winkler(probe, k), *k))
                 .collect();
             scored.sort_by(|a, b| b.0.total_cmp(&a.0));
             let sugg: Vec<&str> = scored.into_iter().take(5).map(|(_, k)| k).collect();

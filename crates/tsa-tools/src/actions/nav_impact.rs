@@ -10,7 +10,9 @@ use serde_json::{Value, json};
 use tsa_envelope::{Capped, ImpactLevel, ListSpelling, Success, Verdict};
 use tsa_index::{Index, SymbolRow};
 
-use super::common::{Targets, cap, definitions_json, find_targets, open_index};
+use super::common::{
+    SUGGESTED_MISSES, Targets, cap, definitions_json, find_targets, find_targets_with, open_index,
+};
 use super::graph::{
     Dir, Hop, IndexGraph, Neighbors, RiskFactors, VERDICT_BASIS, ambiguous, bfs, depth_param,
     exact_pick, impact_level, load_symbols, narrow_hint, node_json, risk_score,
@@ -484,7 +486,15 @@ fn blast_radius(
     let mut missing: Vec<Value> = Vec::new();
     let mut last_miss = None;
     for n in &names {
-        match find_targets(ctx, index, "blast_radius", n, args.file_path.as_deref())? {
+        let suggest = missing.len() < SUGGESTED_MISSES;
+        match find_targets_with(
+            ctx,
+            index,
+            "blast_radius",
+            n,
+            args.file_path.as_deref(),
+            suggest,
+        )? {
             Targets::Found(d) => seeds.extend(d),
             Targets::Missing(s) => {
                 missing.push(json!({

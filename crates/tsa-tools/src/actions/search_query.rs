@@ -147,7 +147,53 @@ fn hit(capture: &str, node: Node<'_>, src: &[u8], name: Option<String>) -> Hit {
     }
 }
 
+/// How deep the groups of a query may nest: tree-sitter's query parser recurses
+/// once per level, and a few ten thousand levels overflow a thread's stack.
+const MAX_QUERY_DEPTH: usize = 64;
+
+/// The deepest nesting of `(`/`[` groups in a `.scm` query, strings and `;`
+/// comments skipped.
+fn query_depth(text: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    let mut chars = text.chars();
+    while let Some(c) = chars.next() {
+        match c {
+            '"' => {
+                while let Some(s) = chars.next() {
+                    match s {
+                        '\\' => {
+                            chars.next();
+                        }
+                        '"' => break,
+                        _ => {}
+                    }
+                }
+            }
+            ';' => {
+                for s in chars.by_ref() {
+                    if s == '\n' {
+                        break;
+                    }
+                }
+            }
+            '(' | '[' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            ')' | ']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
 fn compile(lang: Language, text: &str) -> Result<Query, ToolError> {
+    let depth = query_depth(text);
+    if depth > MAX_QUERY_DEPTH {
+        return Err(ToolError::Validation(format!(
+            "parameter 'query_string' nests {depth} levels deep; the limit is {MAX_QUERY_DEPTH}"
+        )));
+    }
     Query::new(&lang.grammar(), text).map_err(|e| {
         ToolError::Validation(format!(
             "query syntax error at line {} column {} ({:?}): {}",
@@ -473,4 +519,35 @@ fn symbol_lookup(
         s = s.with_warning(w);
     }
     Ok(s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn query_depth_counts_groups_outside_strings_and_comments() {
+        assert_eq!(
+            query_depth("(function_definition name: (identifier) @n)"),
+            2
+        );
+        assert_eq!(query_depth("[(a) (b (c))] @x"), 3);
+        assert_eq!(query_depth("((a) @x (#eq? @x \"((((\\\"(\"))"), 2);
+        assert_eq!(query_depth("; (((((\n(a)"), 1);
+        assert_eq!(query_depth(")))("), 1);
+    }
+
+    #[test]
+    fn a_deeply_nested_query_is_refused_before_tree_sitter_parses_it() {
+        let lang = Language::from_name("python").unwrap();
+        let deep = format!("{}(identifier){}", "(".repeat(65_536), ")".repeat(65_536));
+        match compile(lang, &deep) {
+            Err(ToolError::Validation(m)) => assert!(m.contains("the limit is 64"), "{m}"),
+            _ => panic!("a 65,536-deep query compiled"),
+        }
+        let ok = format!("{}(identifier){}", "(".repeat(63), ")".repeat(63));
+        assert!(
+            !matches!(compile(lang, &ok), Err(ToolError::Validation(m)) if m.contains("levels deep"))
+        );
+    }
 }

@@ -18,6 +18,7 @@ use crate::{Context, ToolError};
 #[serde(deny_unknown_fields)]
 pub struct Args {
     /// Hyphae selector to watch (same grammar as `search action=select`).
+    #[schemars(length(max = crate::hyphae::parse::MAX_SELECTOR_CHARS))]
     pub selector: String,
     /// Fewest seconds between two notifications for this subscription (default 2.0, 0..=3600).
     #[serde(default)]

@@ -17,6 +17,13 @@ pub struct Args {
     pub project_path: String,
 }
 
+/// The input schema of `set_project_path`, with its length limit.
+pub fn schema() -> Map<String, Value> {
+    let mut schema = crate::action::schema_of::<Args>();
+    crate::arguments::annotate(&mut schema);
+    schema
+}
+
 pub fn run(ctx: &mut Context, args: Map<String, Value>) -> Result<Success, ToolError> {
     if !matches!(args.get("project_path"), Some(Value::String(s)) if !s.trim().is_empty()) {
         return Err(ToolError::Validation(

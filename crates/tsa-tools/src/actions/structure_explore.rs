@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::SymbolRow;
 
-use super::common::{fixed_cap, open_index, split_qualified};
+use super::common::{SUGGESTED_MISSES, fixed_cap, open_index, split_qualified};
 use crate::action::Action;
 use crate::source::{Bodies, BodyBudget};
 use crate::{Context, ToolError};
@@ -90,6 +90,11 @@ impl Action for Explore {
         } else {
             names.join(", ")
         };
+        // Summary lines and next steps show its first 64 characters.
+        let subject = match crate::arguments::clip(&subject) {
+            head if head.len() < subject.len() => format!("{head}…"),
+            _ => subject,
+        };
         if names.is_empty() {
             let q = query.unwrap_or_default();
             let (rows, _) = index.search(q, None, &[], (max_symbols * 4).max(100))?;
@@ -110,7 +115,13 @@ impl Action for Explore {
                     .filter(|s| !matches!(s.kind.as_str(), "impl" | "module"))
                     .collect();
                 if defs.is_empty() {
-                    missing.push(json!({"name": n, "suggestions": index.suggest(name, 5)?}));
+                    // Close names for the first few misses only.
+                    let suggestions = if missing.len() < SUGGESTED_MISSES {
+                        index.suggest(name, 5)?
+                    } else {
+                        Vec::new()
+                    };
+                    missing.push(json!({"name": n, "suggestions": suggestions}));
                 }
                 matched.extend(defs);
             }

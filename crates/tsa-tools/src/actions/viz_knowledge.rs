@@ -198,7 +198,8 @@ fn find_focus(
 
 /// Up to five names or paths close to `focus`.
 fn suggestions(g: &Graph, focus: &str) -> Vec<String> {
-    let f = focus.trim().to_lowercase();
+    // Compared by its first 64 characters: the cost never grows with the input.
+    let f = crate::arguments::clip(focus.trim()).to_lowercase();
     let tail = f.rsplit(['/', '.', ':']).next().unwrap_or(&f).to_owned();
     let mut scored: Vec<(f64, String)> = Vec::new();
     let mut seen = HashSet::new();
