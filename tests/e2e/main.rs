@@ -12,6 +12,7 @@ mod dsl;
 mod edit_git;
 mod faults;
 mod fixtures;
+mod golden;
 mod graph_truth;
 mod heal;
 mod health_graph;

@@ -1,0 +1,177 @@
+//! The call corpus: every action of `tests/golden/calls.jsonl` asked over one MCP
+//! session per fixture, each JSON answer (timings removed, the temp root replaced)
+//! compared with its saved copy under `tests/golden/answers/`. A refactor that
+//! keeps behaviour keeps every answer byte for byte; `TSA_GOLDEN=update` rewrites
+//! the copies after an intended change (review the diff).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde_json::{Value, json};
+
+use crate::support::{mcp, mcp_raw, project};
+
+/// Keys whose values are clocks or durations, different on every run.
+fn is_clock(key: &str) -> bool {
+    key.ends_with("_ms")
+        || key.ends_with("_seconds")
+        || key.ends_with("_secs")
+        || key.ends_with("_at")
+        || key.contains("elapsed")
+        || key.contains("timestamp")
+        || key == "mtime"
+        || key == "age_seconds"
+}
+
+fn normalise(v: &mut Value, root: &str) {
+    match v {
+        Value::Object(m) => {
+            for (k, x) in m.iter_mut() {
+                if is_clock(k) && !x.is_null() {
+                    *x = json!("<clock>");
+                } else {
+                    normalise(x, root);
+                }
+            }
+        }
+        Value::Array(a) => a.iter_mut().for_each(|x| normalise(x, root)),
+        Value::String(s) if s.contains(root) => *s = s.replace(root, "<root>"),
+        _ => {}
+    }
+}
+
+/// Replaces durations in free text (`elapsed_ms=12`, `in 54 ms`) by `<clock>`.
+fn strip_clock_words(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut rest = s;
+    loop {
+        let at = ["_ms=", " in "]
+            .iter()
+            .filter_map(|w| rest.find(w).map(|i| (i, *w)))
+            .min();
+        let Some((i, word)) = at else { break };
+        out.push_str(&rest[..i + word.len()]);
+        rest = &rest[i + word.len()..];
+        let after = rest.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.');
+        // `in 3 files` is a count; only `in 54 ms` is a duration.
+        let duration = word == "_ms=" || after.starts_with(" ms");
+        if after.len() < rest.len() && duration {
+            out.push_str("<clock>");
+            rest = after;
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A git history with fixed dates (stable commit ids) and one uncommitted change.
+fn with_history(root: &Path) {
+    let mut o = git2::RepositoryInitOptions::new();
+    o.initial_head("main");
+    let repo = git2::Repository::init_opts(root, &o).unwrap();
+    let commit = |repo: &git2::Repository, msg: &str, t: i64| {
+        let mut idx = repo.index().unwrap();
+        idx.add_all(["*"].iter(), git2::IndexAddOption::DEFAULT, None)
+            .unwrap();
+        let _ = idx.remove_dir(Path::new(".tsa"), 0);
+        idx.write().unwrap();
+        let tree = repo.find_tree(idx.write_tree().unwrap()).unwrap();
+        let sig = git2::Signature::new("t", "t@example.com", &git2::Time::new(t, 0)).unwrap();
+        let parents: Vec<git2::Commit<'_>> = repo
+            .head()
+            .ok()
+            .and_then(|h| h.peel_to_commit().ok())
+            .into_iter()
+            .collect();
+        let refs: Vec<&git2::Commit<'_>> = parents.iter().collect();
+        repo.commit(Some("HEAD"), &sig, &sig, msg, &tree, &refs)
+            .unwrap();
+    };
+    commit(&repo, "initial", 1_700_000_000);
+    let core = root.join("app/core.py");
+    let text = std::fs::read_to_string(&core).unwrap();
+    std::fs::write(&core, text.replace("len(data)", "len(data) + 1")).unwrap();
+    let util = root.join("app/util.py");
+    let text = std::fs::read_to_string(&util).unwrap();
+    std::fs::write(
+        &util,
+        format!("{text}\n\ndef extra():\n    return helper()\n"),
+    )
+    .unwrap();
+    commit(&repo, "core and util change together", 1_700_086_400);
+    let text = std::fs::read_to_string(&core).unwrap();
+    std::fs::write(&core, text.replace("len(data) + 1", "len(data) + 2")).unwrap();
+}
+
+fn answers_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/answers")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_answer_of_the_call_corpus_is_unchanged() {
+    let corpus = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/calls.jsonl"),
+    )
+    .unwrap();
+    let calls: Vec<Value> = corpus
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut by_fixture: BTreeMap<String, Vec<(usize, &Value)>> = BTreeMap::new();
+    for (i, c) in calls.iter().enumerate() {
+        by_fixture
+            .entry(c["fixture"].as_str().unwrap().to_owned())
+            .or_default()
+            .push((i, c));
+    }
+    let update = std::env::var("TSA_GOLDEN").as_deref() == Ok("update");
+    let dir = answers_dir();
+    if update {
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+    }
+    let mut differ = Vec::new();
+    for (fixture, calls) in by_fixture {
+        let p = project(&fixture);
+        if fixture == "python" {
+            with_history(&p.root);
+        }
+        let root = p.root.display().to_string();
+        let client = mcp((), &p.root).await;
+        for (i, c) in calls {
+            let tool = c["tool"].as_str().unwrap();
+            let mut args = c["args"].clone();
+            args["output_format"] = json!("json");
+            let (is_error, text) = mcp_raw(&client, tool, &args).await;
+            let mut v: Value = serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("call {i} {tool} {args}: not JSON ({e}): {text}"));
+            normalise(&mut v, &root);
+            let mut saved = serde_json::to_string_pretty(&json!({
+                "call": c,
+                "is_error": is_error,
+                "answer": v,
+            }))
+            .unwrap();
+            saved = strip_clock_words(&saved);
+            saved.push('\n');
+            let name = format!(
+                "{i:03}-{fixture}-{tool}-{}.json",
+                c["args"]["action"].as_str().unwrap()
+            );
+            let path = dir.join(&name);
+            if update {
+                std::fs::write(&path, &saved).unwrap();
+            } else if std::fs::read_to_string(&path).ok().as_deref() != Some(saved.as_str()) {
+                differ.push(name);
+            }
+        }
+        client.cancel().await.unwrap();
+    }
+    assert!(
+        differ.is_empty(),
+        "{} answers differ from tests/golden/answers (TSA_GOLDEN=update rewrites them; review the diff):\n{}",
+        differ.len(),
+        differ.join("\n")
+    );
+}
