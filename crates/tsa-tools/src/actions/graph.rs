@@ -12,7 +12,7 @@ use serde_json::{Value, json};
 use tsa_envelope::{Capped, ImpactLevel, ListSpelling, Success, Verdict};
 use tsa_index::{Index, Resolution, SymbolRow};
 
-use super::common::{Targets, definitions_json, find_targets, fixed_cap};
+use crate::actions::common::{Targets, definitions_json, find_targets, fixed_cap};
 use crate::{Context, ToolError};
 
 /// Walk direction: up to callers or down to callees.

@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 use serde_json::{Map, Value, json};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
-use super::common::fixed_cap;
+use crate::actions::common::fixed_cap;
 use crate::security::resolve_in_root;
 use crate::text_search::{
     CaseMode, FileFilter, FileHits, Limits, MatchSpec, Outcome, Row, SortBy, parse_size, search,

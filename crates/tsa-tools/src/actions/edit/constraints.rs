@@ -1,0 +1,165 @@
+//! `edit constraints`: evaluates the project's architectural `forbid` rules
+//! (analyses §12) over the resolved cross-file call edges and file imports, and
+//! persists the violations for `edit safe` / `edit impact`.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
+
+use crate::action::Action;
+use crate::actions::common::{cap, open_index};
+use crate::constraints::{self, Severity};
+use crate::{Context, ToolError};
+
+/// Arguments of `edit constraints`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// Lowest severity to list: `info`, `warn` (default) or `error`. The verdict
+    /// counts every violation regardless.
+    #[serde(default)]
+    pub severity_min: Option<String>,
+    /// Only list violations whose caller or callee file matches this glob
+    /// (`src/api/**`); empty lists all.
+    #[serde(default)]
+    pub path_filter: Option<String>,
+    /// Most violations to list (default 100). All are counted.
+    #[serde(default)]
+    pub limit: Option<i64>,
+}
+
+pub struct Constraints;
+
+fn spelling() -> ListSpelling {
+    ListSpelling {
+        list_key: "violations",
+        total_key: "violation_count",
+        listed_key: "violations_listed",
+        cap_key: "listed_cap",
+        noun: "violations",
+        remedy: "raise limit, or narrow with path_filter / severity_min=error".into(),
+    }
+}
+
+impl Action for Constraints {
+    type Args = Args;
+    const FACADE: &'static str = "edit";
+    const NAME: &'static str = "constraints";
+    const SUMMARY: &'static str = "architectural forbid rules (architectural-constraints.yml) checked against resolved calls and imports; error->UNSAFE, warn->CAUTION";
+
+    fn run(&self, ctx: &Context, a: Args) -> Result<Success, ToolError> {
+        let root = ctx.root()?;
+        let min = match a.severity_min.as_deref().map(str::trim) {
+            None | Some("") => Severity::Warn,
+            Some(s) => Severity::parse(s).ok_or_else(|| {
+                ToolError::Validation(format!("severity_min must be info|warn|error, got '{s}'"))
+            })?,
+        };
+        let filter = match a.path_filter.as_deref().map(str::trim) {
+            None | Some("") => None,
+            Some(p) => Some(constraints::glob(p).map_err(|e| {
+                ToolError::Validation(format!("path_filter is not a valid glob: {e}"))
+            })?),
+        };
+        let limit = cap("limit", a.limit, 100)?;
+        let set = constraints::load(root)?;
+        let Some(file) = set.file.clone() else {
+            return Ok(Success::new(
+                Verdict::Safe,
+                "constraints: no constraint file, 0 rules",
+            )
+            .with("rule_count", 0)
+            .with("evaluated_edge_count", 0)
+            .with_list(spelling(), Capped::collect(Vec::new(), limit))
+            .with(
+                "note",
+                format!(
+                    "no {} (or {}) in the project: no rules to check",
+                    constraints::FILES[0],
+                    constraints::FILES[1]
+                ),
+            )
+            .with_next_step(format!(
+                "Write {} with version: 1 and a constraints list of forbid rules (id, severity, rule, from, to, reason)",
+                constraints::FILES[0]
+            )));
+        };
+        let opened = open_index(ctx)?;
+        let eval = set.evaluate(&opened.index)?;
+        constraints::persist(root, &eval)?;
+        let errors = eval
+            .violations
+            .iter()
+            .filter(|v| v.severity == Severity::Error)
+            .count();
+        let warns = eval
+            .violations
+            .iter()
+            .filter(|v| v.severity == Severity::Warn)
+            .count();
+        let verdict = if errors > 0 {
+            Verdict::Unsafe
+        } else if warns > 0 {
+            Verdict::Caution
+        } else {
+            Verdict::Safe
+        };
+        let rows: Vec<_> = eval
+            .violations
+            .iter()
+            .filter(|v| v.severity >= min)
+            .filter(|v| {
+                filter
+                    .as_ref()
+                    .is_none_or(|g| g.is_match(&v.caller_file) || g.is_match(&v.callee_file))
+            })
+            .map(|v| v.to_json())
+            .collect();
+        let mut s = Success::new(
+            verdict,
+            format!(
+                "constraints: {} rules, {} violations ({errors} error, {warns} warn) over {} edges",
+                set.rules.len(),
+                eval.violations.len(),
+                eval.evaluated_edge_count
+            ),
+        )
+        .with("constraint_file", file.as_str())
+        .with("rule_count", set.rules.len())
+        .with(
+            "rules",
+            json!(set.rules.iter().map(|r| json!({"id": r.id, "severity": r.severity.as_str(), "from": r.from, "to": r.to, "reason": r.reason})).collect::<Vec<_>>()),
+        )
+        .with("evaluated_edge_count", eval.evaluated_edge_count)
+        .with("severity_min", min.as_str())
+        .with(
+            "severity_counts",
+            json!({"error": errors, "warn": warns, "info": eval.violations.len() - errors - warns}),
+        )
+        .with("total_violation_count", eval.violations.len())
+        .with_list(spelling(), Capped::collect(rows, limit))
+        .with_agent("rule_count", set.rules.len())
+        .with_agent("violation_count", eval.violations.len());
+        if let Some(w) = opened.built_now {
+            s = s.with_warning(w);
+        }
+        for w in &set.warnings {
+            s = s.with_warning(w.clone());
+        }
+        if eval.evaluated_edge_count == 0 {
+            s = s.with(
+                "note",
+                "the index has no resolved cross-file calls or imports: nothing to judge (persisted violations kept)",
+            );
+        }
+        let step = if errors > 0 {
+            "Fix the error-severity violations (or add a justified exception glob) before merging; then re-run edit action=constraints"
+        } else if warns > 0 {
+            "Review the warn-severity violations; re-run edit action=constraints after the fix"
+        } else {
+            "No violation: the layering holds. Re-run after structural edits"
+        };
+        Ok(s.with_next_step(step))
+    }
+}

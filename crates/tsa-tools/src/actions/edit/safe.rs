@@ -1,0 +1,828 @@
+//! `edit safe`: the pre-edit safety gate (analyses.md §6): downstream files, health
+//! (fast dependency mode), nearby tests, an additive risk score, checklist and the
+//! command that verifies the edit. Reads only; never writes project files.
+//!
+//! SAFE means the blast radius is empty: dependents are the union of files whose
+//! imports resolve to this file and files whose resolved calls land in it; when that
+//! set is non-empty (or the file is not in the index, so it is unknown) a SAFE risk
+//! level is promoted to CAUTION. Test files that depend on the file are not its blast
+//! radius but its verification: they are listed as `test_dependents`.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Map, Value, json};
+use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
+use tsa_index::Index;
+use tsa_lang::Language;
+
+use crate::action::Action;
+use crate::actions::common::fixed_cap;
+use crate::actions::health::common::{scoring, with_warnings};
+use crate::health::DepsMode;
+use crate::source::source_file;
+use crate::trust::{Assessor, Change, Completeness};
+use crate::{Context, ToolError};
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum EditType {
+    AddFeature,
+    BehaviorChange,
+    Delete,
+    FixBug,
+    #[default]
+    Refactor,
+    Rename,
+    SignatureChange,
+}
+
+impl EditType {
+    fn as_str(self) -> &'static str {
+        match self {
+            EditType::AddFeature => "add_feature",
+            EditType::BehaviorChange => "behavior_change",
+            EditType::Delete => "delete",
+            EditType::FixBug => "fix_bug",
+            EditType::Refactor => "refactor",
+            EditType::Rename => "rename",
+            EditType::SignatureChange => "signature_change",
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// The file about to be edited.
+    pub file_path: String,
+    /// The kind of edit (default refactor).
+    #[serde(default)]
+    pub edit_type: EditType,
+}
+
+pub struct Safe;
+
+/// How `edit safe` chooses its verdict (the first line of `verdict_basis`).
+const SAFE_VERDICT_RULE: &str = "risk points (downstream files, health, tests, edit type, imports): >= 6 UNSAFE, >= 3 CAUTION, else SAFE; SAFE only for an empty blast radius of an indexed file; raised to the trust floor of the file's definitions (unresolved same-name call sites or an unknown graph: CAUTION; public API: CAUTION, REVIEW for rename/signature_change/delete) and by constraint violations";
+
+/// The verdict floor from architectural-constraint violations touching `file`
+/// (error -> UNSAFE, warn -> CAUTION, info -> none), with the violation rows.
+pub fn constraint_verdict_for(
+    root: &Path,
+    index: &Index,
+    file: &str,
+) -> Result<(Option<Verdict>, Vec<Value>), ToolError> {
+    let rows = crate::constraints::violations_touching(root, index, &[file])?;
+    let floor = rows.iter().map(|v| v.severity).max().and_then(|s| match s {
+        crate::constraints::Severity::Error => Some(Verdict::Unsafe),
+        crate::constraints::Severity::Warn => Some(Verdict::Caution),
+        crate::constraints::Severity::Info => None,
+    });
+    Ok((floor, rows.iter().map(|v| v.to_json()).collect()))
+}
+
+/// The answer of `edit safe` on `rel` (default edit type) as a JSON object: how the
+/// composed actions (`project smart`, `project workflow`) read a file's edit risk.
+pub(crate) fn answer(ctx: &Context, rel: &str) -> Result<Map<String, Value>, ToolError> {
+    let s = Safe.run(
+        ctx,
+        Args {
+            file_path: rel.to_owned(),
+            edit_type: EditType::default(),
+        },
+    )?;
+    Ok(tsa_envelope::Envelope::from(s).to_json())
+}
+
+/// Test files associated with `rel` by naming convention / location.
+pub fn nearby_tests(root: &Path, rel: &str, files: &[String]) -> Vec<String> {
+    let lang = Language::from_path(rel).map(|l| l.name()).unwrap_or("");
+    let base = rel.rsplit('/').next().unwrap_or(rel);
+    let (stem, ext) = base.rsplit_once('.').unwrap_or((base, ""));
+    let stem = if stem == "__init__" || stem == "mod" || stem == "index" {
+        rel.rsplit('/').nth(1).unwrap_or(stem)
+    } else {
+        stem
+    };
+    let dir = rel.rsplit_once('/').map_or("", |(d, _)| d);
+    let mut out: BTreeSet<String> = BTreeSet::new();
+    for f in files {
+        if f == rel {
+            continue;
+        }
+        let fb = f.rsplit('/').next().unwrap_or(f);
+        let (fs, fe) = fb.rsplit_once('.').unwrap_or((fb, ""));
+        let fdir = f.rsplit_once('/').map_or("", |(d, _)| d);
+        let hit = match lang {
+            "python" => {
+                fe == "py" && (fs == format!("test_{stem}") || fs == format!("{stem}_test"))
+            }
+            "go" => fdir == dir && fs == format!("{stem}_test") && fe == "go",
+            "javascript" | "typescript" | "tsx" => {
+                [".test", ".spec"]
+                    .iter()
+                    .any(|m| fs == format!("{stem}{m}"))
+                    || (fs == stem && f.contains("__tests__/"))
+            }
+            "java" | "kotlin" | "scala" | "csharp" => {
+                fe == ext
+                    && (fs == format!("{stem}Test")
+                        || fs == format!("{stem}Tests")
+                        || fs == format!("Test{stem}"))
+            }
+            "rust" => {
+                fe == "rs" && (f.starts_with("tests/") || f.contains("/tests/")) && fs == stem
+            }
+            "ruby" => {
+                fs == format!("{stem}_spec")
+                    || fs == format!("test_{stem}")
+                    || fs == format!("{stem}_test")
+            }
+            _ => {
+                fs == format!("test_{stem}")
+                    || fs == format!("{stem}_test")
+                    || fs == format!("{stem}Test")
+            }
+        };
+        if hit {
+            out.insert(f.clone());
+        }
+    }
+    if lang == "rust"
+        && crate::security::read_text_in_root(root, rel).is_ok_and(|t| t.contains("#[cfg(test)]"))
+    {
+        out.insert(rel.to_owned());
+    }
+    out.into_iter().collect()
+}
+
+fn cargo_package(root: &Path, rel: &str) -> Option<String> {
+    let mut dir = root.join(rel);
+    while dir.pop() {
+        if !dir.starts_with(root) {
+            return None;
+        }
+        let manifest = dir.join("Cargo.toml");
+        let inside = std::fs::canonicalize(&manifest).is_ok_and(|m| m.starts_with(root));
+        if let Some(t) = inside
+            .then(|| std::fs::read_to_string(&manifest).ok())
+            .flatten()
+        {
+            let mut in_pkg = false;
+            for line in t.lines() {
+                let l = line.trim();
+                if l.starts_with('[') {
+                    in_pkg = l == "[package]";
+                } else if in_pkg && let Some(v) = l.strip_prefix("name") {
+                    let v = v.trim_start().strip_prefix('=')?.trim().trim_matches('"');
+                    return Some(v.to_owned());
+                }
+            }
+        }
+    }
+    None
+}
+
+/// The command that runs `tests` (or the project's default test run when empty)
+/// with the project's own runner.
+pub fn test_command(root: &Path, rel: &str, tests: &[String]) -> String {
+    let lang = Language::from_path(rel).map(|l| l.name()).unwrap_or("");
+    let exists = |p: &str| root.join(p).exists();
+    let files = tests.join(" ");
+    match lang {
+        "python" => {
+            let runner = if exists("uv.lock") {
+                "uv run pytest"
+            } else {
+                "pytest"
+            };
+            if tests.is_empty() {
+                format!("{runner} -q")
+            } else {
+                format!("{runner} {files} -q")
+            }
+        }
+        "rust" => {
+            let pkg = cargo_package(root, rel)
+                .map(|p| format!(" -p {p}"))
+                .unwrap_or_default();
+            let mut parts = Vec::new();
+            for t in tests {
+                if t == rel {
+                    let stem = rel
+                        .rsplit('/')
+                        .next()
+                        .unwrap_or(rel)
+                        .trim_end_matches(".rs");
+                    parts.push(format!("cargo test{pkg} --lib {stem}::"));
+                } else {
+                    let stem = t.rsplit('/').next().unwrap_or(t).trim_end_matches(".rs");
+                    parts.push(format!("cargo test{pkg} --test {stem}"));
+                }
+            }
+            if parts.is_empty() {
+                format!("cargo test{pkg}")
+            } else {
+                parts.join(" && ")
+            }
+        }
+        "go" => {
+            let dir = rel
+                .rsplit_once('/')
+                .map_or(".".to_owned(), |(d, _)| format!("./{d}"));
+            format!("go test {dir}/...")
+        }
+        "javascript" | "typescript" | "tsx" => {
+            let pkg = crate::security::inside_root(root, "package.json")
+                .and_then(|p| std::fs::read_to_string(p).ok())
+                .unwrap_or_default();
+            let runner = if pkg.contains("vitest") {
+                "npx vitest run"
+            } else {
+                "npx jest"
+            };
+            if tests.is_empty() {
+                runner.to_owned()
+            } else {
+                format!("{runner} {files}")
+            }
+        }
+        "java" | "kotlin" => {
+            let classes: Vec<&str> = tests
+                .iter()
+                .map(|t| {
+                    t.rsplit('/')
+                        .next()
+                        .unwrap_or(t)
+                        .split('.')
+                        .next()
+                        .unwrap_or("")
+                })
+                .collect();
+            if exists("pom.xml") {
+                if classes.is_empty() {
+                    "mvn test".into()
+                } else {
+                    format!("mvn test -Dtest={}", classes.join(","))
+                }
+            } else if classes.is_empty() {
+                "./gradlew test".into()
+            } else {
+                format!("./gradlew test --tests {}", classes.join(" --tests "))
+            }
+        }
+        _ => {
+            if tests.is_empty() {
+                "run the project's test suite".into()
+            } else {
+                format!("run with the project's test runner: {files}")
+            }
+        }
+    }
+}
+
+/// Files that depend on `rel`: importers and files with resolved calls into it.
+pub(crate) fn downstream(index: &Index, rel: &str) -> Result<Vec<String>, ToolError> {
+    let mut set: BTreeSet<String> = index
+        .importers_of_file(rel)?
+        .into_iter()
+        .map(|r| r.file)
+        .collect();
+    let (_, incoming) = index.file_call_deps(rel)?;
+    set.extend(incoming.into_iter().map(|d| d.file));
+    set.remove(rel);
+    Ok(set.into_iter().collect())
+}
+
+/// Splits dependents into production files and test files (tests exercising the file
+/// are its verification, not its blast radius).
+fn split_tests(files: Vec<String>, test_files: &BTreeSet<&str>) -> (Vec<String>, Vec<String>) {
+    files
+        .into_iter()
+        .partition(|f| !(test_files.contains(f.as_str()) || tsa_lang::is_test_path(f)))
+}
+
+fn factor(name: &str, detail: String, severity: &str, points: u32) -> (Value, u32) {
+    (
+        json!({"factor": name, "detail": detail, "severity": severity, "points": points}),
+        points,
+    )
+}
+
+fn numbered(items: Vec<String>) -> Vec<Value> {
+    items
+        .into_iter()
+        .enumerate()
+        .map(|(i, s)| json!(format!("{}. {s}", i + 1)))
+        .collect()
+}
+
+impl Action for Safe {
+    type Args = Args;
+    const FACADE: &'static str = "edit";
+    const NAME: &'static str = "safe";
+    const SUMMARY: &'static str = "pre-edit safety gate: downstream files, health, nearby tests, risk factors, verification command";
+
+    fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
+        let root = ctx.root()?;
+        if args.file_path.trim().is_empty() {
+            return Err(ToolError::Validation("file_path must not be empty".into()));
+        }
+        let rel = source_file(root, &args.file_path)?;
+        let edit_type = args.edit_type;
+        let text = crate::security::read_text_in_root(root, &rel)?;
+        let lang = Language::from_path(&rel);
+        let sc = scoring(ctx, DepsMode::Fast)?;
+        let facts = crate::health::facts_of(&rel, &text, &sc.scorer.config);
+        if facts.syntax_error {
+            let summary = format!("{rel} signal=syntax_error verdict=UNSAFE");
+            let cmd = test_command(root, &rel, &[]);
+            return Ok(with_warnings(
+                Success::new(Verdict::Unsafe, summary)
+                    .with("file_path", rel.clone())
+                    .with("edit_type", edit_type.as_str())
+                    .with("language", json!(lang.map(|l| l.name())))
+                    .with("risk_level", "dangerous")
+                    .with("risk", "dangerous")
+                    .with("signal", "syntax_error")
+                    .with("downstream_dependents", json!([]))
+                    .with("dependencies", json!([]))
+                    .with("test_files", json!([]))
+                    .with("has_tests", false)
+                    .with(
+                        "pre_edit_checklist",
+                        numbered(vec![
+                            "Fix the syntax error first: the file does not parse, so its dependents and risk cannot be analysed".into(),
+                            format!("Re-run edit action=safe on {rel} once it parses"),
+                        ]),
+                    )
+                    .with(
+                        "recommendation",
+                        format!("UNSAFE to edit: {rel} has a syntax error; fix it before any other change."),
+                    )
+                    .with_agent("risk", "dangerous")
+                    .with_agent("verification_command", cmd)
+                    .with_agent("stop_condition", "the file parses without errors")
+                    .with_next_step(format!("Fix the syntax error in {rel}, then run edit action=safe again.")),
+                &sc.warnings,
+            ));
+        }
+        let score = sc.scorer.score(&rel)?;
+        let files = sc.index.files()?;
+        let indexed = files.iter().any(|f| f == &rel);
+        let test_set: BTreeSet<&str> = sc
+            .scorer
+            .indexed_files()
+            .into_iter()
+            .filter(|f| f.is_test)
+            .map(|f| f.path.as_str())
+            .collect();
+        let (down, test_dependents) = split_tests(downstream(&sc.index, &rel)?, &test_set);
+        let deps: BTreeSet<String> = sc
+            .index
+            .imports_of_file(&rel)?
+            .into_iter()
+            .filter_map(|r| r.target_file)
+            .filter(|f| f != &rel)
+            .collect();
+        let tests = nearby_tests(root, &rel, &files);
+        let cmd = test_command(root, &rel, &tests);
+        let n = down.len();
+        let grade = score.grade;
+
+        let mut factors: Vec<(Value, u32)> = Vec::new();
+        if n > 20 {
+            factors.push(factor(
+                "high_downstream",
+                format!("{n} files depend on this file"),
+                "dangerous",
+                3,
+            ));
+        } else if n >= 6 {
+            factors.push(factor(
+                "moderate_downstream",
+                format!("{n} files depend on this file"),
+                "caution",
+                2,
+            ));
+        } else if n >= 1 {
+            factors.push(factor(
+                "low_downstream",
+                format!("{n} file(s) depend on this file"),
+                "info",
+                1,
+            ));
+        }
+        match grade {
+            'D' | 'F' => factors.push(factor(
+                "poor_health",
+                format!("health grade {grade}"),
+                "caution",
+                2,
+            )),
+            'C' => factors.push(factor(
+                "fair_health",
+                format!("health grade {grade}"),
+                "info",
+                1,
+            )),
+            _ => {}
+        }
+        if tests.is_empty() {
+            factors.push(factor(
+                "no_tests",
+                "no nearby test files found".into(),
+                "caution",
+                2,
+            ));
+        } else {
+            factors.push(factor(
+                "has_tests",
+                format!("{} nearby test file(s)", tests.len()),
+                "good",
+                0,
+            ));
+        }
+        if rel.ends_with("__init__.py") {
+            factors.push(factor(
+                "init_file",
+                "package __init__.py: re-exports reach every importer of the package".into(),
+                "caution",
+                2,
+            ));
+        }
+        match edit_type {
+            EditType::Rename => factors.push(factor(
+                "rename_risk",
+                "renames break every reference".into(),
+                "caution",
+                2,
+            )),
+            EditType::Delete => factors.push(factor(
+                "delete_risk",
+                "deletions break every reference".into(),
+                "caution",
+                2,
+            )),
+            EditType::SignatureChange => factors.push(factor(
+                "signature_change_risk",
+                "signature changes break callers".into(),
+                "caution",
+                2,
+            )),
+            EditType::BehaviorChange => factors.push(factor(
+                "behavior_change_risk",
+                "callers may rely on current behaviour".into(),
+                "caution",
+                1,
+            )),
+            EditType::Refactor if n > 5 => factors.push(factor(
+                "refactor_risk",
+                format!("refactor with {n} dependents"),
+                "caution",
+                1,
+            )),
+            _ => {}
+        }
+        let import_count = score.imports.non_stdlib.max(deps.len() as u32);
+        if import_count > 10 {
+            factors.push(factor(
+                "high_dependencies",
+                format!("imports {import_count} modules"),
+                "info",
+                1,
+            ));
+        }
+        let points: u32 = factors.iter().map(|f| f.1).sum();
+        let risk_level = if points >= 6 {
+            "dangerous"
+        } else if points >= 3 {
+            "caution"
+        } else {
+            "safe"
+        };
+        let mut verdict = match risk_level {
+            "dangerous" => Verdict::Unsafe,
+            "caution" => Verdict::Caution,
+            _ => Verdict::Safe,
+        };
+        let mut warnings = sc.warnings.clone();
+        // SAFE means an empty blast radius.
+        if verdict == Verdict::Safe && (n > 0 || !indexed) {
+            verdict = Verdict::Caution;
+            if !indexed {
+                warnings.push(format!(
+                    "{rel} is not in the index: its dependents are unknown"
+                ));
+            }
+        }
+        // Who calls the file's definitions: unresolved same-name sites, an unknown
+        // graph and public API keep SAFE away (public API with a breaking edit: REVIEW).
+        let file_defs: Vec<tsa_index::SymbolRow> = sc
+            .index
+            .symbols_in_file(&rel)?
+            .into_iter()
+            .filter(|d| !matches!(d.kind.as_str(), "module" | "impl" | "variable"))
+            .collect();
+        let trust = Assessor::new(&sc.index, root).assess(&file_defs, 0)?;
+        let floor = Verdict::from_impact(trust.file_floor(Change::of_edit(edit_type.as_str())));
+        let mut basis = vec![SAFE_VERDICT_RULE.to_owned()];
+        basis.extend(trust.basis());
+        if floor > verdict {
+            basis.push(format!(
+                "verdict raised from {} to {} by the trust floor ({})",
+                verdict.as_str(),
+                floor.as_str(),
+                edit_type.as_str()
+            ));
+            verdict = floor;
+        }
+        if trust.open.total > 0 {
+            factors.push(factor(
+                "unresolved_call_sites",
+                format!(
+                    "{} call site(s) named like a definition of this file are unresolved: its callers are a lower bound",
+                    trust.open.total
+                ),
+                "caution",
+                0,
+            ));
+        }
+        if trust.completeness == Completeness::Unknown {
+            factors.push(factor(
+                "call_graph_unknown",
+                "no call graph for a language that can call it, or the index is stale".into(),
+                "caution",
+                0,
+            ));
+        }
+        if !trust.public_api.is_empty() {
+            factors.push(factor(
+                "public_api",
+                format!(
+                    "{} definition(s) are public API ({}): callers outside the project cannot be counted",
+                    trust.public_api.len(),
+                    trust.public_api[0].reason
+                ),
+                "caution",
+                0,
+            ));
+        }
+        let (constraint, violations) = constraint_verdict_for(root, &sc.index, &rel)?;
+        if let Some(v) = constraint
+            && v > verdict
+        {
+            verdict = v;
+        }
+        for v in &violations {
+            factors.push(factor(
+                "constraint_violation",
+                format!(
+                    "rule {}: {} -> {} ({})",
+                    v["rule_id"].as_str().unwrap_or(""),
+                    v["caller_file"].as_str().unwrap_or(""),
+                    v["callee_file"].as_str().unwrap_or(""),
+                    v["severity"].as_str().unwrap_or("")
+                ),
+                if v["severity"] == "error" {
+                    "dangerous"
+                } else {
+                    "caution"
+                },
+                0,
+            ));
+        }
+        let strategy = match verdict {
+            Verdict::Safe => "direct_focused_edit",
+            Verdict::Caution => "incremental_edit_with_tests",
+            _ => "staged_edit_with_review",
+        };
+        let mut guardrails = vec!["preserve public API signatures".to_owned()];
+        if n > 0 {
+            guardrails.push(format!(
+                "keep the {n} downstream file(s) working; re-check them after the edit"
+            ));
+        }
+        if tests.is_empty() {
+            guardrails.push("add a test that covers the changed behaviour".into());
+        }
+        let recommendation = match verdict {
+            Verdict::Safe => format!(
+                "SAFE to edit (health {grade}, {n} downstream). Standard test pass after the edit is sufficient."
+            ),
+            Verdict::Caution => format!(
+                "CAUTION: {n} downstream file(s), health {grade}, risk {risk_level}; edit incrementally and run the tests after each change."
+            ),
+            Verdict::Review => format!(
+                "REVIEW before a {}: the file defines public API ({}) whose callers outside the project cannot be counted; keep it compatible (deprecate, then migrate) or treat the change as breaking.",
+                edit_type.as_str(),
+                trust.public_api.first().map_or("", |p| p.reason.as_str())
+            ),
+            _ => format!(
+                "UNSAFE to edit: risk {risk_level} ({points} points, {n} downstream, health {grade}); split the change into small atomic edits and verify each."
+            ),
+        };
+        let mut checklist = vec![match risk_level {
+            "dangerous" => {
+                "HIGH RISK - consider breaking changes into smaller, atomic edits".to_owned()
+            }
+            "caution" => "MODERATE RISK - proceed with caution, test after each change".to_owned(),
+            _ => "LOW RISK - file is relatively safe to edit".to_owned(),
+        }];
+        if tests.is_empty() {
+            checklist.push("No tests found nearby - write tests BEFORE editing (TDD)".into());
+            checklist.push(format!("Run default test command after editing: {cmd}"));
+        } else {
+            checklist.push(format!("Run existing tests FIRST: {cmd}"));
+            checklist.push(format!("Run same verification AFTER editing: {cmd}"));
+        }
+        if n > 0 {
+            checklist.push(format!(
+                "Check the {n} downstream file(s) for breakage (listed in downstream_files)"
+            ));
+        }
+        if edit_type == EditType::Rename {
+            checklist.push(
+                "Update every reference to the renamed names (edit action=guard lists them)".into(),
+            );
+        }
+        if edit_type == EditType::Refactor {
+            checklist
+                .push("Keep behaviour identical: refactor in steps, tests green after each".into());
+        }
+        if matches!(grade, 'D' | 'F') {
+            checklist.push(format!("Health grade {grade}: avoid growing the file; prefer extracting (edit action=refactor)"));
+        }
+        let tests_flag = if tests.is_empty() { "no" } else { "yes" };
+        let summary = format!(
+            "{rel} risk={risk_level} verdict={} health={grade} tests={tests_flag}",
+            verdict.as_str()
+        );
+        let next = if tests.is_empty() {
+            format!("Write a test for the behaviour you will change, then run: {cmd}")
+        } else {
+            format!("Run pre-edit verification first: {cmd}")
+        };
+        let health_cmd = format!("tsa health file --file-path {rel}");
+        let factor_rows: Vec<Value> = factors.into_iter().map(|f| f.0).collect();
+        let ok = Success::new(verdict, summary.clone())
+            .with("verdict_basis", json!(basis))
+            .with("file_path", rel.clone())
+            .with("edit_type", edit_type.as_str())
+            .with("risk_level", risk_level)
+            .with("risk_score", points)
+            .with("recommendation", recommendation)
+            .with("risk_factors", factor_rows)
+            .with("health_grade", grade.to_string())
+            .with("health_score", score.total_score)
+            .with("health_signal", score.signal)
+            .with("test_files_nearby", json!(tests))
+            .with("test_dependents", json!(test_dependents))
+            .with("has_tests", !tests.is_empty())
+            .with("pre_edit_checklist", numbered(checklist))
+            .with("constraints_checked", true)
+            .with("constraint_violations", json!(violations))
+            .with(
+                "agent_workflow",
+                json!({
+                    "before_edit_commands": [cmd],
+                    "after_edit_commands": [cmd, health_cmd],
+                    "queue_boundary_commands": [format!("tsa edit safe --file-path {rel}")],
+                    "edit_strategy": strategy,
+                    "guardrails": guardrails,
+                }),
+            )
+            .with("language", json!(lang.map(|l| l.name())))
+            .with_list(
+                ListSpelling {
+                    list_key: "downstream_files",
+                    total_key: "downstream_count",
+                    listed_key: "downstream_listed",
+                    cap_key: "downstream_cap",
+                    noun: "downstream files",
+                    remedy: "use health action=imports mode=dependents for the full list".into(),
+                },
+                Capped::collect(down.iter().map(|f| json!(f)), fixed_cap(20)),
+            )
+            .with_list(
+                ListSpelling {
+                    list_key: "dependencies",
+                    total_key: "dependency_count",
+                    listed_key: "dependencies_listed",
+                    cap_key: "dependencies_cap",
+                    noun: "dependencies",
+                    remedy: "use health action=imports mode=deps for the full list".into(),
+                },
+                Capped::collect(deps.iter().map(|f| json!(f)), fixed_cap(10)),
+            )
+            .with_agent("risk", risk_level)
+            .with_agent("edit_strategy", strategy)
+            .with_agent("verification_command", cmd.clone())
+            .with_agent("preflight_command", cmd.clone())
+            .with_agent("guardrails", json!(guardrails))
+            .with_agent(
+                "stop_condition",
+                "stop if the verification command fails before the edit, or a downstream file breaks after it",
+            )
+            .with_next_step(next);
+        Ok(with_warnings(trust.annotate(ok), &warnings))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn files(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| (*s).to_owned()).collect()
+    }
+
+    #[test]
+    fn nearby_tests_follow_each_language_convention() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let all = files(&[
+            "pkg/fmt.py",
+            "tests/unit/test_fmt.py",
+            "tests/test_other.py",
+            "store/db.go",
+            "store/db_test.go",
+            "other/db_test.go",
+            "web/app.ts",
+            "web/app.test.ts",
+            "src/Main.java",
+            "test/MainTest.java",
+            "src/lib.rs",
+            "tests/lib.rs",
+        ]);
+        assert_eq!(
+            nearby_tests(root, "pkg/fmt.py", &all),
+            ["tests/unit/test_fmt.py"]
+        );
+        assert_eq!(
+            nearby_tests(root, "store/db.go", &all),
+            ["store/db_test.go"]
+        );
+        assert_eq!(nearby_tests(root, "web/app.ts", &all), ["web/app.test.ts"]);
+        assert_eq!(
+            nearby_tests(root, "src/Main.java", &all),
+            ["test/MainTest.java"]
+        );
+        assert_eq!(nearby_tests(root, "src/lib.rs", &all), ["tests/lib.rs"]);
+        std::fs::create_dir_all(root.join("src")).unwrap();
+        std::fs::write(
+            root.join("src/util.rs"),
+            "fn a() {}\n#[cfg(test)]\nmod tests {}\n",
+        )
+        .unwrap();
+        assert_eq!(nearby_tests(root, "src/util.rs", &all), ["src/util.rs"]);
+    }
+
+    #[test]
+    fn test_commands_use_the_project_runner() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        assert_eq!(
+            test_command(root, "a.py", &files(&["tests/test_a.py"])),
+            "pytest tests/test_a.py -q"
+        );
+        std::fs::write(root.join("uv.lock"), "").unwrap();
+        assert_eq!(test_command(root, "a.py", &[]), "uv run pytest -q");
+        assert_eq!(
+            test_command(root, "store/db.go", &files(&["store/db_test.go"])),
+            "go test ./store/..."
+        );
+        assert_eq!(
+            test_command(root, "web/app.ts", &files(&["web/app.test.ts"])),
+            "npx jest web/app.test.ts"
+        );
+        std::fs::write(
+            root.join("package.json"),
+            r#"{"devDependencies": {"vitest": "1"}}"#,
+        )
+        .unwrap();
+        assert_eq!(test_command(root, "web/app.ts", &[]), "npx vitest run");
+        std::fs::create_dir_all(root.join("crates/x/src")).unwrap();
+        std::fs::write(
+            root.join("crates/x/Cargo.toml"),
+            "[package]\nname = \"xcrate\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            test_command(
+                root,
+                "crates/x/src/util.rs",
+                &files(&["crates/x/src/util.rs", "crates/x/tests/util.rs"])
+            ),
+            "cargo test -p xcrate --lib util:: && cargo test -p xcrate --test util"
+        );
+        std::fs::write(root.join("pom.xml"), "").unwrap();
+        assert_eq!(
+            test_command(root, "src/Main.java", &files(&["test/MainTest.java"])),
+            "mvn test -Dtest=MainTest"
+        );
+    }
+}

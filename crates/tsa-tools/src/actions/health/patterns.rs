@@ -1,0 +1,162 @@
+//! `health patterns`: smells (the health smell rules), security and anti-pattern
+//! findings (line rules in `health/patterns.yml`) for one file, each with its line
+//! and a fix, filtered by category and minimum severity.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
+use tsa_lang::Language;
+
+use crate::action::Action;
+use crate::actions::common::cap;
+use crate::actions::health::common::check_language;
+use crate::health::patterns::{rules, scan, severity_rank};
+use crate::health::{HealthConfig, facts_of};
+use crate::source::source_file;
+use crate::{Context, ToolError};
+
+#[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Category {
+    Smells,
+    Security,
+    AntiPatterns,
+    All,
+}
+
+#[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    #[default]
+    Info,
+    Warning,
+    Critical,
+}
+
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// The file to check.
+    pub file_path: String,
+    /// Categories to report (default ["all"]).
+    #[serde(default)]
+    pub categories: Option<Vec<Category>>,
+    /// Lowest severity reported (default info).
+    #[serde(default)]
+    pub severity_threshold: Severity,
+    /// Language name; must agree with the file.
+    #[serde(default)]
+    pub language: Option<String>,
+    /// Most findings listed (default 100); counts stay exact.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub limit: Option<i64>,
+}
+
+pub struct Patterns;
+
+impl Action for Patterns {
+    type Args = Args;
+    const FACADE: &'static str = "health";
+    const NAME: &'static str = "patterns";
+    const SUMMARY: &'static str =
+        "smells, security and anti-pattern findings of one file, each with line and fix";
+
+    fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
+        let root = ctx.root()?;
+        let rel = source_file(root, &args.file_path)?;
+        check_language(args.language.as_deref(), &rel)?;
+        let limit = cap("limit", args.limit, 100)?;
+        let cats = args.categories.unwrap_or_else(|| vec![Category::All]);
+        if cats.is_empty() {
+            return Err(ToolError::Validation(
+                "categories must name at least one of smells, security, anti_patterns, all".into(),
+            ));
+        }
+        let want = |c: Category| cats.contains(&Category::All) || cats.contains(&c);
+        let min = match args.severity_threshold {
+            Severity::Info => 0,
+            Severity::Warning => 1,
+            Severity::Critical => 2,
+        };
+        let text = crate::security::read_text_in_root(root, &rel)?;
+        let lang = Language::from_path(&rel).map_or("", |l| l.name());
+        let mut rows: Vec<(u8, u32, Value)> = Vec::new();
+        if want(Category::Smells) {
+            let cfg = HealthConfig::load(root)?;
+            for s in facts_of(&rel, &text, &cfg).smells {
+                let rank = severity_rank(&s.severity);
+                if rank >= min {
+                    rows.push((
+                        rank,
+                        s.line,
+                        json!({"category": "smells", "rule": s.kind, "severity": s.severity, "line": s.line,
+                               "message": s.message, "fix": s.fix}),
+                    ));
+                }
+            }
+        }
+        for f in scan(lang, &text, rules()) {
+            let c = if f.rule.category == "security" {
+                Category::Security
+            } else {
+                Category::AntiPatterns
+            };
+            let rank = severity_rank(&f.rule.severity);
+            if want(c) && rank >= min {
+                rows.push((
+                    rank,
+                    f.line,
+                    json!({"category": f.rule.category, "rule": f.rule.id, "severity": f.rule.severity,
+                           "line": f.line, "message": f.rule.message, "fix": f.rule.fix, "snippet": f.snippet}),
+                ));
+            }
+        }
+        rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        let count = |sev: u8| rows.iter().filter(|r| r.0 == sev).count();
+        let (critical, warning, info) = (count(2), count(1), count(0));
+        let by_category = |c: &str| rows.iter().filter(|r| r.2["category"] == c).count();
+        let verdict = if critical > 0 {
+            Verdict::Review
+        } else if warning > 0 {
+            Verdict::Caution
+        } else if info > 0 {
+            Verdict::Info
+        } else {
+            Verdict::Safe
+        };
+        let summary = format!(
+            "{rel} findings={} critical={critical} warning={warning} info={info}",
+            rows.len()
+        );
+        Ok(Success::new(verdict, summary)
+            .with("file_path", rel.clone())
+            .with("language", lang)
+            .with(
+                "severity_counts",
+                json!({"critical": critical, "warning": warning, "info": info}),
+            )
+            .with(
+                "category_counts",
+                json!({"smells": by_category("smells"), "security": by_category("security"),
+                       "anti_patterns": by_category("anti_patterns")}),
+            )
+            .with_list(
+                ListSpelling {
+                    list_key: "findings",
+                    total_key: "finding_count",
+                    listed_key: "findings_listed",
+                    cap_key: "findings_cap",
+                    noun: "findings",
+                    remedy: "raise limit or severity_threshold".into(),
+                },
+                Capped::collect(rows.into_iter().map(|r| r.2), limit),
+            )
+            .with_next_step(if critical > 0 {
+                "Fix the critical findings first (each carries its line and fix)."
+            } else {
+                "Apply the listed fixes where you edit; re-run to confirm."
+            }))
+    }
+}

@@ -1,0 +1,480 @@
+//! `nav callers`: who calls a function, from call edges bound to its definition.
+
+use std::collections::HashMap;
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
+use tsa_index::CallRow;
+
+use crate::action::Action;
+use crate::actions::common::{
+    Targets, callee_full, cap, definitions_json, find_targets, open_index,
+};
+use crate::actions::graph::{Dir, IndexGraph, bfs, depth_param, load_symbols};
+use crate::source::{Bodies, BodyBudget};
+use crate::trust::{Assessor, Completeness, Trust};
+use crate::{Context, ToolError};
+
+/// Arguments of `nav callers`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// Function or method name; `ClassName.method` (or `Type::method`) narrows to one type.
+    pub function_name: String,
+    /// Project-relative file that defines the function, to pick one of several definitions.
+    #[serde(default)]
+    pub file_path: Option<String>,
+    /// Most callers to list (>= 1, default 50; with scope=graph, most nodes and edges, default 100). The exact total is always reported.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub limit: Option<i64>,
+    /// `point` (direct callers, default) or `graph` (callers of callers, level by level, to `depth`).
+    #[serde(default)]
+    pub scope: Option<Scope>,
+    /// Levels to walk with scope=graph (default 5, at most 20).
+    #[serde(default)]
+    #[schemars(range(min = 1, max = 20))]
+    pub depth: Option<i64>,
+}
+
+/// The traversal scope.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Scope {
+    /// Direct callers.
+    Point,
+    /// A walk over resolved edges, `depth` levels.
+    Graph,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Point => "point",
+            Scope::Graph => "graph",
+        }
+    }
+}
+
+pub struct Callers;
+
+/// How `nav callers` (and the caller graph and tree) choose their verdict.
+pub(crate) const CALLERS_VERDICT_RULE: &str = "NOT_FOUND only when no caller is bound, completeness is complete and it is not public API; WARN when no caller is bound and completeness is lower_bound or unknown (the empty list must not be read as 'no callers'); INFO otherwise (an incomplete graph travels in completeness and warnings)";
+
+/// The verdict of a caller answer with `total` callers found (see
+/// [`CALLERS_VERDICT_RULE`]).
+pub(crate) fn callers_verdict(total: usize, trust: &Trust) -> Verdict {
+    if total > 0 {
+        Verdict::Info
+    } else if trust.settled() {
+        Verdict::NotFound
+    } else if trust.completeness == Completeness::Complete {
+        Verdict::Info
+    } else {
+        Verdict::Warn
+    }
+}
+
+pub(crate) const BODY_NOTE: &str = "Each caller/callee's source body is inlined under 'body' — answer directly, no Read needed. Coordinate-only entries beyond the top-N can be Read on demand.";
+
+impl Action for Callers {
+    type Args = Args;
+    const FACADE: &'static str = "nav";
+    const NAME: &'static str = "callers";
+    const SUMMARY: &'static str =
+        "who calls a function (exact count, capped list, bodies inlined, resolution per edge)";
+    const ALIASES: &'static [(&'static str, &'static str)] = &[("symbol", "function_name")];
+
+    fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
+        if matches!(args.scope, Some(Scope::Graph)) {
+            return run_graph(
+                ctx,
+                &args.function_name,
+                args.file_path.as_deref(),
+                args.depth,
+                args.limit,
+                Dir::Up,
+            );
+        }
+        if args.depth.is_some() {
+            return Err(ToolError::Validation(
+                "parameter 'depth' applies to scope=graph only".into(),
+            ));
+        }
+        let limit = cap("limit", args.limit, 50)?;
+        let opened = open_index(ctx)?;
+        let index = &opened.index;
+        let defs = match find_targets(
+            ctx,
+            index,
+            "callers",
+            &args.function_name,
+            args.file_path.as_deref(),
+        )? {
+            Targets::Found(d) => d,
+            Targets::Missing(s) => return Ok(s),
+        };
+        let root = ctx.root()?;
+        let trust = Assessor::new(index, root).assess(&defs, limit.get())?;
+        let rows = trust.callers.clone();
+        // One row per calling definition, and one per file for module-level code
+        // (it runs at import or load time, so it is a caller too); call lines are
+        // kept together.
+        let mut slot: HashMap<Result<i64, String>, usize> = HashMap::new();
+        let mut module_sites = 0usize;
+        let mut attributed: Vec<(CallRow, Vec<u32>)> = Vec::new();
+        for r in rows {
+            let key = match &r.caller {
+                Some(caller) => Ok(caller.id),
+                None => {
+                    module_sites += 1;
+                    Err(r.file.clone())
+                }
+            };
+            match slot.get(&key) {
+                Some(&i) => attributed[i].1.push(r.line),
+                None => {
+                    slot.insert(key, attributed.len());
+                    let line = r.line;
+                    attributed.push((r, vec![line]));
+                }
+            }
+        }
+        let call_sites: usize = attributed.iter().map(|(_, l)| l.len()).sum();
+        let module_callers = attributed
+            .iter()
+            .filter(|(r, _)| r.caller.is_none())
+            .count();
+        // Production callers first, then tests; each group by file and line.
+        attributed.sort_by(|(a, al), (b, bl)| {
+            let key = |r: &CallRow| {
+                r.caller
+                    .as_ref()
+                    .map_or_else(|| tsa_lang::is_test_path(&r.file), |c| c.is_test)
+            };
+            key(a)
+                .cmp(&key(b))
+                .then_with(|| a.file.cmp(&b.file))
+                .then(al[0].cmp(&bl[0]))
+        });
+        // Call sites of the same name in the definitions' language families that no
+        // resolution bound or ruled out (a call never crosses families, so only
+        // these could be further callers).
+        let name = defs[0].name.clone();
+        let unresolved = trust.open.total;
+        let unresolved_rows = &trust.open_rows;
+        let unresolved_list = Capped::counted(
+            unresolved_rows
+                .iter()
+                .map(|r| {
+                    json!({
+                        "file": r.file,
+                        "line": r.line,
+                        "caller": r.caller.as_ref().map(|c| c.qualname.clone()),
+                        "call": callee_full(r),
+                        "language": r.language,
+                    })
+                })
+                .collect(),
+            unresolved as usize,
+            limit,
+        );
+        let total = attributed.len();
+        let capped = Capped::collect(attributed, limit);
+        let mut bodies = Bodies::new(
+            root,
+            BodyBudget {
+                rows: 12,
+                lines_each: 40,
+                lines_total: 320,
+            },
+        );
+        let listed = capped.map(|(r, lines)| {
+            // A calling definition, or the module-level code of one file (its
+            // qualified name `file:<module>`, the call line as its body).
+            let module = format!("{}:<module>", r.file);
+            let (name, qualname, kind, span) = match r.caller.as_ref() {
+                Some(c) => (c.name.as_str(), c.qualname.as_str(), c.kind.as_str(), (c.file.as_str(), c.line, c.end_line)),
+                None => ("<module>", module.as_str(), "module", (r.file.as_str(), r.line, r.line)),
+            };
+            let mut row = json!({
+                "name": name,
+                "qualified_name": qualname,
+                "kind": kind,
+                "file": r.file,
+                "line": r.line,
+                "language": r.language,
+                "callee_resolution": r.resolution.as_str(),
+                "callee_resolved_file": r.target.as_ref().map(|t| t.file.clone()).unwrap_or_default(),
+                "confidence": r.confidence,
+            });
+            if lines.len() > 1 {
+                row["call_lines"] = json!(lines);
+            }
+            if let Some(b) = bodies.body(qualname, span.0, span.1, span.2) {
+                row["body"] = b;
+            }
+            row
+        });
+        let ambiguous = defs.len() > 1;
+        let verdict = callers_verdict(total, &trust);
+        let follow_up = if total == 0 {
+            if unresolved > 0 {
+                format!(
+                    "0 resolved callers, {unresolved} unresolved call site(s) named '{name}': the true count may be higher. Inspect unresolved_sites (nav action=callees on a listed caller shows what it calls)."
+                )
+            } else if trust.completeness == Completeness::Unknown {
+                format!(
+                    "No call site is bound to '{}', but the call graph cannot say so: {}",
+                    args.function_name,
+                    trust.basis().join("; ")
+                )
+            } else if !trust.public_api.is_empty() {
+                format!(
+                    "No caller inside the project; it is public API ({}), so callers outside it may exist: keep its signature and behaviour compatible.",
+                    trust.public_api[0].reason
+                )
+            } else {
+                format!(
+                    "No call site is bound to '{}' and none of that name is unresolved. It may be an entry point or unused.",
+                    args.function_name
+                )
+            }
+        } else if ambiguous {
+            format!(
+                "{} definitions share this name; re-run with file_path or ClassName.method to narrow. {}",
+                defs.len(),
+                if bodies.any() { BODY_NOTE } else { "" }
+            )
+        } else if bodies.any() {
+            BODY_NOTE.to_owned()
+        } else {
+            "Review callers above, then nav action=callees on one of them to go deeper.".to_owned()
+        };
+        let summary = if unresolved > 0 {
+            format!(
+                "callers: '{}' has {total} resolved caller(s), {unresolved} unresolved call site(s) named '{name}'",
+                args.function_name
+            )
+        } else {
+            format!("callers: '{}' has {total} caller(s)", args.function_name)
+        };
+        let mut basis = vec![CALLERS_VERDICT_RULE.to_owned()];
+        basis.extend(trust.basis());
+        let mut s = Success::new(verdict, summary)
+            .with("data_source", "sql")
+            .with("scope", args.scope.map_or("point", Scope::as_str))
+            .with("function", args.function_name.as_str())
+            .with("definitions", definitions_json(&defs))
+            .with_list(
+                ListSpelling {
+                    list_key: "callers",
+                    total_key: "caller_count",
+                    listed_key: "callers_listed",
+                    cap_key: "listed_cap",
+                    noun: "callers",
+                    remedy: "raise limit, or qualify with ClassName.method to narrow (dynamic-dispatch names like 'execute' have huge fan-in)".into(),
+                },
+                listed,
+            )
+            .with("call_site_count", call_sites)
+            // The reference's name for module-level call sites (it leaves them out
+            // of the list); here they are listed as `<module>` rows, one per file.
+            .with("unattributed_call_sites", module_sites)
+            .with("module_callers", module_callers)
+            .with_list(
+                ListSpelling {
+                    list_key: "unresolved_sites",
+                    total_key: "unresolved_call_sites",
+                    listed_key: "unresolved_sites_listed",
+                    cap_key: "unresolved_sites_cap",
+                    noun: "unresolved call sites",
+                    remedy: "raise limit; each is a call of the same name whose target could not be determined".into(),
+                },
+                unresolved_list,
+            )
+            .with("verdict_basis", json!(basis))
+            .with_next_step(follow_up)
+            .with_agent("total_callers", total);
+        if ambiguous {
+            s = s
+                .with("ambiguous", true)
+                .with("candidate_count", defs.len());
+        }
+        s = trust.annotate(s);
+        if let Some(w) = opened.built_now {
+            s = s.with_warning(w);
+        }
+        Ok(bodies.warn(s))
+    }
+}
+
+/// `scope=graph`: a level-by-level walk over resolved edges from every definition of
+/// the name, to `depth` levels; nodes and edges listed with exact totals.
+pub(crate) fn run_graph(
+    ctx: &Context,
+    function_name: &str,
+    file_path: Option<&str>,
+    depth: Option<i64>,
+    limit: Option<i64>,
+    dir: Dir,
+) -> Result<Success, ToolError> {
+    let (depth, clamped) = depth_param("depth", depth, 5, 20)?;
+    let limit = cap("limit", limit, 100)?;
+    let (label, noun) = match dir {
+        Dir::Up => ("callers", "callers"),
+        Dir::Down => ("callees", "callees"),
+    };
+    let opened = open_index(ctx)?;
+    let index = &opened.index;
+    let defs = match find_targets(ctx, index, label, function_name, file_path)? {
+        Targets::Found(d) => d,
+        Targets::Missing(s) => return Ok(s.with("scope", "graph")),
+    };
+    let seeds: Vec<i64> = defs.iter().map(|d| d.id).collect();
+    // Who calls the seeds rests on the call graph's completeness there (the levels
+    // above are walked over what it bound).
+    let trust = match dir {
+        Dir::Up => Some(Assessor::new(index, ctx.root()?).assess(&defs, 0)?),
+        Dir::Down => None,
+    };
+    let mut g = IndexGraph::new(index);
+    let walk = bfs(&mut g, &seeds, dir, depth)?;
+    let mut syms = HashMap::new();
+    load_symbols(index, &mut syms, walk.nodes.iter().map(|(id, _)| *id))?;
+    let qual = |id: i64| -> (String, String) {
+        syms.get(&id)
+            .map(|s| (s.qualname.clone(), s.file.clone()))
+            .unwrap_or_default()
+    };
+    // The edge that first reached each node.
+    let mut via: HashMap<i64, usize> = HashMap::new();
+    for (i, e) in walk.edges.iter().enumerate() {
+        via.entry(e.to).or_insert(i);
+    }
+    let mut levels: Vec<usize> = vec![0; depth as usize + 1];
+    for (_, d) in &walk.nodes {
+        levels[*d as usize] += 1;
+    }
+    let levels: Vec<Value> = levels
+        .iter()
+        .enumerate()
+        .skip(1)
+        .filter(|(_, n)| **n > 0)
+        .map(|(d, n)| json!({"depth": d, "nodes": n}))
+        .collect();
+    let nodes: Vec<Value> = walk
+        .nodes
+        .iter()
+        .filter(|(_, d)| *d > 0)
+        .map(|(id, d)| {
+            let mut v = syms
+                .get(id)
+                .map(crate::actions::graph::node_json)
+                .unwrap_or(Value::Null);
+            v["depth"] = json!(d);
+            if let Some(e) = via.get(id).map(|i| &walk.edges[*i]) {
+                v["via"] = json!(qual(e.from).0);
+                v["resolution"] = json!(e.hop.resolution.as_str());
+                v["confidence"] = json!(e.hop.confidence);
+            }
+            v
+        })
+        .collect();
+    let edges: Vec<Value> = walk
+        .edges
+        .iter()
+        .map(|e| {
+            // Edges always read caller -> callee.
+            let (caller, callee) = match dir {
+                Dir::Up => (e.to, e.from),
+                Dir::Down => (e.from, e.to),
+            };
+            let (cq, cf) = qual(caller);
+            let (tq, tf) = qual(callee);
+            json!({
+                "caller": cq, "caller_file": cf, "callee": tq, "callee_file": tf,
+                "line": e.hop.line, "depth": e.depth,
+                "resolution": e.hop.resolution.as_str(), "confidence": e.hop.confidence,
+            })
+        })
+        .collect();
+    let total = nodes.len();
+    let verdict = match &trust {
+        Some(t) => callers_verdict(total, t),
+        None if total > 0 => Verdict::Info,
+        None => Verdict::NotFound,
+    };
+    let step = if total == 0 && trust.as_ref().is_some_and(|t| t.open.total > 0) {
+        format!(
+            "'{function_name}' has no resolved callers, but {} call site(s) of its name are unresolved: nav action=callers scope=point lists them",
+            trust.as_ref().map_or(0, |t| t.open.total)
+        )
+    } else if total == 0 {
+        format!(
+            "'{function_name}' has no resolved {noun}; nav action={label} scope=point shows unresolved call-site counts"
+        )
+    } else {
+        format!(
+            "Use nav action={}_tree for the nested view, or nav action=call_path between two of these functions.",
+            if dir == Dir::Up { "caller" } else { "callee" }
+        )
+    };
+    let mut s = Success::new(
+        verdict,
+        format!(
+            "{label} graph: '{function_name}' reaches {total} function(s) within depth {depth}"
+        ),
+    )
+    .with("data_source", "sql")
+    .with("scope", "graph")
+    .with("mode", label)
+    .with("function", function_name)
+    .with("depth", depth)
+    .with("max_depth_reached", walk.max_depth_reached)
+    .with("definitions", definitions_json(&defs))
+    .with("levels", Value::Array(levels))
+    .with_list(
+        ListSpelling {
+            list_key: "nodes",
+            total_key: "node_total",
+            listed_key: "nodes_listed",
+            cap_key: "listed_cap",
+            noun: "nodes",
+            remedy: "raise limit or lower depth".into(),
+        },
+        Capped::collect(nodes, limit),
+    )
+    .with_list(
+        ListSpelling {
+            list_key: "edges",
+            total_key: "edge_total",
+            listed_key: "edges_listed",
+            cap_key: "edges_cap",
+            noun: "edges",
+            remedy: "raise limit or lower depth".into(),
+        },
+        Capped::collect(edges, limit),
+    )
+    .with_next_step(step)
+    .with_agent("node_total", total);
+    if defs.len() > 1 {
+        s = s
+            .with("ambiguous", true)
+            .with("candidate_count", defs.len());
+    }
+    if let Some(t) = &trust {
+        let mut basis = vec![CALLERS_VERDICT_RULE.to_owned()];
+        basis.extend(t.basis());
+        s = t.annotate(s.with("verdict_basis", json!(basis)));
+    }
+    if let Some(w) = clamped {
+        s = s.with_warning(w);
+    }
+    if let Some(w) = opened.built_now {
+        s = s.with_warning(w);
+    }
+    Ok(s)
+}

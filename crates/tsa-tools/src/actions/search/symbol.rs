@@ -1,0 +1,235 @@
+//! `search symbol`: BM25-ranked symbol lookup over the FTS5 index.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
+use tsa_lang::{Language, is_test_path};
+
+use crate::action::Action;
+use crate::actions::common::{cap, open_index};
+use crate::source::{Bodies, BodyBudget};
+use crate::{Context, ToolError};
+
+/// Symbol kinds a search can be narrowed to.
+#[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum Kind {
+    Function,
+    Method,
+    Class,
+    Enum,
+    Variable,
+    Import,
+    Constant,
+    Any,
+}
+
+/// Arguments of `search symbol`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// Words to look for in symbol names (identifiers are split on `_` and case changes).
+    pub query: String,
+    /// Only this language (`python`, `rust`).
+    #[serde(default)]
+    pub language: Option<String>,
+    /// Only this kind (`class` also matches structs and traits). Default `any`.
+    #[serde(default)]
+    pub kind: Option<Kind>,
+    /// Most results to list (>= 1, default 15). The exact total is always reported.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub limit: Option<i64>,
+}
+
+pub struct Symbol;
+
+fn kind_weight(kind: &str) -> f64 {
+    match kind {
+        "class" | "struct" | "trait" | "enum" | "function" | "method" => 1.0,
+        "impl" | "module" => 0.85,
+        _ => 0.85,
+    }
+}
+
+fn expresses_test_intent(q: &str) -> bool {
+    q.split(|c: char| !c.is_alphanumeric() && c != '_')
+        .any(|w| {
+            matches!(
+                w.to_lowercase().as_str(),
+                "test"
+                    | "tests"
+                    | "testing"
+                    | "tested"
+                    | "test_case"
+                    | "test_cases"
+                    | "spec"
+                    | "specs"
+                    | "unit_test"
+                    | "unit_tests"
+                    | "benchmark"
+                    | "benchmarks"
+                    | "fixture"
+                    | "fixtures"
+            )
+        })
+}
+
+impl Action for Symbol {
+    type Args = Args;
+    const FACADE: &'static str = "search";
+    const NAME: &'static str = "symbol";
+    const SUMMARY: &'static str = "find definitions by name, BM25-ranked (relevance_score 0..1, best = 1.0), bodies of the top results inlined";
+
+    fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
+        let limit = cap("limit", args.limit, 15)?;
+        if args.query.trim().is_empty() {
+            return Err(ToolError::Validation(
+                "parameter 'query' must be a non-empty string".into(),
+            ));
+        }
+        let language = match &args.language {
+            None => None,
+            Some(l) => Some(
+                Language::from_name(l)
+                    .ok_or_else(|| {
+                        let known: Vec<&str> = Language::ALL.iter().map(|l| l.name()).collect();
+                        ToolError::Validation(format!(
+                            "parameter 'language' must be one of: {}; got '{l}'",
+                            known.join(", ")
+                        ))
+                    })?
+                    .name(),
+            ),
+        };
+        let kind = args.kind.unwrap_or(Kind::Any);
+        let kinds: &[&str] = match kind {
+            Kind::Any => &[],
+            Kind::Function => &["function"],
+            Kind::Method => &["method"],
+            Kind::Class => &["class", "struct", "trait"],
+            Kind::Enum => &["enum"],
+            // Not stored by this build's index: an honest empty answer.
+            Kind::Variable | Kind::Import | Kind::Constant => &["__none__"],
+        };
+        let opened = open_index(ctx)?;
+        let fetch = (limit.get() * 4).max(limit.get() + 50);
+        let (rows, total) = opened.index.search(&args.query, language, kinds, fetch)?;
+        // Min-max normalise BM25 (negative, lower is better) to 0..1, weight by kind.
+        let best = rows.iter().map(|r| r.1).fold(f64::INFINITY, f64::min);
+        let worst = rows.iter().map(|r| r.1).fold(f64::NEG_INFINITY, f64::max);
+        let test_intent = expresses_test_intent(&args.query);
+        let mut scored: Vec<_> = rows
+            .into_iter()
+            .map(|(s, raw)| {
+                let rel = if raw >= 0.0 {
+                    0.0
+                } else if (best - worst).abs() < f64::EPSILON {
+                    1.0
+                } else {
+                    ((raw - worst) / (best - worst)).clamp(0.0, 1.0)
+                };
+                let exact = if s.name == args.query.trim() {
+                    1.0
+                } else {
+                    0.9
+                };
+                let score = rel * kind_weight(&s.kind) * exact;
+                let tier = u8::from(!test_intent && (s.is_test || is_test_path(&s.file)));
+                (tier, score, s)
+            })
+            .collect();
+        let top = scored.iter().map(|r| r.1).fold(0.0f64, f64::max);
+        if top > 0.0 {
+            for r in &mut scored {
+                r.1 /= top;
+            }
+        }
+        scored.sort_by(|a, b| {
+            a.0.cmp(&b.0)
+                .then(b.1.total_cmp(&a.1))
+                .then_with(|| a.2.file.cmp(&b.2.file))
+                .then(a.2.line.cmp(&b.2.line))
+        });
+        // The total is the exact FTS match count; rows beyond the fetch window (which
+        // is always wider than the limit) are counted, not ranked.
+        let capped = Capped::counted(scored, total as usize, limit);
+        let mut files: Vec<&str> = capped.items().iter().map(|r| r.2.file.as_str()).collect();
+        files.sort_unstable();
+        files.dedup();
+        let file_count = files.len();
+        let count = capped.listed();
+        let mut bodies = Bodies::new(
+            ctx.root()?,
+            BodyBudget {
+                rows: 8,
+                lines_each: 30,
+                lines_total: 200,
+            },
+        );
+        let listed = capped.map(|(_, score, s)| {
+            let mut row = json!({
+                "name": s.name,
+                "qualified_name": s.qualname,
+                "kind": s.kind,
+                "file": s.file,
+                "language": s.language,
+                "line": s.line,
+                "end_line": s.end_line,
+                "signature": s.signature,
+                "relevance_score": (score * 1000.0).round() / 1000.0,
+            });
+            if let Some(b) = bodies.body(&s.qualname, &s.file, s.line, s.end_line) {
+                row["body"] = b;
+            }
+            row
+        });
+        let verdict = if count > 0 {
+            Verdict::Info
+        } else {
+            Verdict::NotFound
+        };
+        let follow_up = if count == 0 {
+            "No symbol matches; try fewer or other words, or search action=content for text."
+                .to_owned()
+        } else {
+            "Take the top result's name to nav action=callers or nav action=callees.".to_owned()
+        };
+        let mut s = Success::new(
+            verdict,
+            format!("search_symbol '{}': {} matches", args.query, total),
+        )
+        .with("query", args.query.as_str())
+        .with("match_count", count)
+        .with("file_count", file_count)
+        .with("data_source", "fts5")
+        .with("ranking_method", "fts5_bm25")
+        .with(
+            "language_filter",
+            language.map(Into::into).unwrap_or(serde_json::Value::Null),
+        )
+        .with("kind_filter", format!("{kind:?}").to_lowercase())
+        .with_list(
+            ListSpelling {
+                list_key: "results",
+                total_key: "total_matches",
+                listed_key: "count",
+                cap_key: "listed_cap",
+                noun: "matches",
+                remedy: "raise limit, or narrow with kind= or language=".into(),
+            },
+            listed,
+        )
+        .with_next_step(follow_up);
+        if matches!(kind, Kind::Variable | Kind::Import | Kind::Constant) {
+            s = s.with_warning(
+                "kind_not_indexed: this build's index stores functions, methods and types only",
+            );
+        }
+        if let Some(w) = opened.built_now {
+            s = s.with_warning(w);
+        }
+        Ok(bodies.warn(s))
+    }
+}

@@ -1,0 +1,128 @@
+//! `structure outline`: the nested outline of one file (types with their members,
+//! line ranges, signatures), parsed directly — every language, structure tier included.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::json;
+use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
+
+use crate::action::Action;
+use crate::actions::common::cap;
+use crate::actions::structure::common::{
+    kind_counts, load, outline_row, shown_in_outline, tier_name,
+};
+use crate::{Context, ToolError};
+
+/// Arguments of `structure outline`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// The file to outline (project-relative or absolute inside the root).
+    pub file_path: String,
+    /// Parse as this language instead of the one its extension names.
+    #[serde(default)]
+    pub language: Option<String>,
+    /// Also list fields (variables declared directly in a type). Default false.
+    #[serde(default)]
+    pub include_fields: bool,
+    /// Also list the file's imports. Default false.
+    #[serde(default)]
+    pub include_imports: bool,
+    /// Most outline entries to list (>= 1, default 50); the exact total is always reported.
+    #[serde(default)]
+    #[schemars(range(min = 1))]
+    pub listed_cap: Option<i64>,
+}
+
+pub struct Outline;
+
+impl Action for Outline {
+    type Args = Args;
+    const FACADE: &'static str = "structure";
+    const NAME: &'static str = "outline";
+    const SUMMARY: &'static str = "outline of one file: types with their methods, functions, sections, line ranges and signatures (include_fields, include_imports, listed_cap)";
+
+    fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
+        let limit = cap("listed_cap", args.listed_cap, 50)?;
+        let f = load(ctx, &args.file_path, args.language.as_deref())?;
+        let x = &f.extract;
+        let rows: Vec<_> = f
+            .ordered()
+            .into_iter()
+            .filter(|&i| shown_in_outline(f.lang, x, &x.defs[i], args.include_fields))
+            .map(|i| outline_row(&f, i))
+            .collect();
+        let top_level = rows.iter().filter(|r| r["depth"] == 0).count();
+        let entries = Capped::collect(rows, limit);
+        let total = entries.total();
+        let mut out = Success::new(
+            Verdict::Info,
+            format!(
+                "outline {}: {} entries ({} top-level), {} lines, {}",
+                f.rel,
+                total,
+                top_level,
+                f.line_count(),
+                f.lang.name()
+            ),
+        )
+        .with("file_path", f.rel.clone())
+        .with("language", f.lang.name())
+        .with("tier", tier_name(f.lang))
+        .with("line_count", f.line_count())
+        .with("top_level_count", top_level)
+        .with("kinds", kind_counts(x))
+        .with("parse_errors", x.parse_errors)
+        .with_list(
+            ListSpelling {
+                list_key: "outline",
+                total_key: "entry_count",
+                listed_key: "entries_listed",
+                cap_key: "listed_cap",
+                noun: "outline entries",
+                remedy: "raise listed_cap, or read one type with structure action=class_detail"
+                    .into(),
+            },
+            entries,
+        );
+        if args.include_imports {
+            let imports = x.imports.iter().map(|i| {
+                json!({
+                    "module": i.module,
+                    "name": i.name,
+                    "alias": i.alias,
+                    "line": i.line,
+                })
+            });
+            out = out.with_list(
+                ListSpelling {
+                    list_key: "imports",
+                    total_key: "import_count",
+                    listed_key: "imports_listed",
+                    cap_key: "imports_cap",
+                    noun: "imports",
+                    remedy: "raise listed_cap".into(),
+                },
+                Capped::collect(imports, limit),
+            );
+        }
+        if x.parse_errors > 0 {
+            out = out.with_warning(format!(
+                "{} has syntax errors: the outline holds what parsed",
+                f.rel
+            ));
+        }
+        if total == 0 {
+            out = out.with_next_step(format!(
+                "{} declares no definitions the {} outline knows; read it with structure action=read",
+                f.rel,
+                f.lang.name()
+            ));
+        } else {
+            out = out.with_next_step(
+                "read a range with structure action=read, or one type with action=class_detail",
+            );
+        }
+        Ok(out)
+    }
+}
