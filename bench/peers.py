@@ -68,8 +68,8 @@ def sh(cmd, **kw) -> subprocess.CompletedProcess:
 # ---------------------------------------------------------------- bootstrap
 
 
-def bootstrap() -> None:
-    """Re-executes this script inside the harness venv (tiktoken)."""
+def bootstrap(script: str = __file__) -> None:
+    """Re-executes `script` (this one by default) inside the harness venv (tiktoken)."""
     if os.environ.get("TSA_BENCH_IN_VENV") == "1":
         return
     py = HARNESS_VENV / "bin" / "python"
@@ -82,7 +82,7 @@ def bootstrap() -> None:
     except subprocess.CalledProcessError:
         sh([py, "-m", "pip", "install", "-q", "tiktoken"])
     env = dict(os.environ, TSA_BENCH_IN_VENV="1")
-    os.execve(str(py), [str(py), __file__, *sys.argv[1:]], env)
+    os.execve(str(py), [str(py), script, *sys.argv[1:]], env)
 
 
 def install_peers(reinstall: bool) -> None:
