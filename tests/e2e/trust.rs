@@ -1,5 +1,5 @@
 //! Verdicts that rest on "who calls X" stay honest when the call graph does not
-//! know (`tsa-tools/src/trust`): unresolved call sites of the same name, a
+//! know (`tsa-analysis/src/trust`): unresolved call sites of the same name, a
 //! symbol-tier language and a stale index make completeness `lower_bound` or
 //! `unknown`, and none of them, nor public API, ever yields NOT_FOUND, SAFE,
 //! "changes stay local" or a dead function. On the `trust` fixture, and for

@@ -8,6 +8,7 @@
 use std::collections::BTreeSet;
 
 use serde_json::{Map, Number, Value};
+use tsa_analysis::suggest::clip;
 use tsa_envelope::{ErrorType, Failure};
 
 use crate::dispatch::PATH_PARAMS;
@@ -460,11 +461,8 @@ fn wrong_type(
     .with("parameter", path)
 }
 
-/// Most characters of a received value an error message shows.
-pub const SHOWN_CHARS: usize = 64;
-
 /// `value` as an error message shows it: its kind and its JSON text, cut to
-/// [`SHOWN_CHARS`] characters (with the full length when cut).
+/// [`SHOWN_CHARS`](tsa_analysis::suggest::SHOWN_CHARS) characters (with the full length when cut).
 pub fn received(value: &Value) -> String {
     let (kind, text) = match value {
         Value::Null => return "null".to_owned(),
@@ -496,7 +494,7 @@ pub fn received(value: &Value) -> String {
 }
 
 /// `message` (a deserialiser's) with every `quoted` run longer than
-/// [`SHOWN_CHARS`] cut short: what it echoes of a received value stays short.
+/// [`SHOWN_CHARS`](tsa_analysis::suggest::SHOWN_CHARS) cut short: what it echoes of a received value stays short.
 pub fn shorten(message: &str) -> String {
     message
         .split('`')
@@ -511,14 +509,6 @@ pub fn shorten(message: &str) -> String {
         })
         .collect::<Vec<_>>()
         .join("`")
-}
-
-/// The first [`SHOWN_CHARS`] characters of `s`.
-pub fn clip(s: &str) -> &str {
-    match s.char_indices().nth(SHOWN_CHARS) {
-        Some((at, _)) => &s[..at],
-        None => s,
-    }
 }
 
 #[cfg(test)]

@@ -90,7 +90,7 @@ impl Context {
             )));
         }
         // Symlinks are resolved first, so a link to `/etc` is refused as `/etc`.
-        crate::security::check_project_root(&canonical)?;
+        tsa_analysis::security::check_project_root(&canonical)?;
         if self.root.as_deref() != Some(canonical.as_path()) {
             // Subscriptions name selectors of the old project.
             let mut subs = self.registry();
@@ -111,7 +111,7 @@ impl Context {
     pub fn build_options(&self) -> BuildOptions {
         BuildOptions {
             progress: self.progress.clone(),
-            facts: Some(crate::health::facts_hook()),
+            facts: Some(tsa_analysis::health::facts_hook()),
             ..BuildOptions::default()
         }
     }
@@ -157,7 +157,7 @@ impl Context {
         let sub = Subscription {
             id: format!("sub-{}", reg.next_id),
             selector: selector.trim().to_owned(),
-            uri: crate::hyphae::resource_uri(selector),
+            uri: tsa_analysis::hyphae::resource_uri(selector),
             min_interval,
             fingerprint,
             last_notified: None,
@@ -216,7 +216,7 @@ impl Context {
         let mut all_settled = true;
         for sub in reg.subs.iter_mut() {
             let digest = *digests.entry(sub.selector.clone()).or_insert_with(|| {
-                crate::hyphae::select(&index, &sub.selector)
+                tsa_analysis::hyphae::select(&index, &sub.selector)
                     .ok()
                     .map(|o| o.fingerprint())
             });
@@ -249,7 +249,7 @@ mod tests {
     use std::time::Duration;
 
     use super::Context;
-    use crate::hyphae;
+    use tsa_analysis::hyphae;
 
     fn digest(ctx: &Context, selector: &str) -> u64 {
         let index = tsa_index::Index::open(ctx.root().unwrap())

@@ -3,14 +3,15 @@
 //! envelope -> format. MCP and the CLI both call [`call`].
 
 use serde_json::{Map, Value, json};
+use tsa_analysis::security::resolve_in_root;
+use tsa_analysis::suggest::{clip, closest};
 use tsa_envelope::{Envelope, ErrorType, Failure, Success};
 use tsa_format::{OutputFormat, render};
 
 use crate::action::DynAction;
 use crate::actions::{REGISTRY, set_project_path};
-use crate::arguments::{clip, normalise, normalise_value, received};
+use crate::arguments::{normalise, normalise_value, received};
 use crate::catalog::facade;
-use crate::security::resolve_in_root;
 use crate::{Context, ToolError};
 
 /// Parameters every action accepts.
@@ -46,26 +47,6 @@ pub struct Reply {
     pub is_error: bool,
     pub format: OutputFormat,
     pub compact_only: bool,
-}
-
-/// The closest candidate by normalised edit distance (>= 0.6), if any. Only the
-/// input's first 64 characters are compared (candidates are names from a fixed
-/// list), so the cost never grows with the input.
-pub(crate) fn closest<'a>(
-    input: &str,
-    candidates: impl IntoIterator<Item = &'a str>,
-) -> Option<&'a str> {
-    let input = clip(input);
-    candidates
-        .into_iter()
-        .map(|c| {
-            let prefix = !input.is_empty() && (c.starts_with(input) || input.starts_with(c));
-            let score = strsim::normalized_levenshtein(input, c);
-            (if prefix { score.max(0.8) } else { score }, c)
-        })
-        .filter(|(s, _)| *s >= 0.6)
-        .max_by(|a, b| a.0.total_cmp(&b.0))
-        .map(|(_, c)| c)
 }
 
 /// How a transport writes a reply: MCP sends compact JSON text; the CLI prints

@@ -8,44 +8,32 @@ mod action;
 mod actions;
 mod arguments;
 mod catalog;
-mod chain;
-pub mod complexity;
-mod constraints;
 mod context;
 mod dispatch;
-mod docrefs;
-mod error;
-mod git;
 mod heal;
-pub mod health;
-pub mod history;
-pub mod hyphae;
-mod knowledge;
-pub mod mermaid;
 mod schema;
-mod security;
-mod semdiff;
 pub mod skills;
-mod source;
-mod text_search;
-mod trust;
+
+/// The engines the actions adapt (`tsa-analysis`), public here as they were
+/// before they moved there.
+pub use tsa_analysis::{complexity, health, history, hyphae, mermaid};
 
 /// Entry points of the fuzz targets (`fuzz/`), behind the `fuzzing` feature; not
 /// part of the supported API.
 #[cfg(feature = "fuzzing")]
 #[doc(hidden)]
 pub mod fuzzing {
-    pub use crate::chain::parse as chain_parse;
+    pub use tsa_analysis::chain::parse as chain_parse;
 }
 
 pub use catalog::{ACTION_ALIASES, FACADES, Facade, available_actions};
 pub use context::{Context, Subscription};
 pub use dispatch::{PATH_PARAMS, Presentation, Reply, call, call_with};
-pub use error::ToolError;
 pub use heal::{moved_aside_warning, remember as remember_index_note};
 pub use schema::{
     ActionDescription, ToolDescription, action_descriptions, tool_descriptions,
     universal_properties,
 };
-pub use security::resolve_in_root;
+pub use tsa_analysis::Error as ToolError;
+pub use tsa_analysis::security::resolve_in_root;
 pub use tsa_format::OutputFormat;

@@ -5,12 +5,16 @@ use std::num::NonZeroUsize;
 use std::path::Path;
 
 use serde_json::{Map, Value, json};
+use tsa_analysis::graph::{One, ambiguous, exact_pick};
+use tsa_analysis::source::source_file;
 use tsa_envelope::{Success, Verdict};
 use tsa_index::{BuildOptions, BuildReport, CallRow, Index, SymbolRow};
 
 use crate::heal::QUERY_BUILD_WAIT;
-use crate::source::source_file;
 use crate::{Context, ToolError};
+
+// Shared with the graph engine, which lists definitions and caps lists too.
+pub use tsa_analysis::graph::{definitions_json, fixed_cap};
 
 /// An open index, and a warning when this call had to build it first.
 pub struct Opened {
@@ -80,11 +84,6 @@ pub fn cap(name: &str, value: Option<i64>, default: usize) -> Result<NonZeroUsiz
     }
 }
 
-/// A fixed list cap (`n` >= 1) for lists that take no limit parameter.
-pub fn fixed_cap(n: usize) -> NonZeroUsize {
-    NonZeroUsize::new(n).unwrap_or(NonZeroUsize::MIN)
-}
-
 /// Builds (or refreshes) the index; a project with no supported source file is an
 /// error, not an empty answer. An index moved aside on the way is told in the next
 /// answer (see `heal.rs`).
@@ -140,6 +139,24 @@ pub fn find_targets(
     file_path: Option<&str>,
 ) -> Result<Targets, ToolError> {
     find_targets_with(ctx, index, tool_label, function_name, file_path, true)
+}
+
+/// Resolves `name` (+ `file_path`) to exactly one callable definition.
+pub fn find_one(
+    ctx: &Context,
+    index: &Index,
+    label: &str,
+    name: &str,
+    file_path: Option<&str>,
+) -> Result<One, ToolError> {
+    match find_targets(ctx, index, label, name, file_path)? {
+        Targets::Missing(s) => Ok(One::Answer(s)),
+        Targets::Found(mut defs) if defs.len() == 1 => Ok(One::Found(defs.remove(0), None)),
+        Targets::Found(defs) => Ok(match exact_pick(name, &defs) {
+            Some((d, w)) => One::Found(d, Some(w)),
+            None => One::Answer(ambiguous(label, name, &defs)),
+        }),
+    }
 }
 
 /// [`find_targets`], looking for close names on a miss only when `suggest`.
@@ -271,26 +288,6 @@ pub(crate) fn module_named(file: &str, qualifier: &str, layout: &tsa_index::Layo
         }
     }
     false
-}
-
-/// The definitions list shown beside callers/callees.
-pub fn definitions_json(defs: &[SymbolRow]) -> Value {
-    Value::Array(
-        defs.iter()
-            .map(|d| {
-                json!({
-                    "name": d.name,
-                    "qualified_name": d.qualname,
-                    "kind": d.kind,
-                    "file": d.file,
-                    "line": d.line,
-                    "end_line": d.end_line,
-                    "language": d.language,
-                    "signature": d.signature,
-                })
-            })
-            .collect(),
-    )
 }
 
 /// `callee_full`: the call as written, receiver included.

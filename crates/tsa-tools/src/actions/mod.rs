@@ -2,7 +2,6 @@
 //! here, sorted by tool then action.
 
 pub(crate) mod common;
-mod graph;
 pub mod set_project_path;
 mod text_common;
 

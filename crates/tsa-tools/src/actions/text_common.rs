@@ -5,13 +5,13 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use serde_json::{Map, Value, json};
+use tsa_analysis::security::resolve_in_root;
+use tsa_analysis::text_search::{
+    CaseMode, FileFilter, FileHits, Limits, MatchSpec, Outcome, Row, SortBy, parse_size, search,
+};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::actions::common::fixed_cap;
-use crate::security::resolve_in_root;
-use crate::text_search::{
-    CaseMode, FileFilter, FileHits, Limits, MatchSpec, Outcome, Row, SortBy, parse_size, search,
-};
 use crate::{Context, ToolError};
 
 /// Default listed matches in normal mode.
@@ -182,7 +182,7 @@ pub fn prepare(root: &Path, flags: &Flags, filter: &mut FileFilter) -> Result<Pr
     };
     let output_file = match &flags.output_file {
         None => None,
-        Some(p) => Some(crate::security::output_target(root, p)?),
+        Some(p) => Some(tsa_analysis::security::output_target(root, p)?),
     };
     if flags.suppress_output && output_file.is_none() {
         return Err(ToolError::Validation(
@@ -602,7 +602,7 @@ pub struct Discovery<'a> {
 /// types, extensions, excludes, depth, size bounds, change times), roots checked
 /// against the project boundary.
 pub fn discovery_filter(root: &Path, d: &Discovery<'_>) -> Result<FileFilter, ToolError> {
-    use crate::text_search::{EntryKind, NameMatcher, SizeBound, parse_time_point};
+    use tsa_analysis::text_search::{EntryKind, NameMatcher, SizeBound, parse_time_point};
     let name_pattern = match d.pattern.filter(|p| !p.is_empty()) {
         None => None,
         Some(p) if d.glob => Some(NameMatcher::Glob(

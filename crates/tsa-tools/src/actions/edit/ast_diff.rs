@@ -5,13 +5,13 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::semdiff::{self, ChangeKind};
+use tsa_analysis::source::source_file;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::fixed_cap;
 use crate::actions::edit::classify::{Pair, git_pair, language_of, string_pair};
-use crate::semdiff::{self, ChangeKind};
-use crate::source::source_file;
 use crate::{Context, ToolError};
 
 /// Arguments of `edit ast_diff`.
@@ -86,7 +86,7 @@ impl Action for AstDiff {
                 };
                 let (o, n) = (source_file(root, o)?, source_file(root, n)?);
                 let lang = language_of(a.language.as_deref(), Some(&n))?;
-                let read = |p: &str| crate::security::read_text_in_root(root, p);
+                let read = |p: &str| tsa_analysis::security::read_text_in_root(root, p);
                 let mut p = string_pair(&read(&o)?, &read(&n)?, lang)?;
                 p.source = json!({"old_file": o, "new_file": n});
                 p

@@ -6,13 +6,13 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::git::Repo;
+use tsa_analysis::security::resolve_in_root;
+use tsa_analysis::semdiff::{self, ChangeKind, Version};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_lang::Language;
 
 use crate::action::Action;
-use crate::git::Repo;
-use crate::security::resolve_in_root;
-use crate::semdiff::{self, ChangeKind, Version};
 use crate::{Context, ToolError};
 
 /// Arguments of `edit classify`.

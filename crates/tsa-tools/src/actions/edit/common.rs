@@ -8,14 +8,14 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::path::Path;
 
 use serde_json::{Value, json};
+use tsa_analysis::git::{DiffMode, FileChange};
+use tsa_analysis::graph::{Dir, IndexGraph, bfs};
+use tsa_analysis::semdiff::{self, Change as Edit, ChangeKind, Version};
+use tsa_analysis::trust::{Assessor, Change, Subject, Trust, subjects_of};
 use tsa_index::{Index, SymbolRow};
 use tsa_lang::Language;
 
 use crate::ToolError;
-use crate::actions::graph::{Dir, IndexGraph, bfs};
-use crate::git::{DiffMode, FileChange};
-use crate::semdiff::{self, Change as Edit, ChangeKind, Version};
-use crate::trust::{Assessor, Change, Subject, Trust, subjects_of};
 
 /// The `mode` parameter: diff | staged | branch | pr (pr needs the network).
 pub fn parse_mode(
@@ -153,7 +153,7 @@ pub struct DefImpact {
 }
 
 impl DefImpact {
-    /// The change as [`trust`](crate::trust) grades it.
+    /// The change as [`trust`](tsa_analysis::trust) grades it.
     pub fn change(&self) -> Change {
         if breaks_callers(self.kind) {
             Change::Breaking
@@ -273,7 +273,7 @@ fn index_row<'r>(
 }
 
 /// The reach of the change set `files` in the index (see [`Blast`]), each
-/// caller-relevant changed definition assessed by [`crate::trust`].
+/// caller-relevant changed definition assessed by [`tsa_analysis::trust`].
 pub fn blast(index: &Index, root: &Path, files: &[FileAnalysis]) -> Result<Blast, ToolError> {
     let mut importers: HashMap<String, BTreeSet<String>> = HashMap::new();
     for e in index.file_imports()? {
@@ -497,8 +497,8 @@ pub fn blast(index: &Index, root: &Path, files: &[FileAnalysis]) -> Result<Blast
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::git::Repo;
-    use crate::git::testrepo::{add_all, commit, init, write};
+    use tsa_analysis::git::Repo;
+    use tsa_analysis::git::testrepo::{add_all, commit, init, write};
 
     #[test]
     fn changed_definitions_come_from_the_hunks_of_a_real_diff() {

@@ -5,11 +5,11 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use tsa_analysis::constraints::{self, Severity};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::{cap, open_index};
-use crate::constraints::{self, Severity};
 use crate::{Context, ToolError};
 
 /// Arguments of `edit constraints`.

@@ -10,15 +10,15 @@ use std::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use tsa_analysis::source::source_file;
+use tsa_analysis::text_search::{CaseMode, FileFilter, Limits, MatchSpec, search};
+use tsa_analysis::trust::{Assessor, Change};
 use tsa_envelope::{Capped, ImpactLevel, ListSpelling, Success, Verdict};
 use tsa_lang::{Language, Tier};
 
 use crate::action::Action;
 use crate::actions::common::{fixed_cap, open_index, split_qualified};
 use crate::actions::nav::trace::{Occurrence, classify, syntax};
-use crate::source::source_file;
-use crate::text_search::{CaseMode, FileFilter, Limits, MatchSpec, search};
-use crate::trust::{Assessor, Change};
 use crate::{Context, ToolError};
 
 /// The kinds of edit the edit actions know.

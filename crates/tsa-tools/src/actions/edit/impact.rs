@@ -12,6 +12,10 @@ use std::collections::{BTreeMap, BTreeSet};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::constraints::{self, Severity};
+use tsa_analysis::git::Repo;
+use tsa_analysis::security::resolve_in_root;
+use tsa_analysis::trust::Completeness;
 use tsa_envelope::{Capped, ImpactLevel, ListSpelling, Success, Verdict};
 use tsa_index::SymbolRow;
 use tsa_lang::{Language, is_test_path};
@@ -21,10 +25,6 @@ use crate::actions::common::{fixed_cap, open_index};
 use crate::actions::edit::common::{FileAnalysis, analyse_file, blast, breaks_callers, parse_mode};
 use crate::actions::nav::test_map::{Lines, is_entry, test_command};
 use crate::actions::project::journal as project_journal;
-use crate::constraints::{self, Severity};
-use crate::git::Repo;
-use crate::security::resolve_in_root;
-use crate::trust::Completeness;
 use crate::{Context, ToolError};
 
 /// Arguments of `edit impact`.
@@ -145,7 +145,7 @@ impl Action for Impact {
         }
         let repo = Repo::open(root)?;
         let set = repo.changes(mode)?;
-        let linked = crate::security::linked_warning(&set.linked);
+        let linked = tsa_analysis::security::linked_warning(&set.linked);
         let total_changed = set.files.len();
         let (scoped, outside): (Vec<_>, Vec<_>) = set.files.into_iter().partition(|f| {
             !scope_given || in_scope_given(&f.path, &scopes) || in_scope_given(&f.old_path, &scopes)

@@ -8,14 +8,14 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::git::Repo;
+use tsa_analysis::semdiff::{self, ChangeKind};
+use tsa_analysis::trust::Completeness;
 use tsa_envelope::{Capped, ImpactLevel, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::{fixed_cap, open_index};
 use crate::actions::edit::common::{FileAnalysis, analyse_file, blast, parse_mode};
-use crate::git::Repo;
-use crate::semdiff::{self, ChangeKind};
-use crate::trust::Completeness;
 use crate::{Context, ToolError};
 
 /// Arguments of `edit pr`.
@@ -238,7 +238,7 @@ impl Action for Pr {
         } else {
             "Run edit action=impact mode=branch for the tests to run".to_owned()
         };
-        Ok(crate::security::warn_linked(
+        Ok(tsa_analysis::security::warn_linked(
             s.with_next_step(step),
             &linked,
         ))

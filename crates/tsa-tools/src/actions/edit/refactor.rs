@@ -6,15 +6,15 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tree_sitter::Node;
+use tsa_analysis::complexity::{self, Rules, band};
+use tsa_analysis::health::HealthConfig;
+use tsa_analysis::source::source_file;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_lang::Language;
 
 use crate::action::Action;
 use crate::actions::common::{cap, fixed_cap};
 use crate::actions::health::common::check_language;
-use crate::complexity::{self, Rules, band};
-use crate::health::HealthConfig;
-use crate::source::source_file;
 use crate::{Context, ToolError};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -140,7 +140,7 @@ impl Action for Refactor {
         let limit = cap("max_suggestions", args.max_suggestions, 10)?;
         let lang = Language::from_path(&rel).ok_or_else(|| ToolError::Language(rel.clone()))?;
         let rules = complexity::rules(lang).ok_or_else(|| ToolError::Language(rel.clone()))?;
-        let text = crate::security::read_text_in_root(root, &rel)?;
+        let text = tsa_analysis::security::read_text_in_root(root, &rel)?;
         let tree = complexity::parse(lang, text.as_bytes())
             .ok_or_else(|| ToolError::Internal(format!("cannot parse '{rel}'")))?;
         let cfg = HealthConfig::load(root)?;

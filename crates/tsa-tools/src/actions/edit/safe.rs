@@ -14,6 +14,9 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use tsa_analysis::health::DepsMode;
+use tsa_analysis::source::source_file;
+use tsa_analysis::trust::{Assessor, Change, Completeness};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::Index;
 use tsa_lang::Language;
@@ -21,9 +24,6 @@ use tsa_lang::Language;
 use crate::action::Action;
 use crate::actions::common::fixed_cap;
 use crate::actions::health::common::{scoring, with_warnings};
-use crate::health::DepsMode;
-use crate::source::source_file;
-use crate::trust::{Assessor, Change, Completeness};
 use crate::{Context, ToolError};
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -75,11 +75,11 @@ pub fn constraint_verdict_for(
     index: &Index,
     file: &str,
 ) -> Result<(Option<Verdict>, Vec<Value>), ToolError> {
-    let rows = crate::constraints::violations_touching(root, index, &[file])?;
+    let rows = tsa_analysis::constraints::violations_touching(root, index, &[file])?;
     let floor = rows.iter().map(|v| v.severity).max().and_then(|s| match s {
-        crate::constraints::Severity::Error => Some(Verdict::Unsafe),
-        crate::constraints::Severity::Warn => Some(Verdict::Caution),
-        crate::constraints::Severity::Info => None,
+        tsa_analysis::constraints::Severity::Error => Some(Verdict::Unsafe),
+        tsa_analysis::constraints::Severity::Warn => Some(Verdict::Caution),
+        tsa_analysis::constraints::Severity::Info => None,
     });
     Ok((floor, rows.iter().map(|v| v.to_json()).collect()))
 }
@@ -152,7 +152,8 @@ pub fn nearby_tests(root: &Path, rel: &str, files: &[String]) -> Vec<String> {
         }
     }
     if lang == "rust"
-        && crate::security::read_text_in_root(root, rel).is_ok_and(|t| t.contains("#[cfg(test)]"))
+        && tsa_analysis::security::read_text_in_root(root, rel)
+            .is_ok_and(|t| t.contains("#[cfg(test)]"))
     {
         out.insert(rel.to_owned());
     }
@@ -236,7 +237,7 @@ pub fn test_command(root: &Path, rel: &str, tests: &[String]) -> String {
             format!("go test {dir}/...")
         }
         "javascript" | "typescript" | "tsx" => {
-            let pkg = crate::security::inside_root(root, "package.json")
+            let pkg = tsa_analysis::security::inside_root(root, "package.json")
                 .and_then(|p| std::fs::read_to_string(p).ok())
                 .unwrap_or_default();
             let runner = if pkg.contains("vitest") {
@@ -333,10 +334,10 @@ impl Action for Safe {
         }
         let rel = source_file(root, &args.file_path)?;
         let edit_type = args.edit_type;
-        let text = crate::security::read_text_in_root(root, &rel)?;
+        let text = tsa_analysis::security::read_text_in_root(root, &rel)?;
         let lang = Language::from_path(&rel);
         let sc = scoring(ctx, DepsMode::Fast)?;
-        let facts = crate::health::facts_of(&rel, &text, &sc.scorer.config);
+        let facts = tsa_analysis::health::facts_of(&rel, &text, &sc.scorer.config);
         if facts.syntax_error {
             let summary = format!("{rel} signal=syntax_error verdict=UNSAFE");
             let cmd = test_command(root, &rel, &[]);

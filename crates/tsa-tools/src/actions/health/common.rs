@@ -2,12 +2,12 @@
 //! `language` check, and smell rows.
 
 use serde_json::Value;
+use tsa_analysis::health::{DepsMode, Scorer, Smell};
 use tsa_envelope::Success;
 use tsa_index::Index;
 use tsa_lang::Language;
 
 use crate::actions::common::open_index;
-use crate::health::{DepsMode, Scorer, Smell};
 use crate::{Context, ToolError};
 
 /// The index and a scorer loaded once for this call (warnings to attach).

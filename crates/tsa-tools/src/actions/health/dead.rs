@@ -4,15 +4,15 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use tsa_analysis::health::deadcode::{Alive, DeadOptions, DeadReport, analyse};
+use tsa_analysis::health::model::{Model, Scope};
+use tsa_analysis::health::routes_scan::scan_project;
+use tsa_analysis::trust::{Assessor, Completeness, Subject, Unsettled};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::Index;
 
 use crate::action::Action;
 use crate::actions::common::{cap, open_index};
-use crate::actions::health::deadcode::{Alive, DeadOptions, DeadReport, analyse};
-use crate::actions::health::model::{Model, Scope};
-use crate::actions::health::routes_scan::scan_project;
-use crate::trust::{Assessor, Completeness, Subject, Unsettled};
 use crate::{Context, ToolError};
 
 /// Arguments of `health dead`.
@@ -176,7 +176,7 @@ impl Action for Dead {
             .iter()
             .filter(|d| reportable(model.syms[d.sym].file_id))
             .count();
-        let in_scope: Vec<&crate::actions::health::deadcode::DeadFunction> = report
+        let in_scope: Vec<&tsa_analysis::health::deadcode::DeadFunction> = report
             .dead
             .iter()
             .filter(|d| {
@@ -188,7 +188,7 @@ impl Action for Dead {
             .syms
             .iter()
             .filter(|s| {
-                crate::actions::health::model::CALLABLE.contains(&s.kind.as_str())
+                tsa_analysis::health::model::CALLABLE.contains(&s.kind.as_str())
                     && reportable(s.file_id)
                     && scope.holds(model.path_of(s.file_id))
             })

@@ -4,13 +4,13 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use tsa_analysis::health::{DepsMode, FileScore, verdict_of_grade};
+use tsa_analysis::source::source_file;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::{cap, fixed_cap};
 use crate::actions::health::common::{check_language, scoring, smell_rows, with_warnings};
-use crate::health::{DepsMode, FileScore, verdict_of_grade};
-use crate::source::source_file;
 use crate::{Context, ToolError};
 
 #[derive(Debug, Deserialize, JsonSchema)]

@@ -6,16 +6,16 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::complexity::{self, FunctionCc, band};
+use tsa_analysis::health::{DepsMode, facts_of};
+use tsa_analysis::security::resolve_in_root;
+use tsa_analysis::source::source_file;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_lang::Language;
 
 use crate::action::Action;
 use crate::actions::common::{Targets, cap, find_targets};
 use crate::actions::health::common::{check_language, scoring, with_warnings};
-use crate::complexity::{self, FunctionCc, band};
-use crate::health::{DepsMode, facts_of};
-use crate::security::resolve_in_root;
-use crate::source::source_file;
 use crate::{Context, ToolError};
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -160,7 +160,7 @@ impl Action for Heatmap {
                 );
                 let list = Capped::collect(
                     rows.iter().map(|(f, t, a, m, n)| {
-                        json!({"file": f, "total_complexity": t, "average_complexity": crate::health::round1(*a),
+                        json!({"file": f, "total_complexity": t, "average_complexity": tsa_analysis::health::round1(*a),
                                "max_complexity": m, "band": band(*m), "functions": n})
                     }),
                     limit,
@@ -184,13 +184,13 @@ impl Action for Heatmap {
                 };
                 let rel = source_file(root, fp)?;
                 check_language(args.language.as_deref(), &rel)?;
-                let text = crate::security::read_text_in_root(root, &rel)?;
+                let text = tsa_analysis::security::read_text_in_root(root, &rel)?;
                 let lang =
                     Language::from_path(&rel).ok_or_else(|| ToolError::Language(rel.clone()))?;
                 if complexity::rules(lang).is_none() {
                     return Err(ToolError::Language(rel));
                 }
-                let cfg = crate::health::HealthConfig::load(root)?;
+                let cfg = tsa_analysis::health::HealthConfig::load(root)?;
                 let mut fns = facts_of(&rel, &text, &cfg).functions;
                 let ccs: Vec<u32> = fns.iter().map(|f| f.complexity).collect();
                 let worst = ccs.iter().copied().max().unwrap_or(1);
@@ -238,7 +238,7 @@ impl Action for Heatmap {
                     let Some(rules) = complexity::rules(lang) else {
                         continue;
                     };
-                    let Ok(text) = crate::security::read_in_root(root, &d.file) else {
+                    let Ok(text) = tsa_analysis::security::read_in_root(root, &d.file) else {
                         continue;
                     };
                     let Some(tree) = complexity::parse(lang, &text) else {

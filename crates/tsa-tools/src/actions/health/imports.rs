@@ -4,12 +4,12 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use tsa_analysis::health::files::{FileArg, Files, attach, blast_verdict, cycles_verdict};
+use tsa_analysis::health::model::Model;
 use tsa_envelope::{Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::{cap, open_index};
-use crate::actions::health::files::{FileArg, Files, attach, blast_verdict, cycles_verdict};
-use crate::actions::health::model::Model;
 use crate::{Context, ToolError};
 
 /// Arguments of `health imports`.

@@ -7,12 +7,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::health::files::{FileArg, Files, attach_with, instability};
+use tsa_analysis::health::model::{Model, module_of};
 use tsa_envelope::{Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::{cap, open_index};
-use crate::actions::health::files::{FileArg, Files, attach_with, instability};
-use crate::actions::health::model::{Model, module_of};
 use crate::{Context, ToolError};
 
 /// Arguments of `health matrix`.

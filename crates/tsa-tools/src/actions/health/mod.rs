@@ -2,18 +2,14 @@
 
 pub(crate) mod common;
 pub(crate) mod dead;
-pub(crate) mod deadcode;
 pub(crate) mod deps;
 pub(crate) mod file;
-pub(crate) mod files;
 pub(crate) mod heatmap;
 pub(crate) mod imports;
 pub(crate) mod matrix;
-pub(crate) mod model;
 pub(crate) mod overview;
 pub(crate) mod patterns;
 pub(crate) mod project;
 pub(crate) mod routes;
-pub(crate) mod routes_scan;
 pub(crate) mod scale;
 pub(crate) mod test_gap;

@@ -4,14 +4,14 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use tsa_analysis::health::deadcode::{Alive, DeadOptions};
+use tsa_analysis::health::files::{Files, attach_with};
+use tsa_analysis::health::model::{Model, Scope};
 use tsa_envelope::{Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::{cap, open_index};
 use crate::actions::health::dead::dead_report;
-use crate::actions::health::deadcode::{Alive, DeadOptions};
-use crate::actions::health::files::{Files, attach_with};
-use crate::actions::health::model::{Model, Scope};
 use crate::{Context, ToolError};
 
 /// Arguments of `health overview`.
@@ -79,7 +79,7 @@ impl Action for Overview {
                     )
                 )
             })
-            .filter(|(s, _)| crate::actions::health::model::CALLABLE.contains(&s.kind.as_str()))
+            .filter(|(s, _)| tsa_analysis::health::model::CALLABLE.contains(&s.kind.as_str()))
             .map(|(s, a)| {
                 json!({
                     "name": s.qualname,
@@ -124,7 +124,7 @@ impl Action for Overview {
             .into_iter()
             .map(|(n, c, f, imp)| json!({"file": f, "dependent_files": n, "importers": imp, "incoming_calls": c}))
             .collect();
-        let dead_prod: Vec<&crate::actions::health::deadcode::DeadFunction> = report
+        let dead_prod: Vec<&tsa_analysis::health::deadcode::DeadFunction> = report
             .dead
             .iter()
             .filter(|d| {

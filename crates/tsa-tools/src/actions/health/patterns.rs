@@ -5,15 +5,15 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::health::patterns::{rules, scan, severity_rank};
+use tsa_analysis::health::{HealthConfig, facts_of};
+use tsa_analysis::source::source_file;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_lang::Language;
 
 use crate::action::Action;
 use crate::actions::common::cap;
 use crate::actions::health::common::check_language;
-use crate::health::patterns::{rules, scan, severity_rank};
-use crate::health::{HealthConfig, facts_of};
-use crate::source::source_file;
 use crate::{Context, ToolError};
 
 #[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -80,7 +80,7 @@ impl Action for Patterns {
             Severity::Warning => 1,
             Severity::Critical => 2,
         };
-        let text = crate::security::read_text_in_root(root, &rel)?;
+        let text = tsa_analysis::security::read_text_in_root(root, &rel)?;
         let lang = Language::from_path(&rel).map_or("", |l| l.name());
         let mut rows: Vec<(u8, u32, Value)> = Vec::new();
         if want(Category::Smells) {

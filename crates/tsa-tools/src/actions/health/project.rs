@@ -7,12 +7,12 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::health::{DepsMode, Dimension, FileScore};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::cap;
 use crate::actions::health::common::{scoring, with_warnings};
-use crate::health::{DepsMode, Dimension, FileScore};
 use crate::{Context, ToolError};
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq, PartialOrd, Ord)]
@@ -134,7 +134,7 @@ impl Action for ProjectHealth {
             if vals.is_empty() {
                 continue;
             }
-            let avg = crate::health::round1(vals.iter().sum::<f64>() / vals.len() as f64);
+            let avg = tsa_analysis::health::round1(vals.iter().sum::<f64>() / vals.len() as f64);
             averages.insert(d.as_str().to_owned(), json!(avg));
             if weakest.is_none_or(|(_, w)| avg < w) {
                 weakest = Some((d, avg));
@@ -143,7 +143,9 @@ impl Action for ProjectHealth {
         let avg_score = if total == 0 {
             0.0
         } else {
-            crate::health::round1(scores.iter().map(|s| s.total_score).sum::<f64>() / total as f64)
+            tsa_analysis::health::round1(
+                scores.iter().map(|s| s.total_score).sum::<f64>() / total as f64,
+            )
         };
         let f_count = dist["F"];
         let d_count = dist["D"];
@@ -194,7 +196,7 @@ impl Action for ProjectHealth {
             })
             .collect();
         let weakest_name = weakest.map_or("none", |(d, _)| d.as_str());
-        let signal = crate::health::signal_of(weakest, &sc.scorer.config);
+        let signal = tsa_analysis::health::signal_of(weakest, &sc.scorer.config);
         let coverage_status = if sc.scorer.has_coverage() {
             "coverage.json found"
         } else {

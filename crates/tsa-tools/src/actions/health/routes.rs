@@ -7,13 +7,13 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::health::files::attach;
+use tsa_analysis::health::routes_scan::{FRAMEWORKS, Route, scan_project};
+use tsa_analysis::source::source_file;
 use tsa_envelope::{Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::{cap, open_index};
-use crate::actions::health::files::attach;
-use crate::actions::health::routes_scan::{FRAMEWORKS, Route, scan_project};
-use crate::source::source_file;
 use crate::{Context, ToolError};
 
 /// Arguments of `health routes`.
@@ -218,7 +218,7 @@ impl Action for Routes {
             };
             let p = pattern.unwrap_or("");
             // Compared by its first 64 characters: the cost never grows with the input.
-            let probe = crate::arguments::clip(p);
+            let probe = tsa_analysis::suggest::clip(p);
             let mut scored: Vec<(f64, &str)> = known
                 .iter()
                 .map(|k| (strsim::jaro_winkler(probe, k), *k))

@@ -4,15 +4,15 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::complexity::band;
+use tsa_analysis::health::{HealthConfig, facts_of, round1};
+use tsa_analysis::source::source_file;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_lang::Language;
 
 use crate::action::Action;
 use crate::actions::common::cap;
 use crate::actions::health::common::check_language;
-use crate::complexity::band;
-use crate::health::{HealthConfig, facts_of, round1};
-use crate::source::source_file;
 use crate::{Context, ToolError};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -99,7 +99,7 @@ impl Action for Scale {
         for input in &inputs {
             let rel = source_file(root, input)?;
             check_language(args.language.as_deref(), &rel)?;
-            let text = crate::security::read_text_in_root(root, &rel)?;
+            let text = tsa_analysis::security::read_text_in_root(root, &rel)?;
             let facts = facts_of(&rel, &text, &cfg);
             let (comment, blank) = comment_and_blank(&text);
             total_lines += facts.lines;

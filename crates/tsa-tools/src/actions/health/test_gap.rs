@@ -8,16 +8,16 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::chain::complexity::{band, of_symbols};
+use tsa_analysis::health::files::attach_with;
+use tsa_analysis::health::model::{CALLABLE, Model};
+use tsa_analysis::hyphae::Universe;
+use tsa_analysis::security::resolve_in_root;
+use tsa_analysis::source::source_file;
 use tsa_envelope::{Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::{cap, open_index};
-use crate::actions::health::files::attach_with;
-use crate::actions::health::model::{CALLABLE, Model};
-use crate::chain::complexity::{band, of_symbols};
-use crate::hyphae::Universe;
-use crate::security::resolve_in_root;
-use crate::source::source_file;
 use crate::{Context, ToolError};
 
 /// Most call hops from a test function that still count as tested.

@@ -4,12 +4,12 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use tsa_analysis::security::resolve_in_root;
 use tsa_envelope::{Success, Verdict};
 use tsa_index::{BuildOptions, Index, WalkOptions};
 
 use crate::action::Action;
 use crate::actions::common::build_index;
-use crate::security::resolve_in_root;
 use crate::{Context, ToolError};
 
 /// Arguments of `index build`.

@@ -4,12 +4,12 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::source::source_file;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::{BuildMode, BuildOptions, Index, WalkOptions, pending_changes};
 
 use crate::action::Action;
 use crate::actions::common::{build_index, cap, open_index, split_qualified};
-use crate::source::source_file;
 use crate::{Context, ToolError};
 
 /// What `index cache` does.
@@ -266,7 +266,7 @@ impl Action for Cache {
             Mode::Invalidate => {
                 let rel = match &args.file_path {
                     Some(f) => {
-                        let (_, rel) = crate::security::resolve_in_root(root, f)?;
+                        let (_, rel) = tsa_analysis::security::resolve_in_root(root, f)?;
                         Some(rel)
                     }
                     None => None,

@@ -7,12 +7,12 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use tsa_analysis::knowledge::sidecar::{self, Settings, Sidecar};
 use tsa_envelope::{Success, Verdict};
 use tsa_index::{BuildMode, BuildOptions, Index, WalkOptions};
 
 use crate::action::Action;
 use crate::actions::common::{build_index, cap};
-use crate::knowledge::sidecar::{self, Settings, Sidecar};
 use crate::{Context, ToolError};
 
 /// What to do.
@@ -154,7 +154,7 @@ impl Action for Knowledge {
         let (sc, bytes) = match previous {
             Some(p) if reason == "up_to_date" => (p, None),
             _ => {
-                let graph = crate::knowledge::build(
+                let graph = tsa_analysis::knowledge::build(
                     &index,
                     root,
                     settings.include_docs,

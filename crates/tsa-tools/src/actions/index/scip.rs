@@ -4,12 +4,12 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::security::resolve_in_root;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::{DEFAULT_SCIP, ScipReport};
 
 use crate::action::Action;
 use crate::actions::common::{build_index, fixed_cap};
-use crate::security::resolve_in_root;
 use crate::{Context, ToolError};
 
 /// Arguments of `index scip`.

@@ -6,15 +6,15 @@ use std::collections::{HashMap, HashSet};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::graph::{
+    Dir, IndexGraph, PathNodes, depth_param, load_symbols, node_json, shortest_paths,
+};
+use tsa_analysis::source::{Bodies, BodyBudget};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::SymbolRow;
 
 use crate::action::Action;
 use crate::actions::common::{Targets, cap, definitions_json, find_targets, open_index};
-use crate::actions::graph::{
-    Dir, IndexGraph, PathNodes, depth_param, load_symbols, node_json, shortest_paths,
-};
-use crate::source::{Bodies, BodyBudget};
 use crate::{Context, ToolError};
 
 /// Which way calls must flow.

@@ -1,9 +1,9 @@
 //! `nav callee_tree`: the nested tree of what a function calls, level by level.
 
+use tsa_analysis::graph::Dir;
 use tsa_envelope::Success;
 
 use crate::action::Action;
-use crate::actions::graph::Dir;
 use crate::actions::nav::caller_tree::{Args, run_tree};
 use crate::{Context, ToolError};
 

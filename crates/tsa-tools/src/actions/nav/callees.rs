@@ -5,15 +5,15 @@ use std::collections::HashSet;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use tsa_analysis::graph::Dir;
+use tsa_analysis::source::{Bodies, BodyBudget};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::{
     Targets, callee_full, cap, definitions_json, find_targets, open_index,
 };
-use crate::actions::graph::Dir;
 use crate::actions::nav::callers::{BODY_NOTE, Scope, run_graph};
-use crate::source::{Bodies, BodyBudget};
 use crate::{Context, ToolError};
 
 /// Arguments of `nav callees`.

@@ -6,15 +6,13 @@ use std::collections::{BTreeMap, HashMap};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::graph::{Dir, IndexGraph, One, TreeEntry, depth_param, load_symbols, nest, tree};
+use tsa_analysis::trust::Assessor;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::{cap, definitions_json, open_index};
-use crate::actions::graph::{
-    Dir, IndexGraph, One, TreeEntry, depth_param, find_one, load_symbols, nest, tree,
-};
+use crate::actions::common::{cap, definitions_json, find_one, open_index};
 use crate::actions::nav::callers::{CALLERS_VERDICT_RULE, callers_verdict};
-use crate::trust::Assessor;
 use crate::{Context, ToolError};
 
 /// Walks stop counting after this many tree entries (the count is then a floor).

@@ -5,6 +5,9 @@ use std::collections::HashMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::graph::{Dir, IndexGraph, bfs, depth_param, load_symbols};
+use tsa_analysis::source::{Bodies, BodyBudget};
+use tsa_analysis::trust::{Assessor, Completeness, Trust};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::CallRow;
 
@@ -12,9 +15,6 @@ use crate::action::Action;
 use crate::actions::common::{
     Targets, callee_full, cap, definitions_json, find_targets, open_index,
 };
-use crate::actions::graph::{Dir, IndexGraph, bfs, depth_param, load_symbols};
-use crate::source::{Bodies, BodyBudget};
-use crate::trust::{Assessor, Completeness, Trust};
 use crate::{Context, ToolError};
 
 /// Arguments of `nav callers`.
@@ -372,7 +372,7 @@ pub(crate) fn run_graph(
         .map(|(id, d)| {
             let mut v = syms
                 .get(id)
-                .map(crate::actions::graph::node_json)
+                .map(tsa_analysis::graph::node_json)
                 .unwrap_or(Value::Null);
             v["depth"] = json!(d);
             if let Some(e) = via.get(id).map(|i| &walk.edges[*i]) {

@@ -6,13 +6,13 @@ use std::collections::{BTreeMap, HashSet};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use tsa_analysis::graph::One;
+use tsa_analysis::history::{self, HistoryError};
+use tsa_analysis::security::resolve_in_root;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::{cap, open_index};
-use crate::actions::graph::{One, find_one};
-use crate::history::{self, HistoryError};
-use crate::security::resolve_in_root;
+use crate::actions::common::{cap, find_one, open_index};
 use crate::{Context, ToolError};
 
 /// Arguments of `nav co_change`.

@@ -7,13 +7,13 @@ use std::collections::{HashMap, HashSet};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::graph::{Dir, Hop, IndexGraph, Neighbors, load_symbols, node_json};
+use tsa_analysis::source::{Bodies, BodyBudget};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::SymbolRow;
 
 use crate::action::Action;
 use crate::actions::common::{cap, open_index, split_qualified};
-use crate::actions::graph::{Dir, Hop, IndexGraph, Neighbors, load_symbols, node_json};
-use crate::source::{Bodies, BodyBudget};
 use crate::{Context, ToolError};
 
 /// Arguments of `nav context`.

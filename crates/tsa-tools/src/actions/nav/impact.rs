@@ -7,6 +7,11 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::graph::{
+    Dir, Hop, IndexGraph, Neighbors, RiskFactors, VERDICT_BASIS, ambiguous, bfs, depth_param,
+    exact_pick, impact_level, load_symbols, narrow_hint, node_json, risk_score,
+};
+use tsa_analysis::trust::{Assessor, Change, Completeness, OPEN_SITES_MEDIUM};
 use tsa_envelope::{Capped, ImpactLevel, ListSpelling, Success, Verdict};
 use tsa_index::{Index, SymbolRow};
 
@@ -14,11 +19,6 @@ use crate::action::Action;
 use crate::actions::common::{
     SUGGESTED_MISSES, Targets, cap, definitions_json, find_targets, find_targets_with, open_index,
 };
-use crate::actions::graph::{
-    Dir, Hop, IndexGraph, Neighbors, RiskFactors, VERDICT_BASIS, ambiguous, bfs, depth_param,
-    exact_pick, impact_level, load_symbols, narrow_hint, node_json, risk_score,
-};
-use crate::trust::{Assessor, Change, Completeness, OPEN_SITES_MEDIUM};
 use crate::{Context, ToolError};
 
 /// What to compute.

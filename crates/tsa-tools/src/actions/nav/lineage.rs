@@ -5,14 +5,14 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use tsa_analysis::graph::{ambiguous, depth_param};
+use tsa_analysis::history::{self, HistoryError};
+use tsa_analysis::security::resolve_in_root;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::{Targets, cap, find_targets, open_index};
-use crate::actions::graph::{ambiguous, depth_param};
 use crate::actions::nav::navigate::hierarchy;
-use crate::history::{self, HistoryError};
-use crate::security::resolve_in_root;
 use crate::{Context, ToolError};
 
 /// Arguments of `nav lineage`.

@@ -6,14 +6,14 @@ use std::collections::{BTreeSet, HashMap, HashSet};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::graph::depth_param;
+use tsa_analysis::source::{Bodies, BodyBudget};
+use tsa_analysis::trust::Assessor;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::{Index, SymbolRow};
 
 use crate::action::Action;
 use crate::actions::common::{Targets, cap, definitions_json, find_targets, open_index};
-use crate::actions::graph::depth_param;
-use crate::source::{Bodies, BodyBudget};
-use crate::trust::Assessor;
 use crate::{Context, ToolError};
 
 /// What to show.
@@ -318,7 +318,7 @@ impl Action for Navigate {
                 defs.len()
             ),
             _ if ref_total == 0
-                && trust.as_ref().is_some_and(|t: &crate::trust::Trust| !t.settled()) =>
+                && trust.as_ref().is_some_and(|t: &tsa_analysis::trust::Trust| !t.settled()) =>
             {
                 format!(
                     "No resolved reference, but the graph cannot rule callers out ({}): nav action=callers lists the unresolved call sites.",

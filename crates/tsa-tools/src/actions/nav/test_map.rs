@@ -8,12 +8,12 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::graph::{Dir, IndexGraph, Neighbors, load_symbols};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::SymbolRow;
 
 use crate::action::Action;
 use crate::actions::common::{Targets, cap, definitions_json, find_targets, fixed_cap, open_index};
-use crate::actions::graph::{Dir, IndexGraph, Neighbors, load_symbols};
 use crate::{Context, ToolError};
 
 /// Arguments of `nav test_map`.
@@ -51,7 +51,7 @@ impl<'a> Lines<'a> {
     fn attributes_above(&mut self, file: &str, line: u32) -> Vec<String> {
         let root = self.root;
         let lines = self.files.entry(file.to_owned()).or_insert_with(|| {
-            crate::security::read_text_in_root(root, file)
+            tsa_analysis::security::read_text_in_root(root, file)
                 .map(|t| t.lines().map(str::to_owned).collect())
                 .unwrap_or_default()
         });
@@ -170,7 +170,7 @@ pub(crate) fn test_command(
             cmd
         }
         "javascript" | "typescript" | "tsx" | "jsx" => {
-            let pkg = crate::security::inside_root(root, "package.json")
+            let pkg = tsa_analysis::security::inside_root(root, "package.json")
                 .and_then(|p| std::fs::read_to_string(p).ok())
                 .unwrap_or_default();
             let runner = if pkg.contains("vitest") {
@@ -346,7 +346,7 @@ impl Action for TestMap {
                 .with("candidate_count", defs.len());
         }
         // Tests found through resolved calls only: the same trust as its callers.
-        s = crate::trust::Assessor::new(index, root)
+        s = tsa_analysis::trust::Assessor::new(index, root)
             .assess(&defs, 0)?
             .annotate(s);
         if let Some(w) = opened.built_now {

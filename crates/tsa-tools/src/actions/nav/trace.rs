@@ -8,13 +8,13 @@ use std::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use tsa_analysis::security::resolve_in_root;
+use tsa_analysis::text_search::{CaseMode, FileFilter, Limits, MatchSpec, search};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_lang::{Language, Tier};
 
 use crate::action::Action;
 use crate::actions::common::{fixed_cap, open_index, split_qualified};
-use crate::security::resolve_in_root;
-use crate::text_search::{CaseMode, FileFilter, Limits, MatchSpec, search};
 use crate::{Context, ToolError};
 
 /// Arguments of `nav trace`.

@@ -7,6 +7,8 @@ use std::collections::{BTreeMap, HashMap};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::graph::load_symbols;
+use tsa_analysis::source::source_file;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::{FileDep, ImportRow};
 
@@ -14,8 +16,6 @@ use crate::action::Action;
 use crate::actions::common::{
     Targets, callee_full, cap, definitions_json, find_targets, open_index,
 };
-use crate::actions::graph::load_symbols;
-use crate::source::source_file;
 use crate::{Context, ToolError};
 
 /// Cross-reference a symbol or a file.
@@ -137,7 +137,7 @@ impl Action for Xref {
                 };
                 if callers_on {
                     // How far the callers listed here are all of them.
-                    s = crate::trust::Assessor::new(index, ctx.root()?)
+                    s = tsa_analysis::trust::Assessor::new(index, ctx.root()?)
                         .assess(&defs, 0)?
                         .annotate(s);
                 }

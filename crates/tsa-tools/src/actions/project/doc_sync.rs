@@ -8,12 +8,12 @@ use globset::{Glob, GlobSetBuilder};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use tsa_analysis::docrefs::{self, RefKind};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_lang::Language;
 
 use crate::action::Action;
 use crate::actions::common::{cap, open_index};
-use crate::docrefs::{self, RefKind};
 use crate::{Context, ToolError};
 
 /// Arguments of `project doc_sync`.
@@ -61,7 +61,7 @@ impl Action for DocSync {
         let mut checked = 0usize;
         let mut linked = Vec::new();
         for doc in &docs {
-            let text = match crate::security::read_text_in_root(root, doc) {
+            let text = match tsa_analysis::security::read_text_in_root(root, doc) {
                 Ok(t) => t,
                 Err(ToolError::Linked(_)) => {
                     linked.push(doc.clone());
@@ -136,6 +136,6 @@ impl Action for DocSync {
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);
         }
-        Ok(crate::security::warn_linked(s, &linked))
+        Ok(tsa_analysis::security::warn_linked(s, &linked))
     }
 }

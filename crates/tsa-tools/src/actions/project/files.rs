@@ -7,12 +7,12 @@ use std::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use tsa_analysis::text_search::list_files;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::cap;
 use crate::actions::text_common::{Discovery, discovery_filter, strings};
-use crate::text_search::list_files;
 use crate::{Context, ToolError};
 
 /// Arguments of `project files`.

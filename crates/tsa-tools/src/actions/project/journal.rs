@@ -253,7 +253,7 @@ impl Action for Journal {
                 }
                 let mut scope = Vec::new();
                 for p in args.scope_paths.unwrap_or_default() {
-                    scope.push(crate::security::resolve_in_root(root, &p)?.1);
+                    scope.push(tsa_analysis::security::resolve_in_root(root, &p)?.1);
                 }
                 let entry = Entry {
                     id: id.clone(),
@@ -356,7 +356,7 @@ impl Action for Journal {
                     None => None,
                 };
                 let scope = match args.path_scope.as_deref() {
-                    Some(p) => Some(crate::security::resolve_in_root(root, p)?.1),
+                    Some(p) => Some(tsa_analysis::security::resolve_in_root(root, p)?.1),
                     None => None,
                 };
                 let hits: Vec<&Entry> = entries

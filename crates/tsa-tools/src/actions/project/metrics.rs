@@ -10,18 +10,18 @@ use rustc_hash::FxHashMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use tsa_analysis::chain::fan_counts;
+use tsa_analysis::health::DepsMode;
+use tsa_analysis::health::model::{CALLABLE, tarjan};
+use tsa_analysis::hyphae::Universe;
 use tsa_envelope::{Capped, Envelope, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::{cap, open_index, pick};
 use crate::actions::health::common::scoring;
 use crate::actions::health::heatmap::{band_counts, fn_row};
-use crate::actions::health::model::{CALLABLE, tarjan};
 use crate::actions::health::{project as health_project, routes as health_routes};
 use crate::actions::index::status as index_status;
-use crate::chain::fan_counts;
-use crate::health::DepsMode;
-use crate::hyphae::Universe;
 use crate::{Context, ToolError};
 
 /// The sections, in answer order.
@@ -159,7 +159,7 @@ fn call_graph(
             .then_with(|| name_of(a[0]).cmp(name_of(b[0])))
     });
     let in_cycles: usize = cycles.iter().map(Vec::len).sum();
-    let ranked = |key: fn(&crate::chain::Fans) -> usize| -> Vec<Value> {
+    let ranked = |key: fn(&tsa_analysis::chain::Fans) -> usize| -> Vec<Value> {
         let mut v: Vec<(usize, i64)> = fans
             .iter()
             .map(|(id, f)| (key(f), *id))
@@ -205,7 +205,7 @@ fn call_graph(
     stats["self_recursive"] = json!(self_recursive.len());
     stats["cycle_count"] = json!(cycles.len());
     stats["functions_in_cycles"] = json!(in_cycles);
-    stats["average_fan_out"] = json!(crate::health::round1(if nodes.is_empty() {
+    stats["average_fan_out"] = json!(tsa_analysis::health::round1(if nodes.is_empty() {
         0.0
     } else {
         fans.values().map(|f| f.fan_out).sum::<usize>() as f64 / nodes.len() as f64
@@ -346,7 +346,7 @@ impl Action for Metrics {
                 .into_iter()
                 .map(|f| f.path.clone())
                 .collect();
-            let mut rows: Vec<(u32, String, crate::complexity::FunctionCc)> = Vec::new();
+            let mut rows: Vec<(u32, String, tsa_analysis::complexity::FunctionCc)> = Vec::new();
             let mut files_measured = 0usize;
             let mut unreadable = 0usize;
             for (rel, r) in sc.scorer.score_all(&rels) {
@@ -375,7 +375,7 @@ impl Action for Metrics {
                 "files_unreadable": unreadable,
                 "function_count": n,
                 "total_complexity": total,
-                "average_complexity": crate::health::round1(if n == 0 { 0.0 } else { total as f64 / n as f64 }),
+                "average_complexity": tsa_analysis::health::round1(if n == 0 { 0.0 } else { total as f64 / n as f64 }),
                 "median_complexity": median,
                 "max_complexity": ccs.first().copied().unwrap_or(0),
                 "band_counts": band_counts(ccs.iter()),

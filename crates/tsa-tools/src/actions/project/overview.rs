@@ -6,11 +6,11 @@ use std::collections::BTreeMap;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use tsa_analysis::health::{DepsMode, Scorer};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::{cap, fixed_cap, open_index};
-use crate::health::{DepsMode, Scorer};
 use crate::{Context, ToolError};
 
 /// Arguments of `project overview`.

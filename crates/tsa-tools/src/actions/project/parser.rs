@@ -4,11 +4,11 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use tsa_analysis::suggest::closest;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_lang::{Language, Tier};
 
 use crate::action::Action;
-use crate::dispatch::closest;
 use crate::{Context, ToolError};
 
 /// Arguments of `project parser`.

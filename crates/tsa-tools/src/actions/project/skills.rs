@@ -4,11 +4,11 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use tsa_analysis::security::resolve_in_root;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::cap;
-use crate::security::resolve_in_root;
 use crate::skills::{BUILTIN, DEFAULT_DIR, in_dir, parse};
 use crate::{Context, ToolError};
 

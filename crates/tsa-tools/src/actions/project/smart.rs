@@ -6,13 +6,13 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::source::source_file;
 use tsa_envelope::{Capped, Envelope, ListSpelling, Success};
 
 use crate::action::Action;
 use crate::actions::common::{cap, open_index, pick};
 use crate::actions::edit::safe as edit_safe;
 use crate::actions::health::file as health_file;
-use crate::source::source_file;
 use crate::{Context, ToolError};
 
 /// Arguments of `project smart`.

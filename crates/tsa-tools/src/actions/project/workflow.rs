@@ -16,6 +16,12 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
+use tsa_analysis::chain::fan_counts;
+use tsa_analysis::health::DepsMode;
+use tsa_analysis::health::model::{CALLABLE, Scope};
+use tsa_analysis::hyphae::Universe;
+use tsa_analysis::security::resolve_in_root;
+use tsa_analysis::source::source_file;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::{WalkOptions, pending_changes};
 use tsa_lang::{Language, is_test_path};
@@ -24,13 +30,7 @@ use crate::action::Action;
 use crate::actions::common::{cap, fixed_cap, open_index, pick};
 use crate::actions::edit::safe::{self as edit_safe, downstream, test_command};
 use crate::actions::health::common::scoring;
-use crate::actions::health::model::{CALLABLE, Scope};
 use crate::actions::health::project::grade_risk;
-use crate::chain::fan_counts;
-use crate::health::DepsMode;
-use crate::hyphae::Universe;
-use crate::security::resolve_in_root;
-use crate::source::source_file;
 use crate::{Context, ToolError};
 
 /// Arguments of `project workflow`.
@@ -338,7 +338,7 @@ impl Action for Workflow {
         };
 
         // The procedure.
-        let in_git = crate::git::Repo::open(root).is_ok();
+        let in_git = tsa_analysis::git::Repo::open(root).is_ok();
         let is_file = matches!(target, Target::File(_));
         let fn_args = |extra: Value| -> Option<Value> {
             let t = top.as_ref()?;

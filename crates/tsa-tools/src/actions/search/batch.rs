@@ -6,12 +6,12 @@ use std::time::{Duration, Instant};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::text_search::{CaseMode, FileFilter, Limits, MatchSpec, search};
 use tsa_envelope::{Capped, ListSpelling, Success};
 
 use crate::action::Action;
 use crate::actions::common::fixed_cap;
 use crate::actions::text_common::{MAX_CAP, resolve_roots, row_json, verdict};
-use crate::text_search::{CaseMode, FileFilter, Limits, MatchSpec, search};
 use crate::{Context, ToolError};
 
 /// One search of a batch.

@@ -4,15 +4,15 @@ use rustc_hash::{FxHashMap, FxHashSet};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::chain::{self, Params, complexity, fan_counts, risk_of};
+use tsa_analysis::hyphae::Universe;
+use tsa_analysis::mermaid;
+use tsa_analysis::source::{Bodies, BodyBudget};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_lang::is_test_path;
 
 use crate::action::Action;
 use crate::actions::common::{fixed_cap, open_index};
-use crate::chain::{self, Params, complexity, fan_counts, risk_of};
-use crate::hyphae::Universe;
-use crate::mermaid;
-use crate::source::{Bodies, BodyBudget};
 use crate::{Context, ToolError};
 
 /// Arguments of `search chain`.

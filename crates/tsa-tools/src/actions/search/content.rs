@@ -3,11 +3,11 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
+use tsa_analysis::security::resolve_in_root;
+use tsa_analysis::text_search::FileFilter;
 
 use crate::action::Action;
 use crate::actions::text_common::{Flags, answer, prepare, resolve_roots, run};
-use crate::security::resolve_in_root;
-use crate::text_search::FileFilter;
 use crate::{Context, ToolError};
 
 /// Arguments of `search content`.

@@ -5,12 +5,12 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use tsa_analysis::text_search::EntryKind;
 
 use crate::action::Action;
 use crate::actions::text_common::{
     Discovery, Flags, answer, discovery_filter, prepare, run, strings,
 };
-use crate::text_search::EntryKind;
 use crate::{Context, ToolError};
 
 /// Arguments of `search grep`.

@@ -6,12 +6,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
+use tsa_analysis::security::resolve_in_root;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_lang::Language;
 
 use crate::action::Action;
 use crate::actions::common::{Targets, definitions_json, find_targets, fixed_cap, open_index};
-use crate::security::resolve_in_root;
 use crate::{Context, ToolError};
 
 /// The named queries every language answers.
@@ -342,7 +342,7 @@ impl Action for QueryAction {
             })?,
             None => Language::from_path(&rel).ok_or_else(|| ToolError::Language(rel.clone()))?,
         };
-        let bytes = crate::security::read_in_root(root, &rel)?;
+        let bytes = tsa_analysis::security::read_in_root(root, &rel)?;
         if bytes[..bytes.len().min(8192)].contains(&0) {
             return Err(ToolError::Binary(rel));
         }

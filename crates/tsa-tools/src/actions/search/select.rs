@@ -2,11 +2,11 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
+use tsa_analysis::hyphae;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::{fixed_cap, open_index};
-use crate::hyphae;
 use crate::{Context, ToolError};
 
 /// Arguments of `search select`.
@@ -25,7 +25,7 @@ pub struct Args {
     /// only, and the answer says how many rows rest on that (name_fallback_matches).
     /// Combinators: `A B` (B inside A), `A > B` (directly inside), `A ~ B` (same
     /// container); `,` for a union.
-    #[schemars(length(max = crate::hyphae::parse::MAX_SELECTOR_CHARS))]
+    #[schemars(length(max = tsa_analysis::hyphae::parse::MAX_SELECTOR_CHARS))]
     pub selector: String,
     /// Most symbols to list (clamped to 1..1000, default 100). The exact total is always reported.
     #[serde(default)]

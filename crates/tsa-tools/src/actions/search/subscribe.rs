@@ -5,12 +5,12 @@ use std::time::Duration;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
+use tsa_analysis::hyphae;
 use tsa_envelope::{Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::open_index;
 use crate::actions::search::select::echo;
-use crate::hyphae;
 use crate::{Context, ToolError};
 
 /// Arguments of `search subscribe`.
@@ -18,7 +18,7 @@ use crate::{Context, ToolError};
 #[serde(deny_unknown_fields)]
 pub struct Args {
     /// Hyphae selector to watch (same grammar as `search action=select`).
-    #[schemars(length(max = crate::hyphae::parse::MAX_SELECTOR_CHARS))]
+    #[schemars(length(max = tsa_analysis::hyphae::parse::MAX_SELECTOR_CHARS))]
     pub selector: String,
     /// Fewest seconds between two notifications for this subscription (default 2.0, 0..=3600).
     #[serde(default)]

@@ -3,12 +3,12 @@
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use tsa_analysis::source::{Bodies, BodyBudget};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_lang::{Language, is_test_path};
 
 use crate::action::Action;
 use crate::actions::common::{cap, open_index};
-use crate::source::{Bodies, BodyBudget};
 use crate::{Context, ToolError};
 
 /// Symbol kinds a search can be narrowed to.

@@ -19,7 +19,7 @@ pub struct Args {
     pub sub_id: Option<String>,
     /// Cancel every subscription to this selector.
     #[serde(default)]
-    #[schemars(length(max = crate::hyphae::parse::MAX_SELECTOR_CHARS))]
+    #[schemars(length(max = tsa_analysis::hyphae::parse::MAX_SELECTOR_CHARS))]
     pub selector: Option<String>,
 }
 

@@ -6,9 +6,9 @@
 use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
+use tsa_analysis::security::resolve_in_root;
 use tsa_lang::{Def, DefKind, FileExtract, Language, Tier};
 
-use crate::security::resolve_in_root;
 use crate::{Context, ToolError};
 
 /// One source file, read and parsed.
@@ -92,7 +92,7 @@ pub fn read_text(
         Some(l) => l,
         None => return Err(ToolError::Language(rel)),
     };
-    let bytes = crate::security::read_in_root(root, &rel)?;
+    let bytes = tsa_analysis::security::read_in_root(root, &rel)?;
     if bytes[..bytes.len().min(8192)].contains(&0) {
         return Err(ToolError::Binary(rel));
     }
@@ -105,7 +105,7 @@ pub fn load(ctx: &Context, input: &str, language: Option<&str>) -> Result<Loaded
     let root = ctx.root()?;
     let language = language_arg(language)?;
     let (_, rel, lang, text) = read_text(root, input, language)?;
-    crate::source::check_parse_size(&rel, text.len() as u64)?;
+    tsa_analysis::source::check_parse_size(&rel, text.len() as u64)?;
     let extract = tsa_lang::extract(lang, text.as_bytes())
         .map_err(|e| ToolError::Internal(format!("cannot parse '{rel}': {e}")))?;
     Ok(Loaded {
@@ -310,7 +310,7 @@ pub fn kind_counts(x: &FileExtract) -> Value {
 
 /// Resolves an `output_file` inside the root and writes `content` there.
 pub fn write_output(root: &Path, output_file: &str, content: &str) -> Result<String, ToolError> {
-    let (abs, rel) = crate::security::output_target(root, output_file)?;
+    let (abs, rel) = tsa_analysis::security::output_target(root, output_file)?;
     if let Some(parent) = abs.parent() {
         std::fs::create_dir_all(parent)
             .map_err(|e| ToolError::Internal(format!("cannot create '{rel}': {e}")))?;

@@ -6,12 +6,12 @@ use std::collections::{HashMap, HashSet};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::source::{Bodies, BodyBudget};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::SymbolRow;
 
 use crate::action::Action;
 use crate::actions::common::{SUGGESTED_MISSES, fixed_cap, open_index, split_qualified};
-use crate::source::{Bodies, BodyBudget};
 use crate::{Context, ToolError};
 
 /// Arguments of `structure explore` (camelCase limits, as in the reference).
@@ -91,7 +91,7 @@ impl Action for Explore {
             names.join(", ")
         };
         // Summary lines and next steps show its first 64 characters.
-        let subject = match crate::arguments::clip(&subject) {
+        let subject = match tsa_analysis::suggest::clip(&subject) {
             head if head.len() < subject.len() => format!("{head}…"),
             _ => subject,
         };

@@ -330,7 +330,7 @@ impl Read {
         let mut failed = 0usize;
         for req in requests {
             // Every batch path is checked against the root before anything is read.
-            crate::security::resolve_in_root(root, &req.file_path)?;
+            tsa_analysis::security::resolve_in_root(root, &req.file_path)?;
             if req.sections.is_empty() {
                 return Err(ToolError::Validation(format!(
                     "requests entry for '{}' has no sections",
@@ -457,8 +457,8 @@ fn read_plain(
     ),
     ToolError,
 > {
-    let (abs, rel) = crate::security::resolve_in_root(root, input)?;
-    let bytes = crate::security::read_in_root(root, &rel)?;
+    let (abs, rel) = tsa_analysis::security::resolve_in_root(root, input)?;
+    let bytes = tsa_analysis::security::read_in_root(root, &rel)?;
     if bytes[..bytes.len().min(8192)].contains(&0) {
         return Err(ToolError::Binary(rel));
     }

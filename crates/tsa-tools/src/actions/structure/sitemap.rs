@@ -6,13 +6,13 @@ use std::collections::{BTreeMap, HashMap};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::security::resolve_in_root;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_lang::is_test_path;
 
 use crate::action::Action;
 use crate::actions::common::{cap, open_index};
 use crate::actions::structure::common::{language_arg, visibility};
-use crate::security::resolve_in_root;
 use crate::{Context, ToolError};
 
 /// What the map shows.

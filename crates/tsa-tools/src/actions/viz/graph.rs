@@ -7,14 +7,14 @@ use std::collections::{HashMap, HashSet};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use tsa_analysis::graph::{Dir, IndexGraph, One, bfs, depth_param, load_symbols};
+use tsa_analysis::mermaid;
+use tsa_analysis::source::source_file;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::Edge;
 
 use crate::action::Action;
-use crate::actions::common::{cap, open_index};
-use crate::actions::graph::{Dir, IndexGraph, One, bfs, depth_param, find_one, load_symbols};
-use crate::mermaid;
-use crate::source::source_file;
+use crate::actions::common::{cap, find_one, open_index};
 use crate::{Context, ToolError};
 
 /// What to draw.

@@ -10,13 +10,13 @@ use std::path::Path;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
+use tsa_analysis::knowledge::view::{self, Lod, Projected};
+use tsa_analysis::knowledge::{self, Graph, NodeKind, count_kinds, page, sidecar};
+use tsa_analysis::security::resolve_in_root;
 use tsa_envelope::{Capped, ListLink, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::{cap, open_index, split_qualified};
-use crate::knowledge::view::{self, Lod, Projected};
-use crate::knowledge::{self, Graph, NodeKind, count_kinds, page, sidecar};
-use crate::security::resolve_in_root;
 use crate::{Context, ToolError};
 
 /// Output form.
@@ -199,7 +199,7 @@ fn find_focus(
 /// Up to five names or paths close to `focus`.
 fn suggestions(g: &Graph, focus: &str) -> Vec<String> {
     // Compared by its first 64 characters: the cost never grows with the input.
-    let f = crate::arguments::clip(focus.trim()).to_lowercase();
+    let f = tsa_analysis::suggest::clip(focus.trim()).to_lowercase();
     let tail = f.rsplit(['/', '.', ':']).next().unwrap_or(&f).to_owned();
     let mut scored: Vec<(f64, String)> = Vec::new();
     let mut seen = HashSet::new();

@@ -12,13 +12,13 @@ use rayon::prelude::*;
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use tsa_analysis::source::{Bodies, BodyBudget};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::SymbolRow;
 use tsa_lang::Language;
 
 use crate::action::Action;
 use crate::actions::common::{cap, open_index};
-use crate::source::{Bodies, BodyBudget};
 use crate::{Context, ToolError};
 
 /// Which fingerprints to compare.
@@ -190,7 +190,7 @@ impl Action for Similarity {
                 let Some(lang) = Language::from_path(&file) else {
                     return out;
                 };
-                let Ok(src) = crate::security::read_in_root(root, &file) else {
+                let Ok(src) = tsa_analysis::security::read_in_root(root, &file) else {
                     return out;
                 };
                 let mut parser = tree_sitter::Parser::new();

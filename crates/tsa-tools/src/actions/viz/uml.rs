@@ -8,13 +8,13 @@ use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::json;
+use tsa_analysis::graph::{Dir, IndexGraph, One, depth_param, shortest_paths};
+use tsa_analysis::mermaid;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::{Index, SymbolRow};
 
 use crate::action::Action;
-use crate::actions::common::{cap, open_index};
-use crate::actions::graph::{Dir, IndexGraph, One, depth_param, find_one, shortest_paths};
-use crate::mermaid;
+use crate::actions::common::{cap, find_one, open_index};
 use crate::{Context, ToolError};
 
 /// Which diagram.
@@ -377,7 +377,7 @@ fn activity(index: &Index, args: &Args, ctx: &Context) -> Result<Success, ToolEr
     let Some(lang) = tsa_lang::Language::from_path(&def.file) else {
         return Err(ToolError::Language(def.file));
     };
-    let text = crate::security::read_text_in_root(ctx.root()?, &def.file)?;
+    let text = tsa_analysis::security::read_text_in_root(ctx.root()?, &def.file)?;
     let mut parser = tree_sitter::Parser::new();
     parser
         .set_language(&lang.grammar())

@@ -12,11 +12,18 @@
 //!   per-function detail.
 //!
 //! Thresholds and smell rules are data: [`config`] (`defaults.yml` + `tsa-health.yml`).
+//!
+//! The graph-health engines live beside the scorer: [`model`] (the project graph
+//! loaded once), [`deadcode`], [`files`] (the file import graph) and [`routes_scan`].
 
 pub mod config;
 pub mod coverage;
+pub mod deadcode;
+pub mod files;
 pub mod git;
+pub mod model;
 pub mod patterns;
+pub mod routes_scan;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

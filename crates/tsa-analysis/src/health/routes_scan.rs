@@ -7,7 +7,7 @@ use std::sync::LazyLock;
 
 use regex::Regex;
 
-use crate::actions::health::model::par_map;
+use crate::health::model::par_map;
 
 /// Frameworks recognised, in the order they are reported.
 pub const FRAMEWORKS: &[&str] = &[

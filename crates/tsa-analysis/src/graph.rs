@@ -7,13 +7,13 @@
 //! adjacency maps; [`IndexGraph`] is the implementation over the index.
 
 use std::collections::{HashMap, HashSet};
+use std::num::NonZeroUsize;
 
 use serde_json::{Value, json};
 use tsa_envelope::{Capped, ImpactLevel, ListSpelling, Success, Verdict};
 use tsa_index::{Index, Resolution, SymbolRow};
 
-use crate::actions::common::{Targets, definitions_json, find_targets, fixed_cap};
-use crate::{Context, ToolError};
+use crate::ToolError;
 
 /// Walk direction: up to callers or down to callees.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -517,6 +517,31 @@ pub fn node_json(s: &SymbolRow) -> Value {
     })
 }
 
+/// The definitions list shown beside callers/callees.
+pub fn definitions_json(defs: &[SymbolRow]) -> Value {
+    Value::Array(
+        defs.iter()
+            .map(|d| {
+                json!({
+                    "name": d.name,
+                    "qualified_name": d.qualname,
+                    "kind": d.kind,
+                    "file": d.file,
+                    "line": d.line,
+                    "end_line": d.end_line,
+                    "language": d.language,
+                    "signature": d.signature,
+                })
+            })
+            .collect(),
+    )
+}
+
+/// A fixed list cap (`n` >= 1) for lists that take no limit parameter.
+pub fn fixed_cap(n: usize) -> NonZeroUsize {
+    NonZeroUsize::new(n).unwrap_or(NonZeroUsize::MIN)
+}
+
 /// Fetches the rows of every id in `ids` not yet in `syms`.
 pub fn load_symbols(
     index: &Index,
@@ -618,24 +643,6 @@ pub fn exact_pick(name: &str, defs: &[SymbolRow]) -> Option<(SymbolRow, String)>
             others.join(", ")
         ),
     ))
-}
-
-/// Resolves `name` (+ `file_path`) to exactly one callable definition.
-pub fn find_one(
-    ctx: &Context,
-    index: &Index,
-    label: &str,
-    name: &str,
-    file_path: Option<&str>,
-) -> Result<One, ToolError> {
-    match find_targets(ctx, index, label, name, file_path)? {
-        Targets::Missing(s) => Ok(One::Answer(s)),
-        Targets::Found(mut defs) if defs.len() == 1 => Ok(One::Found(defs.remove(0), None)),
-        Targets::Found(defs) => Ok(match exact_pick(name, &defs) {
-            Some((d, w)) => One::Found(d, Some(w)),
-            None => One::Answer(ambiguous(label, name, &defs)),
-        }),
-    }
 }
 
 /// A depth parameter: absent -> default; below 1 -> validation error; above `max`

@@ -18,7 +18,7 @@
 //! public API -> at least low, medium when the change breaks callers. So nothing
 //! built on an incomplete graph or on public API is ever SAFE.
 
-mod public_api;
+pub mod public_api;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::Path;

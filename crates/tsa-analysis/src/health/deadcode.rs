@@ -12,10 +12,10 @@ use std::path::Path;
 use rustc_hash::{FxHashMap, FxHashSet};
 
 use crate::ToolError;
-use crate::actions::health::model::{
+use crate::health::model::{
     CALLABLE, Model, Scope, par_map, project_text_files, read_text, scan_identifiers,
 };
-use crate::actions::health::routes_scan::Route;
+use crate::health::routes_scan::Route;
 
 /// Function names that are entry points by convention, per language.
 pub const ENTRY_NAMES: &[(&str, &[&str])] = &[
@@ -1155,7 +1155,7 @@ pub fn analyse(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::actions::health::routes_scan::scan_project;
+    use crate::health::routes_scan::scan_project;
 
     fn lines(src: &str) -> Vec<&[u8]> {
         src.as_bytes().split(|b| *b == b'\n').collect()

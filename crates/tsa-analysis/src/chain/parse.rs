@@ -263,7 +263,7 @@ pub fn parse(query: &str) -> Result<Vec<Step>, ChainError> {
 fn check_step(s: &Step) -> Result<(), ChainError> {
     let Some((_, kwargs)) = STEPS.iter().find(|(n, _)| *n == s.name) else {
         let names: Vec<&str> = STEPS.iter().map(|(n, _)| *n).collect();
-        let hint = match crate::dispatch::closest(&s.name, names.iter().copied()) {
+        let hint = match crate::suggest::closest(&s.name, names.iter().copied()) {
             Some(c) => format!(" (did you mean '{c}'?)"),
             None => format!(" (known: {})", names.join(", ")),
         };

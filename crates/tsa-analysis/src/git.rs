@@ -305,7 +305,7 @@ fn text_of(bytes: &[u8]) -> Option<String> {
     String::from_utf8(bytes.to_vec()).ok()
 }
 
-#[cfg(test)]
+#[cfg(any(test, feature = "test-support"))]
 pub mod testrepo {
     //! Repositories created with git2 for tests.
     use std::path::Path;

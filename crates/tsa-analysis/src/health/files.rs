@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::ToolError;
-use crate::actions::health::model::{FileGraph, Model};
+use crate::health::model::{FileGraph, Model};
 use crate::security::resolve_in_root;
 
 /// The graph and the model it came from.
@@ -55,7 +55,7 @@ impl<'a> Files<'a> {
         }
         // Compared by its first 64 characters: the cost never grows with the input.
         let base =
-            crate::arguments::clip(rel.rsplit('/').next().unwrap_or(&rel)).to_ascii_lowercase();
+            crate::suggest::clip(rel.rsplit('/').next().unwrap_or(&rel)).to_ascii_lowercase();
         let mut scored: Vec<(f64, &str)> = self
             .model
             .files

@@ -413,7 +413,7 @@ impl Parser<'_> {
         let name = self.ident("a pseudo-class name after ':'")?;
         let lname = name.to_lowercase();
         if !PSEUDO_CLASSES.contains(&lname.as_str()) {
-            let close = crate::dispatch::closest(&lname, PSEUDO_CLASSES.iter().copied());
+            let close = crate::suggest::closest(&lname, PSEUDO_CLASSES.iter().copied());
             let hint = match close {
                 Some(c) => format!(" (did you mean ':{c}'?)"),
                 None => format!(" (known: :{})", PSEUDO_CLASSES.join(", :")),

@@ -1,0 +1,33 @@
+//! The analysis engines below the actions: what `tsa-tools`' actions compute with.
+//!
+//! Graph walks over resolved edges, the Hyphae selector and the chain DSL, the
+//! health scorer and the graph-health models (dead code, file imports, routes),
+//! cyclomatic complexity, caller trust, the semantic diff, git change sets and
+//! history, text search, the code + docs knowledge graph, Mermaid pictures, the
+//! path boundary, and the error type every failure envelope is written from.
+//! Engines read the index (`tsa-index`) and parse with `tsa-lang`; they know nothing
+//! of the dispatcher, a session or a transport (never `tsa-tools`, `tsa-mcp` or
+//! `tsa-cli`).
+
+pub mod chain;
+pub mod complexity;
+pub mod constraints;
+pub mod docrefs;
+mod error;
+pub mod git;
+pub mod graph;
+pub mod health;
+pub mod history;
+pub mod hyphae;
+pub mod knowledge;
+pub mod mermaid;
+pub mod security;
+pub mod semdiff;
+pub mod source;
+pub mod suggest;
+pub mod text_search;
+pub mod trust;
+
+/// Why a call failed; `tsa-tools` re-exports it as `ToolError`.
+pub use error::ToolError as Error;
+use error::ToolError;
