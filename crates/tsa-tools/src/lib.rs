@@ -22,6 +22,7 @@ pub mod history;
 pub mod hyphae;
 mod knowledge;
 pub mod mermaid;
+mod project_path;
 mod schema;
 mod security;
 mod semdiff;
@@ -40,9 +41,10 @@ pub mod fuzzing {
 
 pub use catalog::{ACTION_ALIASES, FACADES, Facade, available_actions};
 pub use context::{Context, Subscription};
-pub use dispatch::{PATH_PARAMS, Presentation, Reply, call, call_with};
+pub use dispatch::{Presentation, Reply, call, call_with};
 pub use error::ToolError;
 pub use heal::{moved_aside_warning, remember as remember_index_note};
+pub use project_path::ProjectPath;
 pub use schema::{
     ActionDescription, ToolDescription, action_descriptions, tool_descriptions,
     universal_properties,

@@ -16,6 +16,7 @@ use tsa_lang::{Language, Tier};
 use crate::action::Action;
 use crate::actions::common::{fixed_cap, open_index, split_qualified};
 use crate::actions::nav::trace::{Occurrence, classify, syntax};
+use crate::project_path::ProjectPath;
 use crate::source::source_file;
 use crate::text_search::{CaseMode, FileFilter, Limits, MatchSpec, search};
 use crate::trust::{Assessor, Change};
@@ -42,7 +43,7 @@ pub struct Args {
     pub modification_type: String,
     /// The file that defines the symbol (narrows which definition is meant).
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
 }
 
 pub struct Guard;

@@ -23,6 +23,7 @@ use crate::actions::nav::test_map::{Lines, is_entry, test_command};
 use crate::actions::project::journal as project_journal;
 use crate::constraints::{self, Severity};
 use crate::git::Repo;
+use crate::project_path::ProjectPath;
 use crate::security::resolve_in_root;
 use crate::trust::Completeness;
 use crate::{Context, ToolError};
@@ -44,7 +45,7 @@ pub struct Args {
     pub include_tests: Option<bool>,
     /// Only consider changes under these files/folders (project-relative).
     #[serde(default)]
-    pub scope_paths: Option<Vec<String>>,
+    pub scope_paths: Option<Vec<ProjectPath>>,
     /// `report` (default: changes outside scope_paths are counted) or `strict`
     /// (changes outside scope_paths raise the verdict to at least CAUTION).
     #[serde(default)]

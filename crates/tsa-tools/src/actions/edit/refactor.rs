@@ -14,6 +14,7 @@ use crate::actions::common::{cap, fixed_cap};
 use crate::actions::health::common::check_language;
 use crate::complexity::{self, Rules, band};
 use crate::health::HealthConfig;
+use crate::project_path::ProjectPath;
 use crate::source::source_file;
 use crate::{Context, ToolError};
 
@@ -21,7 +22,7 @@ use crate::{Context, ToolError};
 #[serde(deny_unknown_fields)]
 pub struct Args {
     /// The file to analyse.
-    pub file_path: String,
+    pub file_path: ProjectPath,
     /// Language name; must agree with the file.
     #[serde(default)]
     pub language: Option<String>,

@@ -12,6 +12,7 @@ use crate::actions::common::{cap, open_index};
 use crate::actions::health::deadcode::{Alive, DeadOptions, DeadReport, analyse};
 use crate::actions::health::model::{Model, Scope};
 use crate::actions::health::routes_scan::scan_project;
+use crate::project_path::ProjectPath;
 use crate::trust::{Assessor, Completeness, Subject, Unsettled};
 use crate::{Context, ToolError};
 
@@ -27,7 +28,7 @@ pub struct Args {
     pub include_test_files: Option<bool>,
     /// Report only items under this project-relative path (whole segments; `.` = whole project). Reachability is always computed project-wide.
     #[serde(default)]
-    pub path: Option<String>,
+    pub path: Option<ProjectPath>,
     /// Most dead functions to list (default 50). Totals stay exact.
     #[serde(default)]
     #[schemars(range(min = 1))]

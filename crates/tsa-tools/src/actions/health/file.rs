@@ -10,6 +10,7 @@ use crate::action::Action;
 use crate::actions::common::{cap, fixed_cap};
 use crate::actions::health::common::{check_language, scoring, smell_rows, with_warnings};
 use crate::health::{DepsMode, FileScore, verdict_of_grade};
+use crate::project_path::ProjectPath;
 use crate::source::source_file;
 use crate::{Context, ToolError};
 
@@ -17,7 +18,7 @@ use crate::{Context, ToolError};
 #[serde(deny_unknown_fields)]
 pub struct Args {
     /// The file to score (project-relative or absolute inside the project).
-    pub file_path: String,
+    pub file_path: ProjectPath,
     /// Language name; must agree with the file's extension when given.
     #[serde(default)]
     pub language: Option<String>,

@@ -13,6 +13,7 @@ use crate::actions::common::cap;
 use crate::actions::health::common::check_language;
 use crate::health::patterns::{rules, scan, severity_rank};
 use crate::health::{HealthConfig, facts_of};
+use crate::project_path::ProjectPath;
 use crate::source::source_file;
 use crate::{Context, ToolError};
 
@@ -38,7 +39,7 @@ pub enum Severity {
 #[serde(deny_unknown_fields)]
 pub struct Args {
     /// The file to check.
-    pub file_path: String,
+    pub file_path: ProjectPath,
     /// Categories to report (default ["all"]).
     #[serde(default)]
     pub categories: Option<Vec<Category>>,

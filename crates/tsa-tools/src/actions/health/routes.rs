@@ -13,6 +13,7 @@ use crate::action::Action;
 use crate::actions::common::{cap, open_index};
 use crate::actions::health::files::attach;
 use crate::actions::health::routes_scan::{FRAMEWORKS, Route, scan_project};
+use crate::project_path::ProjectPath;
 use crate::source::source_file;
 use crate::{Context, ToolError};
 
@@ -28,7 +29,7 @@ pub struct Args {
     pub url_pattern: Option<String>,
     /// Project-relative file for mode=file.
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// `all` (default) or one of flask, django, fastapi, express, spring, gin, actix, axum.
     #[serde(default)]
     pub framework: Option<String>,

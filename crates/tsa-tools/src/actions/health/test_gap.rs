@@ -16,6 +16,7 @@ use crate::actions::health::files::attach_with;
 use crate::actions::health::model::{CALLABLE, Model};
 use crate::chain::complexity::{band, of_symbols};
 use crate::hyphae::Universe;
+use crate::project_path::ProjectPath;
 use crate::security::resolve_in_root;
 use crate::source::source_file;
 use crate::{Context, ToolError};
@@ -32,7 +33,7 @@ pub struct Args {
     pub mode: Option<Mode>,
     /// Project-relative file (required for mode=file).
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// Only functions of this language (e.g. python, rust).
     #[serde(default)]
     pub language: Option<String>,
@@ -49,7 +50,7 @@ pub struct Args {
     pub include_covered: Option<bool>,
     /// Project-relative coverage.py JSON report (`coverage json`); executed lines inside a function's body count as covered.
     #[serde(default)]
-    pub coverage_json: Option<String>,
+    pub coverage_json: Option<ProjectPath>,
 }
 
 /// Modes of `health test_gap`.

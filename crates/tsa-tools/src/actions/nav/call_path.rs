@@ -14,6 +14,7 @@ use crate::actions::common::{Targets, cap, definitions_json, find_targets, open_
 use crate::actions::graph::{
     Dir, IndexGraph, PathNodes, depth_param, load_symbols, node_json, shortest_paths,
 };
+use crate::project_path::ProjectPath;
 use crate::source::{Bodies, BodyBudget};
 use crate::{Context, ToolError};
 
@@ -39,10 +40,10 @@ pub struct Args {
     pub target_function: String,
     /// File defining the source function (picks one of several definitions).
     #[serde(default)]
-    pub source_file: Option<String>,
+    pub source_file: Option<ProjectPath>,
     /// File defining the target function.
     #[serde(default)]
-    pub target_file: Option<String>,
+    pub target_file: Option<ProjectPath>,
     /// `forward` (source calls target), `backward` (target calls source) or `bidirectional` (default).
     #[serde(default)]
     pub direction: Option<Direction>,

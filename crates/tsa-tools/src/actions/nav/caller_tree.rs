@@ -14,6 +14,7 @@ use crate::actions::graph::{
     Dir, IndexGraph, One, TreeEntry, depth_param, find_one, load_symbols, nest, tree,
 };
 use crate::actions::nav::callers::{CALLERS_VERDICT_RULE, callers_verdict};
+use crate::project_path::ProjectPath;
 use crate::trust::Assessor;
 use crate::{Context, ToolError};
 
@@ -28,7 +29,7 @@ pub struct Args {
     pub symbol: String,
     /// Project-relative file that defines the function, to pick one of several definitions.
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// Levels below the root (default 3, at most 10).
     #[serde(default)]
     #[schemars(range(min = 1, max = 10))]

@@ -12,6 +12,7 @@ use crate::action::Action;
 use crate::actions::common::{cap, open_index};
 use crate::actions::graph::{One, find_one};
 use crate::history::{self, HistoryError};
+use crate::project_path::ProjectPath;
 use crate::security::resolve_in_root;
 use crate::{Context, ToolError};
 
@@ -24,7 +25,7 @@ pub struct Args {
     pub symbol: Option<String>,
     /// Project-relative file to find change partners of (instead of `symbol`).
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// How many recent commits to read (default 500).
     #[serde(default)]
     #[schemars(range(min = 1))]

@@ -18,6 +18,7 @@ use crate::actions::graph::{
     Dir, Hop, IndexGraph, Neighbors, RiskFactors, VERDICT_BASIS, ambiguous, bfs, depth_param,
     exact_pick, impact_level, load_symbols, narrow_hint, node_json, risk_score,
 };
+use crate::project_path::ProjectPath;
 use crate::trust::{Assessor, Change, Completeness, OPEN_SITES_MEDIUM};
 use crate::{Context, ToolError};
 
@@ -49,7 +50,7 @@ pub struct Args {
     pub function_names: Option<Vec<String>>,
     /// Project-relative file defining the function (picks one of several definitions).
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// Levels walked up and down (default 5, at most 20).
     #[serde(default)]
     #[schemars(range(min = 1, max = 20))]

@@ -13,6 +13,7 @@ use tsa_lang::{Language, Tier};
 
 use crate::action::Action;
 use crate::actions::common::{fixed_cap, open_index, split_qualified};
+use crate::project_path::ProjectPath;
 use crate::security::resolve_in_root;
 use crate::text_search::{CaseMode, FileFilter, Limits, MatchSpec, search};
 use crate::{Context, ToolError};
@@ -25,7 +26,7 @@ pub struct Args {
     pub symbol: String,
     /// The file that defines the symbol (optional; its definition sites are marked).
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// Match letter case exactly (default true).
     #[serde(default)]
     pub case_sensitive: Option<bool>,

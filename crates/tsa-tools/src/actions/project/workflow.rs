@@ -29,6 +29,7 @@ use crate::actions::health::project::grade_risk;
 use crate::chain::fan_counts;
 use crate::health::DepsMode;
 use crate::hyphae::Universe;
+use crate::project_path::ProjectPath;
 use crate::security::resolve_in_root;
 use crate::source::source_file;
 use crate::{Context, ToolError};
@@ -39,7 +40,7 @@ use crate::{Context, ToolError};
 pub struct Args {
     /// A file or folder inside the project (default: the whole project).
     #[serde(default)]
-    pub target_path: Option<String>,
+    pub target_path: Option<ProjectPath>,
     /// Most focus functions listed (default 5).
     #[serde(default)]
     #[schemars(range(min = 1))]

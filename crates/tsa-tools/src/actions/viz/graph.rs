@@ -14,6 +14,7 @@ use crate::action::Action;
 use crate::actions::common::{cap, open_index};
 use crate::actions::graph::{Dir, IndexGraph, One, bfs, depth_param, find_one, load_symbols};
 use crate::mermaid;
+use crate::project_path::ProjectPath;
 use crate::source::source_file;
 use crate::{Context, ToolError};
 
@@ -58,7 +59,7 @@ pub struct Args {
     pub mode: Option<Mode>,
     /// The file of mode=file.
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// The function of mode=function (`Class.method` narrows).
     #[serde(default)]
     pub function: Option<String>,

@@ -16,6 +16,7 @@ use crate::action::Action;
 use crate::actions::common::{cap, open_index, split_qualified};
 use crate::knowledge::view::{self, Lod, Projected};
 use crate::knowledge::{self, Graph, NodeKind, count_kinds, page, sidecar};
+use crate::project_path::ProjectPath;
 use crate::security::resolve_in_root;
 use crate::{Context, ToolError};
 
@@ -65,7 +66,7 @@ pub struct Args {
     pub max_edges: Option<i64>,
     /// html: where to write the page, inside the project (default `.tsa/knowledge.html`).
     #[serde(default)]
-    pub output_path: Option<String>,
+    pub output_path: Option<ProjectPath>,
     /// html: also return the page's text in the answer (default false).
     #[serde(default)]
     pub include_html: Option<bool>,
