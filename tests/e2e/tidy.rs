@@ -61,7 +61,7 @@ const KNOWN_CYCLES: &[&str] = &[
     // `dispatch -> actions -> chain/hyphae -> dispatch` (`dispatch::closest`, used by
     // the DSL parsers and `project parser`): removed on another branch; empty this
     // entry at that merge.
-    "tsa-tools: action actions arguments catalog chain context dispatch heal hyphae",
+    "tsa-tools: action actions catalog chain context dispatch heal hyphae",
 ];
 
 /// The layers of the workspace: a crate may depend (normal, build or dev

@@ -427,6 +427,7 @@ mod tests {
             help: String::new(),
             default: None,
             aliases: Vec::new(),
+            path: false,
         };
         let w = |s: &[&str]| s.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
         assert_eq!(p(Kind::Integer).value(w(&["3"])), Some(json!(3)));

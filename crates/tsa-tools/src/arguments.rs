@@ -544,7 +544,7 @@ mod tests {
             "type": "object",
             "properties": {
                 "function_name": {"type": "string"},
-                "file_path": {"type": ["string", "null"]},
+                "file_path": {"type": ["string", "null"], "x-tsa-project-path": true},
                 "query": {"type": ["string", "null"]},
                 "old_source": {"type": ["string", "null"]},
                 "limit": {"type": ["integer", "null"]},
@@ -556,7 +556,7 @@ mod tests {
                 "start_line": {"description": "int or string"},
                 "queries": {"type": "array", "items": {"type": "object", "properties": {
                     "pattern": {"type": "string"},
-                    "roots": {"type": ["array", "null"], "items": {"type": "string"}}
+                    "roots": {"type": ["array", "null"], "items": {"type": "string", "x-tsa-project-path": true}}
                 }}}
             }
         });

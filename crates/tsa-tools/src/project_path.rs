@@ -15,6 +15,12 @@
 //!
 //! An action reads the value as given (`Deref<Target = str>`), or its resolved
 //! forms ([`ProjectPath::absolute`], [`ProjectPath::relative`]).
+//!
+//! The paths inside lists of objects (`search batch`'s `queries[].roots`,
+//! `structure read`'s `requests[].file_path`) have the schema of a `ProjectPath`
+//! (`#[schemars(with = ...)]`: the path length limit) and are resolved by their
+//! action, item by item, after the checks of the items before them: the dispatcher
+//! never looked inside lists of objects, and the order of the refusals stays.
 
 use std::borrow::Cow;
 use std::cell::RefCell;

@@ -46,6 +46,9 @@ pub struct Section {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Request {
+    // A project path in the schema (its length limit), resolved by `run` request by
+    // request.
+    #[schemars(with = "crate::ProjectPath")]
     pub file_path: String,
     pub sections: Vec<Section>,
 }
