@@ -293,6 +293,44 @@ mod tests {
     }
 
     #[test]
+    fn a_burst_syncs_the_index_with_the_callers_walk_options() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("pkg")).unwrap();
+        std::fs::create_dir_all(root.join(".gen")).unwrap();
+        std::fs::write(root.join("pkg/a.py"), "def f():\n    return 1\n").unwrap();
+        let opts = BuildOptions {
+            walk: WalkOptions {
+                include_hidden: true,
+                ..WalkOptions::default()
+            },
+            ..BuildOptions::default()
+        };
+        let folders = walk_dirs(&root, &opts.walk).len();
+        assert!(folders > walk_dirs(&root, &WalkOptions::default()).len());
+        let synced = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&synced);
+        let handle = watch_and_sync(&root, opts, Config::default(), move |s| {
+            sink.lock().unwrap().push(s)
+        })
+        .unwrap();
+        // The watch enters the folders of the caller's walk (hidden ones included).
+        assert_eq!(handle.watched, folders);
+        std::fs::write(root.join("pkg/b.py"), "def g():\n    return 2\n").unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while synced.lock().unwrap().is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        handle.stop();
+        let got = synced.lock().unwrap();
+        let first = got.first().expect("one sync after the burst");
+        assert!(first.burst.paths.contains("pkg/b.py"), "{:?}", first.burst);
+        let report = first.report.as_ref().expect("the sync succeeds");
+        assert!(report.new_files >= 1, "{report:?}");
+        assert!(root.join(".tsa/index.db").is_file());
+    }
+
+    #[test]
     fn one_callback_per_burst_and_skipped_folders_are_silent() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
