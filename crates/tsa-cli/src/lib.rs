@@ -429,13 +429,10 @@ fn watch(root: PathBuf, quiet_ms: u64) -> ExitCode {
     let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
     let config = tsa_watch::Config {
         quiet: std::time::Duration::from_millis(quiet_ms.max(10)),
-        walk: opts.walk.clone(),
         ..tsa_watch::Config::default()
     };
-    let sync_root = root.clone();
-    let handle = match tsa_watch::watch(&root, config, move |burst| {
-        let line = sync_line(tsa_index::build(&sync_root, &opts), Some(&burst));
-        if !emit(line) {
+    let handle = match tsa_watch::watch_and_sync(&root, opts, config, move |synced| {
+        if !emit(sync_line(synced.report, Some(&synced.burst))) {
             let _ = done_tx.send(());
         }
     }) {

@@ -42,6 +42,9 @@ pub struct Param {
     /// The schema's default, when it states one that is not null.
     pub default: Option<String>,
     pub aliases: Vec<String>,
+    /// A project path (shown as `<PATH>`): a `ProjectPath` in the action's `Args`,
+    /// which the dispatcher checks against the project boundary.
+    pub path: bool,
 }
 
 /// Long flags no action parameter may take (globals, clap's own, the answer options).
@@ -54,12 +57,6 @@ pub const RESERVED: [&str; 7] = [
     "compact-only",
     "max-chars",
 ];
-
-/// Parameters that name paths (shown as `<PATH>`): those the dispatcher checks
-/// against the project boundary.
-fn is_path(key: &str) -> bool {
-    tsa_tools::PATH_PARAMS.contains(&key)
-}
 
 fn kebab(key: &str) -> String {
     key.replace('_', "-")
@@ -153,8 +150,14 @@ fn one_line(s: &str) -> String {
 }
 
 /// The parameters of an action schema, in schema order (the `Args` field order),
-/// with its aliases attached to their canonical parameter.
-pub fn params(action: &str, schema: &Map<String, Value>, aliases: &[(&str, &str)]) -> Vec<Param> {
+/// with its aliases attached to their canonical parameter; `paths` names those
+/// that are project paths.
+pub fn params(
+    action: &str,
+    schema: &Map<String, Value>,
+    aliases: &[(&str, &str)],
+    paths: &[String],
+) -> Vec<Param> {
     let required: Vec<&str> = schema
         .get("required")
         .and_then(Value::as_array)
@@ -203,6 +206,7 @@ pub fn params(action: &str, schema: &Map<String, Value>, aliases: &[(&str, &str)
                 help,
                 default,
                 aliases: Vec::new(),
+                path: paths.contains(key),
             }
         })
         .collect();
@@ -229,7 +233,7 @@ pub fn universal() -> Vec<Param> {
     )]
     .into_iter()
     .collect();
-    params("", &schema, &[])
+    params("", &schema, &[], &[])
 }
 
 /// Accepts any UTF-8 word and only advertises `values` (for help and completions):
@@ -294,13 +298,13 @@ impl Param {
                 .value_parser(Advertise(vec!["true".into(), "false".into()]))
                 .hide_possible_values(true),
             // A text may start with a dash (`--query '-> Result'`).
-            Kind::Text if is_path(&self.key) => arg.value_name("PATH").allow_hyphen_values(true),
+            Kind::Text if self.path => arg.value_name("PATH").allow_hyphen_values(true),
             Kind::Text => arg.value_name("TEXT").allow_hyphen_values(true),
             Kind::Choice(c) => arg
                 .value_name(self.long.to_uppercase())
                 .value_parser(Advertise(c.clone())),
             Kind::List(choices) => arg
-                .value_name(if is_path(&self.key) { "PATH" } else { "ITEM" })
+                .value_name(if self.path { "PATH" } else { "ITEM" })
                 .action(ArgAction::Append)
                 .value_parser(Advertise(choices.clone().unwrap_or_default())),
             Kind::JsonList | Kind::Json => arg.value_name("JSON"),
@@ -357,7 +361,7 @@ impl Param {
             Kind::Choice(c) => c.first()?.clone(),
             Kind::JsonList => "'[...]'".into(),
             Kind::Json => "'{...}'".into(),
-            _ if is_path(k) => "src/main.py".into(),
+            _ if self.path => "src/main.py".into(),
             _ if k.contains("name") || k.contains("symbol") || k == "function" => "main".into(),
             _ if k == "query" || k == "pattern" => "TODO".into(),
             _ => format!("<{}>", k.to_uppercase()),
@@ -390,7 +394,7 @@ mod tests {
             },
             "required": ["function_name"]
         }));
-        let p = params("read", &s, &[("symbol", "function_name")]);
+        let p = params("read", &s, &[("symbol", "function_name")], &[]);
         let by = |k: &str| p.iter().find(|p| p.key == k).unwrap().clone();
         assert_eq!(by("function_name").kind, Kind::Text);
         assert!(by("function_name").required);
@@ -423,6 +427,7 @@ mod tests {
             help: String::new(),
             default: None,
             aliases: Vec::new(),
+            path: false,
         };
         let w = |s: &[&str]| s.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
         assert_eq!(p(Kind::Integer).value(w(&["3"])), Some(json!(3)));

@@ -76,7 +76,7 @@ fn add_set_project_path(cmd: Command) -> Command {
 
 /// The flags of one action: its own parameters, then the answer options.
 pub fn action_params(a: &ActionDescription) -> Vec<Param> {
-    params::params(a.name, &a.input_schema, a.aliases)
+    params::params(a.name, &a.input_schema, a.aliases, &a.path_params)
 }
 
 fn with_params(mut cmd: Command, params: &[Param]) -> Command {

@@ -185,17 +185,17 @@ impl Hub {
             .map(|c| c.build_options())
             .unwrap_or_default();
         let sync_root = root.to_path_buf();
-        tsa_watch::watch(root, tsa_watch::Config::default(), move |burst| {
-            let started = Instant::now();
-            let line = match tsa_index::build(&sync_root, &opts) {
+        let config = tsa_watch::Config::default();
+        tsa_watch::watch_and_sync(root, opts, config, move |synced| {
+            let line = match synced.report {
                 Ok(r) => {
                     let mut line = json!({
                         "event": "sync",
                         "new_files": r.new_files,
                         "updated_files": r.updated_files,
                         "deleted_files": r.deleted,
-                        "changed_paths": burst.paths.len(),
-                        "elapsed_ms": started.elapsed().as_millis() as u64,
+                        "changed_paths": synced.burst.paths.len(),
+                        "elapsed_ms": synced.elapsed.as_millis() as u64,
                     });
                     if let Some(q) = &r.healed {
                         let warning = tsa_tools::moved_aside_warning(q, Some(&r));

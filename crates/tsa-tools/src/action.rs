@@ -28,8 +28,23 @@ pub trait DynAction: Send + Sync {
     fn summary(&self) -> &'static str;
     fn aliases(&self) -> &'static [(&'static str, &'static str)];
     /// The JSON schema of the arguments (inline, draft 2020-12), with the length
-    /// limits of `arguments::annotate`.
-    fn schema(&self) -> Map<String, Value>;
+    /// limits of `arguments::annotate`, and the project paths marked
+    /// (`project_path::MARKER`): what the dispatcher checks arguments against.
+    fn marked_schema(&self) -> Map<String, Value>;
+    /// [`DynAction::marked_schema`] as clients see it (`tools/list`, the CLI): the
+    /// marker taken out.
+    fn schema(&self) -> Map<String, Value> {
+        let mut schema = Value::Object(self.marked_schema());
+        crate::project_path::strip_marker(&mut schema);
+        match schema {
+            Value::Object(m) => m,
+            _ => Map::new(),
+        }
+    }
+    /// The parameters that are project paths ([`crate::ProjectPath`]).
+    fn path_params(&self) -> Vec<String> {
+        crate::project_path::path_params(&self.marked_schema())
+    }
     fn run_json(&self, ctx: &Context, args: Map<String, Value>) -> Result<Success, ToolError>;
 }
 
@@ -62,13 +77,17 @@ impl<A: Action> DynAction for A {
     fn aliases(&self) -> &'static [(&'static str, &'static str)] {
         A::ALIASES
     }
-    fn schema(&self) -> Map<String, Value> {
+    fn marked_schema(&self) -> Map<String, Value> {
         let mut schema = schema_of::<A::Args>();
         crate::arguments::annotate(&mut schema);
         schema
     }
     fn run_json(&self, ctx: &Context, args: Map<String, Value>) -> Result<Success, ToolError> {
-        let args: A::Args = serde_path_to_error::deserialize(Value::Object(args)).map_err(|e| {
+        // Project paths resolve against the root while the arguments are parsed.
+        let parsed = crate::project_path::with_root(ctx.root().ok(), || {
+            serde_path_to_error::deserialize::<_, A::Args>(Value::Object(args))
+        });
+        let args: A::Args = parsed.map_err(|e| {
             let path = e.path().to_string();
             let inner = crate::arguments::shorten(&e.into_inner().to_string());
             ToolError::Validation(if path == "." {

@@ -11,7 +11,7 @@ use serde_json::{Map, Number, Value};
 use tsa_analysis::suggest::clip;
 use tsa_envelope::{ErrorType, Failure};
 
-use crate::dispatch::PATH_PARAMS;
+use crate::project_path::is_path_schema;
 
 /// What a string parameter holds, which decides its length limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -19,7 +19,8 @@ pub enum Kind {
     /// A symbol, function or class name, an id, a language, a mode, a git
     /// revision: every string parameter not named below.
     Name,
-    /// A project path ([`PATH_PARAMS`], `focus`, `project_path`).
+    /// A project path (a `ProjectPath` in the `Args`, marked in the schema), or
+    /// `focus` and `project_path`.
     Path,
     /// A glob ([`GLOB_PARAMS`]): compiled into one matcher for every file, its
     /// cost grows faster than its length.
@@ -85,7 +86,8 @@ const TEXT_PARAMS: &[&str] = &[
 /// String parameters that hold source code.
 const SOURCE_PARAMS: &[&str] = &["new_source", "old_source"];
 
-/// The kind of the parameter named `param` (list items take their list's kind).
+/// The kind of the parameter named `param` (list items take their list's kind),
+/// when its schema does not mark it as a project path.
 pub fn kind_of(param: &str) -> Kind {
     if SOURCE_PARAMS.contains(&param) {
         Kind::Source
@@ -93,10 +95,20 @@ pub fn kind_of(param: &str) -> Kind {
         Kind::Text
     } else if GLOB_PARAMS.contains(&param) {
         Kind::Glob
-    } else if PATH_PARAMS.contains(&param) || matches!(param, "focus" | "project_path") {
+    } else if matches!(param, "focus" | "project_path") {
         Kind::Path
     } else {
         Kind::Name
+    }
+}
+
+/// The kind of the value of `param` whose schema is `schema`: a project path when
+/// the schema marks it so, else by the parameter's name.
+fn kind_in(param: &str, schema: &Value) -> Kind {
+    if is_path_schema(schema) {
+        Kind::Path
+    } else {
+        kind_of(param)
     }
 }
 
@@ -141,10 +153,11 @@ pub fn annotate(schema: &mut Map<String, Value>) {
 
 fn annotate_property(name: &str, prop: &mut Value) {
     let types = types_of(prop);
+    let kind = kind_in(name, prop);
     let Value::Object(map) = prop else { return };
     if types.as_ref().is_none_or(|t| t.contains("string")) {
         map.entry("maxLength")
-            .or_insert_with(|| Value::from(kind_of(name).max_chars()));
+            .or_insert_with(|| Value::from(kind.max_chars()));
     }
     if types.as_ref().is_some_and(|t| t.contains("array")) {
         map.entry("maxItems")
@@ -207,7 +220,7 @@ pub fn normalise_value(
                 // Bytes bound characters from above: count only when it may matter,
                 // and never past the limit.
                 if s.len() > max && s.chars().nth(max).is_some() {
-                    return Err(too_long(param, path, s.chars().count(), max));
+                    return Err(too_long(param, path, schema, s.chars().count(), max));
                 }
             }
         }
@@ -385,8 +398,8 @@ fn integral(f: f64) -> Option<Value> {
         .then(|| Value::from(f as i64))
 }
 
-fn too_long(param: &str, path: &str, chars: usize, max: usize) -> Failure {
-    let kind = kind_of(param);
+fn too_long(param: &str, path: &str, schema: &Value, chars: usize, max: usize) -> Failure {
+    let kind = kind_in(param, schema);
     let what = if kind.max_chars() == max {
         format!(" ({})", kind.what())
     } else {
@@ -521,7 +534,7 @@ mod tests {
             "type": "object",
             "properties": {
                 "function_name": {"type": "string"},
-                "file_path": {"type": ["string", "null"]},
+                "file_path": {"type": ["string", "null"], "x-tsa-project-path": true},
                 "query": {"type": ["string", "null"]},
                 "old_source": {"type": ["string", "null"]},
                 "limit": {"type": ["integer", "null"]},
@@ -533,7 +546,7 @@ mod tests {
                 "start_line": {"description": "int or string"},
                 "queries": {"type": "array", "items": {"type": "object", "properties": {
                     "pattern": {"type": "string"},
-                    "roots": {"type": ["array", "null"], "items": {"type": "string"}}
+                    "roots": {"type": ["array", "null"], "items": {"type": "string", "x-tsa-project-path": true}}
                 }}}
             }
         });

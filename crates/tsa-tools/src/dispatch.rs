@@ -1,5 +1,6 @@
 //! The one dispatcher: tool -> action -> strict parameters -> arguments made
-//! exact (string forms, single items, length limits) -> path boundary -> action ->
+//! exact (string forms, single items, length limits) -> path boundary (every
+//! `ProjectPath` parameter) -> action ->
 //! envelope -> format. MCP and the CLI both call [`call`].
 
 use serde_json::{Map, Value, json};
@@ -12,33 +13,11 @@ use crate::action::DynAction;
 use crate::actions::{REGISTRY, set_project_path};
 use crate::arguments::{normalise, normalise_value, received};
 use crate::catalog::facade;
+use crate::project_path::path_params;
 use crate::{Context, ToolError};
 
 /// Parameters every action accepts.
 pub const UNIVERSAL_PARAMS: [&str; 3] = ["output_format", "compact_only", "max_chars"];
-/// Parameters that name paths and are checked against the project boundary.
-/// (Actions resolve them again where they use them; this check makes the refusal
-/// the same for every action, before any of them runs.)
-pub const PATH_PARAMS: [&str; 18] = [
-    "file_path",
-    "input_paths",
-    "file_paths",
-    "files",
-    "source_file",
-    "target_file",
-    "old_file",
-    "new_file",
-    "target_path",
-    "directory",
-    "path",
-    "roots",
-    "output_file",
-    "output_path",
-    "scope_paths",
-    "path_scope",
-    "skills_root",
-    "coverage_json",
-];
 
 /// A rendered answer and whether it is a failure (MCP `isError`, CLI exit 1).
 #[derive(Clone, Debug)]
@@ -241,10 +220,10 @@ pub fn call_with(
             .with("action", action.as_str())
             .with("available_actions", json!(available)));
         };
-        let schema = handler.schema();
+        let schema = handler.marked_schema();
         check_params(*handler, &schema, &mut args).map_err(ToolError::into_failure)?;
         normalise(&schema, &mut args)?;
-        check_paths(ctx, &args).map_err(ToolError::into_failure)?;
+        check_paths(ctx, &path_params(&schema), &args).map_err(ToolError::into_failure)?;
         let success = crate::heal::run(*handler, ctx, args).map_err(ToolError::into_failure)?;
         Ok(Envelope::from(match max_chars {
             Some(budget) => within_budget(success, budget, format, compact_only, presentation),
@@ -445,9 +424,16 @@ fn check_params(
     Ok(())
 }
 
-/// Every path parameter must resolve inside the project root.
-fn check_paths(ctx: &Context, args: &Map<String, Value>) -> Result<(), ToolError> {
-    let present: Vec<&Value> = PATH_PARAMS.iter().filter_map(|k| args.get(*k)).collect();
+/// Every path parameter (a [`crate::ProjectPath`] in the action's `Args`, marked in
+/// its schema) must resolve inside the project root: checked here, before the
+/// action or anything else runs, so the refusal is the same for every action; the
+/// `Args` resolve them again as they are parsed.
+fn check_paths(
+    ctx: &Context,
+    path_params: &[String],
+    args: &Map<String, Value>,
+) -> Result<(), ToolError> {
+    let present: Vec<&Value> = path_params.iter().filter_map(|k| args.get(k)).collect();
     if present.is_empty() {
         return Ok(());
     }

@@ -19,7 +19,6 @@ use tsa_envelope::{Success, Verdict};
 use tsa_index::{BuildOptions, BuildReport, IndexError, Quarantined};
 
 use crate::action::DynAction;
-use crate::actions::common::build_index;
 use crate::{Context, ToolError};
 
 /// How long a query waits for another build of its index (a first build, a
@@ -134,4 +133,17 @@ fn building(handler: &dyn DynAction, waited_ms: u64) -> Success {
         handler.facade(),
         handler.name()
     ))
+}
+
+/// Builds (or refreshes) the index; a project with no supported source file is an
+/// error, not an empty answer. An index moved aside on the way is told in the next
+/// answer (see `heal.rs`).
+pub fn build_index(ctx: &Context, opts: &BuildOptions) -> Result<BuildReport, ToolError> {
+    let root = ctx.root()?;
+    let report = tsa_index::build(root, opts)?;
+    record(root, &report);
+    if report.total_files == 0 {
+        return Err(ToolError::EmptyProject);
+    }
+    Ok(report)
 }

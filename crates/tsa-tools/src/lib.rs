@@ -11,6 +11,7 @@ mod catalog;
 mod context;
 mod dispatch;
 mod heal;
+mod project_path;
 mod schema;
 pub mod skills;
 
@@ -28,8 +29,9 @@ pub mod fuzzing {
 
 pub use catalog::{ACTION_ALIASES, FACADES, Facade, available_actions};
 pub use context::{Context, Subscription};
-pub use dispatch::{PATH_PARAMS, Presentation, Reply, call, call_with};
+pub use dispatch::{Presentation, Reply, call, call_with};
 pub use heal::{moved_aside_warning, remember as remember_index_note};
+pub use project_path::ProjectPath;
 pub use schema::{
     ActionDescription, ToolDescription, action_descriptions, tool_descriptions,
     universal_properties,

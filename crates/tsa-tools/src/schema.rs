@@ -70,6 +70,8 @@ pub struct ActionDescription {
     pub aliases: &'static [(&'static str, &'static str)],
     /// The JSON schema of its `Args` (the properties MCP merges into the tool's schema).
     pub input_schema: Map<String, Value>,
+    /// The parameters that are project paths (`ProjectPath` in its `Args`).
+    pub path_params: Vec<String>,
 }
 
 /// The actions of `facade` this build answers, sorted by name (`set_project_path`
@@ -82,6 +84,7 @@ pub fn action_descriptions(facade: &str) -> Vec<ActionDescription> {
             summary: "Set the project root: an absolute path to an existing directory, not the filesystem root.",
             aliases: &[],
             input_schema: crate::actions::set_project_path::schema(),
+            path_params: Vec::new(),
         }];
     }
     let mut out: Vec<ActionDescription> = REGISTRY
@@ -93,6 +96,7 @@ pub fn action_descriptions(facade: &str) -> Vec<ActionDescription> {
             summary: a.summary(),
             aliases: a.aliases(),
             input_schema: a.schema(),
+            path_params: a.path_params(),
         })
         .collect();
     out.sort_by_key(|a| a.name);

@@ -7,8 +7,9 @@
 //! then only says "many". Past `max_watches` folders it stops adding watches and
 //! falls back to a periodic callback (`Burst::rescan`), so huge trees stay bounded.
 //!
-//! The crate never touches the index; the callback decides what a burst means
-//! (`tsa watch` syncs the index; the MCP server syncs, then notifies subscribers).
+//! [`watch`] never touches the index; the callback decides what a burst means.
+//! [`watch_and_sync`] is the one loop that syncs the index after each burst
+//! (`tsa watch` prints each sync; the MCP server logs it and notifies subscribers).
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -19,7 +20,7 @@ use std::time::{Duration, Instant};
 
 use notify::event::{CreateKind, EventKind, ModifyKind};
 use notify::{RecursiveMode, Watcher as _};
-use tsa_index::{WalkOptions, is_skipped_dir, walk_dirs};
+use tsa_index::{BuildOptions, BuildReport, IndexError, WalkOptions, is_skipped_dir, walk_dirs};
 
 /// Tuning of a watch.
 #[derive(Clone, Debug)]
@@ -121,6 +122,44 @@ fn classify(root: &Path, path: &Path) -> Option<(String, bool)> {
         return None;
     }
     Some((parts.join("/"), false))
+}
+
+/// One sync of the index after a burst of changes.
+#[derive(Debug)]
+pub struct Synced {
+    /// What the build did, or why it failed.
+    pub report: Result<BuildReport, IndexError>,
+    /// The burst that started it.
+    pub burst: Burst,
+    /// How long the sync took, measured around the build.
+    pub elapsed: Duration,
+}
+
+/// The one watch-then-sync loop (`tsa watch` and `tsa mcp --watch`): watches
+/// `root` with `config`, entering the folders the index walk of `opts` enters
+/// (`config.walk` becomes `opts.walk`), and after each burst syncs the index with
+/// `opts` (under the index's build lock, so it never races another build), then
+/// hands the outcome to `on_sync`, on the watch thread.
+pub fn watch_and_sync(
+    root: &Path,
+    opts: BuildOptions,
+    config: Config,
+    mut on_sync: impl FnMut(Synced) + Send + 'static,
+) -> Result<Handle, WatchError> {
+    let config = Config {
+        walk: opts.walk.clone(),
+        ..config
+    };
+    let sync_root = root.to_path_buf();
+    watch(root, config, move |burst| {
+        let started = Instant::now();
+        let report = tsa_index::build(&sync_root, &opts);
+        on_sync(Synced {
+            report,
+            burst,
+            elapsed: started.elapsed(),
+        });
+    })
 }
 
 /// Starts watching `root`; `on_burst` runs on the watch thread once per burst.
@@ -251,6 +290,44 @@ mod tests {
             std::thread::sleep(Duration::from_millis(20));
         }
         bursts.lock().unwrap().clone()
+    }
+
+    #[test]
+    fn a_burst_syncs_the_index_with_the_callers_walk_options() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().canonicalize().unwrap();
+        std::fs::create_dir_all(root.join("pkg")).unwrap();
+        std::fs::create_dir_all(root.join(".gen")).unwrap();
+        std::fs::write(root.join("pkg/a.py"), "def f():\n    return 1\n").unwrap();
+        let opts = BuildOptions {
+            walk: WalkOptions {
+                include_hidden: true,
+                ..WalkOptions::default()
+            },
+            ..BuildOptions::default()
+        };
+        let folders = walk_dirs(&root, &opts.walk).len();
+        assert!(folders > walk_dirs(&root, &WalkOptions::default()).len());
+        let synced = Arc::new(Mutex::new(Vec::new()));
+        let sink = Arc::clone(&synced);
+        let handle = watch_and_sync(&root, opts, Config::default(), move |s| {
+            sink.lock().unwrap().push(s)
+        })
+        .unwrap();
+        // The watch enters the folders of the caller's walk (hidden ones included).
+        assert_eq!(handle.watched, folders);
+        std::fs::write(root.join("pkg/b.py"), "def g():\n    return 2\n").unwrap();
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while synced.lock().unwrap().is_empty() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        handle.stop();
+        let got = synced.lock().unwrap();
+        let first = got.first().expect("one sync after the burst");
+        assert!(first.burst.paths.contains("pkg/b.py"), "{:?}", first.burst);
+        let report = first.report.as_ref().expect("the sync succeeds");
+        assert!(report.new_files >= 1, "{report:?}");
+        assert!(root.join(".tsa/index.db").is_file());
     }
 
     #[test]

@@ -8,7 +8,7 @@ use serde_json::{Map, Value, json};
 use tsa_analysis::graph::{One, ambiguous, exact_pick};
 use tsa_analysis::source::source_file;
 use tsa_envelope::{Success, Verdict};
-use tsa_index::{BuildOptions, BuildReport, CallRow, Index, SymbolRow};
+use tsa_index::{BuildOptions, CallRow, Index, SymbolRow};
 
 use crate::heal::QUERY_BUILD_WAIT;
 use crate::{Context, ToolError};
@@ -84,18 +84,7 @@ pub fn cap(name: &str, value: Option<i64>, default: usize) -> Result<NonZeroUsiz
     }
 }
 
-/// Builds (or refreshes) the index; a project with no supported source file is an
-/// error, not an empty answer. An index moved aside on the way is told in the next
-/// answer (see `heal.rs`).
-pub fn build_index(ctx: &Context, opts: &BuildOptions) -> Result<BuildReport, ToolError> {
-    let root = ctx.root()?;
-    let report = tsa_index::build(root, opts)?;
-    crate::heal::record(root, &report);
-    if report.total_files == 0 {
-        return Err(ToolError::EmptyProject);
-    }
-    Ok(report)
-}
+pub use crate::heal::build_index;
 
 /// Splits `Class.method` / `Type::method` into (owner, name).
 pub fn split_qualified(input: &str) -> (Option<&str>, &str) {

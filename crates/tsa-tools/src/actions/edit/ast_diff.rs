@@ -12,6 +12,7 @@ use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use crate::action::Action;
 use crate::actions::common::fixed_cap;
 use crate::actions::edit::classify::{Pair, git_pair, language_of, string_pair};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Arguments of `edit ast_diff`.
@@ -24,10 +25,10 @@ pub struct Args {
     pub mode: Option<String>,
     /// The old file (diff_files).
     #[serde(default)]
-    pub old_file: Option<String>,
+    pub old_file: Option<ProjectPath>,
     /// The new file (diff_files).
     #[serde(default)]
-    pub new_file: Option<String>,
+    pub new_file: Option<ProjectPath>,
     /// The old text (diff_strings).
     #[serde(default)]
     pub old_source: Option<String>,
@@ -36,7 +37,7 @@ pub struct Args {
     pub new_source: Option<String>,
     /// The file to diff between two git revisions (diff_git).
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// The old revision (default `HEAD~1`).
     #[serde(default)]
     pub old_ref: Option<String>,

@@ -13,6 +13,7 @@ use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_lang::Language;
 
 use crate::action::Action;
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Arguments of `edit classify`.
@@ -34,7 +35,7 @@ pub struct Args {
     pub language: Option<String>,
     /// The file to classify between two git revisions (classify_file).
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// The old revision (default `HEAD~1`).
     #[serde(default)]
     pub old_ref: Option<String>,

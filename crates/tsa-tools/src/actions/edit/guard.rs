@@ -19,6 +19,7 @@ use tsa_lang::{Language, Tier};
 use crate::action::Action;
 use crate::actions::common::{fixed_cap, open_index, split_qualified};
 use crate::actions::nav::trace::{Occurrence, classify, syntax};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// The kinds of edit the edit actions know.
@@ -42,7 +43,7 @@ pub struct Args {
     pub modification_type: String,
     /// The file that defines the symbol (narrows which definition is meant).
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
 }
 
 pub struct Guard;

@@ -25,6 +25,7 @@ use crate::actions::common::{fixed_cap, open_index};
 use crate::actions::edit::common::{FileAnalysis, analyse_file, blast, breaks_callers, parse_mode};
 use crate::actions::nav::test_map::{Lines, is_entry, test_command};
 use crate::actions::project::journal as project_journal;
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Arguments of `edit impact`.
@@ -44,7 +45,7 @@ pub struct Args {
     pub include_tests: Option<bool>,
     /// Only consider changes under these files/folders (project-relative).
     #[serde(default)]
-    pub scope_paths: Option<Vec<String>>,
+    pub scope_paths: Option<Vec<ProjectPath>>,
     /// `report` (default: changes outside scope_paths are counted) or `strict`
     /// (changes outside scope_paths raise the verdict to at least CAUTION).
     #[serde(default)]

@@ -15,13 +15,14 @@ use tsa_lang::Language;
 use crate::action::Action;
 use crate::actions::common::{cap, fixed_cap};
 use crate::actions::health::common::check_language;
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Args {
     /// The file to analyse.
-    pub file_path: String,
+    pub file_path: ProjectPath,
     /// Language name; must agree with the file.
     #[serde(default)]
     pub language: Option<String>,

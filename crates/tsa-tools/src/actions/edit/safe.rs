@@ -24,6 +24,7 @@ use tsa_lang::Language;
 use crate::action::Action;
 use crate::actions::common::fixed_cap;
 use crate::actions::health::common::{scoring, with_warnings};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -57,7 +58,7 @@ impl EditType {
 #[serde(deny_unknown_fields)]
 pub struct Args {
     /// The file about to be edited.
-    pub file_path: String,
+    pub file_path: ProjectPath,
     /// The kind of edit (default refactor).
     #[serde(default)]
     pub edit_type: EditType,
@@ -90,7 +91,7 @@ pub(crate) fn answer(ctx: &Context, rel: &str) -> Result<Map<String, Value>, Too
     let s = Safe.run(
         ctx,
         Args {
-            file_path: rel.to_owned(),
+            file_path: ProjectPath::confine(ctx.root()?, rel)?,
             edit_type: EditType::default(),
         },
     )?;

@@ -13,6 +13,7 @@ use tsa_index::Index;
 
 use crate::action::Action;
 use crate::actions::common::{cap, open_index};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Arguments of `health dead`.
@@ -27,7 +28,7 @@ pub struct Args {
     pub include_test_files: Option<bool>,
     /// Report only items under this project-relative path (whole segments; `.` = whole project). Reachability is always computed project-wide.
     #[serde(default)]
-    pub path: Option<String>,
+    pub path: Option<ProjectPath>,
     /// Most dead functions to list (default 50). Totals stay exact.
     #[serde(default)]
     #[schemars(range(min = 1))]

@@ -11,6 +11,7 @@ use tsa_envelope::{Success, Verdict};
 use crate::action::Action;
 use crate::actions::common::{cap, open_index};
 use crate::actions::health::imports::depth_arg;
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Arguments of `health deps`.
@@ -22,7 +23,7 @@ pub struct Args {
     pub mode: Option<Mode>,
     /// Project-relative file (required for file_deps and blast_radius).
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// Levels of transitive dependents for blast_radius (default 10, 1..=50).
     #[serde(default)]
     #[schemars(range(min = 1, max = 50))]

@@ -11,13 +11,14 @@ use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use crate::action::Action;
 use crate::actions::common::{cap, fixed_cap};
 use crate::actions::health::common::{check_language, scoring, smell_rows, with_warnings};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Args {
     /// The file to score (project-relative or absolute inside the project).
-    pub file_path: String,
+    pub file_path: ProjectPath,
     /// Language name; must agree with the file's extension when given.
     #[serde(default)]
     pub language: Option<String>,

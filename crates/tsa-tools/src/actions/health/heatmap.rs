@@ -16,6 +16,7 @@ use tsa_lang::Language;
 use crate::action::Action;
 use crate::actions::common::{Targets, cap, find_targets};
 use crate::actions::health::common::{check_language, scoring, with_warnings};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 #[derive(Clone, Copy, Debug, Default, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -35,7 +36,7 @@ pub struct Args {
     pub mode: Mode,
     /// The file (mode file; optional narrowing for mode function).
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// The function (mode function).
     #[serde(default)]
     pub function_name: Option<String>,
@@ -44,7 +45,7 @@ pub struct Args {
     pub language: Option<String>,
     /// Only files under this directory (mode project).
     #[serde(default)]
-    pub directory: Option<String>,
+    pub directory: Option<ProjectPath>,
     /// Most rows listed (default 200); totals stay exact.
     #[serde(default)]
     #[schemars(range(min = 1))]

@@ -10,6 +10,7 @@ use tsa_envelope::{Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::{cap, open_index};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Arguments of `health imports`.
@@ -21,7 +22,7 @@ pub struct Args {
     pub mode: Option<Mode>,
     /// Project-relative file (required for deps, dependents and blast_radius).
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// Levels of transitive dependents for blast_radius (default 10, 1..=50).
     #[serde(default)]
     #[schemars(range(min = 1, max = 50))]

@@ -13,6 +13,7 @@ use tsa_envelope::{Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::{cap, open_index};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Arguments of `health matrix`.
@@ -24,7 +25,7 @@ pub struct Args {
     pub mode: Option<Mode>,
     /// Project-relative file (required for mode=file).
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// Rows to list (default 10).
     #[serde(default)]
     #[schemars(range(min = 1))]

@@ -14,6 +14,7 @@ use tsa_lang::Language;
 use crate::action::Action;
 use crate::actions::common::cap;
 use crate::actions::health::common::check_language;
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 #[derive(Clone, Copy, Debug, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -38,7 +39,7 @@ pub enum Severity {
 #[serde(deny_unknown_fields)]
 pub struct Args {
     /// The file to check.
-    pub file_path: String,
+    pub file_path: ProjectPath,
     /// Categories to report (default ["all"]).
     #[serde(default)]
     pub categories: Option<Vec<Category>>,

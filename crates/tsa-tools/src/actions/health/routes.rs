@@ -14,6 +14,7 @@ use tsa_envelope::{Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::{cap, open_index};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Arguments of `health routes`.
@@ -28,7 +29,7 @@ pub struct Args {
     pub url_pattern: Option<String>,
     /// Project-relative file for mode=file.
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// `all` (default) or one of flask, django, fastapi, express, spring, gin, actix, axum.
     #[serde(default)]
     pub framework: Option<String>,

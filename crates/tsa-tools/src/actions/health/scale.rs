@@ -13,6 +13,7 @@ use tsa_lang::Language;
 use crate::action::Action;
 use crate::actions::common::cap;
 use crate::actions::health::common::check_language;
+use crate::project_path::{ProjectPath, given_all};
 use crate::{Context, ToolError};
 
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -20,10 +21,10 @@ use crate::{Context, ToolError};
 pub struct Args {
     /// One file to measure.
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// Several files to measure (batch).
     #[serde(default)]
-    pub file_paths: Option<Vec<String>>,
+    pub file_paths: Option<Vec<ProjectPath>>,
     /// Language name; must agree with each file.
     #[serde(default)]
     pub language: Option<String>,
@@ -83,9 +84,9 @@ impl Action for Scale {
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let limit = cap("limit", args.limit, 200)?;
         let root = ctx.root()?;
-        let mut inputs: Vec<String> = args.file_paths.clone().unwrap_or_default();
+        let mut inputs: Vec<String> = given_all(args.file_paths.as_deref().unwrap_or_default());
         if let Some(f) = &args.file_path {
-            inputs.insert(0, f.clone());
+            inputs.insert(0, f.to_string());
         }
         if inputs.is_empty() {
             return Err(ToolError::Validation("give file_path or file_paths".into()));

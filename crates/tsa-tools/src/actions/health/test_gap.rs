@@ -18,6 +18,7 @@ use tsa_envelope::{Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::{cap, open_index};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Most call hops from a test function that still count as tested.
@@ -32,7 +33,7 @@ pub struct Args {
     pub mode: Option<Mode>,
     /// Project-relative file (required for mode=file).
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// Only functions of this language (e.g. python, rust).
     #[serde(default)]
     pub language: Option<String>,
@@ -49,7 +50,7 @@ pub struct Args {
     pub include_covered: Option<bool>,
     /// Project-relative coverage.py JSON report (`coverage json`); executed lines inside a function's body count as covered.
     #[serde(default)]
-    pub coverage_json: Option<String>,
+    pub coverage_json: Option<ProjectPath>,
 }
 
 /// Modes of `health test_gap`.

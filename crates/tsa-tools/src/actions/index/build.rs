@@ -10,6 +10,7 @@ use tsa_index::{BuildOptions, Index, WalkOptions};
 
 use crate::action::Action;
 use crate::actions::common::build_index;
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Arguments of `index build`.
@@ -18,7 +19,7 @@ use crate::{Context, ToolError};
 pub struct Args {
     /// Folders to index, relative to the project root (default: the whole project).
     #[serde(default)]
-    pub roots: Option<Vec<String>>,
+    pub roots: Option<Vec<ProjectPath>>,
     /// Architecture notes stored with the index (empty keeps the previous notes).
     #[serde(default)]
     pub add_notes: Option<String>,

@@ -10,6 +10,7 @@ use tsa_index::{BuildMode, BuildOptions, Index, WalkOptions, pending_changes};
 
 use crate::action::Action;
 use crate::actions::common::{build_index, cap, open_index, split_qualified};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// What `index cache` does.
@@ -41,7 +42,7 @@ pub struct Args {
     pub mode: Option<Mode>,
     /// A project file (lookup, invalidate).
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// A symbol name, `Class.method` allowed (lookup).
     #[serde(default)]
     pub symbol: Option<String>,

@@ -10,6 +10,7 @@ use tsa_index::{DEFAULT_SCIP, ScipReport};
 
 use crate::action::Action;
 use crate::actions::common::{build_index, fixed_cap};
+use crate::project_path::{ProjectPath, given_all};
 use crate::{Context, ToolError};
 
 /// Arguments of `index scip`.
@@ -19,7 +20,7 @@ pub struct Args {
     /// SCIP files inside the project (default `index.scip` at the root). Later
     /// builds pick them up again whenever they change.
     #[serde(default)]
-    pub input_paths: Option<Vec<String>>,
+    pub input_paths: Option<Vec<ProjectPath>>,
 }
 
 pub struct Scip;
@@ -54,7 +55,7 @@ impl Action for Scip {
         let root = ctx.root()?;
         let given = args
             .input_paths
-            .unwrap_or_else(|| vec![DEFAULT_SCIP.to_owned()]);
+            .map_or_else(|| vec![DEFAULT_SCIP.to_owned()], |p| given_all(&p));
         if given.is_empty() {
             return Err(ToolError::Validation(
                 "parameter 'input_paths' must name at least one SCIP file".into(),

@@ -15,6 +15,7 @@ use tsa_index::SymbolRow;
 
 use crate::action::Action;
 use crate::actions::common::{Targets, cap, definitions_json, find_targets, open_index};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Which way calls must flow.
@@ -39,10 +40,10 @@ pub struct Args {
     pub target_function: String,
     /// File defining the source function (picks one of several definitions).
     #[serde(default)]
-    pub source_file: Option<String>,
+    pub source_file: Option<ProjectPath>,
     /// File defining the target function.
     #[serde(default)]
-    pub target_file: Option<String>,
+    pub target_file: Option<ProjectPath>,
     /// `forward` (source calls target), `backward` (target calls source) or `bidirectional` (default).
     #[serde(default)]
     pub direction: Option<Direction>,

@@ -14,6 +14,7 @@ use crate::actions::common::{
     Targets, callee_full, cap, definitions_json, find_targets, open_index,
 };
 use crate::actions::nav::callers::{BODY_NOTE, Scope, run_graph};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Arguments of `nav callees`.
@@ -24,7 +25,7 @@ pub struct Args {
     pub function_name: String,
     /// Project-relative file that defines the function, to pick one of several definitions.
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// Most callees to list (>= 1, default 50; with scope=graph, most nodes and edges, default 100). The exact total is always reported.
     #[serde(default)]
     #[schemars(range(min = 1))]

@@ -13,6 +13,7 @@ use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use crate::action::Action;
 use crate::actions::common::{cap, definitions_json, find_one, open_index};
 use crate::actions::nav::callers::{CALLERS_VERDICT_RULE, callers_verdict};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Walks stop counting after this many tree entries (the count is then a floor).
@@ -26,7 +27,7 @@ pub struct Args {
     pub symbol: String,
     /// Project-relative file that defines the function, to pick one of several definitions.
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// Levels below the root (default 3, at most 10).
     #[serde(default)]
     #[schemars(range(min = 1, max = 10))]

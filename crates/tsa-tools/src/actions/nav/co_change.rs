@@ -13,6 +13,7 @@ use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::{cap, find_one, open_index};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Arguments of `nav co_change`.
@@ -24,7 +25,7 @@ pub struct Args {
     pub symbol: Option<String>,
     /// Project-relative file to find change partners of (instead of `symbol`).
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// How many recent commits to read (default 500).
     #[serde(default)]
     #[schemars(range(min = 1))]

@@ -19,6 +19,7 @@ use crate::action::Action;
 use crate::actions::common::{
     SUGGESTED_MISSES, Targets, cap, definitions_json, find_targets, find_targets_with, open_index,
 };
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// What to compute.
@@ -49,7 +50,7 @@ pub struct Args {
     pub function_names: Option<Vec<String>>,
     /// Project-relative file defining the function (picks one of several definitions).
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// Levels walked up and down (default 5, at most 20).
     #[serde(default)]
     #[schemars(range(min = 1, max = 20))]

@@ -13,6 +13,7 @@ use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use crate::action::Action;
 use crate::actions::common::{Targets, cap, find_targets, open_index};
 use crate::actions::nav::navigate::hierarchy;
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Arguments of `nav lineage`.
@@ -23,7 +24,7 @@ pub struct Args {
     pub symbol: String,
     /// Project-relative files to look for its definition in (default: everywhere).
     #[serde(default)]
-    pub file_paths: Option<Vec<String>>,
+    pub file_paths: Option<Vec<ProjectPath>>,
     /// Levels of bases and subtypes to follow (default 3, at most 10).
     #[serde(default)]
     pub max_depth: Option<i64>,

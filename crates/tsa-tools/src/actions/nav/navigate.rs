@@ -14,6 +14,7 @@ use tsa_index::{Index, SymbolRow};
 
 use crate::action::Action;
 use crate::actions::common::{Targets, cap, definitions_json, find_targets, open_index};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// What to show.
@@ -38,7 +39,7 @@ pub struct Args {
     pub mode: Option<Mode>,
     /// Project-relative file defining it (picks one of several definitions).
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// Hierarchy levels up (bases) and down (subtypes), default 2, at most 10.
     #[serde(default)]
     #[schemars(range(min = 1, max = 10))]

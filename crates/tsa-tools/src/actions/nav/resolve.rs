@@ -10,6 +10,7 @@ use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::{Targets, cap, find_targets, fixed_cap, open_index};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// What to answer.
@@ -33,7 +34,7 @@ pub struct Args {
     pub mode: Option<Mode>,
     /// Project-relative file, to resolve only definitions in it.
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// Most rows to list (default 50). The exact total is always reported.
     #[serde(default)]
     #[schemars(range(min = 1))]

@@ -14,6 +14,7 @@ use tsa_index::SymbolRow;
 
 use crate::action::Action;
 use crate::actions::common::{Targets, cap, definitions_json, find_targets, fixed_cap, open_index};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Arguments of `nav test_map`.
@@ -24,7 +25,7 @@ pub struct Args {
     pub symbol: String,
     /// Project-relative file defining it (picks one of several definitions).
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// Most test functions to list (default 50). test_files is always complete.
     #[serde(default)]
     #[schemars(range(min = 1))]

@@ -15,6 +15,7 @@ use tsa_lang::{Language, Tier};
 
 use crate::action::Action;
 use crate::actions::common::{fixed_cap, open_index, split_qualified};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Arguments of `nav trace`.
@@ -25,7 +26,7 @@ pub struct Args {
     pub symbol: String,
     /// The file that defines the symbol (optional; its definition sites are marked).
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// Match letter case exactly (default true).
     #[serde(default)]
     pub case_sensitive: Option<bool>,

@@ -16,6 +16,7 @@ use crate::action::Action;
 use crate::actions::common::{
     Targets, callee_full, cap, definitions_json, find_targets, open_index,
 };
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Cross-reference a symbol or a file.
@@ -40,7 +41,7 @@ pub struct Args {
     pub symbol: Option<String>,
     /// File to cross-reference (mode=file), or the file defining the symbol (mode=symbol).
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// Include callers (default true).
     #[serde(default)]
     pub include_callers: Option<bool>,

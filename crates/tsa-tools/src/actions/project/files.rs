@@ -13,6 +13,7 @@ use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use crate::action::Action;
 use crate::actions::common::cap;
 use crate::actions::text_common::{Discovery, discovery_filter, strings};
+use crate::project_path::{ProjectPath, given_all};
 use crate::{Context, ToolError};
 
 /// Arguments of `project files`.
@@ -21,10 +22,10 @@ use crate::{Context, ToolError};
 pub struct Args {
     /// Folders to list (default the project root).
     #[serde(default)]
-    pub roots: Option<Vec<String>>,
+    pub roots: Option<Vec<ProjectPath>>,
     /// One folder to list (same as roots=[path]).
     #[serde(default)]
-    pub path: Option<String>,
+    pub path: Option<ProjectPath>,
     /// A regex on file names (or globs with glob=true).
     #[serde(default)]
     pub pattern: Option<String>,
@@ -78,8 +79,8 @@ impl Action for Files {
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;
         let limit = cap("limit", args.limit, 200)?;
-        let mut roots = strings(args.roots);
-        roots.extend(args.path.clone());
+        let mut roots = strings(args.roots.map(|r| given_all(&r)));
+        roots.extend(args.path.as_deref().map(str::to_owned));
         let filter = discovery_filter(
             root,
             &Discovery {

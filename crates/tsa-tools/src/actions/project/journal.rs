@@ -11,6 +11,7 @@ use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::cap;
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// What to do.
@@ -45,7 +46,7 @@ pub struct Args {
     pub verdict: Option<String>,
     /// Project paths the decision is about.
     #[serde(default)]
-    pub scope_paths: Option<Vec<String>>,
+    pub scope_paths: Option<Vec<ProjectPath>>,
     #[serde(default)]
     pub alternatives: Option<Vec<String>>,
     #[serde(default)]
@@ -60,7 +61,7 @@ pub struct Args {
     pub verdict_filter: Option<String>,
     /// Search: only decisions whose scope touches this path prefix.
     #[serde(default)]
-    pub path_scope: Option<String>,
+    pub path_scope: Option<ProjectPath>,
     /// Most decisions listed (1..100, default 20).
     #[serde(default)]
     #[schemars(range(min = 1, max = 100))]

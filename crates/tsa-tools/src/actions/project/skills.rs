@@ -9,6 +9,7 @@ use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::cap;
+use crate::project_path::ProjectPath;
 use crate::skills::{BUILTIN, DEFAULT_DIR, in_dir, parse};
 use crate::{Context, ToolError};
 
@@ -18,7 +19,7 @@ use crate::{Context, ToolError};
 pub struct Args {
     /// Project folder holding `<name>/SKILL.md` skills (default `.claude/skills`).
     #[serde(default)]
-    pub skills_root: Option<String>,
+    pub skills_root: Option<ProjectPath>,
     /// Most skills to list (default 50).
     #[serde(default)]
     #[schemars(range(min = 1))]

@@ -13,6 +13,7 @@ use crate::action::Action;
 use crate::actions::common::{cap, open_index, pick};
 use crate::actions::edit::safe as edit_safe;
 use crate::actions::health::file as health_file;
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Arguments of `project smart`.
@@ -20,7 +21,7 @@ use crate::{Context, ToolError};
 #[serde(deny_unknown_fields)]
 pub struct Args {
     /// The file to orient in.
-    pub file_path: String,
+    pub file_path: ProjectPath,
     /// Most exports and dependents listed (default 20 each).
     #[serde(default)]
     #[schemars(range(min = 1))]
@@ -42,7 +43,7 @@ impl Action for Smart {
         let health = Envelope::from(health_file::FileHealth.run(
             ctx,
             health_file::Args {
-                file_path: rel.clone(),
+                file_path: ProjectPath::confine(ctx.root()?, &rel)?,
                 language: None,
                 limit: Some(5),
             },

@@ -31,6 +31,7 @@ use crate::actions::common::{cap, fixed_cap, open_index, pick};
 use crate::actions::edit::safe::{self as edit_safe, downstream, test_command};
 use crate::actions::health::common::scoring;
 use crate::actions::health::project::grade_risk;
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Arguments of `project workflow`.
@@ -39,7 +40,7 @@ use crate::{Context, ToolError};
 pub struct Args {
     /// A file or folder inside the project (default: the whole project).
     #[serde(default)]
-    pub target_path: Option<String>,
+    pub target_path: Option<ProjectPath>,
     /// Most focus functions listed (default 5).
     #[serde(default)]
     #[schemars(range(min = 1))]

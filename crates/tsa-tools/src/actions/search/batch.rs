@@ -24,7 +24,10 @@ pub struct BatchQuery {
     #[serde(default)]
     pub label: Option<String>,
     /// Directories (or files) to search; default the whole project.
+    // A project path in the schema (its length limit, `<PATH>`), resolved by `run`
+    // query by query, after the checks of the queries before it.
     #[serde(default)]
+    #[schemars(with = "Option<Vec<crate::ProjectPath>>")]
     pub roots: Option<Vec<String>>,
     /// Treat the pattern as literal text.
     #[serde(default)]

@@ -8,6 +8,7 @@ use tsa_analysis::text_search::FileFilter;
 
 use crate::action::Action;
 use crate::actions::text_common::{Flags, answer, prepare, resolve_roots, run};
+use crate::project_path::{ProjectPath, given_all};
 use crate::{Context, ToolError};
 
 /// Arguments of `search content`.
@@ -18,10 +19,10 @@ pub struct Args {
     pub query: String,
     /// Directories (or files) to search, relative to the project root. Default: the whole project.
     #[serde(default)]
-    pub roots: Option<Vec<String>>,
+    pub roots: Option<Vec<ProjectPath>>,
     /// Explicit files to search (instead of, or besides, roots).
     #[serde(default)]
-    pub files: Option<Vec<String>>,
+    pub files: Option<Vec<ProjectPath>>,
     /// smart (default: insensitive unless the query has an upper-case letter), insensitive or sensitive.
     #[serde(default)]
     pub case: Option<String>,
@@ -117,7 +118,7 @@ pub struct Args {
     pub include_stats: bool,
     /// Also write the full result (up to 10000 matches) as JSON to this project-relative file.
     #[serde(default)]
-    pub output_file: Option<String>,
+    pub output_file: Option<ProjectPath>,
     /// With output_file: answer with counts only, the rows are in the file.
     #[serde(default)]
     pub suppress_output: bool,
@@ -136,7 +137,11 @@ impl Action for Content {
         // Paths are always project-relative, so there is nothing to optimise.
         let _ = a.optimize_paths;
         let mut filter = FileFilter {
-            roots: resolve_roots(root, "roots", a.roots.as_deref().unwrap_or_default())?,
+            roots: resolve_roots(
+                root,
+                "roots",
+                &given_all(a.roots.as_deref().unwrap_or_default()),
+            )?,
             hidden: a.hidden,
             no_ignore: a.no_ignore,
             follow_symlinks: a.follow_symlinks,
@@ -189,7 +194,7 @@ impl Action for Content {
             summary_only: a.summary_only,
             group_by_file: a.group_by_file,
             include_stats: a.include_stats,
-            output_file: a.output_file,
+            output_file: a.output_file.map(|p| p.to_string()),
             suppress_output: a.suppress_output,
         };
         let prepared = prepare(root, &flags, &mut filter)?;

@@ -11,6 +11,7 @@ use crate::action::Action;
 use crate::actions::text_common::{
     Discovery, Flags, answer, discovery_filter, prepare, run, strings,
 };
+use crate::project_path::{ProjectPath, given_all};
 use crate::{Context, ToolError};
 
 /// Arguments of `search grep`.
@@ -20,7 +21,7 @@ pub struct Args {
     /// Regular expression (Rust regex syntax) or, with fixed_strings, literal text, searched in the files found.
     pub query: String,
     /// Directories to discover files in, relative to the project root (`.` = everything).
-    pub roots: Vec<String>,
+    pub roots: Vec<ProjectPath>,
     /// Discovery: a regex on the file name (or on the project-relative path with full_path_match); a glob with glob=true.
     #[serde(default)]
     pub pattern: Option<String>,
@@ -128,7 +129,7 @@ pub struct Args {
     pub include_stats: bool,
     /// Also write the full result (up to 10000 matches) as JSON to this project-relative file.
     #[serde(default)]
-    pub output_file: Option<String>,
+    pub output_file: Option<ProjectPath>,
     /// With output_file: answer with counts only, the rows are in the file.
     #[serde(default)]
     pub suppress_output: bool,
@@ -153,7 +154,7 @@ impl Action for Grep {
         let mut filter = discovery_filter(
             root,
             &Discovery {
-                roots: &a.roots,
+                roots: &given_all(&a.roots),
                 pattern: a.pattern.as_deref(),
                 glob: a.glob,
                 full_path_match: a.full_path_match,
@@ -204,7 +205,7 @@ impl Action for Grep {
             summary_only: a.summary_only,
             group_by_file: a.group_by_file,
             include_stats: a.include_stats,
-            output_file: a.output_file,
+            output_file: a.output_file.map(|p| p.to_string()),
             suppress_output: a.suppress_output,
         };
         let mut prepared = prepare(root, &flags, &mut filter)?;

@@ -12,6 +12,7 @@ use tsa_lang::Language;
 
 use crate::action::Action;
 use crate::actions::common::{Targets, definitions_json, find_targets, fixed_cap, open_index};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// The named queries every language answers.
@@ -30,7 +31,7 @@ pub const QUERY_KEYS: [&str; 6] = [
 pub struct Args {
     /// The file to query (project-relative). Either this or symbol.
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// Instead of a file: look the symbol up in the index and list its definitions.
     #[serde(default)]
     pub symbol: Option<String>,

@@ -13,6 +13,7 @@ use crate::actions::structure::common::{
     Loaded, is_field, kind_counts, load, param_count, params_of, tier_name, visibility,
     write_output,
 };
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Most table rows one answer lists.
@@ -38,7 +39,7 @@ pub enum FormatType {
 #[serde(deny_unknown_fields)]
 pub struct Args {
     /// The file to analyse.
-    pub file_path: String,
+    pub file_path: ProjectPath,
     /// `full` (default), `compact` or `csv`.
     #[serde(default)]
     pub format_type: Option<FormatType>,
@@ -47,7 +48,7 @@ pub struct Args {
     pub language: Option<String>,
     /// Also write the whole table (every row) to this file inside the project root.
     #[serde(default)]
-    pub output_file: Option<String>,
+    pub output_file: Option<ProjectPath>,
     /// With output_file: leave the rows out of the answer.
     #[serde(default)]
     pub suppress_output: bool,

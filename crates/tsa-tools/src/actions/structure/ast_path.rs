@@ -11,6 +11,7 @@ use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use crate::action::Action;
 use crate::actions::common::{cap, fixed_cap};
 use crate::actions::structure::common::load;
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 const MAX_ROWS: usize = 200;
@@ -36,7 +37,7 @@ pub enum Mode {
 #[serde(deny_unknown_fields)]
 pub struct Args {
     /// The file to parse.
-    pub file_path: String,
+    pub file_path: ProjectPath,
     /// 1-based line (required except in `outline` mode).
     #[serde(default)]
     pub line: Option<i64>,

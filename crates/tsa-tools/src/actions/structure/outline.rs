@@ -11,6 +11,7 @@ use crate::actions::common::cap;
 use crate::actions::structure::common::{
     kind_counts, load, outline_row, shown_in_outline, tier_name,
 };
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Arguments of `structure outline`.
@@ -18,7 +19,7 @@ use crate::{Context, ToolError};
 #[serde(deny_unknown_fields)]
 pub struct Args {
     /// The file to outline (project-relative or absolute inside the root).
-    pub file_path: String,
+    pub file_path: ProjectPath,
     /// Parse as this language instead of the one its extension names.
     #[serde(default)]
     pub language: Option<String>,

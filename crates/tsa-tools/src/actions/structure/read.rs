@@ -10,6 +10,7 @@ use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use crate::action::Action;
 use crate::actions::common::fixed_cap;
 use crate::actions::structure::common::{read_text, write_output};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Most lines one answer lists (single form: lines; batch form: lines over all sections).
@@ -45,6 +46,9 @@ pub struct Section {
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Request {
+    // A project path in the schema (its length limit), resolved by `run` request by
+    // request.
+    #[schemars(with = "crate::ProjectPath")]
     pub file_path: String,
     pub sections: Vec<Section>,
 }
@@ -55,7 +59,7 @@ pub struct Request {
 pub struct Args {
     /// The file to read (single form).
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// First line, 1-based (int, integral float or base-10 string). Required in the single form.
     #[serde(default)]
     pub start_line: Option<Value>,
@@ -73,7 +77,7 @@ pub struct Args {
     pub format: Option<Format>,
     /// Also write the read text to this file (inside the project root).
     #[serde(default)]
-    pub output_file: Option<String>,
+    pub output_file: Option<ProjectPath>,
     /// With output_file: leave the lines out of the answer.
     #[serde(default)]
     pub suppress_output: bool,

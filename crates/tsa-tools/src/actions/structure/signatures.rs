@@ -9,6 +9,7 @@ use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use crate::action::Action;
 use crate::actions::common::fixed_cap;
 use crate::actions::structure::common::{load, signature_line};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 const MAX_ROWS: usize = 300;
@@ -18,7 +19,7 @@ const MAX_ROWS: usize = 300;
 #[serde(deny_unknown_fields)]
 pub struct Args {
     /// The file whose functions and methods to list.
-    pub file_path: String,
+    pub file_path: ProjectPath,
     /// Parse as this language instead of the one its extension names.
     #[serde(default)]
     pub language: Option<String>,

@@ -13,6 +13,7 @@ use tsa_lang::is_test_path;
 use crate::action::Action;
 use crate::actions::common::{cap, open_index};
 use crate::actions::structure::common::{language_arg, visibility};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// What the map shows.
@@ -36,7 +37,7 @@ pub enum Mode {
 pub struct Args {
     /// Directory (or file) to map; default the whole project.
     #[serde(default)]
-    pub directory: Option<String>,
+    pub directory: Option<ProjectPath>,
     /// Only files of this language.
     #[serde(default)]
     pub language: Option<String>,

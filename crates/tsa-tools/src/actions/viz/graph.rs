@@ -15,6 +15,7 @@ use tsa_index::Edge;
 
 use crate::action::Action;
 use crate::actions::common::{cap, find_one, open_index};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// What to draw.
@@ -58,7 +59,7 @@ pub struct Args {
     pub mode: Option<Mode>,
     /// The file of mode=file.
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// The function of mode=function (`Class.method` narrows).
     #[serde(default)]
     pub function: Option<String>,

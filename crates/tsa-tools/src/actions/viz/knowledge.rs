@@ -17,6 +17,7 @@ use tsa_envelope::{Capped, ListLink, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::{cap, open_index, split_qualified};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Output form.
@@ -65,7 +66,7 @@ pub struct Args {
     pub max_edges: Option<i64>,
     /// html: where to write the page, inside the project (default `.tsa/knowledge.html`).
     #[serde(default)]
-    pub output_path: Option<String>,
+    pub output_path: Option<ProjectPath>,
     /// html: also return the page's text in the answer (default false).
     #[serde(default)]
     pub include_html: Option<bool>,

@@ -15,6 +15,7 @@ use tsa_index::{Index, SymbolRow};
 
 use crate::action::Action;
 use crate::actions::common::{cap, find_one, open_index};
+use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Which diagram.
@@ -44,13 +45,13 @@ pub struct Args {
     pub target: Option<String>,
     /// Narrows a name to the definition in this file.
     #[serde(default)]
-    pub file_path: Option<String>,
+    pub file_path: Option<ProjectPath>,
     /// Sequence: the file defining `source`, when the name is ambiguous.
     #[serde(default)]
-    pub source_file: Option<String>,
+    pub source_file: Option<ProjectPath>,
     /// Sequence: the file defining `target`, when the name is ambiguous.
     #[serde(default)]
-    pub target_file: Option<String>,
+    pub target_file: Option<ProjectPath>,
     /// Class (class diagram focus) or enum (state diagram).
     #[serde(default)]
     pub class_name: Option<String>,
