@@ -61,6 +61,40 @@ pub fn open_index(ctx: &Context) -> Result<Opened, ToolError> {
     })
 }
 
+/// Adds every field of a typed payload to `s` as an answer key, in the struct's
+/// declaration order (`serde_json` is built with `preserve_order`, so the answer's
+/// keys come out in that order). A payload that is not a JSON object adds nothing.
+pub fn with_payload<T: serde::Serialize>(mut s: Success, payload: &T) -> Success {
+    match serde_json::to_value(payload) {
+        Ok(Value::Object(m)) => {
+            for (k, v) in m {
+                s.insert(&k, v);
+            }
+        }
+        other => debug_assert!(false, "a payload serialises to an object, got {other:?}"),
+    }
+    s
+}
+
+/// Adds every field of a typed `agent_summary` addition to `s`, in declaration
+/// order (see [`with_payload`]).
+pub fn with_agent_fields<T: serde::Serialize>(mut s: Success, agent: &T) -> Success {
+    match serde_json::to_value(agent) {
+        Ok(Value::Object(m)) => {
+            for (k, v) in m {
+                s = s.with_agent(&k, v);
+            }
+        }
+        other => debug_assert!(false, "agent fields serialise to an object, got {other:?}"),
+    }
+    s
+}
+
+/// A typed value as JSON (a row of a capped list, a nested object of an answer).
+pub fn to_value<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
+}
+
 /// The entries of `m` under `keys` (absent keys left out), in `keys` order: how a
 /// composed action takes the figures of the action it reuses.
 pub fn pick(m: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {
