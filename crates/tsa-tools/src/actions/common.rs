@@ -4,7 +4,7 @@
 use std::num::NonZeroUsize;
 use std::path::Path;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tsa_envelope::{Success, Verdict};
 use tsa_index::{BuildOptions, BuildReport, CallRow, Index, SymbolRow};
 
@@ -93,14 +93,6 @@ pub fn with_agent_fields<T: serde::Serialize>(mut s: Success, agent: &T) -> Succ
 /// A typed value as JSON (a row of a capped list, a nested object of an answer).
 pub fn to_value<T: serde::Serialize>(v: &T) -> Value {
     serde_json::to_value(v).unwrap_or(Value::Null)
-}
-
-/// The entries of `m` under `keys` (absent keys left out), in `keys` order: how a
-/// composed action takes the figures of the action it reuses.
-pub fn pick(m: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {
-    keys.iter()
-        .filter_map(|k| m.get(*k).map(|v| ((*k).to_owned(), v.clone())))
-        .collect()
 }
 
 /// A `limit`-style parameter: absent -> default; 0 -> validation error.

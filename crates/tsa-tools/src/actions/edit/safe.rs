@@ -551,10 +551,7 @@ impl SafeReport {
                     with_payload(Success::new(a.verdict, a.summary.as_str()), &a),
                     &a.agent,
                 )
-                .with_list(
-                    downstream_spelling(),
-                    a.downstream.clone().map(Value::from),
-                )
+                .with_list(downstream_spelling(), a.downstream.clone().map(Value::from))
                 .with_list(
                     dependencies_spelling(),
                     a.dependencies.clone().map(Value::from),
@@ -913,7 +910,9 @@ fn guidance(
         ),
     };
     let mut checklist = vec![match risk_level {
-        "dangerous" => "HIGH RISK - consider breaking changes into smaller, atomic edits".to_owned(),
+        "dangerous" => {
+            "HIGH RISK - consider breaking changes into smaller, atomic edits".to_owned()
+        }
         "caution" => "MODERATE RISK - proceed with caution, test after each change".to_owned(),
         _ => "LOW RISK - file is relatively safe to edit".to_owned(),
     }];
@@ -935,7 +934,8 @@ fn guidance(
         );
     }
     if edit_type == EditType::Refactor {
-        checklist.push("Keep behaviour identical: refactor in steps, tests green after each".into());
+        checklist
+            .push("Keep behaviour identical: refactor in steps, tests green after each".into());
     }
     if matches!(grade, 'D' | 'F') {
         checklist.push(format!(

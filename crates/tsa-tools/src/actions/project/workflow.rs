@@ -490,7 +490,11 @@ fn folder_risk(
             scored.len()
         ),
     };
-    Ok((v, TargetRisk::Folder(risk), folder_test_command(root, files)))
+    Ok((
+        v,
+        TargetRisk::Folder(risk),
+        folder_test_command(root, files),
+    ))
 }
 
 /// What the procedure is built from.
