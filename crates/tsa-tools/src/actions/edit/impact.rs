@@ -11,14 +11,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tsa_envelope::{Capped, ImpactLevel, ListSpelling, Success, Verdict};
 use tsa_index::SymbolRow;
 use tsa_lang::{Language, is_test_path};
 
 use crate::action::Action;
-use crate::actions::common::{fixed_cap, open_index};
+use crate::actions::common::{fixed_cap, open_index, to_value};
 use crate::actions::edit::common::{
     Blast, FileAnalysis, analyse_file, blast, breaks_callers, parse_mode,
 };
@@ -220,10 +220,26 @@ fn no_changes(o: &Options, base: Option<&(String, String)>, outside: usize) -> S
     s.with_next_step(step)
 }
 
+/// One factor behind the risk level or the verdict.
+#[derive(Clone, Debug, Serialize)]
+pub struct ImpactFactor {
+    /// The factor's name (`affected_files`, `caller_trust`, ...).
+    pub factor: &'static str,
+    /// What was found, in words.
+    pub detail: String,
+}
+
+fn factor(factor: &'static str, detail: impl Into<String>) -> ImpactFactor {
+    ImpactFactor {
+        factor,
+        detail: detail.into(),
+    }
+}
+
 /// The risk level with the factors that set it.
 struct Risk {
     level: ImpactLevel,
-    factors: Vec<Value>,
+    factors: Vec<ImpactFactor>,
     /// Resolved callers per changed definition.
     per_target: BTreeMap<String, usize>,
     completeness: Completeness,
@@ -240,14 +256,22 @@ fn base_risk(files: &[FileAnalysis], b: &Blast, code_changed: bool, tests_only: 
     };
     let mut risk_factors = Vec::new();
     if !code_changed {
-        risk_factors.push(json!({"factor": "docs_or_data_only", "detail": "no changed file is source code of a known language"}));
+        risk_factors.push(factor(
+            "docs_or_data_only",
+            "no changed file is source code of a known language",
+        ));
     } else if tests_only {
-        risk_factors
-            .push(json!({"factor": "tests_only", "detail": "every changed file is test code"}));
+        risk_factors.push(factor("tests_only", "every changed file is test code"));
     }
-    risk_factors.push(json!({"factor": "affected_files", "detail": format!("{} file(s) call a changed definition (directly or through calls), import a changed name, or import a file whose module-level code changed", b.affected.len())}));
+    risk_factors.push(factor("affected_files", format!("{} file(s) call a changed definition (directly or through calls), import a changed name, or import a file whose module-level code changed", b.affected.len())));
     if !b.module_changed.is_empty() {
-        risk_factors.push(json!({"factor": "module_level_code", "detail": format!("module-level code changed in {}: every importer is affected", b.module_changed.join(", "))}));
+        risk_factors.push(factor(
+            "module_level_code",
+            format!(
+                "module-level code changed in {}: every importer is affected",
+                b.module_changed.join(", ")
+            ),
+        ));
     }
     // Call-graph: a changed definition with many callers raises low to medium.
     let mut per_target: BTreeMap<String, usize> = BTreeMap::new();
@@ -261,7 +285,13 @@ fn base_risk(files: &[FileAnalysis], b: &Blast, code_changed: bool, tests_only: 
         .collect();
     if !hot.is_empty() && level == ImpactLevel::Low {
         level = ImpactLevel::Medium;
-        risk_factors.push(json!({"factor": "call_graph", "detail": format!("changed definition(s) with >= 5 callers: {}", hot.join(", "))}));
+        risk_factors.push(factor(
+            "call_graph",
+            format!(
+                "changed definition(s) with >= 5 callers: {}",
+                hot.join(", ")
+            ),
+        ));
     }
     // A removal, rename or signature change breaks the callers it has.
     let broken: Vec<String> = b
@@ -279,7 +309,10 @@ fn base_risk(files: &[FileAnalysis], b: &Blast, code_changed: bool, tests_only: 
         .collect();
     if !broken.is_empty() && level < ImpactLevel::Medium {
         level = ImpactLevel::Medium;
-        risk_factors.push(json!({"factor": "breaking_change_with_callers", "detail": format!("callers must follow: {}", broken.join(", "))}));
+        risk_factors.push(factor(
+            "breaking_change_with_callers",
+            format!("callers must follow: {}", broken.join(", ")),
+        ));
     }
     Risk {
         level,
@@ -297,7 +330,15 @@ fn apply_trust(risk: &mut Risk, b: &Blast) {
         risk.completeness = risk.completeness.max(d.trust.completeness);
         let floor = d.trust.floor(d.change());
         if floor > risk.level {
-            risk.factors.push(json!({"factor": "caller_trust", "detail": format!("{} {}: {}", d.symbol, d.kind.as_str(), d.trust.basis().join("; "))}));
+            risk.factors.push(factor(
+                "caller_trust",
+                format!(
+                    "{} {}: {}",
+                    d.symbol,
+                    d.kind.as_str(),
+                    d.trust.basis().join("; ")
+                ),
+            ));
             risk.trust_basis.push(format!(
                 "raised to {} by {} ({}): {}",
                 level_name(floor),
@@ -326,14 +367,23 @@ fn apply_constraints(
 ) {
     if violations.iter().any(|v| v.severity == Severity::Error) {
         risk.level = ImpactLevel::High;
-        risk.factors.push(json!({"factor": "constraint_violation", "detail": "an error-severity architectural constraint is violated by changed or affected files"}));
+        risk.factors.push(factor(
+            "constraint_violation",
+            "an error-severity architectural constraint is violated by changed or affected files",
+        ));
     } else if violations.iter().any(|v| v.severity == Severity::Warn) {
         risk.level = risk.level.max(ImpactLevel::Low);
-        risk.factors.push(json!({"factor": "constraint_violation", "detail": "a warn-severity architectural constraint is violated by changed or affected files"}));
+        risk.factors.push(factor(
+            "constraint_violation",
+            "a warn-severity architectural constraint is violated by changed or affected files",
+        ));
     }
     if strict && outside > 0 {
         risk.level = risk.level.max(ImpactLevel::Low);
-        risk.factors.push(json!({"factor": "out_of_scope_changes", "detail": format!("{outside} changed file(s) outside scope_paths")}));
+        risk.factors.push(factor(
+            "out_of_scope_changes",
+            format!("{outside} changed file(s) outside scope_paths"),
+        ));
     }
 }
 
@@ -347,7 +397,7 @@ fn apply_journal(
     changed_paths: &[String],
     b: &Blast,
     verdict: &mut Verdict,
-    risk_factors: &mut Vec<Value>,
+    risk_factors: &mut Vec<ImpactFactor>,
     verdict_basis: &mut Vec<String>,
     warnings: &mut Vec<String>,
 ) -> (Vec<Value>, Option<String>) {
@@ -394,7 +444,7 @@ fn apply_journal(
         );
         *verdict = top.verdict;
         lifted_by = Some(top.entry.id.clone());
-        risk_factors.push(json!({"factor": "journal_decision", "detail": basis}));
+        risk_factors.push(factor("journal_decision", basis.clone()));
         verdict_basis.push(basis);
     }
     if !decisions.is_empty() {
@@ -600,6 +650,67 @@ fn verification(
     }
 }
 
+/// A changed file as a row of `changed_files`.
+#[derive(Clone, Debug, Serialize)]
+pub struct ChangedFile<'a> {
+    /// The file (new path), project-relative.
+    pub file: &'a str,
+    /// `added`, `modified`, `deleted`, `renamed`, ...
+    pub status: &'static str,
+    /// Lines added.
+    pub added_lines: usize,
+    /// Lines deleted.
+    pub deleted_lines: usize,
+    /// Its language, when it is source code.
+    pub language: Option<&'static str>,
+    /// Definitions that changed in it.
+    pub changed_symbol_count: usize,
+    /// The old path of a renamed file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old_path: Option<&'a String>,
+}
+
+/// A resolved caller of a changed definition, as a row of `affected_symbols`.
+#[derive(Clone, Debug, Serialize)]
+pub struct AffectedCaller<'a> {
+    /// The caller's qualified name.
+    pub symbol: &'a str,
+    /// Its file.
+    pub file: &'a str,
+    /// The call's line.
+    pub line: u32,
+    /// The changed definition it calls.
+    pub calls: &'a str,
+    /// Whether the caller is test code.
+    pub is_test: bool,
+}
+
+/// What one changed file reaches, as a row of `file_impacts`.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileImpact<'a> {
+    /// The changed file.
+    pub file: &'a str,
+    /// Files importing or calling it directly.
+    pub direct_dependent_count: usize,
+    /// The first 20 of them.
+    pub direct_dependents: Vec<String>,
+    /// Files it affects, directly or not.
+    pub total_affected: usize,
+}
+
+/// The call-graph figures of the change.
+#[derive(Clone, Debug, Serialize)]
+pub struct CallGraphImpact<'a> {
+    /// Changed definitions found in the index.
+    pub changed_definitions_in_index: usize,
+    /// Their resolved callers.
+    pub caller_count: usize,
+    /// Callers reached through calls.
+    pub transitive_caller_count: usize,
+    /// Resolved callers per changed definition.
+    pub callers_per_definition: &'a BTreeMap<String, usize>,
+}
+
 /// The rows of the answer's lists and the diff stat.
 struct Rows {
     changed: Vec<Value>,
@@ -613,18 +724,15 @@ fn rows(files: &[FileAnalysis], b: &Blast) -> Rows {
     let changed: Vec<Value> = files
         .iter()
         .map(|f| {
-            let mut v = json!({
-                "file": f.change.path,
-                "status": f.change.status,
-                "added_lines": f.change.added_lines,
-                "deleted_lines": f.change.deleted_lines,
-                "language": f.language.map(|l| l.name()),
-                "changed_symbol_count": f.changes.len(),
-            });
-            if f.change.old_path != f.change.path {
-                v["old_path"] = json!(f.change.old_path);
-            }
-            v
+            to_value(&ChangedFile {
+                file: &f.change.path,
+                status: f.change.status,
+                added_lines: f.change.added_lines,
+                deleted_lines: f.change.deleted_lines,
+                language: f.language.map(|l| l.name()),
+                changed_symbol_count: f.changes.len(),
+                old_path: (f.change.old_path != f.change.path).then_some(&f.change.old_path),
+            })
         })
         .collect();
     // Each changed definition with how it changed and, when callers can feel it,
@@ -653,18 +761,25 @@ fn rows(files: &[FileAnalysis], b: &Blast) -> Rows {
     let affected: Vec<Value> = b
         .callers
         .iter()
-        .map(|(c, t, line)| json!({"symbol": c.qualname, "file": c.file, "line": line, "calls": t, "is_test": c.is_test}))
+        .map(|(c, t, line)| {
+            to_value(&AffectedCaller {
+                symbol: &c.qualname,
+                file: &c.file,
+                line: *line,
+                calls: t,
+                is_test: c.is_test,
+            })
+        })
         .collect();
     let file_impacts: Vec<Value> = files
         .iter()
         .map(|f| {
             let direct = b.direct.get(&f.change.path).cloned().unwrap_or_default();
-            let total = b.by_changed.get(&f.change.path).map_or(0, BTreeSet::len);
-            json!({
-                "file": f.change.path,
-                "direct_dependent_count": direct.len(),
-                "direct_dependents": direct.into_iter().take(20).collect::<Vec<_>>(),
-                "total_affected": total,
+            to_value(&FileImpact {
+                file: &f.change.path,
+                direct_dependent_count: direct.len(),
+                direct_dependents: direct.into_iter().take(20).collect(),
+                total_affected: b.by_changed.get(&f.change.path).map_or(0, BTreeSet::len),
             })
         })
         .take(20)
@@ -779,8 +894,21 @@ impl Report<'_> {
             .with("test_runner", v.runners.join(", "))
             .with("default_test_command", v.command.as_str())
             .with("test_command", v.command.as_str())
-            .with("pytest_required", self.tests.test_files.iter().any(|t| Language::from_path(t).is_some_and(|l| l.name() == "python")))
-            .with("pytest_command", v.commands.iter().find(|c| c.starts_with("pytest")).cloned().unwrap_or_default())
+            .with(
+                "pytest_required",
+                self.tests
+                    .test_files
+                    .iter()
+                    .any(|t| Language::from_path(t).is_some_and(|l| l.name() == "python")),
+            )
+            .with(
+                "pytest_command",
+                v.commands
+                    .iter()
+                    .find(|c| c.starts_with("pytest"))
+                    .cloned()
+                    .unwrap_or_default(),
+            )
             .with("verification_command", v.command.as_str())
             .with("verification_reason", v.reason.as_str())
             .with("focused_test_command", v.focused.as_str())
@@ -795,10 +923,18 @@ impl Report<'_> {
             .with("ci_verification_command", v.command.as_str())
             .with(
                 "call_graph_impact",
-                json!({"changed_definitions_in_index": b.targets.len(), "caller_count": b.callers.len(), "transitive_caller_count": b.transitive_callers, "callers_per_definition": self.risk.per_target}),
+                to_value(&CallGraphImpact {
+                    changed_definitions_in_index: b.targets.len(),
+                    caller_count: b.callers.len(),
+                    transitive_caller_count: b.transitive_callers,
+                    callers_per_definition: &self.risk.per_target,
+                }),
             )
             .with("completeness", self.risk.completeness.as_str())
-            .with("public_api", b.defs.iter().any(|d| !d.trust.public_api.is_empty()))
+            .with(
+                "public_api",
+                b.defs.iter().any(|d| !d.trust.public_api.is_empty()),
+            )
             .with("module_level_changes", json!(b.module_changed))
             .with(
                 "affected_reasons",
@@ -806,7 +942,10 @@ impl Report<'_> {
                     b.reasons
                         .iter()
                         .take(50)
-                        .map(|(f, why)| (f.clone(), why.iter().take(3).cloned().collect::<Vec<_>>()))
+                        .map(|(f, why)| (
+                            f.clone(),
+                            why.iter().take(3).cloned().collect::<Vec<_>>()
+                        ))
                         .collect::<BTreeMap<String, Vec<String>>>()
                 ),
             );
