@@ -13,7 +13,7 @@ use crate::action::Action;
 use crate::actions::common::{
     Targets, callee_full, cap, definitions_json, find_targets, open_index, to_value, with_payload,
 };
-use crate::actions::graph::{Dir, IndexGraph, bfs, depth_param, load_symbols};
+use crate::actions::graph::{Dir, IndexGraph, Walk, bfs, depth_param, load_symbols};
 use crate::source::{Bodies, BodyBudget};
 use crate::trust::{Assessor, Completeness, Trust};
 use crate::{Context, ToolError};
@@ -455,39 +455,14 @@ impl Action for Callers {
     }
 }
 
-/// `scope=graph`: a level-by-level walk over resolved edges from every definition of
-/// the name, to `depth` levels; nodes and edges listed with exact totals.
-pub(crate) fn run_graph(
-    ctx: &Context,
-    function_name: &str,
-    file_path: Option<&str>,
-    depth: Option<i64>,
-    limit: Option<i64>,
+/// The rows of a walk: node counts per level, the nodes (each with the edge that
+/// first reached it) and the edges, read caller -> callee.
+fn walk_rows(
+    walk: &Walk,
+    syms: &HashMap<i64, SymbolRow>,
     dir: Dir,
-) -> Result<Success, ToolError> {
-    let (depth, clamped) = depth_param("depth", depth, 5, 20)?;
-    let limit = cap("limit", limit, 100)?;
-    let (label, noun) = match dir {
-        Dir::Up => ("callers", "callers"),
-        Dir::Down => ("callees", "callees"),
-    };
-    let opened = open_index(ctx)?;
-    let index = &opened.index;
-    let defs = match find_targets(ctx, index, label, function_name, file_path)? {
-        Targets::Found(d) => d,
-        Targets::Missing(s) => return Ok(s.with("scope", "graph")),
-    };
-    let seeds: Vec<i64> = defs.iter().map(|d| d.id).collect();
-    // Who calls the seeds rests on the call graph's completeness there (the levels
-    // above are walked over what it bound).
-    let trust = match dir {
-        Dir::Up => Some(Assessor::new(index, ctx.root()?).assess(&defs, 0)?),
-        Dir::Down => None,
-    };
-    let mut g = IndexGraph::new(index);
-    let walk = bfs(&mut g, &seeds, dir, depth)?;
-    let mut syms = HashMap::new();
-    load_symbols(index, &mut syms, walk.nodes.iter().map(|(id, _)| *id))?;
+    depth: u32,
+) -> (Vec<Value>, Vec<Value>, Vec<Value>) {
     let qual = |id: i64| -> (String, String) {
         syms.get(&id)
             .map(|s| (s.qualname.clone(), s.file.clone()))
@@ -545,6 +520,43 @@ pub(crate) fn run_graph(
             })
         })
         .collect();
+    (levels, nodes, edges)
+}
+
+/// `scope=graph`: a level-by-level walk over resolved edges from every definition of
+/// the name, to `depth` levels; nodes and edges listed with exact totals.
+pub(crate) fn run_graph(
+    ctx: &Context,
+    function_name: &str,
+    file_path: Option<&str>,
+    depth: Option<i64>,
+    limit: Option<i64>,
+    dir: Dir,
+) -> Result<Success, ToolError> {
+    let (depth, clamped) = depth_param("depth", depth, 5, 20)?;
+    let limit = cap("limit", limit, 100)?;
+    let (label, noun) = match dir {
+        Dir::Up => ("callers", "callers"),
+        Dir::Down => ("callees", "callees"),
+    };
+    let opened = open_index(ctx)?;
+    let index = &opened.index;
+    let defs = match find_targets(ctx, index, label, function_name, file_path)? {
+        Targets::Found(d) => d,
+        Targets::Missing(s) => return Ok(s.with("scope", "graph")),
+    };
+    let seeds: Vec<i64> = defs.iter().map(|d| d.id).collect();
+    // Who calls the seeds rests on the call graph's completeness there (the levels
+    // above are walked over what it bound).
+    let trust = match dir {
+        Dir::Up => Some(Assessor::new(index, ctx.root()?).assess(&defs, 0)?),
+        Dir::Down => None,
+    };
+    let mut g = IndexGraph::new(index);
+    let walk = bfs(&mut g, &seeds, dir, depth)?;
+    let mut syms = HashMap::new();
+    load_symbols(index, &mut syms, walk.nodes.iter().map(|(id, _)| *id))?;
+    let (levels, nodes, edges) = walk_rows(&walk, &syms, dir, depth);
     let total = nodes.len();
     let verdict = match &trust {
         Some(t) => callers_verdict(total, t),
