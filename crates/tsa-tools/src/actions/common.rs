@@ -344,3 +344,51 @@ mod tests {
         assert_eq!(split_qualified(".x"), (None, ".x"));
     }
 }
+
+#[cfg(test)]
+mod payload_tests {
+    use serde::Serialize;
+    use tsa_envelope::{Envelope, Success, Verdict};
+
+    use super::{with_agent_fields, with_payload};
+
+    #[derive(Serialize)]
+    struct Payload {
+        zeta: u32,
+        alpha: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        absent: Option<u32>,
+        null: Option<u32>,
+    }
+
+    #[test]
+    fn payload_keys_keep_declaration_order_and_omissions() {
+        let p = Payload {
+            zeta: 1,
+            alpha: "a",
+            absent: None,
+            null: None,
+        };
+        let s = with_agent_fields(with_payload(Success::new(Verdict::Info, "x"), &p), &p);
+        let keys: Vec<&str> = s.payload().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["zeta", "alpha", "null"]);
+        let json = Envelope::from(s).to_json();
+        let agent: Vec<&str> = json["agent_summary"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            agent,
+            [
+                "summary_line",
+                "verdict",
+                "next_step",
+                "zeta",
+                "alpha",
+                "null"
+            ]
+        );
+    }
+}
