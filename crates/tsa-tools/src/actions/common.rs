@@ -4,7 +4,7 @@
 use std::num::NonZeroUsize;
 use std::path::Path;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tsa_analysis::graph::{One, ambiguous, exact_pick};
 use tsa_analysis::source::source_file;
 use tsa_envelope::{Success, Verdict};
@@ -65,12 +65,38 @@ pub fn open_index(ctx: &Context) -> Result<Opened, ToolError> {
     })
 }
 
-/// The entries of `m` under `keys` (absent keys left out), in `keys` order: how a
-/// composed action takes the figures of the action it reuses.
-pub fn pick(m: &Map<String, Value>, keys: &[&str]) -> Map<String, Value> {
-    keys.iter()
-        .filter_map(|k| m.get(*k).map(|v| ((*k).to_owned(), v.clone())))
-        .collect()
+/// Adds every field of a typed payload to `s` as an answer key, in the struct's
+/// declaration order (`serde_json` is built with `preserve_order`, so the answer's
+/// keys come out in that order). A payload that is not a JSON object adds nothing.
+pub fn with_payload<T: serde::Serialize>(mut s: Success, payload: &T) -> Success {
+    match serde_json::to_value(payload) {
+        Ok(Value::Object(m)) => {
+            for (k, v) in m {
+                s.insert(&k, v);
+            }
+        }
+        other => debug_assert!(false, "a payload serialises to an object, got {other:?}"),
+    }
+    s
+}
+
+/// Adds every field of a typed `agent_summary` addition to `s`, in declaration
+/// order (see [`with_payload`]).
+pub fn with_agent_fields<T: serde::Serialize>(mut s: Success, agent: &T) -> Success {
+    match serde_json::to_value(agent) {
+        Ok(Value::Object(m)) => {
+            for (k, v) in m {
+                s = s.with_agent(&k, v);
+            }
+        }
+        other => debug_assert!(false, "agent fields serialise to an object, got {other:?}"),
+    }
+    s
+}
+
+/// A typed value as JSON (a row of a capped list, a nested object of an answer).
+pub fn to_value<T: serde::Serialize>(v: &T) -> Value {
+    serde_json::to_value(v).unwrap_or(Value::Null)
 }
 
 /// A `limit`-style parameter: absent -> default; 0 -> validation error.
@@ -302,5 +328,53 @@ mod tests {
         assert_eq!(split_qualified("pkg.mod.Cls.m"), (Some("Cls"), "m"));
         assert_eq!(split_qualified("build"), (None, "build"));
         assert_eq!(split_qualified(".x"), (None, ".x"));
+    }
+}
+
+#[cfg(test)]
+mod payload_tests {
+    use serde::Serialize;
+    use tsa_envelope::{Envelope, Success, Verdict};
+
+    use super::{with_agent_fields, with_payload};
+
+    #[derive(Serialize)]
+    struct Payload {
+        zeta: u32,
+        alpha: &'static str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        absent: Option<u32>,
+        null: Option<u32>,
+    }
+
+    #[test]
+    fn payload_keys_keep_declaration_order_and_omissions() {
+        let p = Payload {
+            zeta: 1,
+            alpha: "a",
+            absent: None,
+            null: None,
+        };
+        let s = with_agent_fields(with_payload(Success::new(Verdict::Info, "x"), &p), &p);
+        let keys: Vec<&str> = s.payload().keys().map(String::as_str).collect();
+        assert_eq!(keys, ["zeta", "alpha", "null"]);
+        let json = Envelope::from(s).to_json();
+        let agent: Vec<&str> = json["agent_summary"]
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        assert_eq!(
+            agent,
+            [
+                "summary_line",
+                "verdict",
+                "next_step",
+                "zeta",
+                "alpha",
+                "null"
+            ]
+        );
     }
 }

@@ -8,25 +8,28 @@
 //! definition's callers, and by constraint violations touching the change.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tsa_analysis::constraints::{self, Severity};
-use tsa_analysis::git::Repo;
-use tsa_analysis::security::resolve_in_root;
-use tsa_analysis::trust::Completeness;
 use tsa_envelope::{Capped, ImpactLevel, ListSpelling, Success, Verdict};
 use tsa_index::SymbolRow;
 use tsa_lang::{Language, is_test_path};
 
 use crate::action::Action;
-use crate::actions::common::{fixed_cap, open_index};
-use crate::actions::edit::common::{FileAnalysis, analyse_file, blast, breaks_callers, parse_mode};
+use crate::actions::common::{fixed_cap, open_index, to_value};
+use crate::actions::edit::common::{
+    Blast, FileAnalysis, analyse_file, blast, breaks_callers, parse_mode,
+};
 use crate::actions::nav::test_map::{Lines, is_entry, test_command};
 use crate::actions::project::journal as project_journal;
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
+use tsa_analysis::constraints::{self, Severity};
+use tsa_analysis::git::{DiffMode, Repo};
+use tsa_analysis::security::resolve_in_root;
+use tsa_analysis::trust::Completeness;
 
 /// Arguments of `edit impact`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -105,6 +108,1045 @@ fn list(
     }
 }
 
+/// The checked options of a call.
+struct Options {
+    mode: DiffMode,
+    strict: bool,
+    profile: &'static str,
+    include_tests: bool,
+    /// Existing scope paths, project-relative.
+    scopes: Vec<String>,
+    /// Scope paths that do not exist, as given.
+    invalid: Vec<String>,
+    scope_given: bool,
+}
+
+fn options(root: &Path, a: &Args) -> Result<Options, ToolError> {
+    let mode = parse_mode(a.mode.as_deref(), a.pr_url.as_deref(), "diff")?;
+    let strict = match a.scope_mode.as_deref().map(str::trim) {
+        None | Some("") | Some("report") => false,
+        Some("strict") => true,
+        Some(o) => {
+            return Err(ToolError::Validation(format!(
+                "scope_mode must be report|strict, got '{o}'"
+            )));
+        }
+    };
+    let profile = match a.resource_profile.as_deref().map(str::trim) {
+        None | Some("") | Some("default") => "default",
+        Some("local_low_impact") => "local_low_impact",
+        Some(o) => {
+            return Err(ToolError::Validation(format!(
+                "resource_profile must be default|local_low_impact, got '{o}'"
+            )));
+        }
+    };
+    let include_tests = a.include_tests.unwrap_or(true);
+    let mut scopes = Vec::new();
+    let mut invalid = Vec::new();
+    let scope_given = a.scope_paths.as_ref().is_some_and(|v| !v.is_empty());
+    for s in a.scope_paths.iter().flatten() {
+        let (abs, rel) = resolve_in_root(root, s)?;
+        if abs.exists() {
+            scopes.push(rel);
+        } else {
+            invalid.push(s.as_str().to_owned());
+        }
+    }
+    Ok(Options {
+        mode,
+        strict,
+        profile,
+        include_tests,
+        scopes,
+        invalid,
+        scope_given,
+    })
+}
+
+/// The answer when nothing (in scope) changed.
+fn no_changes(o: &Options, base: Option<&(String, String)>, outside: usize) -> Success {
+    let mode_name = o.mode.name();
+    let scope = if o.scope_given { "scoped" } else { "workspace" };
+    let invalid = &o.invalid;
+    let verdict = if invalid.is_empty() {
+        Verdict::Safe
+    } else {
+        Verdict::Warn
+    };
+    let mut s = Success::new(
+        verdict,
+        format!(
+            "change_impact changed=0 risk=none mode={mode_name}{}",
+            if invalid.is_empty() {
+                String::new()
+            } else {
+                format!(" scope_invalid={}", invalid.len())
+            }
+        ),
+    )
+    .with("mode", mode_name)
+    .with("summary", "No changes detected")
+    .with_list(
+        list(
+            "changed_files",
+            "changed_files_total",
+            "changed_files_listed",
+            "changed_files_cap",
+            "changed files",
+            "narrow with scope_paths",
+        ),
+        Capped::collect(Vec::new(), fixed_cap(50)),
+    )
+    .with("changed_count", 0)
+    .with("affected_count", 0)
+    .with("risk_level", "none")
+    .with("tests_to_run_count", 0)
+    .with("scope_paths", json!(o.scopes))
+    .with("scope_paths_invalid", json!(invalid))
+    .with("out_of_scope_count", outside)
+    .with_agent("risk", "none")
+    .with_agent("scope", scope)
+    .with_agent("changed_count", 0)
+    .with_agent("affected_count", 0)
+    .with_agent("tests_to_run_count", 0);
+    if let Some((b, sha)) = base {
+        s = s.with("base", json!({"branch": b, "merge_base": sha}));
+    }
+    let step = if invalid.is_empty() {
+        "No changes detected; no verification needed.".to_owned()
+    } else {
+        format!("scope path(s) do not exist: {invalid:?} — did you typo?")
+    };
+    s.with_next_step(step)
+}
+
+/// One factor behind the risk level or the verdict.
+#[derive(Clone, Debug, Serialize)]
+pub struct ImpactFactor {
+    /// The factor's name (`affected_files`, `caller_trust`, ...).
+    pub factor: &'static str,
+    /// What was found, in words.
+    pub detail: String,
+}
+
+fn factor(factor: &'static str, detail: impl Into<String>) -> ImpactFactor {
+    ImpactFactor {
+        factor,
+        detail: detail.into(),
+    }
+}
+
+/// The risk level with the factors that set it.
+struct Risk {
+    level: ImpactLevel,
+    factors: Vec<ImpactFactor>,
+    /// Resolved callers per changed definition.
+    per_target: BTreeMap<String, usize>,
+    completeness: Completeness,
+    trust_basis: Vec<String>,
+}
+
+/// The level from the affected files, raised by hot definitions and breaking changes
+/// with callers.
+fn base_risk(files: &[FileAnalysis], b: &Blast, code_changed: bool, tests_only: bool) -> Risk {
+    let mut level = if !code_changed || tests_only {
+        ImpactLevel::Low
+    } else {
+        risk_of(files.len(), b.affected.len())
+    };
+    let mut risk_factors = Vec::new();
+    if !code_changed {
+        risk_factors.push(factor(
+            "docs_or_data_only",
+            "no changed file is source code of a known language",
+        ));
+    } else if tests_only {
+        risk_factors.push(factor("tests_only", "every changed file is test code"));
+    }
+    risk_factors.push(factor("affected_files", format!("{} file(s) call a changed definition (directly or through calls), import a changed name, or import a file whose module-level code changed", b.affected.len())));
+    if !b.module_changed.is_empty() {
+        risk_factors.push(factor(
+            "module_level_code",
+            format!(
+                "module-level code changed in {}: every importer is affected",
+                b.module_changed.join(", ")
+            ),
+        ));
+    }
+    // Call-graph: a changed definition with many callers raises low to medium.
+    let mut per_target: BTreeMap<String, usize> = BTreeMap::new();
+    for (_, t, _) in &b.callers {
+        *per_target.entry(t.clone()).or_default() += 1;
+    }
+    let hot: Vec<&str> = per_target
+        .iter()
+        .filter(|(_, n)| **n >= 5)
+        .map(|(t, _)| t.as_str())
+        .collect();
+    if !hot.is_empty() && level == ImpactLevel::Low {
+        level = ImpactLevel::Medium;
+        risk_factors.push(factor(
+            "call_graph",
+            format!(
+                "changed definition(s) with >= 5 callers: {}",
+                hot.join(", ")
+            ),
+        ));
+    }
+    // A removal, rename or signature change breaks the callers it has.
+    let broken: Vec<String> = b
+        .defs
+        .iter()
+        .filter(|d| breaks_callers(d.kind) && d.callers > 0)
+        .map(|d| {
+            format!(
+                "{} ({}, {} caller(s))",
+                d.symbol,
+                d.kind.as_str(),
+                d.callers
+            )
+        })
+        .collect();
+    if !broken.is_empty() && level < ImpactLevel::Medium {
+        level = ImpactLevel::Medium;
+        risk_factors.push(factor(
+            "breaking_change_with_callers",
+            format!("callers must follow: {}", broken.join(", ")),
+        ));
+    }
+    Risk {
+        level,
+        factors: risk_factors,
+        per_target,
+        completeness: Completeness::Complete,
+        trust_basis: Vec::new(),
+    }
+}
+
+/// The trust of each changed definition's callers: unresolved same-name call sites,
+/// an unknown graph and public API raise the level (trust floors).
+fn apply_trust(risk: &mut Risk, b: &Blast) {
+    for d in &b.defs {
+        risk.completeness = risk.completeness.max(d.trust.completeness);
+        let floor = d.trust.floor(d.change());
+        if floor > risk.level {
+            risk.factors.push(factor(
+                "caller_trust",
+                format!(
+                    "{} {}: {}",
+                    d.symbol,
+                    d.kind.as_str(),
+                    d.trust.basis().join("; ")
+                ),
+            ));
+            risk.trust_basis.push(format!(
+                "raised to {} by {} ({}): {}",
+                level_name(floor),
+                d.symbol,
+                d.kind.as_str(),
+                d.trust.basis().join("; ")
+            ));
+            risk.level = floor;
+        } else if !d.trust.settled() {
+            risk.trust_basis.push(format!(
+                "{} ({}): {}",
+                d.symbol,
+                d.kind.as_str(),
+                d.trust.basis().join("; ")
+            ));
+        }
+    }
+}
+
+/// Constraint violations touching the change: error raises to high, warn to low.
+fn apply_constraints(
+    risk: &mut Risk,
+    violations: &[constraints::Violation],
+    strict: bool,
+    outside: usize,
+) {
+    if violations.iter().any(|v| v.severity == Severity::Error) {
+        risk.level = ImpactLevel::High;
+        risk.factors.push(factor(
+            "constraint_violation",
+            "an error-severity architectural constraint is violated by changed or affected files",
+        ));
+    } else if violations.iter().any(|v| v.severity == Severity::Warn) {
+        risk.level = risk.level.max(ImpactLevel::Low);
+        risk.factors.push(factor(
+            "constraint_violation",
+            "a warn-severity architectural constraint is violated by changed or affected files",
+        ));
+    }
+    if strict && outside > 0 {
+        risk.level = risk.level.max(ImpactLevel::Low);
+        risk.factors.push(factor(
+            "out_of_scope_changes",
+            format!("{outside} changed file(s) outside scope_paths"),
+        ));
+    }
+}
+
+/// The journal's decisions about the changed or affected code, as rows; a stronger
+/// verdict lifts `verdict` (change-impact order, never lowered). Returns the rows
+/// and the id of the lifting decision.
+#[allow(clippy::too_many_arguments)]
+fn apply_journal(
+    root: &Path,
+    files: &[FileAnalysis],
+    changed_paths: &[String],
+    b: &Blast,
+    verdict: &mut Verdict,
+    risk_factors: &mut Vec<ImpactFactor>,
+    verdict_basis: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) -> (Vec<Value>, Option<String>) {
+    let entries = match project_journal::load(root) {
+        Ok(e) => e,
+        Err(e) => {
+            warnings.push(format!("decision journal not read: {e}"));
+            Vec::new()
+        }
+    };
+    let changed_syms: Vec<(String, String)> = files
+        .iter()
+        .flat_map(|f| f.symbol_rows(false))
+        .flat_map(|r| {
+            let name = r["name"].as_str().unwrap_or("").to_owned();
+            let mut v = vec![(r["symbol"].as_str().unwrap_or("").to_owned(), name.clone())];
+            if let Some(old) = r["old_name"].as_str() {
+                let old_name = old.rsplit(['.', ':']).next().unwrap_or(old).to_owned();
+                v.push((old.to_owned(), old_name));
+            }
+            v
+        })
+        .collect();
+    let changed_refs: Vec<&str> = changed_paths
+        .iter()
+        .chain(files.iter().map(|f| &f.change.old_path))
+        .map(String::as_str)
+        .collect();
+    let affected_refs: Vec<&str> = b.affected.iter().map(String::as_str).collect();
+    let decisions =
+        project_journal::related(&entries, &changed_refs, &affected_refs, &changed_syms);
+    let mut lifted_by = None;
+    if let Some(top) = decisions.first()
+        && top.verdict.change_impact_rank() > verdict.change_impact_rank()
+    {
+        let basis = format!(
+            "lifted from {} to {} by decision {} '{}' ({} {})",
+            verdict.as_str(),
+            top.verdict.as_str(),
+            top.entry.id,
+            top.entry.title,
+            top.matched_by.replace('_', " "),
+            top.matched
+        );
+        *verdict = top.verdict;
+        lifted_by = Some(top.entry.id.clone());
+        risk_factors.push(factor("journal_decision", basis.clone()));
+        verdict_basis.push(basis);
+    }
+    if !decisions.is_empty() {
+        verdict_basis.push(format!(
+            "{} related decision(s) in the journal",
+            decisions.len()
+        ));
+    }
+    (decisions.iter().map(|d| d.to_json()).collect(), lifted_by)
+}
+
+/// The tests the change reaches.
+struct Tests {
+    test_files: BTreeSet<String>,
+    /// Test functions calling a changed definition, entry points only.
+    test_entries: Vec<SymbolRow>,
+    /// Per changed file (the first 50), the test files that reach it.
+    mapping: BTreeMap<String, BTreeSet<String>>,
+    /// Tests close to the change.
+    direct_tests: BTreeSet<String>,
+}
+
+fn tests_of(
+    root: &Path,
+    files: &[FileAnalysis],
+    changed_paths: &[String],
+    b: &Blast,
+    wanted: bool,
+) -> Tests {
+    let mut test_files: BTreeSet<String> = BTreeSet::new();
+    let mut test_entries: Vec<SymbolRow> = Vec::new();
+    let mut mapping: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    if wanted {
+        for f in changed_paths.iter().chain(b.affected.iter()) {
+            if is_test_path(f) && Language::from_path(f).is_some() {
+                test_files.insert(f.clone());
+            }
+        }
+        for (c, _, _) in &b.callers {
+            if c.is_test {
+                test_files.insert(c.file.clone());
+                test_entries.push(c.clone());
+            }
+        }
+        for fa in files.iter().take(50) {
+            let p = fa.change.path.as_str();
+            let mut tests: BTreeSet<String> = b
+                .by_changed
+                .get(p)
+                .into_iter()
+                .flatten()
+                .filter(|d| is_test_path(d))
+                .cloned()
+                .collect();
+            if is_test_path(p) {
+                tests.insert(p.to_owned());
+            }
+            let quals: BTreeSet<String> =
+                fa.caller_relevant().into_iter().map(|(q, _)| q).collect();
+            for (c, t, _) in &b.callers {
+                if c.is_test && quals.contains(t) {
+                    tests.insert(c.file.clone());
+                }
+            }
+            // Rust unit tests live beside the code.
+            if fa.language.is_some_and(|l| l.name() == "rust")
+                && fa.new.defs.iter().any(|d| d.qualname.starts_with("tests"))
+            {
+                tests.insert(p.to_owned());
+                test_files.insert(p.to_owned());
+            }
+            mapping.insert(p.to_owned(), tests);
+        }
+    }
+    let mut lines = Lines::new(root);
+    test_entries.retain(|s| is_entry(s, &mut lines));
+    test_entries.sort_by(|x, y| x.qualname.cmp(&y.qualname));
+    test_entries.dedup_by(|x, y| x.id == y.id);
+    // Tests close to the change: changed test files, test callers of changed
+    // definitions, and test files importing a changed file directly.
+    let mut direct_tests: BTreeSet<String> = test_entries.iter().map(|t| t.file.clone()).collect();
+    for f in changed_paths.iter().chain(b.direct.values().flatten()) {
+        if test_files.contains(f) {
+            direct_tests.insert(f.clone());
+        }
+    }
+    Tests {
+        test_files,
+        test_entries,
+        mapping,
+        direct_tests,
+    }
+}
+
+/// Past this many test files of one language, its command runs the whole suite.
+const MAX_LISTED_TESTS: usize = 30;
+
+/// One test command per language for `set`.
+fn commands_for(root: &Path, set: &BTreeSet<String>, entries: &[SymbolRow]) -> Vec<String> {
+    let mut grouped: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
+    for t in set {
+        if let Some(l) = Language::from_path(t) {
+            grouped.entry(l.name()).or_default().push(t.clone());
+        }
+    }
+    grouped
+        .iter()
+        .filter_map(|(lang, fs)| {
+            let names: Vec<&SymbolRow> = entries.iter().filter(|s| s.language == *lang).collect();
+            if fs.len() > MAX_LISTED_TESTS {
+                test_command(root, lang, &[], &[]).map(|c| c.trim().to_owned())
+            } else {
+                test_command(root, lang, fs, &names)
+            }
+        })
+        .collect()
+}
+
+/// A command made gentler on a shared machine (one job, one test thread, no cache).
+fn low_impact(c: &str) -> String {
+    if c.starts_with("cargo test") {
+        c.replacen("cargo test", "cargo test -j 1", 1)
+            + if c.contains(" -- ") {
+                " --test-threads=1"
+            } else {
+                " -- --test-threads=1"
+            }
+    } else if c.starts_with("pytest") {
+        c.replacen("pytest", "pytest -p no:cacheprovider -x", 1)
+    } else {
+        c.to_owned()
+    }
+}
+
+/// How the change is verified.
+struct Verification {
+    commands: Vec<String>,
+    focused: String,
+    runners: Vec<String>,
+    command: String,
+    local_command: String,
+    reason: String,
+}
+
+fn verification(
+    root: &Path,
+    files: &[FileAnalysis],
+    t: &Tests,
+    code_changed: bool,
+) -> Verification {
+    let commands = commands_for(root, &t.test_files, &t.test_entries);
+    let focused_commands = commands_for(root, &t.direct_tests, &t.test_entries);
+    let runners: Vec<String> = commands
+        .iter()
+        .map(|cmd| {
+            cmd.split_whitespace()
+                .take(if cmd.starts_with("npx") { 2 } else { 1 })
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
+        .collect();
+    let command = if commands.is_empty() {
+        if !code_changed {
+            String::new()
+        } else {
+            let langs: BTreeSet<&str> = files
+                .iter()
+                .filter_map(|f| f.language.map(|l| l.name()))
+                .collect();
+            if langs.contains("rust") {
+                "cargo test".to_owned()
+            } else if langs.contains("python") {
+                "pytest".to_owned()
+            } else {
+                String::new()
+            }
+        }
+    } else {
+        commands.join(" && ")
+    };
+    let local_command = command
+        .split(" && ")
+        .map(low_impact)
+        .collect::<Vec<_>>()
+        .join(" && ");
+    let reason = if !code_changed {
+        "docs/data-only change: no tests needed".to_owned()
+    } else if t.test_files.is_empty() {
+        "no test file imports or calls the changed code: run the whole suite".to_owned()
+    } else {
+        format!(
+            "{} test file(s) import or call the changed/affected code",
+            t.test_files.len()
+        )
+    };
+    Verification {
+        focused: focused_commands.join(" && "),
+        commands,
+        runners,
+        command,
+        local_command,
+        reason,
+    }
+}
+
+/// A changed file as a row of `changed_files`.
+#[derive(Clone, Debug, Serialize)]
+pub struct ChangedFile<'a> {
+    /// The file (new path), project-relative.
+    pub file: &'a str,
+    /// `added`, `modified`, `deleted`, `renamed`, ...
+    pub status: &'static str,
+    /// Lines added.
+    pub added_lines: usize,
+    /// Lines deleted.
+    pub deleted_lines: usize,
+    /// Its language, when it is source code.
+    pub language: Option<&'static str>,
+    /// Definitions that changed in it.
+    pub changed_symbol_count: usize,
+    /// The old path of a renamed file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub old_path: Option<&'a String>,
+}
+
+/// A resolved caller of a changed definition, as a row of `affected_symbols`.
+#[derive(Clone, Debug, Serialize)]
+pub struct AffectedCaller<'a> {
+    /// The caller's qualified name.
+    pub symbol: &'a str,
+    /// Its file.
+    pub file: &'a str,
+    /// The call's line.
+    pub line: u32,
+    /// The changed definition it calls.
+    pub calls: &'a str,
+    /// Whether the caller is test code.
+    pub is_test: bool,
+}
+
+/// What one changed file reaches, as a row of `file_impacts`.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileImpact<'a> {
+    /// The changed file.
+    pub file: &'a str,
+    /// Files importing or calling it directly.
+    pub direct_dependent_count: usize,
+    /// The first 20 of them.
+    pub direct_dependents: Vec<String>,
+    /// Files it affects, directly or not.
+    pub total_affected: usize,
+}
+
+/// The call-graph figures of the change.
+#[derive(Clone, Debug, Serialize)]
+pub struct CallGraphImpact<'a> {
+    /// Changed definitions found in the index.
+    pub changed_definitions_in_index: usize,
+    /// Their resolved callers.
+    pub caller_count: usize,
+    /// Callers reached through calls.
+    pub transitive_caller_count: usize,
+    /// Resolved callers per changed definition.
+    pub callers_per_definition: &'a BTreeMap<String, usize>,
+}
+
+/// The rows of the answer's lists and the diff stat.
+struct Rows {
+    changed: Vec<Value>,
+    symbols: Vec<Value>,
+    affected: Vec<Value>,
+    file_impacts: Vec<Value>,
+    diff_stat: String,
+}
+
+fn rows(files: &[FileAnalysis], b: &Blast) -> Rows {
+    let changed: Vec<Value> = files
+        .iter()
+        .map(|f| {
+            to_value(&ChangedFile {
+                file: &f.change.path,
+                status: f.change.status,
+                added_lines: f.change.added_lines,
+                deleted_lines: f.change.deleted_lines,
+                language: f.language.map(|l| l.name()),
+                changed_symbol_count: f.changes.len(),
+                old_path: (f.change.old_path != f.change.path).then_some(&f.change.old_path),
+            })
+        })
+        .collect();
+    // Each changed definition with how it changed and, when callers can feel it,
+    // its callers and their trust.
+    let symbols: Vec<Value> = files
+        .iter()
+        .flat_map(|f| f.symbol_rows(false))
+        .map(|mut r| {
+            let d = b.defs.iter().find(|d| {
+                r["file"] == d.file.as_str()
+                    && (r["symbol"] == d.symbol.as_str() || r["old_name"] == d.symbol.as_str())
+            });
+            r["affects_callers"] = json!(d.is_some());
+            if let Some(d) = d {
+                r["caller_count"] = json!(d.callers);
+                r["unresolved_call_sites"] = json!(d.trust.open.total);
+                r["completeness"] = json!(d.trust.completeness.as_str());
+                r["public_api"] = json!(!d.trust.public_api.is_empty());
+                if let Some(p) = d.trust.public_api.first() {
+                    r["public_api_reason"] = json!(p.reason);
+                }
+            }
+            r
+        })
+        .collect();
+    let affected: Vec<Value> = b
+        .callers
+        .iter()
+        .map(|(c, t, line)| {
+            to_value(&AffectedCaller {
+                symbol: &c.qualname,
+                file: &c.file,
+                line: *line,
+                calls: t,
+                is_test: c.is_test,
+            })
+        })
+        .collect();
+    let file_impacts: Vec<Value> = files
+        .iter()
+        .map(|f| {
+            let direct = b.direct.get(&f.change.path).cloned().unwrap_or_default();
+            to_value(&FileImpact {
+                file: &f.change.path,
+                direct_dependent_count: direct.len(),
+                direct_dependents: direct.into_iter().take(20).collect(),
+                total_affected: b.by_changed.get(&f.change.path).map_or(0, BTreeSet::len),
+            })
+        })
+        .take(20)
+        .collect();
+    Rows {
+        changed,
+        symbols,
+        affected,
+        file_impacts,
+        diff_stat: diff_stat(files),
+    }
+}
+
+/// `N file(s) changed, A insertion(s)(+), D deletion(s)(-)` and per file, within
+/// about 480 characters.
+fn diff_stat(files: &[FileAnalysis]) -> String {
+    let (adds, dels): (usize, usize) = files.iter().fold((0, 0), |(x, y), f| {
+        (x + f.change.added_lines, y + f.change.deleted_lines)
+    });
+    let mut diff_stat = format!(
+        "{} file(s) changed, {adds} insertion(s)(+), {dels} deletion(s)(-)",
+        files.len()
+    );
+    for f in files {
+        let line = format!(
+            "; {} +{} -{}",
+            f.change.path, f.change.added_lines, f.change.deleted_lines
+        );
+        if diff_stat.len() + line.len() > 480 {
+            diff_stat.push_str("; …");
+            break;
+        }
+        diff_stat.push_str(&line);
+    }
+    diff_stat
+}
+
+/// Everything the answer of a change is made of.
+struct Report<'a> {
+    o: &'a Options,
+    base: Option<&'a (String, String)>,
+    outside: usize,
+    total_changed: usize,
+    code_changed: bool,
+    files: &'a [FileAnalysis],
+    b: &'a Blast,
+    risk: Risk,
+    verdict: Verdict,
+    verdict_basis: Vec<String>,
+    violations: Vec<Value>,
+    decisions: Vec<Value>,
+    tests: Tests,
+    v: Verification,
+    rows: Rows,
+    next_step: String,
+}
+
+const STOP: &str =
+    "stop if a listed test fails or an affected caller's contract changed without updating it";
+
+impl Report<'_> {
+    fn scope(&self) -> &'static str {
+        if self.o.scope_given {
+            "scoped"
+        } else {
+            "workspace"
+        }
+    }
+
+    fn strategy(&self) -> &'static str {
+        if self.tests.test_files.is_empty() {
+            "full_suite"
+        } else {
+            "focused_then_full"
+        }
+    }
+
+    fn summary_line(&self) -> String {
+        format!(
+            "change_impact mode={} changed={} affected={} risk={} tests={} symbols={}",
+            self.o.mode.name(),
+            self.files.len(),
+            self.b.affected.len(),
+            level_name(self.risk.level),
+            self.tests.test_files.len(),
+            self.rows.symbols.len()
+        )
+    }
+
+    /// The full answer's payload keys, in answer order.
+    fn payload(&self, mut s: Success) -> Success {
+        let (o, b, v) = (self.o, self.b, &self.v);
+        let mapping_json: BTreeMap<&String, Vec<&String>> = self
+            .tests
+            .mapping
+            .iter()
+            .map(|(k, v)| (k, v.iter().collect()))
+            .collect();
+        s = s
+            .with("mode", o.mode.name())
+            .with("scope_paths", json!(o.scopes))
+            .with("scope_filtered", !o.scopes.is_empty())
+            .with("scope_paths_invalid", json!(o.invalid))
+            .with("out_of_scope_count", self.outside)
+            .with("total_changed_count", self.total_changed)
+            .with("changed_count", self.files.len())
+            .with("affected_count", b.affected.len())
+            .with("risk_level", level_name(self.risk.level))
+            .with("risk_factors", json!(self.risk.factors))
+            .with("verdict_basis", json!(self.verdict_basis))
+            .with("test_required", self.code_changed && o.include_tests)
+            .with("test_runner", v.runners.join(", "))
+            .with("default_test_command", v.command.as_str())
+            .with("test_command", v.command.as_str())
+            .with(
+                "pytest_required",
+                self.tests
+                    .test_files
+                    .iter()
+                    .any(|t| Language::from_path(t).is_some_and(|l| l.name() == "python")),
+            )
+            .with(
+                "pytest_command",
+                v.commands
+                    .iter()
+                    .find(|c| c.starts_with("pytest"))
+                    .cloned()
+                    .unwrap_or_default(),
+            )
+            .with("verification_command", v.command.as_str())
+            .with("verification_reason", v.reason.as_str())
+            .with("focused_test_command", v.focused.as_str())
+            .with("verification_strategy", self.strategy())
+            .with("verification_steps", json!(v.commands))
+            .with("direct_test_count", self.tests.direct_tests.len())
+            .with("test_mapping", json!(mapping_json))
+            .with("diff_stat", self.rows.diff_stat.as_str())
+            .with("resource_profile", o.profile)
+            .with("local_verification_command", v.local_command.as_str())
+            .with("low_impact_focused_test_command", low_impact(&v.focused))
+            .with("ci_verification_command", v.command.as_str())
+            .with(
+                "call_graph_impact",
+                to_value(&CallGraphImpact {
+                    changed_definitions_in_index: b.targets.len(),
+                    caller_count: b.callers.len(),
+                    transitive_caller_count: b.transitive_callers,
+                    callers_per_definition: &self.risk.per_target,
+                }),
+            )
+            .with("completeness", self.risk.completeness.as_str())
+            .with(
+                "public_api",
+                b.defs.iter().any(|d| !d.trust.public_api.is_empty()),
+            )
+            .with("module_level_changes", json!(b.module_changed))
+            .with(
+                "affected_reasons",
+                json!(
+                    b.reasons
+                        .iter()
+                        .take(50)
+                        .map(|(f, why)| (
+                            f.clone(),
+                            why.iter().take(3).cloned().collect::<Vec<_>>()
+                        ))
+                        .collect::<BTreeMap<String, Vec<String>>>()
+                ),
+            );
+        if let Some((br, sha)) = self.base {
+            s = s.with("base", json!({"branch": br, "merge_base": sha}));
+        }
+        s
+    }
+
+    /// The full answer's capped lists.
+    fn lists(&self, s: Success) -> Success {
+        let narrow = "narrow with scope_paths";
+        let r = &self.rows;
+        s.with_list(
+            list(
+                "changed_files",
+                "changed_files_total",
+                "changed_files_listed",
+                "changed_files_cap",
+                "changed files",
+                narrow,
+            ),
+            Capped::collect(r.changed.clone(), fixed_cap(50)),
+        )
+        .with_list(
+            list(
+                "affected_files",
+                "affected_files_total",
+                "affected_files_listed",
+                "affected_files_cap",
+                "affected files",
+                narrow,
+            ),
+            Capped::collect(self.b.affected.iter().map(|f| json!(f)), fixed_cap(50)),
+        )
+        .with_list(
+            list(
+                "file_impacts",
+                "file_impact_count",
+                "file_impacts_listed",
+                "file_impacts_cap",
+                "file impacts",
+                narrow,
+            ),
+            Capped::counted(r.file_impacts.clone(), self.files.len(), fixed_cap(20)),
+        )
+        .with_list(
+            list(
+                "tests_to_run",
+                "tests_to_run_count",
+                "tests_to_run_listed",
+                "tests_to_run_cap",
+                "test files",
+                "run verification_command, which covers them all",
+            ),
+            Capped::collect(
+                self.tests.test_files.iter().map(|t| json!(t)),
+                fixed_cap(30),
+            ),
+        )
+        .with_list(
+            list(
+                "changed_symbols",
+                "changed_symbol_count",
+                "changed_symbols_listed",
+                "changed_symbols_cap",
+                "changed symbols",
+                "narrow with scope_paths, or edit action=classify per file",
+            ),
+            Capped::collect(r.symbols.clone(), fixed_cap(50)),
+        )
+        .with_list(
+            list(
+                "affected_symbols",
+                "affected_symbol_count",
+                "affected_symbols_listed",
+                "affected_symbols_cap",
+                "affected callers",
+                "nav action=callers per changed symbol",
+            ),
+            Capped::collect(r.affected.clone(), fixed_cap(50)),
+        )
+        .with_list(
+            list(
+                "constraint_violations",
+                "constraint_violation_count",
+                "constraint_violations_listed",
+                "constraint_violations_cap",
+                "constraint violations",
+                "edit action=constraints path_filter=<file>",
+            ),
+            Capped::collect(self.violations.clone(), fixed_cap(20)),
+        )
+        .with_list(
+            list(
+                "related_decisions",
+                "related_decision_count",
+                "related_decisions_listed",
+                "related_decisions_cap",
+                "related decisions",
+                "project action=journal mode=search path_scope=<file>",
+            ),
+            Capped::collect(self.decisions.clone(), fixed_cap(20)),
+        )
+    }
+
+    fn preview(&self) -> Value {
+        json!(
+            self.files
+                .iter()
+                .take(5)
+                .map(|f| f.change.path.as_str())
+                .collect::<Vec<_>>()
+        )
+    }
+
+    /// The full answer (warnings are added by the caller).
+    fn full(&self) -> Success {
+        let n = self.files.len();
+        let tests = self.tests.test_files.len();
+        let risk = level_name(self.risk.level);
+        let v = &self.v;
+        let s = self.lists(self.payload(Success::new(self.verdict, self.summary_line())));
+        let mut s = s
+            .with("tests_to_run_omitted_count", tests.saturating_sub(30))
+            .with_agent("risk", risk)
+            .with_agent("scope", self.scope())
+            .with_agent("changed_count", n)
+            .with_agent("affected_count", self.b.affected.len())
+            .with_agent("tests_to_run_count", tests)
+            .with_agent("verification_command", v.command.as_str())
+            .with_agent("verification_strategy", self.strategy())
+            .with_agent("stop_condition", STOP)
+            .with_agent("changed_preview", self.preview())
+            .with_agent("preview_limit", 5)
+            .with_agent("preview_truncated", n > 5);
+        if !v.focused.is_empty() {
+            s = s.with_agent("focused_test_command", v.focused.as_str());
+        }
+        if self.o.scopes.is_empty() && n > 50 {
+            s = s.with_agent(
+                "scope_hint",
+                "large dirty worktree: pass scope_paths to focus the analysis",
+            );
+        }
+        s
+    }
+
+    /// Only the decision surface: no lists and details.
+    fn compact(&self) -> Success {
+        let risk = level_name(self.risk.level);
+        let tests = self.tests.test_files.len();
+        let v = &self.v;
+        Success::new(self.verdict, self.summary_line())
+            .with("mode", self.o.mode.name())
+            .with("changed_count", self.files.len())
+            .with("affected_count", self.b.affected.len())
+            .with("risk_level", risk)
+            .with("tests_to_run_count", tests)
+            .with("verification_command", v.command.as_str())
+            .with("agent_summary_only", true)
+            .with("verdict_basis", json!(self.verdict_basis))
+            .with("related_decision_count", self.decisions.len())
+            .with_agent("risk", risk)
+            .with_agent("scope", self.scope())
+            .with_agent("changed_count", self.files.len())
+            .with_agent("affected_count", self.b.affected.len())
+            .with_agent("tests_to_run_count", tests)
+            .with_agent("verification_command", v.command.as_str())
+            .with_agent("stop_condition", STOP)
+            .with_agent("changed_preview", self.preview())
+            .with_next_step(self.next_step.as_str())
+    }
+}
+
+/// The next step: error constraint violations first, then the verification, behind
+/// the journal decision that lifted the verdict.
+fn next_step_of(
+    errors: bool,
+    verification_command: &str,
+    lifted_by: Option<&str>,
+    verdict: Verdict,
+) -> String {
+    let next_step = if errors {
+        "Fix the error-severity constraint violations (constraint_violations) before merging"
+            .to_owned()
+    } else if verification_command.is_empty() {
+        "No code changed: no verification needed".to_owned()
+    } else {
+        format!("Run: {verification_command}")
+    };
+    match lifted_by {
+        Some(id) => format!(
+            "Decision {id} of the journal covers this change ({}): read it first (project action=journal mode=get id={id}). {next_step}",
+            verdict.as_str()
+        ),
+        None => next_step,
+    }
+}
+
 impl Action for Impact {
     type Args = Args;
     const FACADE: &'static str = "edit";
@@ -113,97 +1155,18 @@ impl Action for Impact {
 
     fn run(&self, ctx: &Context, a: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;
-        let mode = parse_mode(a.mode.as_deref(), a.pr_url.as_deref(), "diff")?;
-        let strict = match a.scope_mode.as_deref().map(str::trim) {
-            None | Some("") | Some("report") => false,
-            Some("strict") => true,
-            Some(o) => {
-                return Err(ToolError::Validation(format!(
-                    "scope_mode must be report|strict, got '{o}'"
-                )));
-            }
-        };
-        let profile = match a.resource_profile.as_deref().map(str::trim) {
-            None | Some("") | Some("default") => "default",
-            Some("local_low_impact") => "local_low_impact",
-            Some(o) => {
-                return Err(ToolError::Validation(format!(
-                    "resource_profile must be default|local_low_impact, got '{o}'"
-                )));
-            }
-        };
-        let include_tests = a.include_tests.unwrap_or(true);
-        let mut scopes = Vec::new();
-        let mut invalid = Vec::new();
-        let scope_given = a.scope_paths.as_ref().is_some_and(|v| !v.is_empty());
-        for s in a.scope_paths.unwrap_or_default() {
-            let (abs, rel) = resolve_in_root(root, &s)?;
-            if abs.exists() {
-                scopes.push(rel);
-            } else {
-                invalid.push(s);
-            }
-        }
+        let o = options(root, &a)?;
         let repo = Repo::open(root)?;
-        let set = repo.changes(mode)?;
+        let set = repo.changes(o.mode)?;
         let linked = tsa_analysis::security::linked_warning(&set.linked);
         let total_changed = set.files.len();
         let (scoped, outside): (Vec<_>, Vec<_>) = set.files.into_iter().partition(|f| {
-            !scope_given || in_scope_given(&f.path, &scopes) || in_scope_given(&f.old_path, &scopes)
+            !o.scope_given
+                || in_scope_given(&f.path, &o.scopes)
+                || in_scope_given(&f.old_path, &o.scopes)
         });
-        let scope = if scope_given { "scoped" } else { "workspace" };
-        let mode_name = mode.name();
         if scoped.is_empty() {
-            let verdict = if invalid.is_empty() {
-                Verdict::Safe
-            } else {
-                Verdict::Warn
-            };
-            let mut s = Success::new(
-                verdict,
-                format!(
-                    "change_impact changed=0 risk=none mode={mode_name}{}",
-                    if invalid.is_empty() {
-                        String::new()
-                    } else {
-                        format!(" scope_invalid={}", invalid.len())
-                    }
-                ),
-            )
-            .with("mode", mode_name)
-            .with("summary", "No changes detected")
-            .with_list(
-                list(
-                    "changed_files",
-                    "changed_files_total",
-                    "changed_files_listed",
-                    "changed_files_cap",
-                    "changed files",
-                    "narrow with scope_paths",
-                ),
-                Capped::collect(Vec::new(), fixed_cap(50)),
-            )
-            .with("changed_count", 0)
-            .with("affected_count", 0)
-            .with("risk_level", "none")
-            .with("tests_to_run_count", 0)
-            .with("scope_paths", json!(scopes))
-            .with("scope_paths_invalid", json!(invalid))
-            .with("out_of_scope_count", outside.len())
-            .with_agent("risk", "none")
-            .with_agent("scope", scope)
-            .with_agent("changed_count", 0)
-            .with_agent("affected_count", 0)
-            .with_agent("tests_to_run_count", 0);
-            if let Some((b, sha)) = &set.base {
-                s = s.with("base", json!({"branch": b, "merge_base": sha}));
-            }
-            let step = if invalid.is_empty() {
-                "No changes detected; no verification needed.".to_owned()
-            } else {
-                format!("scope path(s) do not exist: {invalid:?} — did you typo?")
-            };
-            return Ok(s.with_next_step(step));
+            return Ok(no_changes(&o, set.base.as_ref(), outside.len()));
         }
         let opened = open_index(ctx)?;
         let index = &opened.index;
@@ -217,80 +1180,8 @@ impl Action for Impact {
         let tests_only = files
             .iter()
             .all(|f| f.language.is_some() && is_test_path(&f.change.path));
-        let mut level = if !code_changed || tests_only {
-            ImpactLevel::Low
-        } else {
-            risk_of(files.len(), b.affected.len())
-        };
-        let mut risk_factors = Vec::new();
-        if !code_changed {
-            risk_factors.push(json!({"factor": "docs_or_data_only", "detail": "no changed file is source code of a known language"}));
-        } else if tests_only {
-            risk_factors
-                .push(json!({"factor": "tests_only", "detail": "every changed file is test code"}));
-        }
-        risk_factors.push(json!({"factor": "affected_files", "detail": format!("{} file(s) call a changed definition (directly or through calls), import a changed name, or import a file whose module-level code changed", b.affected.len())}));
-        if !b.module_changed.is_empty() {
-            risk_factors.push(json!({"factor": "module_level_code", "detail": format!("module-level code changed in {}: every importer is affected", b.module_changed.join(", "))}));
-        }
-        // Call-graph: a changed definition with many callers raises low to medium.
-        let mut per_target: BTreeMap<&str, usize> = BTreeMap::new();
-        for (_, t, _) in &b.callers {
-            *per_target.entry(t.as_str()).or_default() += 1;
-        }
-        let hot: Vec<&str> = per_target
-            .iter()
-            .filter(|(_, n)| **n >= 5)
-            .map(|(t, _)| *t)
-            .collect();
-        if !hot.is_empty() && level == ImpactLevel::Low {
-            level = ImpactLevel::Medium;
-            risk_factors.push(json!({"factor": "call_graph", "detail": format!("changed definition(s) with >= 5 callers: {}", hot.join(", "))}));
-        }
-        // A removal, rename or signature change breaks the callers it has.
-        let broken: Vec<String> = b
-            .defs
-            .iter()
-            .filter(|d| breaks_callers(d.kind) && d.callers > 0)
-            .map(|d| {
-                format!(
-                    "{} ({}, {} caller(s))",
-                    d.symbol,
-                    d.kind.as_str(),
-                    d.callers
-                )
-            })
-            .collect();
-        if !broken.is_empty() && level < ImpactLevel::Medium {
-            level = ImpactLevel::Medium;
-            risk_factors.push(json!({"factor": "breaking_change_with_callers", "detail": format!("callers must follow: {}", broken.join(", "))}));
-        }
-        // The trust of each changed definition's callers: unresolved same-name call
-        // sites, an unknown graph and public API raise the level (trust floors).
-        let mut trust_basis: Vec<String> = Vec::new();
-        let mut completeness = Completeness::Complete;
-        for d in &b.defs {
-            completeness = completeness.max(d.trust.completeness);
-            let floor = d.trust.floor(d.change());
-            if floor > level {
-                risk_factors.push(json!({"factor": "caller_trust", "detail": format!("{} {}: {}", d.symbol, d.kind.as_str(), d.trust.basis().join("; "))}));
-                trust_basis.push(format!(
-                    "raised to {} by {} ({}): {}",
-                    level_name(floor),
-                    d.symbol,
-                    d.kind.as_str(),
-                    d.trust.basis().join("; ")
-                ));
-                level = floor;
-            } else if !d.trust.settled() {
-                trust_basis.push(format!(
-                    "{} ({}): {}",
-                    d.symbol,
-                    d.kind.as_str(),
-                    d.trust.basis().join("; ")
-                ));
-            }
-        }
+        let mut risk = base_risk(&files, &b, code_changed, tests_only);
+        apply_trust(&mut risk, &b);
         // Constraint violations touching the change.
         let mut touched: Vec<&str> = changed_paths.iter().map(String::as_str).collect();
         touched.extend(b.affected.iter().map(String::as_str));
@@ -302,23 +1193,13 @@ impl Action for Impact {
                 Vec::new()
             }
         };
-        if violations.iter().any(|v| v.severity == Severity::Error) {
-            level = ImpactLevel::High;
-            risk_factors.push(json!({"factor": "constraint_violation", "detail": "an error-severity architectural constraint is violated by changed or affected files"}));
-        } else if violations.iter().any(|v| v.severity == Severity::Warn) {
-            level = level.max(ImpactLevel::Low);
-            risk_factors.push(json!({"factor": "constraint_violation", "detail": "a warn-severity architectural constraint is violated by changed or affected files"}));
-        }
-        if strict && !outside.is_empty() {
-            level = level.max(ImpactLevel::Low);
-            risk_factors.push(json!({"factor": "out_of_scope_changes", "detail": format!("{} changed file(s) outside scope_paths", outside.len())}));
-        }
-        let risk = level_name(level);
-        let mut verdict = Verdict::from_impact(level);
+        apply_constraints(&mut risk, &violations, o.strict, outside.len());
+        let mut verdict = Verdict::from_impact(risk.level);
         let mut verdict_basis = vec![
             IMPACT_VERDICT_RULE.to_owned(),
             format!(
-                "risk_level {risk}: {} changed file(s), {} affected, {} changed definition(s) callers can feel ({} resolved caller(s), {} through calls)",
+                "risk_level {}: {} changed file(s), {} affected, {} changed definition(s) callers can feel ({} resolved caller(s), {} through calls)",
+                level_name(risk.level),
                 files.len(),
                 b.affected.len(),
                 b.defs.len(),
@@ -326,491 +1207,58 @@ impl Action for Impact {
                 b.transitive_callers
             ),
         ];
-        verdict_basis.extend(trust_basis.iter().take(10).cloned());
-        // Decisions of the journal about the changed or affected code: a stronger
-        // verdict lifts this one (change-impact order, never lowered).
-        let entries = match project_journal::load(root) {
-            Ok(e) => e,
-            Err(e) => {
-                warnings.push(format!("decision journal not read: {e}"));
-                Vec::new()
-            }
-        };
-        let changed_syms: Vec<(String, String)> = files
-            .iter()
-            .flat_map(|f| f.symbol_rows(false))
-            .flat_map(|r| {
-                let name = r["name"].as_str().unwrap_or("").to_owned();
-                let mut v = vec![(r["symbol"].as_str().unwrap_or("").to_owned(), name.clone())];
-                if let Some(old) = r["old_name"].as_str() {
-                    let old_name = old.rsplit(['.', ':']).next().unwrap_or(old).to_owned();
-                    v.push((old.to_owned(), old_name));
-                }
-                v
-            })
-            .collect();
-        let changed_refs: Vec<&str> = changed_paths
-            .iter()
-            .chain(files.iter().map(|f| &f.change.old_path))
-            .map(String::as_str)
-            .collect();
-        let affected_refs: Vec<&str> = b.affected.iter().map(String::as_str).collect();
-        let decisions =
-            project_journal::related(&entries, &changed_refs, &affected_refs, &changed_syms);
-        let mut lifted_by = None;
-        if let Some(top) = decisions.first()
-            && top.verdict.change_impact_rank() > verdict.change_impact_rank()
-        {
-            let basis = format!(
-                "lifted from {} to {} by decision {} '{}' ({} {})",
-                verdict.as_str(),
-                top.verdict.as_str(),
-                top.entry.id,
-                top.entry.title,
-                top.matched_by.replace('_', " "),
-                top.matched
-            );
-            verdict = top.verdict;
-            lifted_by = Some(top.entry.id.clone());
-            risk_factors.push(json!({"factor": "journal_decision", "detail": basis}));
-            verdict_basis.push(basis);
-        }
-        if !decisions.is_empty() {
-            verdict_basis.push(format!(
-                "{} related decision(s) in the journal",
-                decisions.len()
-            ));
-        }
-        let decision_rows: Vec<Value> = decisions.iter().map(|d| d.to_json()).collect();
-        // Tests.
-        let mut test_files: BTreeSet<String> = BTreeSet::new();
-        let mut test_entries: Vec<SymbolRow> = Vec::new();
-        let mut mapping: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
-        if include_tests && code_changed {
-            for f in changed_paths.iter().chain(b.affected.iter()) {
-                if is_test_path(f) && Language::from_path(f).is_some() {
-                    test_files.insert(f.clone());
-                }
-            }
-            for (c, _, _) in &b.callers {
-                if c.is_test {
-                    test_files.insert(c.file.clone());
-                    test_entries.push(c.clone());
-                }
-            }
-            for fa in files.iter().take(50) {
-                let p = fa.change.path.as_str();
-                let mut tests: BTreeSet<String> = b
-                    .by_changed
-                    .get(p)
-                    .into_iter()
-                    .flatten()
-                    .filter(|d| is_test_path(d))
-                    .cloned()
-                    .collect();
-                if is_test_path(p) {
-                    tests.insert(p.to_owned());
-                }
-                let quals: BTreeSet<String> =
-                    fa.caller_relevant().into_iter().map(|(q, _)| q).collect();
-                for (c, t, _) in &b.callers {
-                    if c.is_test && quals.contains(t) {
-                        tests.insert(c.file.clone());
-                    }
-                }
-                // Rust unit tests live beside the code.
-                if fa.language.is_some_and(|l| l.name() == "rust")
-                    && fa.new.defs.iter().any(|d| d.qualname.starts_with("tests"))
-                {
-                    tests.insert(p.to_owned());
-                    test_files.insert(p.to_owned());
-                }
-                mapping.insert(p.to_owned(), tests);
-            }
-        }
-        let mut lines = Lines::new(root);
-        test_entries.retain(|s| is_entry(s, &mut lines));
-        test_entries.sort_by(|x, y| x.qualname.cmp(&y.qualname));
-        test_entries.dedup_by(|x, y| x.id == y.id);
-        // Tests close to the change: changed test files, test callers of changed
-        // definitions, and test files importing a changed file directly.
-        let mut direct_tests: BTreeSet<String> =
-            test_entries.iter().map(|t| t.file.clone()).collect();
-        for f in changed_paths.iter().chain(b.direct.values().flatten()) {
-            if test_files.contains(f) {
-                direct_tests.insert(f.clone());
-            }
-        }
-        let mut by_lang: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
-        for t in &test_files {
-            if let Some(l) = Language::from_path(t) {
-                by_lang.entry(l.name()).or_default().push(t.clone());
-            }
-        }
-        // One command per language; past MAX_LISTED_TESTS files the whole suite.
-        const MAX_LISTED_TESTS: usize = 30;
-        let commands_for = |set: &BTreeSet<String>| -> Vec<String> {
-            let mut grouped: BTreeMap<&'static str, Vec<String>> = BTreeMap::new();
-            for t in set {
-                if let Some(l) = Language::from_path(t) {
-                    grouped.entry(l.name()).or_default().push(t.clone());
-                }
-            }
-            grouped
-                .iter()
-                .filter_map(|(lang, fs)| {
-                    let names: Vec<&SymbolRow> = test_entries
-                        .iter()
-                        .filter(|s| s.language == *lang)
-                        .collect();
-                    if fs.len() > MAX_LISTED_TESTS {
-                        test_command(root, lang, &[], &[]).map(|c| c.trim().to_owned())
-                    } else {
-                        test_command(root, lang, fs, &names)
-                    }
-                })
-                .collect()
-        };
-        let commands = commands_for(&test_files);
-        let focused_commands = commands_for(&direct_tests);
-        let mut runners = Vec::new();
-        for cmd in &commands {
-            runners.push(
-                cmd.split_whitespace()
-                    .take(if cmd.starts_with("npx") { 2 } else { 1 })
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            );
-        }
-        let test_required = code_changed && include_tests;
-        let verification_command = if commands.is_empty() {
-            if !code_changed {
-                String::new()
-            } else {
-                let langs: BTreeSet<&str> = files
-                    .iter()
-                    .filter_map(|f| f.language.map(|l| l.name()))
-                    .collect();
-                if langs.contains("rust") {
-                    "cargo test".to_owned()
-                } else if langs.contains("python") {
-                    "pytest".to_owned()
-                } else {
-                    String::new()
-                }
-            }
-        } else {
-            commands.join(" && ")
-        };
-        let low = |c: &str| -> String {
-            if c.starts_with("cargo test") {
-                c.replacen("cargo test", "cargo test -j 1", 1)
-                    + if c.contains(" -- ") {
-                        " --test-threads=1"
-                    } else {
-                        " -- --test-threads=1"
-                    }
-            } else if c.starts_with("pytest") {
-                c.replacen("pytest", "pytest -p no:cacheprovider -x", 1)
-            } else {
-                c.to_owned()
-            }
-        };
-        let local_cmd = verification_command
-            .split(" && ")
-            .map(low)
-            .collect::<Vec<_>>()
-            .join(" && ");
-        let verification_reason = if !code_changed {
-            "docs/data-only change: no tests needed".to_owned()
-        } else if test_files.is_empty() {
-            "no test file imports or calls the changed code: run the whole suite".to_owned()
-        } else {
-            format!(
-                "{} test file(s) import or call the changed/affected code",
-                test_files.len()
-            )
-        };
-        // Rows.
-        let changed_rows: Vec<Value> = files
-            .iter()
-            .map(|f| {
-                let mut v = json!({
-                    "file": f.change.path,
-                    "status": f.change.status,
-                    "added_lines": f.change.added_lines,
-                    "deleted_lines": f.change.deleted_lines,
-                    "language": f.language.map(|l| l.name()),
-                    "changed_symbol_count": f.changes.len(),
-                });
-                if f.change.old_path != f.change.path {
-                    v["old_path"] = json!(f.change.old_path);
-                }
-                v
-            })
-            .collect();
-        // Each changed definition with how it changed and, when callers can feel it,
-        // its callers and their trust.
-        let symbol_rows: Vec<Value> = files
-            .iter()
-            .flat_map(|f| f.symbol_rows(false))
-            .map(|mut r| {
-                let d = b.defs.iter().find(|d| {
-                    r["file"] == d.file.as_str()
-                        && (r["symbol"] == d.symbol.as_str() || r["old_name"] == d.symbol.as_str())
-                });
-                r["affects_callers"] = json!(d.is_some());
-                if let Some(d) = d {
-                    r["caller_count"] = json!(d.callers);
-                    r["unresolved_call_sites"] = json!(d.trust.open.total);
-                    r["completeness"] = json!(d.trust.completeness.as_str());
-                    r["public_api"] = json!(!d.trust.public_api.is_empty());
-                    if let Some(p) = d.trust.public_api.first() {
-                        r["public_api_reason"] = json!(p.reason);
-                    }
-                }
-                r
-            })
-            .collect();
-        let affected_rows: Vec<Value> = b
-            .callers
-            .iter()
-            .map(|(c, t, line)| json!({"symbol": c.qualname, "file": c.file, "line": line, "calls": t, "is_test": c.is_test}))
-            .collect();
-        let file_impacts: Vec<Value> = files
-            .iter()
-            .map(|f| {
-                let direct = b.direct.get(&f.change.path).cloned().unwrap_or_default();
-                let total = b.by_changed.get(&f.change.path).map_or(0, BTreeSet::len);
-                json!({
-                    "file": f.change.path,
-                    "direct_dependent_count": direct.len(),
-                    "direct_dependents": direct.into_iter().take(20).collect::<Vec<_>>(),
-                    "total_affected": total,
-                })
-            })
-            .take(20)
-            .collect();
-        let (adds, dels): (usize, usize) = files.iter().fold((0, 0), |(x, y), f| {
-            (x + f.change.added_lines, y + f.change.deleted_lines)
-        });
-        let mut diff_stat = format!(
-            "{} file(s) changed, {adds} insertion(s)(+), {dels} deletion(s)(-)",
-            files.len()
+        verdict_basis.extend(risk.trust_basis.iter().take(10).cloned());
+        // Decisions of the journal about the changed or affected code.
+        let (decisions, lifted_by) = apply_journal(
+            root,
+            &files,
+            &changed_paths,
+            &b,
+            &mut verdict,
+            &mut risk.factors,
+            &mut verdict_basis,
+            &mut warnings,
         );
-        for f in &files {
-            let line = format!(
-                "; {} +{} -{}",
-                f.change.path, f.change.added_lines, f.change.deleted_lines
-            );
-            if diff_stat.len() + line.len() > 480 {
-                diff_stat.push_str("; …");
-                break;
-            }
-            diff_stat.push_str(&line);
-        }
-        let mapping_json: BTreeMap<String, Vec<String>> = mapping
-            .into_iter()
-            .map(|(k, v)| (k, v.into_iter().collect()))
-            .collect();
-        let violation_rows: Vec<Value> = violations.iter().map(|v| v.to_json()).collect();
-        let preview: Vec<&str> = changed_paths.iter().take(5).map(String::as_str).collect();
-        let focused = focused_commands.join(" && ");
-        let summary_line = format!(
-            "change_impact mode={mode_name} changed={} affected={} risk={risk} tests={} symbols={}",
-            files.len(),
-            b.affected.len(),
-            test_files.len(),
-            symbol_rows.len()
+        let tests = tests_of(
+            root,
+            &files,
+            &changed_paths,
+            &b,
+            o.include_tests && code_changed,
         );
-        let next_step = if violations.iter().any(|v| v.severity == Severity::Error) {
-            "Fix the error-severity constraint violations (constraint_violations) before merging"
-                .to_owned()
-        } else if verification_command.is_empty() {
-            "No code changed: no verification needed".to_owned()
-        } else {
-            format!("Run: {verification_command}")
+        let v = verification(root, &files, &tests, code_changed);
+        let next_step = next_step_of(
+            violations.iter().any(|v| v.severity == Severity::Error),
+            &v.command,
+            lifted_by.as_deref(),
+            verdict,
+        );
+        let report = Report {
+            o: &o,
+            base: set.base.as_ref(),
+            outside: outside.len(),
+            total_changed,
+            code_changed,
+            files: &files,
+            b: &b,
+            risk,
+            verdict,
+            verdict_basis,
+            violations: violations.iter().map(|v| v.to_json()).collect(),
+            decisions,
+            tests,
+            v,
+            rows: rows(&files, &b),
+            next_step,
         };
-        let next_step = match &lifted_by {
-            Some(id) => format!(
-                "Decision {id} of the journal covers this change ({}): read it first (project action=journal mode=get id={id}). {next_step}",
-                verdict.as_str()
-            ),
-            None => next_step,
-        };
-        let stop = "stop if a listed test fails or an affected caller's contract changed without updating it";
-        let mut s = Success::new(verdict, summary_line)
-            .with("mode", mode_name)
-            .with("scope_paths", json!(scopes))
-            .with("scope_filtered", !scopes.is_empty())
-            .with("scope_paths_invalid", json!(invalid))
-            .with("out_of_scope_count", outside.len())
-            .with("total_changed_count", total_changed)
-            .with("changed_count", files.len())
-            .with("affected_count", b.affected.len())
-            .with("risk_level", risk)
-            .with("risk_factors", json!(risk_factors))
-            .with("verdict_basis", json!(verdict_basis))
-            .with("test_required", test_required)
-            .with("test_runner", runners.join(", "))
-            .with("default_test_command", verification_command.as_str())
-            .with("test_command", verification_command.as_str())
-            .with("pytest_required", by_lang.contains_key("python"))
-            .with("pytest_command", commands.iter().find(|c| c.starts_with("pytest")).cloned().unwrap_or_default())
-            .with("verification_command", verification_command.as_str())
-            .with("verification_reason", verification_reason.as_str())
-            .with("focused_test_command", focused.as_str())
-            .with("verification_strategy", if test_files.is_empty() { "full_suite" } else { "focused_then_full" })
-            .with("verification_steps", json!(commands))
-            .with("direct_test_count", direct_tests.len())
-            .with("test_mapping", json!(mapping_json))
-            .with("diff_stat", diff_stat)
-            .with("resource_profile", profile)
-            .with("local_verification_command", local_cmd.as_str())
-            .with("low_impact_focused_test_command", low(&focused))
-            .with("ci_verification_command", verification_command.as_str())
-            .with(
-                "call_graph_impact",
-                json!({"changed_definitions_in_index": b.targets.len(), "caller_count": b.callers.len(), "transitive_caller_count": b.transitive_callers, "callers_per_definition": per_target}),
-            )
-            .with("completeness", completeness.as_str())
-            .with("public_api", b.defs.iter().any(|d| !d.trust.public_api.is_empty()))
-            .with("module_level_changes", json!(b.module_changed))
-            .with(
-                "affected_reasons",
-                json!(
-                    b.reasons
-                        .iter()
-                        .take(50)
-                        .map(|(f, why)| (f.clone(), why.iter().take(3).cloned().collect::<Vec<_>>()))
-                        .collect::<BTreeMap<String, Vec<String>>>()
-                ),
-            );
-        if let Some((br, sha)) = &set.base {
-            s = s.with("base", json!({"branch": br, "merge_base": sha}));
+        if a.agent_summary_only.unwrap_or(false) {
+            return Ok(report.compact());
         }
-        s = s
-            .with_list(
-                list(
-                    "changed_files",
-                    "changed_files_total",
-                    "changed_files_listed",
-                    "changed_files_cap",
-                    "changed files",
-                    "narrow with scope_paths",
-                ),
-                Capped::collect(changed_rows, fixed_cap(50)),
-            )
-            .with_list(
-                list(
-                    "affected_files",
-                    "affected_files_total",
-                    "affected_files_listed",
-                    "affected_files_cap",
-                    "affected files",
-                    "narrow with scope_paths",
-                ),
-                Capped::collect(b.affected.iter().map(|f| json!(f)), fixed_cap(50)),
-            )
-            .with_list(
-                list(
-                    "file_impacts",
-                    "file_impact_count",
-                    "file_impacts_listed",
-                    "file_impacts_cap",
-                    "file impacts",
-                    "narrow with scope_paths",
-                ),
-                Capped::counted(file_impacts, files.len(), fixed_cap(20)),
-            )
-            .with_list(
-                list(
-                    "tests_to_run",
-                    "tests_to_run_count",
-                    "tests_to_run_listed",
-                    "tests_to_run_cap",
-                    "test files",
-                    "run verification_command, which covers them all",
-                ),
-                Capped::collect(test_files.iter().map(|t| json!(t)), fixed_cap(30)),
-            )
-            .with_list(
-                list(
-                    "changed_symbols",
-                    "changed_symbol_count",
-                    "changed_symbols_listed",
-                    "changed_symbols_cap",
-                    "changed symbols",
-                    "narrow with scope_paths, or edit action=classify per file",
-                ),
-                Capped::collect(symbol_rows, fixed_cap(50)),
-            )
-            .with_list(
-                list(
-                    "affected_symbols",
-                    "affected_symbol_count",
-                    "affected_symbols_listed",
-                    "affected_symbols_cap",
-                    "affected callers",
-                    "nav action=callers per changed symbol",
-                ),
-                Capped::collect(affected_rows, fixed_cap(50)),
-            )
-            .with_list(
-                list(
-                    "constraint_violations",
-                    "constraint_violation_count",
-                    "constraint_violations_listed",
-                    "constraint_violations_cap",
-                    "constraint violations",
-                    "edit action=constraints path_filter=<file>",
-                ),
-                Capped::collect(violation_rows, fixed_cap(20)),
-            )
-            .with_list(
-                list(
-                    "related_decisions",
-                    "related_decision_count",
-                    "related_decisions_listed",
-                    "related_decisions_cap",
-                    "related decisions",
-                    "project action=journal mode=search path_scope=<file>",
-                ),
-                Capped::collect(decision_rows, fixed_cap(20)),
-            );
-        let omitted = test_files.len().saturating_sub(30);
-        s = s
-            .with("tests_to_run_omitted_count", omitted)
-            .with_agent("risk", risk)
-            .with_agent("scope", scope)
-            .with_agent("changed_count", files.len())
-            .with_agent("affected_count", b.affected.len())
-            .with_agent("tests_to_run_count", test_files.len())
-            .with_agent("verification_command", verification_command.as_str())
-            .with_agent(
-                "verification_strategy",
-                if test_files.is_empty() {
-                    "full_suite"
-                } else {
-                    "focused_then_full"
-                },
-            )
-            .with_agent("stop_condition", stop)
-            .with_agent("changed_preview", json!(preview))
-            .with_agent("preview_limit", 5)
-            .with_agent("preview_truncated", files.len() > 5);
-        if !focused.is_empty() {
-            s = s.with_agent("focused_test_command", focused.as_str());
-        }
-        if scopes.is_empty() && files.len() > 50 {
-            s = s.with_agent(
-                "scope_hint",
-                "large dirty worktree: pass scope_paths to focus the analysis",
-            );
-        }
-        if !invalid.is_empty() {
+        let mut s = report.full();
+        if !o.invalid.is_empty() {
             s = s.with_warning(format!(
-                "scope path(s) do not exist: {invalid:?} — did you typo?"
+                "scope path(s) do not exist: {:?} — did you typo?",
+                o.invalid
             ));
         }
         for w in warnings {
@@ -822,30 +1270,7 @@ impl Action for Impact {
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);
         }
-        if a.agent_summary_only.unwrap_or(false) {
-            // Only the decision surface: drop the payload lists and details.
-            let mut c = Success::new(verdict, s.summary_line().to_owned())
-                .with("mode", mode_name)
-                .with("changed_count", files.len())
-                .with("affected_count", b.affected.len())
-                .with("risk_level", risk)
-                .with("tests_to_run_count", test_files.len())
-                .with("verification_command", verification_command.as_str())
-                .with("agent_summary_only", true)
-                .with("verdict_basis", json!(verdict_basis))
-                .with("related_decision_count", decisions.len())
-                .with_agent("risk", risk)
-                .with_agent("scope", scope)
-                .with_agent("changed_count", files.len())
-                .with_agent("affected_count", b.affected.len())
-                .with_agent("tests_to_run_count", test_files.len())
-                .with_agent("verification_command", verification_command.as_str())
-                .with_agent("stop_condition", stop)
-                .with_agent("changed_preview", json!(preview));
-            c = c.with_next_step(next_step);
-            return Ok(c);
-        }
-        Ok(s.with_next_step(next_step))
+        Ok(s.with_next_step(report.next_step))
     }
 }
 

@@ -2,14 +2,14 @@
 //! lines and fixes, the smell penalty, grade A–F and what to do next.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tsa_analysis::health::{DepsMode, FileScore, verdict_of_grade};
 use tsa_analysis::source::source_file;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::{cap, fixed_cap};
+use crate::actions::common::{cap, fixed_cap, with_agent_fields, with_payload};
 use crate::actions::health::common::{check_language, scoring, smell_rows, with_warnings};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
@@ -49,7 +49,113 @@ fn recommendation(s: &FileScore) -> String {
     }
 }
 
-/// The payload of `health file` without envelope keys (shared with other actions).
+/// The `health file` command an agent runs next: `edit safe` on the file.
+#[derive(Clone, Debug, Serialize)]
+pub struct McpCommand {
+    /// Always `edit`.
+    pub tool: &'static str,
+    /// The call's arguments.
+    pub arguments: SafeCall,
+}
+
+/// The arguments of the `edit safe` call in [`McpCommand`].
+#[derive(Clone, Debug, Serialize)]
+pub struct SafeCall {
+    /// Always `safe`.
+    pub action: &'static str,
+    /// The scored file.
+    pub file_path: String,
+}
+
+/// What an agent does next about the file's health.
+#[derive(Clone, Debug, Serialize)]
+pub struct NextAction {
+    /// `low` (A/B), `medium` (C) or `high` (D/F).
+    pub priority: &'static str,
+    /// Why, in words.
+    pub reason: String,
+    /// The MCP call to make next.
+    pub mcp_command: McpCommand,
+    /// The same call for the CLI.
+    pub cli_command: String,
+    /// Run after the edit.
+    pub post_edit_commands: Vec<String>,
+}
+
+/// The payload of `health file`, in answer order.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileHealthPayload {
+    /// The scored file, project-relative.
+    pub file_path: String,
+    /// Grade A-F.
+    pub grade: String,
+    /// The score after the smell penalty (0-100, 1 decimal).
+    pub total_score: f64,
+    /// Alias of `total_score`.
+    pub health_score: f64,
+    /// Alias of `total_score`.
+    pub overall_score: f64,
+    /// Alias of `total_score`.
+    pub score: f64,
+    /// The weighted score before the smell penalty.
+    pub raw_score: f64,
+    /// The smell penalty applied.
+    pub smell_penalty: f64,
+    /// The health signal.
+    pub signal: &'static str,
+    /// `{dimension: score}` of the available dimensions, in canonical order.
+    pub dimensions: Value,
+    /// The lowest-scoring dimension (`none` without data).
+    pub weakest_dimension: &'static str,
+    /// The advice in one sentence.
+    pub recommendation: String,
+    /// The file's language, when known.
+    pub language: Option<String>,
+    /// Line count.
+    pub lines: u32,
+    /// What an agent does next.
+    pub agent_next_action: NextAction,
+}
+
+/// The `agent_summary` additions of `health file`, in answer order.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileHealthAgent {
+    /// `low`, `medium` or `high`, from the verdict.
+    pub risk: &'static str,
+    /// Grade A-F.
+    pub grade: String,
+    /// The total score.
+    pub score: f64,
+    /// The lowest-scoring dimension.
+    pub weakest_dimension: &'static str,
+    /// Its score, when any dimension was measured.
+    pub weakest_score: Option<f64>,
+    /// The command that re-scores the file.
+    pub verification_command: String,
+    /// When to stop.
+    pub stop_condition: &'static str,
+}
+
+/// The engine of `health file`: the score of `rel` (a project-relative source file)
+/// in full dependency mode, with the scoring run's warnings.
+pub struct FileHealthReport {
+    /// The file's score: dimensions, smells, grade, signal.
+    pub score: FileScore,
+    /// Warnings of the scoring run.
+    pub warnings: Vec<String>,
+}
+
+/// Scores `rel` (see [`FileHealthReport`]).
+pub fn assess(ctx: &Context, rel: &str) -> Result<FileHealthReport, ToolError> {
+    let sc = scoring(ctx, DepsMode::Full)?;
+    let score = sc.scorer.score(rel)?;
+    Ok(FileHealthReport {
+        score,
+        warnings: sc.warnings,
+    })
+}
+
+/// The answer of `health file` for a score (shared with other actions).
 pub fn answer(s: &FileScore, limit: usize, warnings: &[String]) -> Success {
     let verdict: Verdict = verdict_of_grade(s.grade);
     let grade = s.grade.to_string();
@@ -87,6 +193,48 @@ pub fn answer(s: &FileScore, limit: usize, warnings: &[String]) -> Success {
             ),
         ),
     };
+    let payload = FileHealthPayload {
+        file_path: s.file.clone(),
+        grade: grade.clone(),
+        total_score: s.total_score,
+        health_score: s.total_score,
+        overall_score: s.total_score,
+        score: s.total_score,
+        raw_score: s.raw_score,
+        smell_penalty: s.penalty,
+        signal: s.signal,
+        dimensions: s.dimensions_json(),
+        weakest_dimension: weakest,
+        recommendation: recommendation(s),
+        language: s.language.clone(),
+        lines: s.lines,
+        agent_next_action: NextAction {
+            priority,
+            reason,
+            mcp_command: McpCommand {
+                tool: "edit",
+                arguments: SafeCall {
+                    action: "safe",
+                    file_path: s.file.clone(),
+                },
+            },
+            cli_command: format!("tsa edit safe --file-path {}", s.file),
+            post_edit_commands: vec![verify.clone()],
+        },
+    };
+    let agent = FileHealthAgent {
+        risk: match verdict {
+            Verdict::Safe => "low",
+            Verdict::Caution => "medium",
+            _ => "high",
+        },
+        grade,
+        score: s.total_score,
+        weakest_dimension: weakest,
+        weakest_score,
+        verification_command: verify,
+        stop_condition: "stop when the grade is B or better and no critical smell remains",
+    };
     let rows = smell_rows(&s.smells);
     let spelling = |key: &'static str, total: &'static str, listed: &'static str| ListSpelling {
         list_key: key,
@@ -96,57 +244,16 @@ pub fn answer(s: &FileScore, limit: usize, warnings: &[String]) -> Success {
         noun: "smells",
         remedy: "raise limit".into(),
     };
-    with_warnings(
-        Success::new(verdict, summary)
-            .with("file_path", s.file.clone())
-            .with("grade", grade.clone())
-            .with("total_score", s.total_score)
-            .with("health_score", s.total_score)
-            .with("overall_score", s.total_score)
-            .with("score", s.total_score)
-            .with("raw_score", s.raw_score)
-            .with("smell_penalty", s.penalty)
-            .with("signal", s.signal)
-            .with("dimensions", s.dimensions_json())
-            .with("weakest_dimension", weakest)
-            .with("recommendation", recommendation(s))
-            .with("language", json!(s.language))
-            .with("lines", s.lines)
-            .with(
-                "agent_next_action",
-                json!({
-                    "priority": priority,
-                    "reason": reason,
-                    "mcp_command": {"tool": "edit", "arguments": {"action": "safe", "file_path": s.file}},
-                    "cli_command": format!("tsa edit safe --file-path {}", s.file),
-                    "post_edit_commands": [verify],
-                }),
-            )
-            .with_list(
-                spelling("code_smells", "smell_count", "smells_listed"),
-                Capped::collect(rows.clone(), fixed_cap(limit)),
-            )
-            .with_list(
-                spelling("smells", "smells_total", "smells_alias_listed"),
-                Capped::collect(rows, fixed_cap(limit)),
-            )
-            .with_agent("risk", match verdict {
-                Verdict::Safe => "low",
-                Verdict::Caution => "medium",
-                _ => "high",
-            })
-            .with_agent("grade", grade)
-            .with_agent("score", s.total_score)
-            .with_agent("weakest_dimension", weakest)
-            .with_agent("weakest_score", json!(weakest_score))
-            .with_agent("verification_command", verify)
-            .with_agent(
-                "stop_condition",
-                "stop when the grade is B or better and no critical smell remains",
-            )
-            .with_next_step(next),
-        warnings,
-    )
+    let ok = with_payload(Success::new(verdict, summary), &payload)
+        .with_list(
+            spelling("code_smells", "smell_count", "smells_listed"),
+            Capped::collect(rows.clone(), fixed_cap(limit)),
+        )
+        .with_list(
+            spelling("smells", "smells_total", "smells_alias_listed"),
+            Capped::collect(rows, fixed_cap(limit)),
+        );
+    with_warnings(with_agent_fields(ok, &agent).with_next_step(next), warnings)
 }
 
 impl Action for FileHealth {
@@ -160,8 +267,7 @@ impl Action for FileHealth {
         let rel = source_file(root, &args.file_path)?;
         check_language(args.language.as_deref(), &rel)?;
         let limit = cap("limit", args.limit, 50)?;
-        let sc = scoring(ctx, DepsMode::Full)?;
-        let score = sc.scorer.score(&rel)?;
-        Ok(answer(&score, limit.get(), &sc.warnings))
+        let report = assess(ctx, &rel)?;
+        Ok(answer(&report.score, limit.get(), &report.warnings))
     }
 }

@@ -1,17 +1,19 @@
 //! `nav callees`: what a function calls, each call with its resolution.
 
 use std::collections::HashSet;
+use std::num::NonZeroUsize;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tsa_analysis::graph::Dir;
 use tsa_analysis::source::{Bodies, BodyBudget};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
+use tsa_index::{CallRow, SymbolRow};
 
 use crate::action::Action;
 use crate::actions::common::{
-    Targets, callee_full, cap, definitions_json, find_targets, open_index,
+    Targets, callee_full, cap, definitions_json, find_targets, open_index, to_value, with_payload,
 };
 use crate::actions::nav::callers::{BODY_NOTE, Scope, run_graph};
 use crate::project_path::ProjectPath;
@@ -41,6 +43,206 @@ pub struct Args {
 
 pub struct Callees;
 
+/// One call the function makes, as a row of `callees`.
+#[derive(Clone, Debug, Serialize)]
+pub struct CalleeRow {
+    /// The called name.
+    pub name: String,
+    /// The call as written (`recv.name`, `Type::name`).
+    pub callee_full: String,
+    /// The file of the bound definition (else of the call).
+    pub file: String,
+    /// The call's line.
+    pub line: u32,
+    /// The call's language.
+    pub language: String,
+    /// How the call was bound.
+    pub callee_resolution: &'static str,
+    /// The file of the bound definition (empty when unbound).
+    pub callee_resolved_file: String,
+    /// Confidence of the binding.
+    pub confidence: f64,
+    /// The package of a target outside the project, when a SCIP index named it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub package: Option<String>,
+    /// The bound definition's qualified name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub qualified_name: Option<String>,
+    /// The bound definition's first line.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub definition_line: Option<u32>,
+    /// The bound definition's source, within the body budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body: Option<Value>,
+}
+
+/// The engine of `nav callees` (scope=point).
+pub struct CalleesReport {
+    /// The definitions of the name.
+    pub defs: Vec<SymbolRow>,
+    /// The distinct calls they make (one per bound target or per unbound call text).
+    pub callees: Capped<CallRow>,
+    /// How many of them are unresolved.
+    pub unresolved: usize,
+    /// The warning of an index built by this call.
+    pub built_now: Option<String>,
+}
+
+/// The callees of a name, or the NOT_FOUND answer when no definition has it.
+pub enum CalleesLookup {
+    /// The name is defined.
+    Found(Box<CalleesReport>),
+    /// It is not: the answer that says so, with suggestions.
+    Missing(Success),
+}
+
+/// What `function_name` (narrowed by `file_path`) calls, `limit` listed.
+pub fn find_callees(
+    ctx: &Context,
+    function_name: &str,
+    file_path: Option<&str>,
+    limit: NonZeroUsize,
+) -> Result<CalleesLookup, ToolError> {
+    let opened = open_index(ctx)?;
+    let index = &opened.index;
+    let defs = match find_targets(ctx, index, "callees", function_name, file_path)? {
+        Targets::Found(d) => d,
+        Targets::Missing(s) => return Ok(CalleesLookup::Missing(s)),
+    };
+    let ids: Vec<i64> = defs.iter().map(|d| d.id).collect();
+    let mut seen = HashSet::new();
+    let rows: Vec<CallRow> = index
+        .callees(&ids)?
+        .into_iter()
+        .filter(|r| {
+            let key = match &r.target {
+                Some(t) => format!("#{}", t.id),
+                None => callee_full(r),
+            };
+            seen.insert(key)
+        })
+        .collect();
+    let unresolved = rows
+        .iter()
+        .filter(|r| r.resolution == tsa_index::Resolution::Unknown)
+        .count();
+    Ok(CalleesLookup::Found(Box::new(CalleesReport {
+        defs,
+        callees: Capped::collect(rows, limit),
+        unresolved,
+        built_now: opened.built_now,
+    })))
+}
+
+/// A call as a row, the bound definition's body inlined within the budget.
+fn callee_row(r: &CallRow, bodies: &mut Bodies) -> CalleeRow {
+    let resolved_file = r.target.as_ref().map(|t| t.file.clone());
+    CalleeRow {
+        name: r.callee_name.clone(),
+        callee_full: callee_full(r),
+        file: resolved_file.clone().unwrap_or_else(|| r.file.clone()),
+        line: r.line,
+        language: r.language.clone(),
+        callee_resolution: r.resolution.as_str(),
+        callee_resolved_file: resolved_file.unwrap_or_default(),
+        confidence: r.confidence,
+        package: r.package.clone(),
+        qualified_name: r.target.as_ref().map(|t| t.qualname.clone()),
+        definition_line: r.target.as_ref().map(|t| t.line),
+        body: r
+            .target
+            .as_ref()
+            .and_then(|t| bodies.body(&t.qualname, &t.file, t.line, t.end_line)),
+    }
+}
+
+/// The payload of `nav callees` (scope=point), in answer order (the callees follow
+/// as a list).
+#[derive(Clone, Debug, Serialize)]
+pub struct CalleesPayload<'a> {
+    /// Always `sql`.
+    pub data_source: &'static str,
+    /// Always `point`.
+    pub scope: &'static str,
+    /// The name asked for.
+    pub function: &'a str,
+    /// Its definitions.
+    pub definitions: Value,
+    /// How many distinct calls are unresolved.
+    pub unresolved_callees: usize,
+    /// True when several definitions share the name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ambiguous: Option<bool>,
+    /// How many, when ambiguous.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub candidate_count: Option<usize>,
+}
+
+/// The answer of `nav callees` (scope=point).
+fn callees_answer(
+    ctx: &Context,
+    r: CalleesReport,
+    function_name: &str,
+) -> Result<Success, ToolError> {
+    let mut bodies = Bodies::new(
+        ctx.root()?,
+        BodyBudget {
+            rows: 12,
+            lines_each: 40,
+            lines_total: 320,
+        },
+    );
+    let total = r.callees.total();
+    let listed = r
+        .callees
+        .map(|row| to_value(&callee_row(&row, &mut bodies)));
+    let verdict = if total > 0 {
+        Verdict::Info
+    } else {
+        Verdict::NotFound
+    };
+    let follow_up = if total == 0 {
+        format!("'{function_name}' makes no calls the index knows of.")
+    } else if bodies.any() {
+        BODY_NOTE.to_owned()
+    } else {
+        "Review callees above, then nav action=callers to see who else depends on them.".to_owned()
+    };
+    let ambiguous = r.defs.len() > 1;
+    let payload = CalleesPayload {
+        data_source: "sql",
+        scope: Scope::Point.as_str(),
+        function: function_name,
+        definitions: definitions_json(&r.defs),
+        unresolved_callees: r.unresolved,
+        ambiguous: ambiguous.then_some(true),
+        candidate_count: ambiguous.then_some(r.defs.len()),
+    };
+    let mut s = with_payload(
+        Success::new(
+            verdict,
+            format!("callees: '{function_name}' calls {total} function(s)"),
+        ),
+        &payload,
+    )
+    .with_list(
+        ListSpelling {
+            list_key: "callees",
+            total_key: "callee_count",
+            listed_key: "callees_listed",
+            cap_key: "listed_cap",
+            noun: "callees",
+            remedy: "raise limit, or qualify with ClassName.method to narrow (dynamic-dispatch names like 'execute' have huge fan-out)".into(),
+        },
+        listed,
+    )
+    .with_next_step(follow_up);
+    if let Some(w) = r.built_now {
+        s = s.with_warning(w);
+    }
+    Ok(bodies.warn(s))
+}
+
 impl Action for Callees {
     type Args = Args;
     const FACADE: &'static str = "nav";
@@ -65,110 +267,9 @@ impl Action for Callees {
             ));
         }
         let limit = cap("limit", args.limit, 50)?;
-        let opened = open_index(ctx)?;
-        let index = &opened.index;
-        let defs = match find_targets(
-            ctx,
-            index,
-            "callees",
-            &args.function_name,
-            args.file_path.as_deref(),
-        )? {
-            Targets::Found(d) => d,
-            Targets::Missing(s) => return Ok(s),
-        };
-        let ids: Vec<i64> = defs.iter().map(|d| d.id).collect();
-        let mut seen = HashSet::new();
-        let rows: Vec<_> = index
-            .callees(&ids)?
-            .into_iter()
-            .filter(|r| {
-                let key = match &r.target {
-                    Some(t) => format!("#{}", t.id),
-                    None => callee_full(r),
-                };
-                seen.insert(key)
-            })
-            .collect();
-        let unknown = rows
-            .iter()
-            .filter(|r| r.resolution == tsa_index::Resolution::Unknown)
-            .count();
-        let total = rows.len();
-        let capped = Capped::collect(rows, limit);
-        let mut bodies = Bodies::new(
-            ctx.root()?,
-            BodyBudget {
-                rows: 12,
-                lines_each: 40,
-                lines_total: 320,
-            },
-        );
-        let listed = capped.map(|r| {
-            let mut row = json!({
-                "name": r.callee_name,
-                "callee_full": callee_full(&r),
-                "file": r.target.as_ref().map(|t| t.file.clone()).unwrap_or_else(|| r.file.clone()),
-                "line": r.line,
-                "language": r.language,
-                "callee_resolution": r.resolution.as_str(),
-                "callee_resolved_file": r.target.as_ref().map(|t| t.file.clone()).unwrap_or_default(),
-                "confidence": r.confidence,
-            });
-            if let Some(p) = &r.package {
-                row["package"] = json!(p);
-            }
-            if let Some(t) = &r.target {
-                row["qualified_name"] = json!(t.qualname);
-                row["definition_line"] = json!(t.line);
-                if let Some(b) = bodies.body(&t.qualname, &t.file, t.line, t.end_line) {
-                    row["body"] = b;
-                }
-            }
-            row
-        });
-        let verdict = if total > 0 {
-            Verdict::Info
-        } else {
-            Verdict::NotFound
-        };
-        let follow_up = if total == 0 {
-            format!(
-                "'{}' makes no calls the index knows of.",
-                args.function_name
-            )
-        } else if bodies.any() {
-            BODY_NOTE.to_owned()
-        } else {
-            "Review callees above, then nav action=callers to see who else depends on them."
-                .to_owned()
-        };
-        let mut s = Success::new(verdict, format!("callees: '{}' calls {} function(s)", args.function_name, total))
-            .with("data_source", "sql")
-            .with("scope", args.scope.map_or("point", |s| s.as_str()))
-            .with("function", args.function_name.as_str())
-            .with("definitions", definitions_json(&defs))
-            .with_list(
-                ListSpelling {
-                    list_key: "callees",
-                    total_key: "callee_count",
-                    listed_key: "callees_listed",
-                    cap_key: "listed_cap",
-                    noun: "callees",
-                    remedy: "raise limit, or qualify with ClassName.method to narrow (dynamic-dispatch names like 'execute' have huge fan-out)".into(),
-                },
-                listed,
-            )
-            .with("unresolved_callees", unknown)
-            .with_next_step(follow_up);
-        if defs.len() > 1 {
-            s = s
-                .with("ambiguous", true)
-                .with("candidate_count", defs.len());
+        match find_callees(ctx, &args.function_name, args.file_path.as_deref(), limit)? {
+            CalleesLookup::Found(r) => callees_answer(ctx, *r, &args.function_name),
+            CalleesLookup::Missing(s) => Ok(s),
         }
-        if let Some(w) = opened.built_now {
-            s = s.with_warning(w);
-        }
-        Ok(bodies.warn(s))
     }
 }

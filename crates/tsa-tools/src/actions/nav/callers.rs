@@ -1,22 +1,23 @@
 //! `nav callers`: who calls a function, from call edges bound to its definition.
 
 use std::collections::HashMap;
+use std::num::NonZeroUsize;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
-use tsa_analysis::graph::{Dir, IndexGraph, bfs, depth_param, load_symbols};
-use tsa_analysis::source::{Bodies, BodyBudget};
-use tsa_analysis::trust::{Assessor, Completeness, Trust};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
-use tsa_index::CallRow;
+use tsa_index::{CallRow, SymbolRow};
 
 use crate::action::Action;
 use crate::actions::common::{
-    Targets, callee_full, cap, definitions_json, find_targets, open_index,
+    Targets, callee_full, cap, definitions_json, find_targets, open_index, to_value, with_payload,
 };
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
+use tsa_analysis::graph::{Dir, IndexGraph, Walk, bfs, depth_param, load_symbols};
+use tsa_analysis::source::{Bodies, BodyBudget};
+use tsa_analysis::trust::{Assessor, Completeness, Trust};
 
 /// Arguments of `nav callers`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -80,6 +81,349 @@ pub(crate) fn callers_verdict(total: usize, trust: &Trust) -> Verdict {
 
 pub(crate) const BODY_NOTE: &str = "Each caller/callee's source body is inlined under 'body' — answer directly, no Read needed. Coordinate-only entries beyond the top-N can be Read on demand.";
 
+/// One caller as a row of `callers`: a calling definition, or the module-level code
+/// of one file (`<module>`, qualified `file:<module>`).
+#[derive(Clone, Debug, Serialize)]
+pub struct CallerRow {
+    /// The caller's name (`<module>` for module-level code).
+    pub name: String,
+    /// Its qualified name.
+    pub qualified_name: String,
+    /// Its kind (`module` for module-level code).
+    pub kind: String,
+    /// The file of the call.
+    pub file: String,
+    /// The line of its first call.
+    pub line: u32,
+    /// The language of the call.
+    pub language: String,
+    /// How the call was bound to the definition.
+    pub callee_resolution: &'static str,
+    /// The file of the definition it was bound to.
+    pub callee_resolved_file: String,
+    /// Confidence of the binding.
+    pub confidence: f64,
+    /// Every call line, when the caller calls more than once.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_lines: Option<Vec<u32>>,
+    /// The caller's source, within the body budget.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body: Option<Value>,
+}
+
+/// A call site of the same name that no resolution bound or ruled out.
+#[derive(Clone, Debug, Serialize)]
+pub struct UnresolvedSite {
+    /// Its file.
+    pub file: String,
+    /// Its line.
+    pub line: u32,
+    /// The enclosing definition (none for module-level code).
+    pub caller: Option<String>,
+    /// The call as written (`recv.name`, `Type::name`).
+    pub call: String,
+    /// Its language.
+    pub language: String,
+}
+
+/// The engine of `nav callers` (scope=point).
+pub struct CallersReport {
+    /// The definitions of the name.
+    pub defs: Vec<SymbolRow>,
+    /// Who calls them, and how far that can be trusted.
+    pub trust: Trust,
+    /// One entry per calling definition (and per file for module-level code) with
+    /// its call lines; production callers first, then tests, by file and line.
+    pub callers: Capped<(CallRow, Vec<u32>)>,
+    /// Call sites over all callers.
+    pub call_sites: usize,
+    /// Call sites in module-level code.
+    pub module_sites: usize,
+    /// Files whose module-level code calls the name.
+    pub module_callers: usize,
+    /// Same-name call sites left unresolved (exact total).
+    pub unresolved: Capped<UnresolvedSite>,
+    /// The warning of an index built by this call.
+    pub built_now: Option<String>,
+}
+
+/// The callers of a name, or the NOT_FOUND answer when no definition has it.
+pub enum CallersLookup {
+    /// The name is defined.
+    Found(Box<CallersReport>),
+    /// It is not: the answer that says so, with suggestions.
+    Missing(Success),
+}
+
+/// One entry per calling definition, and one per file for module-level code (it
+/// runs at import or load time, so it is a caller too); call lines are kept
+/// together. Returns the entries (production first, then tests, by file and line)
+/// and how many call sites are module-level.
+fn attribute(rows: Vec<CallRow>) -> (Vec<(CallRow, Vec<u32>)>, usize) {
+    let mut slot: HashMap<Result<i64, String>, usize> = HashMap::new();
+    let mut module_sites = 0usize;
+    let mut attributed: Vec<(CallRow, Vec<u32>)> = Vec::new();
+    for r in rows {
+        let key = match &r.caller {
+            Some(caller) => Ok(caller.id),
+            None => {
+                module_sites += 1;
+                Err(r.file.clone())
+            }
+        };
+        match slot.get(&key) {
+            Some(&i) => attributed[i].1.push(r.line),
+            None => {
+                slot.insert(key, attributed.len());
+                let line = r.line;
+                attributed.push((r, vec![line]));
+            }
+        }
+    }
+    attributed.sort_by(|(a, al), (b, bl)| {
+        let key = |r: &CallRow| {
+            r.caller
+                .as_ref()
+                .map_or_else(|| tsa_lang::is_test_path(&r.file), |c| c.is_test)
+        };
+        key(a)
+            .cmp(&key(b))
+            .then_with(|| a.file.cmp(&b.file))
+            .then(al[0].cmp(&bl[0]))
+    });
+    (attributed, module_sites)
+}
+
+/// The callers of `function_name` (narrowed by `file_path`), `limit` listed.
+pub fn find_callers(
+    ctx: &Context,
+    function_name: &str,
+    file_path: Option<&str>,
+    limit: NonZeroUsize,
+) -> Result<CallersLookup, ToolError> {
+    let opened = open_index(ctx)?;
+    let index = &opened.index;
+    let defs = match find_targets(ctx, index, "callers", function_name, file_path)? {
+        Targets::Found(d) => d,
+        Targets::Missing(s) => return Ok(CallersLookup::Missing(s)),
+    };
+    let trust = Assessor::new(index, ctx.root()?).assess(&defs, limit.get())?;
+    let (attributed, module_sites) = attribute(trust.callers.clone());
+    let call_sites: usize = attributed.iter().map(|(_, l)| l.len()).sum();
+    let module_callers = attributed
+        .iter()
+        .filter(|(r, _)| r.caller.is_none())
+        .count();
+    // Call sites of the same name in the definitions' language families that no
+    // resolution bound or ruled out (a call never crosses families, so only
+    // these could be further callers).
+    let unresolved = Capped::counted(
+        trust
+            .open_rows
+            .iter()
+            .map(|r| UnresolvedSite {
+                file: r.file.clone(),
+                line: r.line,
+                caller: r.caller.as_ref().map(|c| c.qualname.clone()),
+                call: callee_full(r),
+                language: r.language.clone(),
+            })
+            .collect(),
+        trust.open.total as usize,
+        limit,
+    );
+    Ok(CallersLookup::Found(Box::new(CallersReport {
+        defs,
+        callers: Capped::collect(attributed, limit),
+        trust,
+        call_sites,
+        module_sites,
+        module_callers,
+        unresolved,
+        built_now: opened.built_now,
+    })))
+}
+
+/// The payload of `nav callers` (scope=point), in answer order (the callers and
+/// the unresolved sites follow as lists).
+#[derive(Clone, Debug, Serialize)]
+pub struct CallersPayload<'a> {
+    /// Always `sql`.
+    pub data_source: &'static str,
+    /// Always `point`.
+    pub scope: &'static str,
+    /// The name asked for.
+    pub function: &'a str,
+    /// Its definitions.
+    pub definitions: Value,
+    /// Call sites over all callers.
+    pub call_site_count: usize,
+    /// Call sites in module-level code (listed as `<module>` rows, one per file).
+    pub unattributed_call_sites: usize,
+    /// Files whose module-level code calls the name.
+    pub module_callers: usize,
+    /// How the verdict was chosen, rule first.
+    pub verdict_basis: Vec<String>,
+    /// True when several definitions share the name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ambiguous: Option<bool>,
+    /// How many, when ambiguous.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub candidate_count: Option<usize>,
+}
+
+/// A caller as a row, its body inlined within the budget of `bodies`.
+fn caller_row(r: &CallRow, lines: Vec<u32>, bodies: &mut Bodies) -> CallerRow {
+    let module = format!("{}:<module>", r.file);
+    let (name, qualname, kind, span) = match r.caller.as_ref() {
+        Some(c) => (
+            c.name.as_str(),
+            c.qualname.as_str(),
+            c.kind.as_str(),
+            (c.file.as_str(), c.line, c.end_line),
+        ),
+        None => (
+            "<module>",
+            module.as_str(),
+            "module",
+            (r.file.as_str(), r.line, r.line),
+        ),
+    };
+    CallerRow {
+        name: name.to_owned(),
+        qualified_name: qualname.to_owned(),
+        kind: kind.to_owned(),
+        file: r.file.clone(),
+        line: r.line,
+        language: r.language.clone(),
+        callee_resolution: r.resolution.as_str(),
+        callee_resolved_file: r
+            .target
+            .as_ref()
+            .map(|t| t.file.clone())
+            .unwrap_or_default(),
+        confidence: r.confidence,
+        body: bodies.body(qualname, span.0, span.1, span.2),
+        call_lines: (lines.len() > 1).then_some(lines),
+    }
+}
+
+/// The next step of a callers answer.
+fn callers_follow_up(r: &CallersReport, function_name: &str, bodies_any: bool) -> String {
+    let total = r.callers.total();
+    let unresolved = r.unresolved.total();
+    let name = &r.defs[0].name;
+    let trust = &r.trust;
+    if total == 0 {
+        if unresolved > 0 {
+            format!(
+                "0 resolved callers, {unresolved} unresolved call site(s) named '{name}': the true count may be higher. Inspect unresolved_sites (nav action=callees on a listed caller shows what it calls)."
+            )
+        } else if trust.completeness == Completeness::Unknown {
+            format!(
+                "No call site is bound to '{function_name}', but the call graph cannot say so: {}",
+                trust.basis().join("; ")
+            )
+        } else if !trust.public_api.is_empty() {
+            format!(
+                "No caller inside the project; it is public API ({}), so callers outside it may exist: keep its signature and behaviour compatible.",
+                trust.public_api[0].reason
+            )
+        } else {
+            format!(
+                "No call site is bound to '{function_name}' and none of that name is unresolved. It may be an entry point or unused."
+            )
+        }
+    } else if r.defs.len() > 1 {
+        format!(
+            "{} definitions share this name; re-run with file_path or ClassName.method to narrow. {}",
+            r.defs.len(),
+            if bodies_any { BODY_NOTE } else { "" }
+        )
+    } else if bodies_any {
+        BODY_NOTE.to_owned()
+    } else {
+        "Review callers above, then nav action=callees on one of them to go deeper.".to_owned()
+    }
+}
+
+/// The answer of `nav callers` (scope=point).
+fn callers_answer(
+    ctx: &Context,
+    r: CallersReport,
+    function_name: &str,
+) -> Result<Success, ToolError> {
+    let mut bodies = Bodies::new(
+        ctx.root()?,
+        BodyBudget {
+            rows: 12,
+            lines_each: 40,
+            lines_total: 320,
+        },
+    );
+    let total = r.callers.total();
+    let unresolved = r.unresolved.total();
+    let listed = r
+        .callers
+        .clone()
+        .map(|(row, lines)| to_value(&caller_row(&row, lines, &mut bodies)));
+    let ambiguous = r.defs.len() > 1;
+    let verdict = callers_verdict(total, &r.trust);
+    let follow_up = callers_follow_up(&r, function_name, bodies.any());
+    let summary = if unresolved > 0 {
+        format!(
+            "callers: '{function_name}' has {total} resolved caller(s), {unresolved} unresolved call site(s) named '{}'",
+            r.defs[0].name
+        )
+    } else {
+        format!("callers: '{function_name}' has {total} caller(s)")
+    };
+    let mut basis = vec![CALLERS_VERDICT_RULE.to_owned()];
+    basis.extend(r.trust.basis());
+    let payload = CallersPayload {
+        data_source: "sql",
+        scope: Scope::Point.as_str(),
+        function: function_name,
+        definitions: definitions_json(&r.defs),
+        call_site_count: r.call_sites,
+        unattributed_call_sites: r.module_sites,
+        module_callers: r.module_callers,
+        verdict_basis: basis,
+        ambiguous: ambiguous.then_some(true),
+        candidate_count: ambiguous.then_some(r.defs.len()),
+    };
+    let mut s = with_payload(Success::new(verdict, summary), &payload)
+        .with_list(
+            ListSpelling {
+                list_key: "callers",
+                total_key: "caller_count",
+                listed_key: "callers_listed",
+                cap_key: "listed_cap",
+                noun: "callers",
+                remedy: "raise limit, or qualify with ClassName.method to narrow (dynamic-dispatch names like 'execute' have huge fan-in)".into(),
+            },
+            listed,
+        )
+        .with_list(
+            ListSpelling {
+                list_key: "unresolved_sites",
+                total_key: "unresolved_call_sites",
+                listed_key: "unresolved_sites_listed",
+                cap_key: "unresolved_sites_cap",
+                noun: "unresolved call sites",
+                remedy: "raise limit; each is a call of the same name whose target could not be determined".into(),
+            },
+            r.unresolved.clone().map(|u| to_value(&u)),
+        )
+        .with_next_step(follow_up)
+        .with_agent("total_callers", total);
+    s = r.trust.annotate(s);
+    if let Some(w) = r.built_now {
+        s = s.with_warning(w);
+    }
+    Ok(bodies.warn(s))
+}
+
 impl Action for Callers {
     type Args = Args;
     const FACADE: &'static str = "nav";
@@ -105,246 +449,21 @@ impl Action for Callers {
             ));
         }
         let limit = cap("limit", args.limit, 50)?;
-        let opened = open_index(ctx)?;
-        let index = &opened.index;
-        let defs = match find_targets(
-            ctx,
-            index,
-            "callers",
-            &args.function_name,
-            args.file_path.as_deref(),
-        )? {
-            Targets::Found(d) => d,
-            Targets::Missing(s) => return Ok(s),
-        };
-        let root = ctx.root()?;
-        let trust = Assessor::new(index, root).assess(&defs, limit.get())?;
-        let rows = trust.callers.clone();
-        // One row per calling definition, and one per file for module-level code
-        // (it runs at import or load time, so it is a caller too); call lines are
-        // kept together.
-        let mut slot: HashMap<Result<i64, String>, usize> = HashMap::new();
-        let mut module_sites = 0usize;
-        let mut attributed: Vec<(CallRow, Vec<u32>)> = Vec::new();
-        for r in rows {
-            let key = match &r.caller {
-                Some(caller) => Ok(caller.id),
-                None => {
-                    module_sites += 1;
-                    Err(r.file.clone())
-                }
-            };
-            match slot.get(&key) {
-                Some(&i) => attributed[i].1.push(r.line),
-                None => {
-                    slot.insert(key, attributed.len());
-                    let line = r.line;
-                    attributed.push((r, vec![line]));
-                }
-            }
+        match find_callers(ctx, &args.function_name, args.file_path.as_deref(), limit)? {
+            CallersLookup::Found(r) => callers_answer(ctx, *r, &args.function_name),
+            CallersLookup::Missing(s) => Ok(s),
         }
-        let call_sites: usize = attributed.iter().map(|(_, l)| l.len()).sum();
-        let module_callers = attributed
-            .iter()
-            .filter(|(r, _)| r.caller.is_none())
-            .count();
-        // Production callers first, then tests; each group by file and line.
-        attributed.sort_by(|(a, al), (b, bl)| {
-            let key = |r: &CallRow| {
-                r.caller
-                    .as_ref()
-                    .map_or_else(|| tsa_lang::is_test_path(&r.file), |c| c.is_test)
-            };
-            key(a)
-                .cmp(&key(b))
-                .then_with(|| a.file.cmp(&b.file))
-                .then(al[0].cmp(&bl[0]))
-        });
-        // Call sites of the same name in the definitions' language families that no
-        // resolution bound or ruled out (a call never crosses families, so only
-        // these could be further callers).
-        let name = defs[0].name.clone();
-        let unresolved = trust.open.total;
-        let unresolved_rows = &trust.open_rows;
-        let unresolved_list = Capped::counted(
-            unresolved_rows
-                .iter()
-                .map(|r| {
-                    json!({
-                        "file": r.file,
-                        "line": r.line,
-                        "caller": r.caller.as_ref().map(|c| c.qualname.clone()),
-                        "call": callee_full(r),
-                        "language": r.language,
-                    })
-                })
-                .collect(),
-            unresolved as usize,
-            limit,
-        );
-        let total = attributed.len();
-        let capped = Capped::collect(attributed, limit);
-        let mut bodies = Bodies::new(
-            root,
-            BodyBudget {
-                rows: 12,
-                lines_each: 40,
-                lines_total: 320,
-            },
-        );
-        let listed = capped.map(|(r, lines)| {
-            // A calling definition, or the module-level code of one file (its
-            // qualified name `file:<module>`, the call line as its body).
-            let module = format!("{}:<module>", r.file);
-            let (name, qualname, kind, span) = match r.caller.as_ref() {
-                Some(c) => (c.name.as_str(), c.qualname.as_str(), c.kind.as_str(), (c.file.as_str(), c.line, c.end_line)),
-                None => ("<module>", module.as_str(), "module", (r.file.as_str(), r.line, r.line)),
-            };
-            let mut row = json!({
-                "name": name,
-                "qualified_name": qualname,
-                "kind": kind,
-                "file": r.file,
-                "line": r.line,
-                "language": r.language,
-                "callee_resolution": r.resolution.as_str(),
-                "callee_resolved_file": r.target.as_ref().map(|t| t.file.clone()).unwrap_or_default(),
-                "confidence": r.confidence,
-            });
-            if lines.len() > 1 {
-                row["call_lines"] = json!(lines);
-            }
-            if let Some(b) = bodies.body(qualname, span.0, span.1, span.2) {
-                row["body"] = b;
-            }
-            row
-        });
-        let ambiguous = defs.len() > 1;
-        let verdict = callers_verdict(total, &trust);
-        let follow_up = if total == 0 {
-            if unresolved > 0 {
-                format!(
-                    "0 resolved callers, {unresolved} unresolved call site(s) named '{name}': the true count may be higher. Inspect unresolved_sites (nav action=callees on a listed caller shows what it calls)."
-                )
-            } else if trust.completeness == Completeness::Unknown {
-                format!(
-                    "No call site is bound to '{}', but the call graph cannot say so: {}",
-                    args.function_name,
-                    trust.basis().join("; ")
-                )
-            } else if !trust.public_api.is_empty() {
-                format!(
-                    "No caller inside the project; it is public API ({}), so callers outside it may exist: keep its signature and behaviour compatible.",
-                    trust.public_api[0].reason
-                )
-            } else {
-                format!(
-                    "No call site is bound to '{}' and none of that name is unresolved. It may be an entry point or unused.",
-                    args.function_name
-                )
-            }
-        } else if ambiguous {
-            format!(
-                "{} definitions share this name; re-run with file_path or ClassName.method to narrow. {}",
-                defs.len(),
-                if bodies.any() { BODY_NOTE } else { "" }
-            )
-        } else if bodies.any() {
-            BODY_NOTE.to_owned()
-        } else {
-            "Review callers above, then nav action=callees on one of them to go deeper.".to_owned()
-        };
-        let summary = if unresolved > 0 {
-            format!(
-                "callers: '{}' has {total} resolved caller(s), {unresolved} unresolved call site(s) named '{name}'",
-                args.function_name
-            )
-        } else {
-            format!("callers: '{}' has {total} caller(s)", args.function_name)
-        };
-        let mut basis = vec![CALLERS_VERDICT_RULE.to_owned()];
-        basis.extend(trust.basis());
-        let mut s = Success::new(verdict, summary)
-            .with("data_source", "sql")
-            .with("scope", args.scope.map_or("point", Scope::as_str))
-            .with("function", args.function_name.as_str())
-            .with("definitions", definitions_json(&defs))
-            .with_list(
-                ListSpelling {
-                    list_key: "callers",
-                    total_key: "caller_count",
-                    listed_key: "callers_listed",
-                    cap_key: "listed_cap",
-                    noun: "callers",
-                    remedy: "raise limit, or qualify with ClassName.method to narrow (dynamic-dispatch names like 'execute' have huge fan-in)".into(),
-                },
-                listed,
-            )
-            .with("call_site_count", call_sites)
-            // The reference's name for module-level call sites (it leaves them out
-            // of the list); here they are listed as `<module>` rows, one per file.
-            .with("unattributed_call_sites", module_sites)
-            .with("module_callers", module_callers)
-            .with_list(
-                ListSpelling {
-                    list_key: "unresolved_sites",
-                    total_key: "unresolved_call_sites",
-                    listed_key: "unresolved_sites_listed",
-                    cap_key: "unresolved_sites_cap",
-                    noun: "unresolved call sites",
-                    remedy: "raise limit; each is a call of the same name whose target could not be determined".into(),
-                },
-                unresolved_list,
-            )
-            .with("verdict_basis", json!(basis))
-            .with_next_step(follow_up)
-            .with_agent("total_callers", total);
-        if ambiguous {
-            s = s
-                .with("ambiguous", true)
-                .with("candidate_count", defs.len());
-        }
-        s = trust.annotate(s);
-        if let Some(w) = opened.built_now {
-            s = s.with_warning(w);
-        }
-        Ok(bodies.warn(s))
     }
 }
 
-/// `scope=graph`: a level-by-level walk over resolved edges from every definition of
-/// the name, to `depth` levels; nodes and edges listed with exact totals.
-pub(crate) fn run_graph(
-    ctx: &Context,
-    function_name: &str,
-    file_path: Option<&str>,
-    depth: Option<i64>,
-    limit: Option<i64>,
+/// The rows of a walk: node counts per level, the nodes (each with the edge that
+/// first reached it) and the edges, read caller -> callee.
+fn walk_rows(
+    walk: &Walk,
+    syms: &HashMap<i64, SymbolRow>,
     dir: Dir,
-) -> Result<Success, ToolError> {
-    let (depth, clamped) = depth_param("depth", depth, 5, 20)?;
-    let limit = cap("limit", limit, 100)?;
-    let (label, noun) = match dir {
-        Dir::Up => ("callers", "callers"),
-        Dir::Down => ("callees", "callees"),
-    };
-    let opened = open_index(ctx)?;
-    let index = &opened.index;
-    let defs = match find_targets(ctx, index, label, function_name, file_path)? {
-        Targets::Found(d) => d,
-        Targets::Missing(s) => return Ok(s.with("scope", "graph")),
-    };
-    let seeds: Vec<i64> = defs.iter().map(|d| d.id).collect();
-    // Who calls the seeds rests on the call graph's completeness there (the levels
-    // above are walked over what it bound).
-    let trust = match dir {
-        Dir::Up => Some(Assessor::new(index, ctx.root()?).assess(&defs, 0)?),
-        Dir::Down => None,
-    };
-    let mut g = IndexGraph::new(index);
-    let walk = bfs(&mut g, &seeds, dir, depth)?;
-    let mut syms = HashMap::new();
-    load_symbols(index, &mut syms, walk.nodes.iter().map(|(id, _)| *id))?;
+    depth: u32,
+) -> (Vec<Value>, Vec<Value>, Vec<Value>) {
     let qual = |id: i64| -> (String, String) {
         syms.get(&id)
             .map(|s| (s.qualname.clone(), s.file.clone()))
@@ -402,6 +521,43 @@ pub(crate) fn run_graph(
             })
         })
         .collect();
+    (levels, nodes, edges)
+}
+
+/// `scope=graph`: a level-by-level walk over resolved edges from every definition of
+/// the name, to `depth` levels; nodes and edges listed with exact totals.
+pub(crate) fn run_graph(
+    ctx: &Context,
+    function_name: &str,
+    file_path: Option<&str>,
+    depth: Option<i64>,
+    limit: Option<i64>,
+    dir: Dir,
+) -> Result<Success, ToolError> {
+    let (depth, clamped) = depth_param("depth", depth, 5, 20)?;
+    let limit = cap("limit", limit, 100)?;
+    let (label, noun) = match dir {
+        Dir::Up => ("callers", "callers"),
+        Dir::Down => ("callees", "callees"),
+    };
+    let opened = open_index(ctx)?;
+    let index = &opened.index;
+    let defs = match find_targets(ctx, index, label, function_name, file_path)? {
+        Targets::Found(d) => d,
+        Targets::Missing(s) => return Ok(s.with("scope", "graph")),
+    };
+    let seeds: Vec<i64> = defs.iter().map(|d| d.id).collect();
+    // Who calls the seeds rests on the call graph's completeness there (the levels
+    // above are walked over what it bound).
+    let trust = match dir {
+        Dir::Up => Some(Assessor::new(index, ctx.root()?).assess(&defs, 0)?),
+        Dir::Down => None,
+    };
+    let mut g = IndexGraph::new(index);
+    let walk = bfs(&mut g, &seeds, dir, depth)?;
+    let mut syms = HashMap::new();
+    load_symbols(index, &mut syms, walk.nodes.iter().map(|(id, _)| *id))?;
+    let (levels, nodes, edges) = walk_rows(&walk, &syms, dir, depth);
     let total = nodes.len();
     let verdict = match &trust {
         Some(t) => callers_verdict(total, t),

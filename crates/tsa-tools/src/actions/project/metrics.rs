@@ -6,23 +6,26 @@
 //! `complexity` from the complexity module through the health scorer (no reparse of
 //! indexed files), `routes` from `health routes`, `health` from `health project`.
 
+use std::collections::BTreeMap;
+
 use rustc_hash::FxHashMap;
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Map, Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
+
+use crate::action::Action;
+use crate::actions::common::{cap, open_index, to_value, with_payload};
+use crate::actions::health::common::scoring;
+use crate::actions::health::heatmap::{band_counts, fn_row};
+use crate::actions::health::project as health_project;
+use crate::actions::health::routes::{Mode as RoutesMode, RouteCounts, RouteQuery, find_routes};
+use crate::actions::index::status::{self as index_status, PendingCounts, StatusReport};
+use crate::{Context, ToolError};
 use tsa_analysis::chain::fan_counts;
 use tsa_analysis::health::DepsMode;
 use tsa_analysis::health::model::{CALLABLE, tarjan};
 use tsa_analysis::hyphae::Universe;
-use tsa_envelope::{Capped, Envelope, ListSpelling, Success, Verdict};
-
-use crate::action::Action;
-use crate::actions::common::{cap, open_index, pick};
-use crate::actions::health::common::scoring;
-use crate::actions::health::heatmap::{band_counts, fn_row};
-use crate::actions::health::{project as health_project, routes as health_routes};
-use crate::actions::index::status as index_status;
-use crate::{Context, ToolError};
 
 /// The sections, in answer order.
 pub const SECTIONS: [&str; 5] = ["cache", "call_graph", "complexity", "routes", "health"];
@@ -96,9 +99,230 @@ fn rate(part: u64, whole: u64) -> f64 {
     }
 }
 
+/// The `cache` section: what the index holds and whether it is current (the figures
+/// of `index status`).
+#[derive(Clone, Debug, Serialize)]
+pub struct CacheSection {
+    /// `empty` or `ready`.
+    pub index_state: &'static str,
+    /// Where the index lives, project-relative.
+    pub index_path: &'static str,
+    /// Size of the index database in bytes.
+    pub index_bytes: u64,
+    /// Indexed files.
+    pub files: u64,
+    /// Indexed definitions.
+    pub symbols: u64,
+    /// Import edges.
+    pub imports: u64,
+    /// Call edges.
+    pub call_edges: u64,
+    /// When the index was last built (Unix seconds).
+    pub built_at: Option<u64>,
+    /// Seconds since then.
+    pub age_seconds: Option<u64>,
+    /// Whether nothing changed since the last build.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub up_to_date: Option<bool>,
+    /// Changed files by kind.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pending_changes: Option<PendingCounts>,
+    /// Files indexed with parse errors.
+    pub parse_error_file_count: usize,
+    /// Files per language.
+    pub files_by_language: BTreeMap<String, u64>,
+    /// The index schema version.
+    pub schema_version: i64,
+    /// Size of the health cache in bytes (0 when absent).
+    pub health_cache_bytes: u64,
+}
+
+/// The `call_graph` section's figures (its top lists are separate).
+#[derive(Clone, Debug, Serialize)]
+pub struct CallGraphStats {
+    /// Call edges.
+    pub call_edges: u64,
+    /// Call edges per resolution class.
+    pub calls_by_resolution: BTreeMap<String, u64>,
+    /// Call edges with a resolution class other than `unknown`.
+    pub calls_classified: u64,
+    /// `calls_classified / call_edges`.
+    pub calls_classified_share: f64,
+    /// Edges per kind.
+    pub edges_by_kind: BTreeMap<String, u64>,
+    /// Callable definitions.
+    pub nodes: usize,
+    /// Distinct resolved caller -> callee pairs between callables.
+    pub resolved_pairs: usize,
+    /// Callables with a resolved caller.
+    pub called_nodes: usize,
+    /// Callables without one.
+    pub uncalled_nodes: usize,
+    /// Share of call edges left unclassified (3 decimals).
+    pub unresolved_share: f64,
+    /// Callables that call themselves.
+    pub self_recursive: usize,
+    /// Cycles of two or more callables.
+    pub cycle_count: usize,
+    /// Callables in those cycles.
+    pub functions_in_cycles: usize,
+    /// Average resolved fan-out per callable (1 decimal).
+    pub average_fan_out: f64,
+}
+
+/// A callable in a fan-in or fan-out top list.
+#[derive(Clone, Debug, Serialize)]
+pub struct FanRow<'a> {
+    /// Qualified name.
+    pub name: Option<&'a str>,
+    /// Definition kind.
+    pub kind: Option<&'a str>,
+    /// Its file, project-relative.
+    pub file: Option<&'a str>,
+    /// First line.
+    pub line: Option<u32>,
+    /// Whether it is test code.
+    pub is_test: bool,
+    /// Resolved callers.
+    pub fan_in: usize,
+    /// Resolved callees.
+    pub fan_out: usize,
+    /// Callers in other files.
+    pub cross_file_callers: usize,
+    /// Callees in other files.
+    pub cross_file_callees: usize,
+}
+
+/// A call cycle.
+#[derive(Clone, Debug, Serialize)]
+pub struct CycleRow<'a> {
+    /// How many callables it has.
+    pub size: usize,
+    /// Their names, sorted.
+    pub functions: Vec<&'a str>,
+}
+
+/// The complexity bands' ranges.
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct Bands {
+    /// Low complexity.
+    pub low: &'static str,
+    /// Medium complexity.
+    pub medium: &'static str,
+    /// High complexity.
+    pub high: &'static str,
+    /// Critical complexity.
+    pub critical: &'static str,
+}
+
+/// The `complexity` section's figures (its top list is separate).
+#[derive(Clone, Debug, Serialize)]
+pub struct ComplexityStats {
+    /// Files whose functions were measured.
+    pub files_measured: usize,
+    /// Files that could not be read.
+    pub files_unreadable: usize,
+    /// Functions measured.
+    pub function_count: usize,
+    /// Sum of their cyclomatic complexities.
+    pub total_complexity: u64,
+    /// Average complexity (1 decimal).
+    pub average_complexity: f64,
+    /// Median complexity.
+    pub median_complexity: u32,
+    /// Highest complexity.
+    pub max_complexity: u32,
+    /// Functions per band.
+    pub band_counts: BTreeMap<&'static str, usize>,
+    /// The bands' ranges.
+    pub bands: Bands,
+}
+
+/// The `routes` section (the figures of `health routes` in summary mode).
+#[derive(Clone, Debug, Serialize)]
+pub struct RoutesSection {
+    /// Route counts by framework and method, and the files declaring them.
+    #[serde(flatten)]
+    pub counts: RouteCounts,
+    /// How many routes.
+    pub route_count: usize,
+}
+
+/// The `health` section (the figures of `health project`).
+#[derive(Clone, Debug, Serialize)]
+pub struct HealthSection {
+    /// Files scored.
+    pub total_files: usize,
+    /// Their average score.
+    pub average_score: f64,
+    /// Files per grade.
+    pub grade_distribution: BTreeMap<String, usize>,
+    /// Average per dimension.
+    pub average_dimensions: Map<String, Value>,
+    /// The dimension with the lowest average.
+    pub weakest_dimension: &'static str,
+    /// Its signal.
+    pub signal: &'static str,
+    /// Whether coverage data was read.
+    pub coverage_status: &'static str,
+    /// Whether git history was read.
+    pub git_status: &'static str,
+    /// Files skipped as test data.
+    pub skipped_test_data_files: usize,
+    /// The risk word of the grade spread.
+    pub risk: &'static str,
+}
+
+/// A file graded D or F in the `worst_files` list.
+#[derive(Clone, Debug, Serialize)]
+pub struct WorstFile {
+    /// The file, project-relative.
+    pub file: String,
+    /// Grade D or F.
+    pub grade: String,
+    /// Its health score.
+    pub total_score: f64,
+    /// Its lowest-scoring dimension.
+    pub weakest_dimension: &'static str,
+    /// Its health signal.
+    pub signal: &'static str,
+}
+
+/// The payload of `project metrics`, in answer order (the top lists follow).
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct MetricsPayload {
+    /// The sections computed, in canonical order.
+    pub sections: Vec<&'static str>,
+    /// Every section name.
+    pub allowed_sections: [&'static str; 5],
+    /// The `cache` section.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cache: Option<CacheSection>,
+    /// The `call_graph` section.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub call_graph: Option<CallGraphStats>,
+    /// The `complexity` section.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub complexity: Option<ComplexityStats>,
+    /// The `routes` section.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub routes: Option<RoutesSection>,
+    /// The `health` section.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub health: Option<HealthSection>,
+}
+
+/// What the sections add besides their payload: summary parts, lists, warnings.
+struct Collector {
+    summary: Vec<String>,
+    verdict: Verdict,
+    warnings: Vec<String>,
+    lists: Vec<(ListSpelling, Capped<Value>)>,
+}
+
 /// The call-graph section: sizes, resolution classes, fans and recursion.
 struct CallGraph {
-    stats: Value,
+    stats: CallGraphStats,
     fan_in: Capped<Value>,
     fan_out: Capped<Value>,
     cycles: Capped<Value>,
@@ -106,7 +330,7 @@ struct CallGraph {
 
 fn call_graph(
     index: &tsa_index::Index,
-    status: &Map<String, Value>,
+    status: &StatusReport,
     limit: std::num::NonZeroUsize,
 ) -> Result<CallGraph, ToolError> {
     let universe = Universe::load(index)?;
@@ -133,16 +357,6 @@ fn call_graph(
             adj[a].push(b);
         }
     }
-    let row = |id: i64| -> Value {
-        let s = universe.get(id);
-        json!({
-            "name": s.map(|s| s.qualname.as_str()),
-            "kind": s.map(|s| s.kind.as_str()),
-            "file": s.and_then(|s| universe.file_of(s)).map(|f| f.path.as_str()),
-            "line": s.map(|s| s.line),
-            "is_test": s.is_some_and(|s| s.is_test),
-        })
-    };
     let name_of = |id: i64| universe.get(id).map_or("", |s| s.qualname.as_str());
     let mut cycles: Vec<Vec<i64>> = tarjan(&adj)
         .into_iter()
@@ -169,57 +383,297 @@ fn call_graph(
         v.into_iter()
             .map(|(_, id)| {
                 let f = fans.get(&id).copied().unwrap_or_default();
-                let mut r = row(id);
-                r["fan_in"] = json!(f.fan_in);
-                r["fan_out"] = json!(f.fan_out);
-                r["cross_file_callers"] = json!(f.cross_file_callers);
-                r["cross_file_callees"] = json!(f.cross_file_callees);
-                r
+                let s = universe.get(id);
+                to_value(&FanRow {
+                    name: s.map(|s| s.qualname.as_str()),
+                    kind: s.map(|s| s.kind.as_str()),
+                    file: s.and_then(|s| universe.file_of(s)).map(|f| f.path.as_str()),
+                    line: s.map(|s| s.line),
+                    is_test: s.is_some_and(|s| s.is_test),
+                    fan_in: f.fan_in,
+                    fan_out: f.fan_out,
+                    cross_file_callers: f.cross_file_callers,
+                    cross_file_callees: f.cross_file_callees,
+                })
             })
             .collect()
     };
     let called = fans.values().filter(|f| f.fan_in > 0).count();
-    let calls = status
-        .get("call_edges")
-        .and_then(Value::as_u64)
-        .unwrap_or(0);
-    let classified = status
-        .get("calls_classified")
-        .and_then(Value::as_u64)
-        .unwrap_or(0);
-    let mut stats = Value::Object(pick(
-        status,
-        &[
-            "call_edges",
-            "calls_by_resolution",
-            "calls_classified",
-            "calls_classified_share",
-            "edges_by_kind",
-        ],
-    ));
-    stats["nodes"] = json!(nodes.len());
-    stats["resolved_pairs"] = json!(pairs);
-    stats["called_nodes"] = json!(called);
-    stats["uncalled_nodes"] = json!(nodes.len() - called);
-    stats["unresolved_share"] = json!(rate(calls - classified.min(calls), calls));
-    stats["self_recursive"] = json!(self_recursive.len());
-    stats["cycle_count"] = json!(cycles.len());
-    stats["functions_in_cycles"] = json!(in_cycles);
-    stats["average_fan_out"] = json!(tsa_analysis::health::round1(if nodes.is_empty() {
-        0.0
-    } else {
-        fans.values().map(|f| f.fan_out).sum::<usize>() as f64 / nodes.len() as f64
-    }));
+    let calls = status.call_edges;
+    let classified = status.calls_classified;
+    let stats = CallGraphStats {
+        call_edges: status.call_edges,
+        calls_by_resolution: status.calls_by_resolution.clone(),
+        calls_classified: status.calls_classified,
+        calls_classified_share: status.calls_classified_share,
+        edges_by_kind: status.edges_by_kind.clone(),
+        nodes: nodes.len(),
+        resolved_pairs: pairs,
+        called_nodes: called,
+        uncalled_nodes: nodes.len() - called,
+        unresolved_share: rate(calls - classified.min(calls), calls),
+        self_recursive: self_recursive.len(),
+        cycle_count: cycles.len(),
+        functions_in_cycles: in_cycles,
+        average_fan_out: tsa_analysis::health::round1(if nodes.is_empty() {
+            0.0
+        } else {
+            fans.values().map(|f| f.fan_out).sum::<usize>() as f64 / nodes.len() as f64
+        }),
+    };
     Ok(CallGraph {
         stats,
         fan_in: Capped::collect(ranked(|f| f.fan_in), limit),
         fan_out: Capped::collect(ranked(|f| f.fan_out), limit),
         cycles: Capped::collect(
             cycles.iter().map(|c| {
-                json!({"size": c.len(), "functions": c.iter().map(|id| name_of(*id)).collect::<Vec<_>>()})
+                to_value(&CycleRow {
+                    size: c.len(),
+                    functions: c.iter().map(|id| name_of(*id)).collect(),
+                })
             }),
             limit,
         ),
+    })
+}
+
+/// The `cache` section from `index status`'s report.
+fn cache_section(
+    ctx: &Context,
+    status: &StatusReport,
+    out: &mut Collector,
+) -> Result<CacheSection, ToolError> {
+    let health_cache = tsa_index::index_dir(ctx.root()?).join("health-cache.json");
+    let cache = CacheSection {
+        index_state: status.index_state,
+        index_path: status.index_path,
+        index_bytes: status.index_bytes,
+        files: status.files,
+        symbols: status.symbols,
+        imports: status.imports,
+        call_edges: status.call_edges,
+        built_at: status.built_at,
+        age_seconds: status.age_seconds,
+        up_to_date: status.up_to_date,
+        pending_changes: status.pending_changes,
+        parse_error_file_count: status.parse_error_files.total(),
+        files_by_language: status.files_by_language.clone(),
+        schema_version: tsa_index::SCHEMA_VERSION,
+        health_cache_bytes: std::fs::metadata(health_cache).map_or(0, |m| m.len()),
+    };
+    let up_to_date = cache.up_to_date.unwrap_or(true);
+    out.summary.push(format!(
+        "files={} symbols={} up_to_date={up_to_date}",
+        cache.files, cache.symbols
+    ));
+    if !up_to_date {
+        out.verdict = Verdict::Warn;
+        let n: usize = cache
+            .pending_changes
+            .map_or(0, |p| p.new + p.modified + p.deleted);
+        out.warnings.push(format!(
+            "stale_index: {n} file(s) changed since the last build"
+        ));
+    }
+    Ok(cache)
+}
+
+/// The `call_graph` section; its three top lists join `out`.
+fn call_graph_section(
+    index: &tsa_index::Index,
+    status: &StatusReport,
+    limit: std::num::NonZeroUsize,
+    out: &mut Collector,
+) -> Result<CallGraphStats, ToolError> {
+    let cg = call_graph(index, status, limit)?;
+    out.summary.push(format!(
+        "nodes={} edges={} classified={} cycles={}",
+        cg.stats.nodes,
+        cg.stats.call_edges,
+        Value::from(cg.stats.calls_classified_share),
+        cg.stats.cycle_count
+    ));
+    let remedy = "raise limit, or nav action=impact on one function for its full risk";
+    out.lists.push((
+        spelling(
+            "fan_in_top",
+            "fan_in_node_count",
+            "fan_in_top_listed",
+            "fan_in_top_cap",
+            "called functions",
+            remedy,
+        ),
+        cg.fan_in,
+    ));
+    out.lists.push((
+        spelling(
+            "fan_out_top",
+            "fan_out_node_count",
+            "fan_out_top_listed",
+            "fan_out_top_cap",
+            "calling functions",
+            remedy,
+        ),
+        cg.fan_out,
+    ));
+    out.lists.push((
+        spelling(
+            "call_cycles",
+            "call_cycle_count",
+            "call_cycles_listed",
+            "call_cycles_cap",
+            "call cycles",
+            "raise limit, or nav action=caller_tree on a listed function",
+        ),
+        cg.cycles,
+    ));
+    Ok(cg.stats)
+}
+
+/// The `complexity` section; its top list joins `out`.
+fn complexity_section(
+    ctx: &Context,
+    limit: std::num::NonZeroUsize,
+    out: &mut Collector,
+) -> Result<ComplexityStats, ToolError> {
+    let sc = scoring(ctx, DepsMode::Fast)?;
+    let rels: Vec<String> = sc
+        .scorer
+        .indexed_files()
+        .into_iter()
+        .map(|f| f.path.clone())
+        .collect();
+    let mut rows: Vec<(u32, String, tsa_analysis::complexity::FunctionCc)> = Vec::new();
+    let mut files_measured = 0usize;
+    let mut unreadable = 0usize;
+    for (rel, r) in sc.scorer.score_all(&rels) {
+        match r {
+            Ok(s) if s.facts.analysable => {
+                files_measured += 1;
+                for f in s.facts.functions {
+                    rows.push((f.complexity, rel.clone(), f));
+                }
+            }
+            Ok(_) => {}
+            Err(_) => unreadable += 1,
+        }
+    }
+    rows.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then_with(|| a.1.cmp(&b.1))
+            .then_with(|| a.2.line.cmp(&b.2.line))
+    });
+    let ccs: Vec<u32> = rows.iter().map(|r| r.0).collect();
+    let n = ccs.len();
+    let total: u64 = ccs.iter().map(|c| u64::from(*c)).sum();
+    let stats = ComplexityStats {
+        files_measured,
+        files_unreadable: unreadable,
+        function_count: n,
+        total_complexity: total,
+        average_complexity: tsa_analysis::health::round1(if n == 0 {
+            0.0
+        } else {
+            total as f64 / n as f64
+        }),
+        median_complexity: if n == 0 { 0 } else { ccs[n / 2] },
+        max_complexity: ccs.first().copied().unwrap_or(0),
+        band_counts: band_counts(ccs.iter()),
+        bands: Bands {
+            low: "1-5",
+            medium: "6-10",
+            high: "11-20",
+            critical: ">=21",
+        },
+    };
+    out.summary.push(format!(
+        "functions={n} cc_avg={} cc_max={}",
+        Value::from(stats.average_complexity),
+        stats.max_complexity
+    ));
+    out.lists.push((
+        spelling(
+            "complex_functions",
+            "complex_function_count",
+            "complex_functions_listed",
+            "complex_functions_cap",
+            "functions",
+            "raise limit, or health action=heatmap mode=project",
+        ),
+        Capped::collect(rows.iter().map(|(_, file, f)| fn_row(file, f)), limit),
+    ));
+    out.warnings.extend(sc.warnings);
+    Ok(stats)
+}
+
+/// The `routes` section from `health routes`' engine (every framework).
+fn routes_section(ctx: &Context, out: &mut Collector) -> Result<RoutesSection, ToolError> {
+    let r = find_routes(
+        ctx,
+        &RouteQuery {
+            mode: RoutesMode::Summary,
+            framework: "all".into(),
+            pattern: None,
+            file: None,
+        },
+    )?;
+    let route_count = r.selected.len();
+    out.summary.push(format!("routes={route_count}"));
+    Ok(RoutesSection {
+        counts: r.counts,
+        route_count,
+    })
+}
+
+/// The `health` section from `health project`'s engine; its worst files join `out`.
+fn health_section(
+    ctx: &Context,
+    limit: std::num::NonZeroUsize,
+    out: &mut Collector,
+) -> Result<HealthSection, ToolError> {
+    let h = health_project::assess(ctx, health_project::MinGrade::D, limit)?;
+    let p = h.payload;
+    let d = &p.grade_distribution;
+    out.summary.push(format!(
+        "grades A={} B={} C={} D={} F={}",
+        d["A"], d["B"], d["C"], d["D"], d["F"]
+    ));
+    let worst: Vec<Value> = h
+        .files
+        .items()
+        .iter()
+        .map(|f| {
+            to_value(&WorstFile {
+                file: f.file.clone(),
+                grade: f.grade.clone(),
+                total_score: f.total_score,
+                weakest_dimension: f.weakest_dimension,
+                signal: f.signal,
+            })
+        })
+        .collect();
+    out.lists.push((
+        spelling(
+            "worst_files",
+            "worst_file_count",
+            "worst_files_listed",
+            "worst_files_cap",
+            "files graded D or F",
+            "raise limit, or health action=project",
+        ),
+        Capped::counted(worst, p.matching_file_count, limit),
+    ));
+    Ok(HealthSection {
+        total_files: p.total_files,
+        average_score: p.average_score,
+        grade_distribution: p.grade_distribution,
+        average_dimensions: p.average_dimensions,
+        weakest_dimension: p.weakest_dimension,
+        signal: p.signal,
+        coverage_status: p.coverage_status,
+        git_status: p.git_status,
+        skipped_test_data_files: p.skipped_test_data_files,
+        risk: h.agent.risk,
     })
 }
 
@@ -235,268 +689,41 @@ impl Action for Metrics {
         let opened = open_index(ctx)?;
         let index = &opened.index;
         let has = |k: &str| sections.contains(&k);
-        let mut summary = vec![format!("metrics sections={}", sections.join(","))];
-        let mut verdict = Verdict::Info;
-        let mut warnings: Vec<String> = opened.built_now.into_iter().collect();
-        let mut lists: Vec<(ListSpelling, Capped<Value>)> = Vec::new();
-        let mut payload: Vec<(&'static str, Value)> = Vec::new();
-
-        let status = if has("cache") || has("call_graph") {
-            let st = index_status::Status.run(
-                ctx,
-                index_status::Args {
-                    include_lag: Some(has("cache")),
-                },
-            )?;
-            Envelope::from(st).to_json()
-        } else {
-            Map::new()
+        let mut out = Collector {
+            summary: vec![format!("metrics sections={}", sections.join(","))],
+            verdict: Verdict::Info,
+            warnings: opened.built_now.into_iter().collect(),
+            lists: Vec::new(),
         };
-        if has("cache") {
-            let mut cache = Value::Object(pick(
-                &status,
-                &[
-                    "index_state",
-                    "index_path",
-                    "index_bytes",
-                    "files",
-                    "symbols",
-                    "imports",
-                    "call_edges",
-                    "built_at",
-                    "age_seconds",
-                    "up_to_date",
-                    "pending_changes",
-                    "parse_error_file_count",
-                    "files_by_language",
-                ],
-            ));
-            cache["schema_version"] = json!(tsa_index::SCHEMA_VERSION);
-            let health_cache = tsa_index::index_dir(ctx.root()?).join("health-cache.json");
-            cache["health_cache_bytes"] =
-                json!(std::fs::metadata(health_cache).map_or(0, |m| m.len()));
-            let up_to_date = cache["up_to_date"].as_bool().unwrap_or(true);
-            summary.push(format!(
-                "files={} symbols={} up_to_date={up_to_date}",
-                cache["files"], cache["symbols"]
-            ));
-            if !up_to_date {
-                verdict = Verdict::Warn;
-                let p = &cache["pending_changes"];
-                let n: u64 = ["new", "modified", "deleted"]
-                    .iter()
-                    .filter_map(|k| p[*k].as_u64())
-                    .sum();
-                warnings.push(format!(
-                    "stale_index: {n} file(s) changed since the last build"
-                ));
-            }
-            payload.push(("cache", cache));
+        let mut payload = MetricsPayload {
+            sections: sections.clone(),
+            allowed_sections: SECTIONS,
+            ..MetricsPayload::default()
+        };
+        let status = if has("cache") || has("call_graph") {
+            let st = index_status::status(ctx.root()?, has("cache"))?;
+            Some(st.ok_or_else(|| ToolError::Internal("index missing after opening it".into()))?)
+        } else {
+            None
+        };
+        if let Some(st) = status.as_ref().filter(|_| has("cache")) {
+            payload.cache = Some(cache_section(ctx, st, &mut out)?);
         }
-        if has("call_graph") {
-            let cg = call_graph(index, &status, limit)?;
-            summary.push(format!(
-                "nodes={} edges={} classified={} cycles={}",
-                cg.stats["nodes"],
-                cg.stats["call_edges"],
-                cg.stats["calls_classified_share"],
-                cg.stats["cycle_count"]
-            ));
-            payload.push(("call_graph", cg.stats));
-            let remedy = "raise limit, or nav action=impact on one function for its full risk";
-            lists.push((
-                spelling(
-                    "fan_in_top",
-                    "fan_in_node_count",
-                    "fan_in_top_listed",
-                    "fan_in_top_cap",
-                    "called functions",
-                    remedy,
-                ),
-                cg.fan_in,
-            ));
-            lists.push((
-                spelling(
-                    "fan_out_top",
-                    "fan_out_node_count",
-                    "fan_out_top_listed",
-                    "fan_out_top_cap",
-                    "calling functions",
-                    remedy,
-                ),
-                cg.fan_out,
-            ));
-            lists.push((
-                spelling(
-                    "call_cycles",
-                    "call_cycle_count",
-                    "call_cycles_listed",
-                    "call_cycles_cap",
-                    "call cycles",
-                    "raise limit, or nav action=caller_tree on a listed function",
-                ),
-                cg.cycles,
-            ));
+        if let Some(st) = status.as_ref().filter(|_| has("call_graph")) {
+            payload.call_graph = Some(call_graph_section(index, st, limit, &mut out)?);
         }
         if has("complexity") {
-            let sc = scoring(ctx, DepsMode::Fast)?;
-            let rels: Vec<String> = sc
-                .scorer
-                .indexed_files()
-                .into_iter()
-                .map(|f| f.path.clone())
-                .collect();
-            let mut rows: Vec<(u32, String, tsa_analysis::complexity::FunctionCc)> = Vec::new();
-            let mut files_measured = 0usize;
-            let mut unreadable = 0usize;
-            for (rel, r) in sc.scorer.score_all(&rels) {
-                match r {
-                    Ok(s) if s.facts.analysable => {
-                        files_measured += 1;
-                        for f in s.facts.functions {
-                            rows.push((f.complexity, rel.clone(), f));
-                        }
-                    }
-                    Ok(_) => {}
-                    Err(_) => unreadable += 1,
-                }
-            }
-            rows.sort_by(|a, b| {
-                b.0.cmp(&a.0)
-                    .then_with(|| a.1.cmp(&b.1))
-                    .then_with(|| a.2.line.cmp(&b.2.line))
-            });
-            let ccs: Vec<u32> = rows.iter().map(|r| r.0).collect();
-            let n = ccs.len();
-            let total: u64 = ccs.iter().map(|c| u64::from(*c)).sum();
-            let median = if n == 0 { 0 } else { ccs[n / 2] };
-            let stats = json!({
-                "files_measured": files_measured,
-                "files_unreadable": unreadable,
-                "function_count": n,
-                "total_complexity": total,
-                "average_complexity": tsa_analysis::health::round1(if n == 0 { 0.0 } else { total as f64 / n as f64 }),
-                "median_complexity": median,
-                "max_complexity": ccs.first().copied().unwrap_or(0),
-                "band_counts": band_counts(ccs.iter()),
-                "bands": {"low": "1-5", "medium": "6-10", "high": "11-20", "critical": ">=21"},
-            });
-            summary.push(format!(
-                "functions={n} cc_avg={} cc_max={}",
-                stats["average_complexity"], stats["max_complexity"]
-            ));
-            payload.push(("complexity", stats));
-            lists.push((
-                spelling(
-                    "complex_functions",
-                    "complex_function_count",
-                    "complex_functions_listed",
-                    "complex_functions_cap",
-                    "functions",
-                    "raise limit, or health action=heatmap mode=project",
-                ),
-                Capped::collect(rows.iter().map(|(_, file, f)| fn_row(file, f)), limit),
-            ));
-            warnings.extend(sc.warnings);
+            payload.complexity = Some(complexity_section(ctx, limit, &mut out)?);
         }
         if has("routes") {
-            let r = Envelope::from(health_routes::Routes.run(
-                ctx,
-                health_routes::Args {
-                    mode: Some(health_routes::Mode::Summary),
-                    url_pattern: None,
-                    file_path: None,
-                    framework: None,
-                    limit: Some(1),
-                },
-            )?)
-            .to_json();
-            let mut routes = Value::Object(pick(
-                &r,
-                &["by_framework", "by_method", "files_with_routes"],
-            ));
-            let count = r.get("route_count").cloned().unwrap_or(json!(0));
-            routes["route_count"] = count.clone();
-            summary.push(format!("routes={count}"));
-            payload.push(("routes", routes));
+            payload.routes = Some(routes_section(ctx, &mut out)?);
         }
         if has("health") {
-            let h = Envelope::from(health_project::ProjectHealth.run(
-                ctx,
-                health_project::Args {
-                    min_grade: health_project::MinGrade::D,
-                    max_files: Some(limit.get() as i64),
-                },
-            )?)
-            .to_json();
-            let mut health = Value::Object(pick(
-                &h,
-                &[
-                    "total_files",
-                    "average_score",
-                    "grade_distribution",
-                    "average_dimensions",
-                    "weakest_dimension",
-                    "signal",
-                    "coverage_status",
-                    "git_status",
-                    "skipped_test_data_files",
-                ],
-            ));
-            health["risk"] = h
-                .get("agent_summary")
-                .and_then(|a| a.get("risk"))
-                .cloned()
-                .unwrap_or(Value::Null);
-            let d = &health["grade_distribution"];
-            summary.push(format!(
-                "grades A={} B={} C={} D={} F={}",
-                d["A"], d["B"], d["C"], d["D"], d["F"]
-            ));
-            payload.push(("health", health));
-            let worst: Vec<Value> = h
-                .get("files")
-                .and_then(Value::as_array)
-                .cloned()
-                .unwrap_or_default()
-                .into_iter()
-                .map(|f| {
-                    Value::Object(pick(
-                        f.as_object().unwrap_or(&Map::new()),
-                        &[
-                            "file",
-                            "grade",
-                            "total_score",
-                            "weakest_dimension",
-                            "signal",
-                        ],
-                    ))
-                })
-                .collect();
-            let total = h
-                .get("matching_file_count")
-                .and_then(Value::as_u64)
-                .unwrap_or(0);
-            lists.push((
-                spelling(
-                    "worst_files",
-                    "worst_file_count",
-                    "worst_files_listed",
-                    "worst_files_cap",
-                    "files graded D or F",
-                    "raise limit, or health action=project",
-                ),
-                Capped::counted(worst, total as usize, limit),
-            ));
+            payload.health = Some(health_section(ctx, limit, &mut out)?);
         }
-
-        let mut s = Success::new(verdict, summary.join(" "))
-            .with("sections", json!(sections))
-            .with("allowed_sections", json!(SECTIONS));
-        for (k, v) in payload {
-            s = s.with(k, v);
-        }
-        for (spelling, list) in lists {
+        let verdict = out.verdict;
+        let mut s = with_payload(Success::new(verdict, out.summary.join(" ")), &payload);
+        for (spelling, list) in out.lists {
             s = s.with_list(spelling, list);
         }
         s = s.with_next_step(if verdict == Verdict::Warn {
@@ -505,7 +732,7 @@ impl Action for Metrics {
             "nav action=impact on a fan_in_top function shows its blast radius; health action=file on a worst file shows what drives its grade."
         });
         let mut seen = std::collections::BTreeSet::new();
-        for w in warnings {
+        for w in out.warnings {
             if seen.insert(w.clone()) {
                 s = s.with_warning(w);
             }

@@ -14,7 +14,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value, json};
 use tsa_analysis::chain::fan_counts;
 use tsa_analysis::health::DepsMode;
@@ -27,8 +27,10 @@ use tsa_index::{WalkOptions, pending_changes};
 use tsa_lang::{Language, is_test_path};
 
 use crate::action::Action;
-use crate::actions::common::{cap, fixed_cap, open_index, pick};
-use crate::actions::edit::safe::{self as edit_safe, downstream, test_command};
+use crate::actions::common::{cap, fixed_cap, open_index, to_value};
+use crate::actions::edit::safe::{
+    self as edit_safe, EditType, RiskFactor, SafeReport, downstream, test_command,
+};
 use crate::actions::health::common::scoring;
 use crate::actions::health::project::grade_risk;
 use crate::project_path::ProjectPath;
@@ -73,8 +75,9 @@ pub const PHASES: [(&str, &str); 5] = [
     ),
 ];
 
-/// One tool call of the procedure, with the same call spelled for the CLI.
-fn call(tool: &str, action: &str, args: Value, why: &str) -> Value {
+/// One tool call of the procedure, with the same call spelled for the CLI (its
+/// number is set once the procedure is complete).
+fn call(tool: &str, action: &str, args: Value, why: &str) -> Step {
     let mut cli = format!("tsa {tool} {action}");
     if let Value::Object(m) = &args {
         for (k, v) in m {
@@ -100,12 +103,26 @@ fn call(tool: &str, action: &str, args: Value, why: &str) -> Value {
     if let Value::Object(m) = args {
         mcp.extend(m);
     }
-    json!({"tool": tool, "arguments": mcp, "cli": cli, "why": why})
+    Step {
+        tool: Some(tool.to_owned()),
+        arguments: Some(mcp),
+        cli: Some(cli),
+        shell: None,
+        why: why.to_owned(),
+        step: 0,
+    }
 }
 
 /// A shell command step (the project's own test runner).
-fn shell(command: &str, why: &str) -> Value {
-    json!({"tool": Value::Null, "shell": command, "why": why})
+fn shell(command: &str, why: &str) -> Step {
+    Step {
+        tool: None,
+        arguments: None,
+        cli: None,
+        shell: Some(command.to_owned()),
+        why: why.to_owned(),
+        step: 0,
+    }
 }
 
 /// What the target is.
@@ -167,6 +184,551 @@ fn folder_test_command(root: &Path, files: &[String]) -> String {
     cmds.into_iter().collect::<Vec<_>>().join(" && ")
 }
 
+/// One step of the procedure: a tool call (spelled for MCP and the CLI) or a shell
+/// command.
+#[derive(Clone, Debug, Serialize)]
+pub struct Step {
+    /// The tool (`null` for a shell command).
+    pub tool: Option<String>,
+    /// The MCP arguments, `action` first (tool calls only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub arguments: Option<Map<String, Value>>,
+    /// The same call for the CLI (tool calls only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cli: Option<String>,
+    /// The shell command (shell steps only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub shell: Option<String>,
+    /// Why the step is there.
+    pub why: String,
+    /// The step's number over the whole procedure, from 1.
+    pub step: usize,
+}
+
+/// One SMART phase with its steps.
+#[derive(Clone, Debug, Serialize)]
+pub struct Phase {
+    /// `set`, `map`, `analyze`, `retrieve` or `trace`.
+    pub phase: &'static str,
+    /// What the phase is for.
+    pub goal: &'static str,
+    /// Its steps, in order.
+    pub steps: Vec<Step>,
+}
+
+/// A production callable of the target, ranked by resolved fan-in.
+#[derive(Clone, Debug, Serialize)]
+pub struct FocusFunction {
+    /// Qualified name.
+    pub name: String,
+    /// Definition kind.
+    pub kind: String,
+    /// Its file, project-relative.
+    pub file: String,
+    /// First line.
+    pub line: u32,
+    /// Last line.
+    pub end_line: u32,
+    /// Resolved callers.
+    pub fan_in: usize,
+    /// Resolved callees.
+    pub fan_out: usize,
+}
+
+/// A file target's risk: the figures of `edit safe` (a file that does not parse has
+/// only the risk level and `has_tests`), its verdict and where they come from.
+#[derive(Clone, Debug, Serialize)]
+pub struct FileRisk {
+    /// `safe`, `caution` or `dangerous`.
+    pub risk_level: &'static str,
+    /// The sum of the risk factors' points.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub risk_score: Option<u32>,
+    /// The factors behind the risk.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub risk_factors: Option<Vec<RiskFactor>>,
+    /// The file's health grade.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub health_grade: Option<String>,
+    /// The file's health score.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub health_score: Option<f64>,
+    /// The file's health signal.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub health_signal: Option<&'static str>,
+    /// How many production files depend on the file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub downstream_count: Option<usize>,
+    /// The nearby test files.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub test_files_nearby: Option<Vec<String>>,
+    /// Whether any nearby test file was found.
+    pub has_tests: bool,
+    /// Architectural-constraint violations touching the file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub constraint_violations: Option<Vec<Value>>,
+    /// The verdict of `edit safe`.
+    pub verdict: Verdict,
+    /// The call the figures come from.
+    pub basis: String,
+}
+
+/// One of the lowest-graded files of a folder target.
+#[derive(Clone, Debug, Serialize)]
+pub struct WeakFile {
+    /// The file, project-relative.
+    pub file: String,
+    /// Grade A-F.
+    pub grade: String,
+    /// Its health score.
+    pub total_score: f64,
+    /// Its lowest-scoring dimension.
+    pub weakest_dimension: &'static str,
+}
+
+/// A folder's (or the project's) risk: the grade spread of its files and the files
+/// outside it that depend on it.
+#[derive(Clone, Debug, Serialize)]
+pub struct FolderRisk {
+    /// The verdict of the grade spread (`health project`'s rule).
+    pub verdict: Verdict,
+    /// `low`, `medium`, `high` or `critical`.
+    pub risk_level: &'static str,
+    /// Files per grade, A to F.
+    pub grade_distribution: BTreeMap<String, usize>,
+    /// How many files were scored.
+    pub files_scored: usize,
+    /// The three lowest-graded files, worst first.
+    pub lowest_graded_files: Vec<WeakFile>,
+    /// How many files outside the target import or call into it.
+    pub external_dependent_count: usize,
+    /// The first 20 of them.
+    pub external_dependents: Vec<String>,
+    /// Where the figures come from.
+    pub basis: String,
+}
+
+/// The target's current risk.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum TargetRisk {
+    /// A file: `edit safe`'s figures.
+    File(FileRisk),
+    /// A folder or the project: the grade spread.
+    Folder(FolderRisk),
+}
+
+impl TargetRisk {
+    fn risk_level(&self) -> &'static str {
+        match self {
+            TargetRisk::File(f) => f.risk_level,
+            TargetRisk::Folder(f) => f.risk_level,
+        }
+    }
+
+    fn lowest_graded_file(&self) -> Option<&str> {
+        match self {
+            TargetRisk::File(_) => None,
+            TargetRisk::Folder(f) => f.lowest_graded_files.first().map(|w| w.file.as_str()),
+        }
+    }
+}
+
+/// The target's production callables, most called first.
+fn focus_functions(
+    index: &tsa_index::Index,
+    scope: &Scope,
+) -> Result<Vec<FocusFunction>, ToolError> {
+    let universe = Universe::load(index)?;
+    let in_target: Vec<i64> = universe
+        .syms
+        .iter()
+        .filter(|s| CALLABLE.contains(&s.kind.as_str()) && !s.is_test)
+        .filter(|s| {
+            universe
+                .file_of(s)
+                .is_some_and(|f| scope.holds(&f.path) && !is_test_path(&f.path))
+        })
+        .map(|s| s.id)
+        .collect();
+    let fans = fan_counts(index, &universe, &in_target)?;
+    let mut ranked: Vec<(usize, usize, i64)> = in_target
+        .iter()
+        .map(|id| {
+            let f = fans.get(id).copied().unwrap_or_default();
+            (f.fan_in, f.fan_out, *id)
+        })
+        .collect();
+    let name_line = |id: i64| {
+        universe.get(id).map_or((String::new(), 0), |s| {
+            (
+                universe
+                    .file_of(s)
+                    .map(|f| f.path.clone())
+                    .unwrap_or_default(),
+                s.line,
+            )
+        })
+    };
+    ranked.sort_by(|a, b| {
+        b.0.cmp(&a.0)
+            .then_with(|| b.1.cmp(&a.1))
+            .then_with(|| name_line(a.2).cmp(&name_line(b.2)))
+    });
+    Ok(ranked
+        .iter()
+        .filter_map(|(fan_in, fan_out, id)| {
+            let s = universe.get(*id)?;
+            let file = universe.file_of(s)?;
+            Some(FocusFunction {
+                name: s.qualname.clone(),
+                kind: s.kind.clone(),
+                file: file.path.clone(),
+                line: s.line,
+                end_line: s.end_line,
+                fan_in: *fan_in,
+                fan_out: *fan_out,
+            })
+        })
+        .collect())
+}
+
+/// A file's risk and test command, from `edit safe`'s engine.
+fn file_risk(ctx: &Context, rel: &str) -> Result<(Verdict, TargetRisk, String), ToolError> {
+    let safe = edit_safe::assess(ctx, rel, EditType::default())?;
+    let verdict = safe.verdict();
+    let cmd = safe.agent().verification_command.clone();
+    let basis = format!("edit action=safe file_path={rel}");
+    let risk = match &safe {
+        SafeReport::SyntaxError(e) => FileRisk {
+            risk_level: e.risk_level,
+            risk_score: None,
+            risk_factors: None,
+            health_grade: None,
+            health_score: None,
+            health_signal: None,
+            downstream_count: None,
+            test_files_nearby: None,
+            has_tests: e.has_tests,
+            constraint_violations: None,
+            verdict,
+            basis,
+        },
+        SafeReport::Assessed(a) => FileRisk {
+            risk_level: a.risk_level,
+            risk_score: Some(a.risk_score),
+            risk_factors: Some(a.risk_factors.clone()),
+            health_grade: Some(a.health_grade.clone()),
+            health_score: Some(a.health_score),
+            health_signal: Some(a.health_signal),
+            downstream_count: Some(a.downstream.total()),
+            test_files_nearby: Some(a.test_files_nearby.clone()),
+            has_tests: a.has_tests,
+            constraint_violations: Some(a.constraint_violations.clone()),
+            verdict,
+            basis,
+        },
+    };
+    Ok((verdict, TargetRisk::File(risk), cmd))
+}
+
+/// A folder's (or the project's) risk and test command: the grade spread of its
+/// files (`health project`'s rule) and the files outside it that depend on it.
+fn folder_risk(
+    ctx: &Context,
+    files: &[String],
+    tpath: &str,
+    warnings: &mut Vec<String>,
+) -> Result<(Verdict, TargetRisk, String), ToolError> {
+    let root = ctx.root()?;
+    let sc = scoring(ctx, DepsMode::Full)?;
+    warnings.extend(sc.warnings.iter().cloned());
+    let mut dist: BTreeMap<String, usize> = ["A", "B", "C", "D", "F"]
+        .iter()
+        .map(|g| ((*g).to_owned(), 0))
+        .collect();
+    let mut scored = Vec::new();
+    for (_, r) in sc.scorer.score_all(files) {
+        if let Ok(s) = r {
+            *dist.entry(s.grade.to_string()).or_default() += 1;
+            scored.push(s);
+        }
+    }
+    scored.sort_by(|a, b| {
+        a.total_score
+            .total_cmp(&b.total_score)
+            .then_with(|| a.file.cmp(&b.file))
+    });
+    let (word, v) = grade_risk(&dist);
+    let inside: BTreeSet<&str> = files.iter().map(String::as_str).collect();
+    let mut outside: BTreeSet<String> = BTreeSet::new();
+    for f in files {
+        outside.extend(
+            downstream(&sc.index, f)?
+                .into_iter()
+                .filter(|d| !inside.contains(d.as_str())),
+        );
+    }
+    let risk = FolderRisk {
+        verdict: v,
+        risk_level: word,
+        grade_distribution: dist,
+        files_scored: scored.len(),
+        lowest_graded_files: scored
+            .iter()
+            .take(3)
+            .map(|s| WeakFile {
+                file: s.file.clone(),
+                grade: s.grade.to_string(),
+                total_score: s.total_score,
+                weakest_dimension: s.weakest_name(),
+            })
+            .collect(),
+        external_dependent_count: outside.len(),
+        external_dependents: outside.iter().take(20).cloned().collect(),
+        basis: format!(
+            "health grades of the {} indexed file(s) under {tpath} (health action=project's rule)",
+            scored.len()
+        ),
+    };
+    Ok((
+        v,
+        TargetRisk::Folder(risk),
+        folder_test_command(root, files),
+    ))
+}
+
+/// What the procedure is built from.
+struct Plan<'a> {
+    target: &'a Target,
+    tpath: &'a str,
+    files: &'a [String],
+    stale: usize,
+    top: Option<&'a FocusFunction>,
+    risk: &'a TargetRisk,
+    test_cmd: &'a str,
+    in_git: bool,
+}
+
+impl Plan<'_> {
+    /// `{function_name, file_path}` of the top focus function.
+    fn fn_args(&self) -> Option<Value> {
+        let t = self.top?;
+        Some(json!({"function_name": t.name, "file_path": t.file}))
+    }
+
+    fn top_name(&self) -> &str {
+        self.top.map_or("", |t| t.name.as_str())
+    }
+
+    /// Folder-wide calls take the folder as `directory`.
+    fn with_dir(&self, mode: &str) -> Value {
+        let mut a = json!({"mode": mode});
+        if let Target::Folder(d) = self.target {
+            a["directory"] = json!(d);
+        }
+        a
+    }
+
+    fn set(&self, steps: &mut Vec<Step>) {
+        steps.push(call(
+            "index",
+            "status",
+            json!({}),
+            "up_to_date must be true before any answer is trusted",
+        ));
+        if self.stale > 0 {
+            steps.push(call(
+                "index",
+                "sync",
+                json!({}),
+                &format!(
+                    "{} file(s) under the target changed since the last build",
+                    self.stale
+                ),
+            ));
+        }
+    }
+
+    fn map(&self, steps: &mut Vec<Step>) {
+        if let Target::File(rel) = self.target {
+            steps.push(call(
+                "structure",
+                "outline",
+                json!({"file_path": rel}),
+                "every definition of the file with its lines",
+            ));
+            steps.push(call(
+                "health",
+                "imports",
+                json!({"mode": "dependents", "file_path": rel}),
+                "the files that import it: they break if its API changes",
+            ));
+        } else {
+            steps.push(call(
+                "structure",
+                "sitemap",
+                self.with_dir("summary"),
+                &format!(
+                    "{} indexed file(s) and their top definitions",
+                    self.files.len()
+                ),
+            ));
+        }
+    }
+
+    fn analyze(&self, steps: &mut Vec<Step>) {
+        if let Target::File(rel) = self.target {
+            steps.push(call(
+                "edit",
+                "safe",
+                json!({"file_path": rel, "edit_type": "refactor"}),
+                "the pre-edit gate: risk factors, downstream files, checklist (set edit_type to the planned edit)",
+            ));
+            steps.push(call(
+                "health",
+                "file",
+                json!({"file_path": rel}),
+                "the grade and the dimension that loses points",
+            ));
+        } else {
+            steps.push(call(
+                "health",
+                "heatmap",
+                self.with_dir("project"),
+                "the most complex files of the target",
+            ));
+            if let Some(w) = self.risk.lowest_graded_file() {
+                steps.push(call(
+                    "edit",
+                    "safe",
+                    json!({"file_path": w, "edit_type": "refactor"}),
+                    "the lowest-graded file is where an edit is riskiest",
+                ));
+            }
+        }
+        if let Some(a) = self.fn_args() {
+            steps.push(call(
+                "nav",
+                "impact",
+                a,
+                &format!(
+                    "blast radius of {}, the most called function of the target",
+                    self.top_name()
+                ),
+            ));
+        }
+    }
+
+    fn retrieve(&self, steps: &mut Vec<Step>) {
+        let top_name = self.top_name();
+        if let Some(t) = self.top {
+            steps.push(call(
+                "structure",
+                "read",
+                json!({"file_path": t.file, "start_line": t.line, "end_line": t.end_line}),
+                &format!("the body of {top_name} only"),
+            ));
+        }
+        let calls_out = self.top.is_some_and(|t| t.fan_out > 0);
+        if let Some(a) = self.fn_args().filter(|_| calls_out) {
+            steps.push(call(
+                "nav",
+                "callees",
+                a,
+                &format!("what {top_name} relies on"),
+            ));
+        }
+        if self.top.is_none() && matches!(self.target, Target::File(_)) {
+            steps.push(call(
+                "structure",
+                "read",
+                json!({"file_path": self.tpath}),
+                "the file defines no function: read it whole",
+            ));
+        }
+    }
+
+    fn trace(&self, steps: &mut Vec<Step>) {
+        let top_name = self.top_name();
+        if let Some(a) = self.fn_args() {
+            steps.push(call(
+                "nav",
+                "callers",
+                a,
+                &format!("every caller of {top_name} must still work after the edit"),
+            ));
+        }
+        if let Some(t) = self.top {
+            steps.push(call(
+                "nav",
+                "test_map",
+                json!({"symbol": t.name, "file_path": t.file}),
+                &format!("the tests that reach {top_name}"),
+            ));
+        }
+        if !self.test_cmd.is_empty() {
+            steps.push(shell(
+                self.test_cmd,
+                "run BEFORE the edit (must pass) and again after it",
+            ));
+        }
+        if self.in_git {
+            steps.push(call(
+                "edit",
+                "impact",
+                json!({"mode": "diff", "scope_paths": [self.tpath]}),
+                "after the edit: changed symbols, affected files, tests to run and the verification command",
+            ));
+        } else {
+            // edit impact reads the change from git; without it, refresh
+            // the index so callers and tests answer for the edited code.
+            steps.push(call(
+                "index",
+                "sync",
+                json!({}),
+                "after the edit (no git repository, so no edit action=impact): refresh the index, then repeat the callers step",
+            ));
+        }
+    }
+
+    /// The phases in order, their steps numbered over the whole procedure.
+    fn phases(&self) -> Vec<Phase> {
+        let mut phases: Vec<Phase> = Vec::new();
+        for (phase, goal) in PHASES {
+            let mut steps: Vec<Step> = Vec::new();
+            match phase {
+                "set" => self.set(&mut steps),
+                "map" => self.map(&mut steps),
+                "analyze" => self.analyze(&mut steps),
+                "retrieve" => self.retrieve(&mut steps),
+                _ => self.trace(&mut steps),
+            }
+            phases.push(Phase { phase, goal, steps });
+        }
+        let mut n = 0usize;
+        for s in phases.iter_mut().flat_map(|p| p.steps.iter_mut()) {
+            n += 1;
+            s.step = n;
+        }
+        phases
+    }
+}
+
+/// The answer for a target with no indexed source file.
+fn nothing_indexed(target: &Target) -> Success {
+    let tpath = target.path();
+    Success::new(
+        Verdict::NotFound,
+        format!("workflow {tpath}: no indexed source file"),
+    )
+    .with("target_path", tpath)
+    .with("target_kind", target.kind())
+    .with_next_step(format!(
+        "Nothing under '{tpath}' is in the index: check the path with project action=files path={tpath}, or refresh with index action=sync."
+    ))
+}
+
 impl Action for Workflow {
     type Args = Args;
     const FACADE: &'static str = "project";
@@ -188,350 +750,43 @@ impl Action for Workflow {
         let tpath = target.path().to_owned();
         let mut warnings: Vec<String> = opened.built_now.into_iter().collect();
         if files.is_empty() {
-            return Ok(Success::new(
-                Verdict::NotFound,
-                format!("workflow {tpath}: no indexed source file"),
-            )
-            .with("target_path", tpath.as_str())
-            .with("target_kind", target.kind())
-            .with_next_step(format!(
-                "Nothing under '{tpath}' is in the index: check the path with project action=files path={tpath}, or refresh with index action=sync."
-            )));
+            return Ok(nothing_indexed(&target));
         }
 
         // Set: is the index current for the target?
         let pending = pending_changes(root, &WalkOptions::default())?;
-        let stale: Vec<&String> = pending
+        let stale = pending
             .new
             .iter()
             .chain(&pending.modified)
             .chain(&pending.deleted)
             .filter(|f| scope.holds(f))
-            .collect();
+            .count();
 
         // Focus functions: the target's production callables, most called first.
-        let universe = Universe::load(index)?;
-        let in_target: Vec<i64> = universe
-            .syms
-            .iter()
-            .filter(|s| CALLABLE.contains(&s.kind.as_str()) && !s.is_test)
-            .filter(|s| {
-                universe
-                    .file_of(s)
-                    .is_some_and(|f| scope.holds(&f.path) && !is_test_path(&f.path))
-            })
-            .map(|s| s.id)
-            .collect();
-        let fans = fan_counts(index, &universe, &in_target)?;
-        let mut ranked: Vec<(usize, usize, i64)> = in_target
-            .iter()
-            .map(|id| {
-                let f = fans.get(id).copied().unwrap_or_default();
-                (f.fan_in, f.fan_out, *id)
-            })
-            .collect();
-        let name_line = |id: i64| {
-            universe.get(id).map_or((String::new(), 0), |s| {
-                (
-                    universe
-                        .file_of(s)
-                        .map(|f| f.path.clone())
-                        .unwrap_or_default(),
-                    s.line,
-                )
-            })
-        };
-        ranked.sort_by(|a, b| {
-            b.0.cmp(&a.0)
-                .then_with(|| b.1.cmp(&a.1))
-                .then_with(|| name_line(a.2).cmp(&name_line(b.2)))
-        });
-        let focus: Vec<Value> = ranked
-            .iter()
-            .filter_map(|(fan_in, fan_out, id)| {
-                let s = universe.get(*id)?;
-                let file = universe.file_of(s)?;
-                Some(json!({
-                    "name": s.qualname, "kind": s.kind, "file": file.path,
-                    "line": s.line, "end_line": s.end_line,
-                    "fan_in": fan_in, "fan_out": fan_out,
-                }))
-            })
-            .collect();
-        let top = focus.first().cloned();
+        let focus = focus_functions(index, &scope)?;
 
-        // Analyze: the target's current risk, from the action that owns it.
+        // Analyze: the target's current risk, from the engine that owns it.
         let (verdict, risk, test_cmd) = match &target {
-            Target::File(rel) => {
-                let safe = edit_safe::answer(ctx, rel)?;
-                let v = Verdict::normalize(safe.get("verdict").unwrap_or(&Value::Null));
-                let mut risk = Value::Object(pick(
-                    &safe,
-                    &[
-                        "risk_level",
-                        "risk_score",
-                        "risk_factors",
-                        "health_grade",
-                        "health_score",
-                        "health_signal",
-                        "downstream_count",
-                        "test_files_nearby",
-                        "has_tests",
-                        "constraint_violations",
-                    ],
-                ));
-                risk["verdict"] = json!(v);
-                risk["basis"] = json!(format!("edit action=safe file_path={rel}"));
-                let cmd = safe
-                    .get("agent_summary")
-                    .and_then(|a| a.get("verification_command"))
-                    .and_then(Value::as_str)
-                    .unwrap_or("")
-                    .to_owned();
-                (v, risk, cmd)
-            }
-            Target::Folder(_) | Target::Project => {
-                let sc = scoring(ctx, DepsMode::Full)?;
-                warnings.extend(sc.warnings.iter().cloned());
-                let mut dist: BTreeMap<String, usize> = ["A", "B", "C", "D", "F"]
-                    .iter()
-                    .map(|g| ((*g).to_owned(), 0))
-                    .collect();
-                let mut scored = Vec::new();
-                for (_, r) in sc.scorer.score_all(&files) {
-                    if let Ok(s) = r {
-                        *dist.entry(s.grade.to_string()).or_default() += 1;
-                        scored.push(s);
-                    }
-                }
-                scored.sort_by(|a, b| {
-                    a.total_score
-                        .total_cmp(&b.total_score)
-                        .then_with(|| a.file.cmp(&b.file))
-                });
-                let (word, v) = grade_risk(&dist);
-                let inside: BTreeSet<&str> = files.iter().map(String::as_str).collect();
-                let mut outside: BTreeSet<String> = BTreeSet::new();
-                for f in &files {
-                    outside.extend(
-                        downstream(&sc.index, f)?
-                            .into_iter()
-                            .filter(|d| !inside.contains(d.as_str())),
-                    );
-                }
-                let weakest: Vec<Value> = scored
-                    .iter()
-                    .take(3)
-                    .map(|s| json!({"file": s.file, "grade": s.grade.to_string(), "total_score": s.total_score, "weakest_dimension": s.weakest_name()}))
-                    .collect();
-                let risk = json!({
-                    "verdict": v,
-                    "risk_level": word,
-                    "grade_distribution": dist,
-                    "files_scored": scored.len(),
-                    "lowest_graded_files": weakest,
-                    "external_dependent_count": outside.len(),
-                    "external_dependents": outside.iter().take(20).collect::<Vec<_>>(),
-                    "basis": format!("health grades of the {} indexed file(s) under {tpath} (health action=project's rule)", scored.len()),
-                });
-                (v, risk, folder_test_command(root, &files))
-            }
+            Target::File(rel) => file_risk(ctx, rel)?,
+            Target::Folder(_) | Target::Project => folder_risk(ctx, &files, &tpath, &mut warnings)?,
         };
 
         // The procedure.
         let in_git = tsa_analysis::git::Repo::open(root).is_ok();
-        let is_file = matches!(target, Target::File(_));
-        let fn_args = |extra: Value| -> Option<Value> {
-            let t = top.as_ref()?;
-            let mut m = json!({"function_name": t["name"], "file_path": t["file"]});
-            if let (Value::Object(a), Value::Object(b)) = (&mut m, extra) {
-                a.extend(b);
-            }
-            Some(m)
-        };
-        // Folder-wide calls take the folder as `directory`.
-        let with_dir = |mode: &str| {
-            let mut a = json!({"mode": mode});
-            if let Target::Folder(d) = &target {
-                a["directory"] = json!(d);
-            }
-            a
-        };
-        let top_name = top
-            .as_ref()
-            .and_then(|t| t["name"].as_str())
-            .unwrap_or("")
-            .to_owned();
-        let mut phases: Vec<Value> = Vec::new();
-        for (phase, goal) in PHASES {
-            let mut steps: Vec<Value> = Vec::new();
-            match phase {
-                "set" => {
-                    steps.push(call(
-                        "index",
-                        "status",
-                        json!({}),
-                        "up_to_date must be true before any answer is trusted",
-                    ));
-                    if !stale.is_empty() {
-                        steps.push(call(
-                            "index",
-                            "sync",
-                            json!({}),
-                            &format!(
-                                "{} file(s) under the target changed since the last build",
-                                stale.len()
-                            ),
-                        ));
-                    }
-                }
-                "map" => {
-                    if let Target::File(rel) = &target {
-                        steps.push(call(
-                            "structure",
-                            "outline",
-                            json!({"file_path": rel}),
-                            "every definition of the file with its lines",
-                        ));
-                        steps.push(call(
-                            "health",
-                            "imports",
-                            json!({"mode": "dependents", "file_path": rel}),
-                            "the files that import it: they break if its API changes",
-                        ));
-                    } else {
-                        steps.push(call(
-                            "structure",
-                            "sitemap",
-                            with_dir("summary"),
-                            &format!("{} indexed file(s) and their top definitions", files.len()),
-                        ));
-                    }
-                }
-                "analyze" => {
-                    if let Target::File(rel) = &target {
-                        steps.push(call(
-                            "edit",
-                            "safe",
-                            json!({"file_path": rel, "edit_type": "refactor"}),
-                            "the pre-edit gate: risk factors, downstream files, checklist (set edit_type to the planned edit)",
-                        ));
-                        steps.push(call(
-                            "health",
-                            "file",
-                            json!({"file_path": rel}),
-                            "the grade and the dimension that loses points",
-                        ));
-                    } else {
-                        steps.push(call(
-                            "health",
-                            "heatmap",
-                            with_dir("project"),
-                            "the most complex files of the target",
-                        ));
-                        if let Some(w) = risk["lowest_graded_files"][0]["file"].as_str() {
-                            steps.push(call(
-                                "edit",
-                                "safe",
-                                json!({"file_path": w, "edit_type": "refactor"}),
-                                "the lowest-graded file is where an edit is riskiest",
-                            ));
-                        }
-                    }
-                    if let Some(a) = fn_args(json!({})) {
-                        steps.push(call(
-                            "nav",
-                            "impact",
-                            a,
-                            &format!(
-                                "blast radius of {top_name}, the most called function of the target"
-                            ),
-                        ));
-                    }
-                }
-                "retrieve" => {
-                    if let Some(t) = &top {
-                        steps.push(call(
-                            "structure",
-                            "read",
-                            json!({"file_path": t["file"], "start_line": t["line"], "end_line": t["end_line"]}),
-                            &format!("the body of {top_name} only"),
-                        ));
-                    }
-                    let calls_out = top
-                        .as_ref()
-                        .is_some_and(|t| t["fan_out"].as_u64() > Some(0));
-                    if let Some(a) = fn_args(json!({})).filter(|_| calls_out) {
-                        steps.push(call(
-                            "nav",
-                            "callees",
-                            a,
-                            &format!("what {top_name} relies on"),
-                        ));
-                    }
-                    if top.is_none() && is_file {
-                        steps.push(call(
-                            "structure",
-                            "read",
-                            json!({"file_path": tpath}),
-                            "the file defines no function: read it whole",
-                        ));
-                    }
-                }
-                _ => {
-                    if let Some(a) = fn_args(json!({})) {
-                        steps.push(call(
-                            "nav",
-                            "callers",
-                            a,
-                            &format!("every caller of {top_name} must still work after the edit"),
-                        ));
-                    }
-                    if let Some(t) = &top {
-                        steps.push(call(
-                            "nav",
-                            "test_map",
-                            json!({"symbol": t["name"], "file_path": t["file"]}),
-                            &format!("the tests that reach {top_name}"),
-                        ));
-                    }
-                    if !test_cmd.is_empty() {
-                        steps.push(shell(
-                            &test_cmd,
-                            "run BEFORE the edit (must pass) and again after it",
-                        ));
-                    }
-                    if in_git {
-                        steps.push(call(
-                            "edit",
-                            "impact",
-                            json!({"mode": "diff", "scope_paths": [tpath]}),
-                            "after the edit: changed symbols, affected files, tests to run and the verification command",
-                        ));
-                    } else {
-                        // edit impact reads the change from git; without it, refresh
-                        // the index so callers and tests answer for the edited code.
-                        steps.push(call(
-                            "index",
-                            "sync",
-                            json!({}),
-                            "after the edit (no git repository, so no edit action=impact): refresh the index, then repeat the callers step",
-                        ));
-                    }
-                }
-            }
-            phases.push(json!({"phase": phase, "goal": goal, "steps": steps}));
+        let phases = Plan {
+            target: &target,
+            tpath: &tpath,
+            files: &files,
+            stale,
+            top: focus.first(),
+            risk: &risk,
+            test_cmd: &test_cmd,
+            in_git,
         }
-        let mut n = 0usize;
-        for p in &mut phases {
-            if let Some(steps) = p["steps"].as_array_mut() {
-                for s in steps {
-                    n += 1;
-                    s["step"] = json!(n);
-                }
-            }
-        }
-        let risk_word = risk["risk_level"].as_str().unwrap_or("unknown").to_owned();
+        .phases();
+        let n: usize = phases.iter().map(|p| p.steps.len()).sum();
+        let risk_word = risk.risk_level();
         let skills: Vec<&str> = crate::skills::BUILTIN
             .iter()
             .map(|(name, _)| *name)
@@ -539,9 +794,9 @@ impl Action for Workflow {
             .collect();
         let first = phases
             .first()
-            .and_then(|p| p["steps"][0]["cli"].as_str())
-            .unwrap_or("tsa index status")
-            .to_owned();
+            .and_then(|p| p.steps.first())
+            .and_then(|s| s.cli.clone())
+            .unwrap_or_else(|| "tsa index status".to_owned());
         let stop = if in_git {
             "stop when the test command passes after the edit and edit action=impact shows no unexpected affected files"
         } else {
@@ -554,7 +809,7 @@ impl Action for Workflow {
                 target.kind(),
                 files.len(),
                 verdict.as_str(),
-                if stale.is_empty() { "" } else { " index=stale" }
+                if stale == 0 { "" } else { " index=stale" }
             ),
         )
         .with("target_path", tpath.as_str())
@@ -565,12 +820,12 @@ impl Action for Workflow {
             json!(PHASES.iter().map(|p| p.0).collect::<Vec<_>>()),
         )
         .with("file_count", files.len())
-        .with("index_up_to_date_for_target", stale.is_empty())
-        .with("stale_file_count", stale.len())
+        .with("index_up_to_date_for_target", stale == 0)
+        .with("stale_file_count", stale)
         .with("git_repository", in_git)
-        .with("risk", risk)
+        .with("risk", to_value(&risk))
         .with("test_command", test_cmd.as_str())
-        .with("phases", json!(phases))
+        .with("phases", to_value(&phases))
         .with("step_count", n)
         .with("related_skills", json!(skills))
         .with("stop_condition", stop)
@@ -584,7 +839,7 @@ impl Action for Workflow {
                 remedy: "raise limit, or health action=dead / nav action=impact per function"
                     .into(),
             },
-            Capped::collect(focus, limit),
+            Capped::collect(focus.iter().map(to_value), limit),
         )
         .with_list(
             ListSpelling {
@@ -597,14 +852,13 @@ impl Action for Workflow {
             },
             Capped::collect(files.iter().map(|f| json!(f)), fixed_cap(50)),
         )
-        .with_agent("risk", risk_word.as_str())
+        .with_agent("risk", risk_word)
         .with_agent("verification_command", test_cmd.as_str())
         .with_agent("stop_condition", stop)
         .with_next_step(format!("Follow the phases in order; first: {first}"));
-        if !stale.is_empty() {
+        if stale > 0 {
             warnings.push(format!(
-                "stale_index: {} file(s) under {tpath} changed since the last build",
-                stale.len()
+                "stale_index: {stale} file(s) under {tpath} changed since the last build"
             ));
         }
         for w in warnings {
@@ -626,11 +880,12 @@ mod tests {
             json!({"mode": "diff", "scope_paths": ["a b", "c"]}),
             "why",
         );
-        assert_eq!(c["arguments"]["action"], "impact");
-        assert_eq!(c["arguments"]["scope_paths"], json!(["a b", "c"]));
+        let arguments = c.arguments.unwrap_or_default();
+        assert_eq!(arguments["action"], "impact");
+        assert_eq!(arguments["scope_paths"], json!(["a b", "c"]));
         assert_eq!(
-            c["cli"],
-            "tsa edit impact --mode diff --scope-paths 'a b,c'"
+            c.cli.as_deref(),
+            Some("tsa edit impact --mode diff --scope-paths 'a b,c'")
         );
         let r = call(
             "structure",
@@ -639,8 +894,8 @@ mod tests {
             "",
         );
         assert_eq!(
-            r["cli"],
-            "tsa structure read --file-path x.py --start-line 3"
+            r.cli.as_deref(),
+            Some("tsa structure read --file-path x.py --start-line 3")
         );
     }
 }

@@ -2,12 +2,12 @@
 //! line ranges, signatures), parsed directly — every language, structure tier included.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::cap;
+use crate::actions::common::{cap, to_value, with_payload};
 use crate::actions::structure::common::{
     kind_counts, load, outline_row, shown_in_outline, tier_name,
 };
@@ -37,6 +37,39 @@ pub struct Args {
 
 pub struct Outline;
 
+/// The payload of `structure outline`, in answer order (the outline and imports
+/// follow as lists).
+#[derive(Clone, Debug, Serialize)]
+pub struct OutlinePayload {
+    /// The file, project-relative.
+    pub file_path: String,
+    /// The language it was parsed as.
+    pub language: &'static str,
+    /// The language's support tier.
+    pub tier: &'static str,
+    /// Line count.
+    pub line_count: usize,
+    /// Top-level entries shown.
+    pub top_level_count: usize,
+    /// Definitions per kind.
+    pub kinds: Value,
+    /// Parse errors in the file.
+    pub parse_errors: u32,
+}
+
+/// One import of the file (with include_imports).
+#[derive(Clone, Debug, Serialize)]
+pub struct ImportRow<'a> {
+    /// The module path as written.
+    pub module: &'a str,
+    /// The imported item, when the statement names one.
+    pub name: Option<&'a str>,
+    /// The local name the statement binds.
+    pub alias: &'a str,
+    /// Its line.
+    pub line: u32,
+}
+
 impl Action for Outline {
     type Args = Args;
     const FACADE: &'static str = "structure";
@@ -56,24 +89,29 @@ impl Action for Outline {
         let top_level = rows.iter().filter(|r| r["depth"] == 0).count();
         let entries = Capped::collect(rows, limit);
         let total = entries.total();
-        let mut out = Success::new(
-            Verdict::Info,
-            format!(
-                "outline {}: {} entries ({} top-level), {} lines, {}",
-                f.rel,
-                total,
-                top_level,
-                f.line_count(),
-                f.lang.name()
+        let payload = OutlinePayload {
+            file_path: f.rel.clone(),
+            language: f.lang.name(),
+            tier: tier_name(f.lang),
+            line_count: f.line_count(),
+            top_level_count: top_level,
+            kinds: kind_counts(x),
+            parse_errors: x.parse_errors,
+        };
+        let mut out = with_payload(
+            Success::new(
+                Verdict::Info,
+                format!(
+                    "outline {}: {} entries ({} top-level), {} lines, {}",
+                    f.rel,
+                    total,
+                    top_level,
+                    f.line_count(),
+                    f.lang.name()
+                ),
             ),
+            &payload,
         )
-        .with("file_path", f.rel.clone())
-        .with("language", f.lang.name())
-        .with("tier", tier_name(f.lang))
-        .with("line_count", f.line_count())
-        .with("top_level_count", top_level)
-        .with("kinds", kind_counts(x))
-        .with("parse_errors", x.parse_errors)
         .with_list(
             ListSpelling {
                 list_key: "outline",
@@ -88,11 +126,11 @@ impl Action for Outline {
         );
         if args.include_imports {
             let imports = x.imports.iter().map(|i| {
-                json!({
-                    "module": i.module,
-                    "name": i.name,
-                    "alias": i.alias,
-                    "line": i.line,
+                to_value(&ImportRow {
+                    module: &i.module,
+                    name: i.name.as_deref(),
+                    alias: &i.alias,
+                    line: i.line,
                 })
             });
             out = out.with_list(
