@@ -48,6 +48,7 @@ use std::sync::OnceLock;
 
 use tree_sitter::Node;
 
+use crate::conventions::Conventions;
 use crate::model::Import;
 
 /// How much of a language tsa indexes.
@@ -135,6 +136,8 @@ pub(crate) struct LanguageSpec {
     /// A bare `f()` inside a method may mean `this.f()` (Java, C#, C++, Kotlin, Swift,
     /// Ruby); false where it never does (JavaScript, TypeScript, PHP).
     pub implicit_self: bool,
+    /// What the analyses need to know about the language (`conventions.rs`).
+    pub conventions: Conventions,
 }
 
 impl LanguageSpec {
@@ -165,6 +168,7 @@ impl LanguageSpec {
             module_style: ModuleStyle::None,
             implicit_self: true,
             owner_of: |_, _| None,
+            conventions: Conventions::UNSTATED,
         }
     }
 }
@@ -346,6 +350,11 @@ impl Language {
 
     pub fn module_style(self) -> ModuleStyle {
         self.spec().module_style
+    }
+
+    /// The language's conventions (complexity rules, entry points, tests, syntax).
+    pub fn conventions(self) -> &'static Conventions {
+        &self.spec().conventions
     }
 }
 

@@ -1,5 +1,6 @@
 //! Transitive dead code (analyses.md §3, without the reference's blind spots A1):
-//! every function starts dead; entry points (per-language rules, as data below)
+//! every function starts dead; entry points (each language's `entry_points`
+//! convention in `tsa-lang`, and the decorators below)
 //! are alive; liveness flows along resolved call edges with no depth limit; a
 //! function still dead whose name occurs in code outside dead functions (a callback
 //! passed by name, a call through an alias or a dynamic receiver) is revived, and
@@ -11,76 +12,13 @@ use std::path::Path;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use tsa_lang::{Convention, Conventions, Export, Language, TestNames};
+
 use crate::ToolError;
 use crate::actions::health::model::{
     CALLABLE, Model, Scope, par_map, project_text_files, read_text, scan_identifiers,
 };
 use crate::actions::health::routes_scan::Route;
-
-/// Function names that are entry points by convention, per language.
-pub const ENTRY_NAMES: &[(&str, &[&str])] = &[
-    (
-        "python",
-        &[
-            "main",
-            "__main__",
-            "setup",
-            "run",
-            "app",
-            "create_app",
-            "wsgi",
-            "asgi",
-            "pytest_configure",
-            "unittest_main",
-            "load_tests",
-        ],
-    ),
-    (
-        "javascript",
-        &["main", "start", "bootstrap", "run", "handler"],
-    ),
-    (
-        "typescript",
-        &["main", "start", "bootstrap", "run", "handler"],
-    ),
-    ("tsx", &["main", "start", "bootstrap", "run", "handler"]),
-    (
-        "java",
-        &["main", "init", "destroy", "doGet", "doPost", "service"],
-    ),
-    ("kotlin", &["main"]),
-    ("scala", &["main"]),
-    ("csharp", &["Main"]),
-    ("go", &["main", "init", "TestMain"]),
-    ("c", &["main", "WinMain"]),
-    ("cpp", &["main", "WinMain"]),
-    ("rust", &["main"]),
-    ("swift", &["main"]),
-];
-
-/// Name prefixes that are entry points by convention (dispatch by constructed
-/// name: `ast.NodeVisitor.visit_*`, `cmd.Cmd.do_*`/`help_*`/`complete_*`,
-/// `http.server` `do_GET`, docutils `depart_*`).
-pub const ENTRY_PREFIXES: &[(&str, &[&str])] = &[(
-    "python",
-    &["visit_", "depart_", "do_", "help_", "complete_"],
-)];
-
-/// Languages whose public methods (no leading `_`) of a class used from another
-/// file are kept as API (the class is shared, its methods are its interface).
-const CLASS_API_LANGUAGES: &[&str] = &[
-    "python",
-    "javascript",
-    "typescript",
-    "tsx",
-    "java",
-    "kotlin",
-    "csharp",
-    "php",
-    "ruby",
-    "swift",
-    "scala",
-];
 
 /// Decorators/annotations/attributes that do not register a function anywhere
 /// (every other one does: routes, fixtures, CLI commands, signal handlers, ...).
@@ -218,33 +156,22 @@ fn is_dunder(name: &str) -> bool {
     name.len() > 4 && name.starts_with("__") && name.ends_with("__")
 }
 
+/// The conventions of a language named by its index name (`None` for unknown names).
+fn conventions(lang: &str) -> Option<&'static Conventions> {
+    Language::from_name(lang).map(Language::conventions)
+}
+
 fn test_name(lang: &str, name: &str) -> bool {
+    let rule = conventions(lang)
+        .and_then(|c| c.test_names.get())
+        .unwrap_or(&TestNames::GENERIC);
     let lower = name.to_ascii_lowercase();
-    match lang {
-        "go" => ["Test", "Benchmark", "Example", "Fuzz"]
-            .iter()
-            .any(|p| name.starts_with(p)),
-        _ => {
-            lower.starts_with("test")
-                || matches!(
-                    name,
-                    "setUp"
-                        | "tearDown"
-                        | "setUpClass"
-                        | "tearDownClass"
-                        | "setUpModule"
-                        | "tearDownModule"
-                        | "setup_method"
-                        | "teardown_method"
-                        | "setup_module"
-                        | "teardown_module"
-                        | "beforeEach"
-                        | "afterEach"
-                        | "beforeAll"
-                        | "afterAll"
-                )
-        }
-    }
+    let subject = if rule.ignore_case {
+        lower.as_str()
+    } else {
+        name
+    };
+    rule.prefixes.iter().any(|p| subject.starts_with(p)) || rule.hooks.contains(&name)
 }
 
 /// Facts about a definition read from the lines around it.
@@ -307,7 +234,8 @@ fn text_facts(
     let decorators = decorators_above(lines, line);
     f.decorated = decorators.iter().any(|d| registers(d));
     // Annotations inside the signature (Java/Kotlin/C# modifiers).
-    if matches!(lang, "java" | "kotlin" | "scala" | "csharp") {
+    let conv = conventions(lang);
+    if conv.is_some_and(|c| c.signature_annotations == Convention::Is(true)) {
         for tok in sig.split_whitespace().filter(|t| t.starts_with('@')) {
             if registers(tok) {
                 f.decorated = true;
@@ -318,15 +246,17 @@ fn text_facts(
         .get(line.saturating_sub(1))
         .map(|l| String::from_utf8_lossy(l).trim_start().to_owned())
         .unwrap_or_default();
-    f.exported = match lang {
-        "rust" => rust_lib && sig.starts_with("pub "),
-        "javascript" | "typescript" | "tsx" => {
+    f.exported = match conv.and_then(|c| c.export.get()) {
+        Some(Export::PubInLibrary) => rust_lib && sig.starts_with("pub "),
+        Some(Export::ExportStatement) => {
             own.starts_with("export ")
                 || own.starts_with("module.exports")
                 || own.starts_with("exports.")
         }
-        "go" => !go_main && name.chars().next().is_some_and(char::is_uppercase),
-        _ => false,
+        Some(Export::Capitalised) => {
+            !go_main && name.chars().next().is_some_and(char::is_uppercase)
+        }
+        None => false,
     };
     f
 }
@@ -602,8 +532,6 @@ pub fn analyse(
         .iter()
         .map(|r| (r.file.as_str(), r.handler.as_str()))
         .collect();
-    let entry_names: FxHashMap<&str, &[&str]> = ENTRY_NAMES.iter().copied().collect();
-    let entry_prefixes: FxHashMap<&str, &[&str]> = ENTRY_PREFIXES.iter().copied().collect();
     for (i, s) in model.syms.iter().enumerate() {
         if !candidate[i] {
             alive[i] = Some(Alive::ModuleCode);
@@ -622,12 +550,12 @@ pub fn analyse(
         };
         let why = if test_entry {
             Some(Alive::Test)
-        } else if entry_names
-            .get(lang)
-            .is_some_and(|names| names.contains(&s.name.as_str()))
-            || entry_prefixes
-                .get(lang)
-                .is_some_and(|ps| ps.iter().any(|p| s.name.starts_with(p)))
+        } else if conventions(lang)
+            .and_then(|c| c.entry_points.get())
+            .is_some_and(|e| {
+                e.names.contains(&s.name.as_str())
+                    || e.prefixes.iter().any(|p| s.name.starts_with(p))
+            })
         {
             Some(Alive::EntryName)
         } else if is_dunder(&s.name) {
@@ -716,7 +644,8 @@ pub fn analyse(
         if candidate[i]
             && alive[i].is_none()
             && !s.name.starts_with('_')
-            && CLASS_API_LANGUAGES.contains(&file_lang(s.file_id))
+            && conventions(file_lang(s.file_id))
+                .is_some_and(|c| c.class_methods_are_api == Convention::Is(true))
             && let Some(&p) = s.parent.as_ref().and_then(|p| model.sym_at.get(p))
             && !candidate[p]
         {
@@ -1237,10 +1166,14 @@ mod tests {
 
     #[test]
     fn entry_names_and_tests() {
-        let names: FxHashMap<&str, &[&str]> = ENTRY_NAMES.iter().copied().collect();
-        assert!(names["python"].contains(&"main"));
-        assert!(names["go"].contains(&"init"));
-        assert!(names["java"].contains(&"doGet"));
+        let names = |lang: &str| {
+            conventions(lang)
+                .and_then(|c| c.entry_points.get())
+                .map_or(&[][..], |e| e.names)
+        };
+        assert!(names("python").contains(&"main"));
+        assert!(names("go").contains(&"init"));
+        assert!(names("java").contains(&"doGet"));
         assert!(test_name("python", "test_x") && test_name("python", "setUp"));
         assert!(test_name("go", "TestX") && !test_name("go", "helper"));
         assert!(is_dunder("__init__") && !is_dunder("__x"));
