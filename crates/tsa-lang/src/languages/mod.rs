@@ -22,6 +22,8 @@ mod javascript;
 mod json;
 #[cfg(feature = "kotlin")]
 mod kotlin;
+#[cfg(feature = "lua")]
+mod lua;
 #[cfg(feature = "markdown")]
 mod markdown;
 #[cfg(feature = "php")]
@@ -79,6 +81,7 @@ pub enum Family {
     Ruby,
     Php,
     Shell,
+    Lua,
     /// Structure-tier languages: nothing calls into them.
     Data,
 }
@@ -230,6 +233,7 @@ languages! {
     "sql" => Sql => sql::SPEC,
     "yaml" => Yaml => yaml::SPEC,
     "json" => Json => json::SPEC,
+    "lua" => Lua => lua::SPEC,
 }
 
 impl Language {
