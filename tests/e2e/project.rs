@@ -229,7 +229,7 @@ async fn parser_and_tools_report_what_this_build_has() {
     );
     assert_eq!(md["tier"], "structure");
     assert_eq!(md["capabilities"]["indexed"], false);
-    assert_eq!(md["supported_count"], 22);
+    assert_eq!(md["supported_count"], 23);
     let all = cli(&p.root, json!({"action": "parser"}));
     assert_eq!(
         all["not_ready"],
