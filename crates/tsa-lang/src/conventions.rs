@@ -201,6 +201,17 @@ pub enum DefaultVisibility {
     Capitalised,
 }
 
+/// How dead code finds a language's module-level variables.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ModuleVariables {
+    /// A line scan for `NAME = ...` at column 0 (Python).
+    AssignmentLines,
+    /// A line scan for `const`/`let`/`var NAME = ...` at column 0 (JavaScript, TypeScript).
+    DeclarationLines,
+    /// The index's module-level `variable` definitions.
+    Indexed,
+}
+
 /// Where a signature states its return type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ReturnForm {
@@ -232,6 +243,8 @@ pub struct Conventions {
     pub signature_annotations: Convention<bool>,
     /// What exports a definition (dead code).
     pub export: Convention<Export>,
+    /// How module-level variables are found (dead code's unused variables).
+    pub module_variables: Convention<ModuleVariables>,
     /// Functions of test files a test runner calls (dead code).
     pub test_names: Convention<TestNames>,
     /// Test entry points in test code (`nav test_map`, `edit impact`).
@@ -263,6 +276,7 @@ impl Conventions {
         class_methods_are_api: Convention::Unstated,
         signature_annotations: Convention::Unstated,
         export: Convention::Unstated,
+        module_variables: Convention::Unstated,
         test_names: Convention::Unstated,
         test_entry: Convention::Unstated,
         test_files: Convention::Unstated,
@@ -283,6 +297,7 @@ impl Conventions {
         class_methods_are_api: Convention::NotApplicable,
         signature_annotations: Convention::NotApplicable,
         export: Convention::NotApplicable,
+        module_variables: Convention::NotApplicable,
         test_names: Convention::Is(TestNames::GENERIC),
         test_entry: Convention::Is(TestEntry::Any),
         test_files: Convention::Is(TestFiles::GENERIC),
@@ -304,6 +319,7 @@ impl Conventions {
             ("class_methods_are_api", c.class_methods_are_api.is_stated()),
             ("signature_annotations", c.signature_annotations.is_stated()),
             ("export", c.export.is_stated()),
+            ("module_variables", c.module_variables.is_stated()),
             ("test_names", c.test_names.is_stated()),
             ("test_entry", c.test_entry.is_stated()),
             ("test_files", c.test_files.is_stated()),

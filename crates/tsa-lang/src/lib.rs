@@ -10,8 +10,8 @@ mod returns;
 mod test_paths;
 
 pub use conventions::{
-    Convention, Conventions, DefaultVisibility, EntryPoints, Export, LineSyntax, ReturnForm,
-    TestEntry, TestExt, TestFiles, TestNames, TestPaths, TestRunner,
+    Convention, Conventions, DefaultVisibility, EntryPoints, Export, LineSyntax, ModuleVariables,
+    ReturnForm, TestEntry, TestExt, TestFiles, TestNames, TestPaths, TestRunner,
 };
 pub use extract::{ExtractError, FactsHook, extract, extract_with, parse_only, validate_queries};
 pub use languages::{Family, Language, ModuleStyle, Tier};

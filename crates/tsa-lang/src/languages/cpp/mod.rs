@@ -37,6 +37,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         class_methods_are_api: Convention::Is(false),
         signature_annotations: Convention::Is(false),
         export: Convention::NotApplicable,
+        module_variables: Convention::Is(crate::conventions::ModuleVariables::Indexed),
         test_names: Convention::Is(TestNames::GENERIC),
         test_entry: Convention::Is(TestEntry::Any),
         test_files: Convention::Is(TestFiles::GENERIC),

@@ -14,6 +14,8 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     module_style: ModuleStyle::None,
     conventions: Conventions {
         ripgrep_type: Convention::Is("css"),
+        // Not excluded from dead code's indexed variables (unlike JSON, YAML, Markdown, SQL).
+        module_variables: Convention::Is(crate::conventions::ModuleVariables::Indexed),
         ..Conventions::DATA
     },
     ..LanguageSpec::new(

@@ -31,6 +31,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         class_methods_are_api: Convention::Is(false),
         signature_annotations: Convention::Is(false),
         export: Convention::Is(Export::Capitalised),
+        module_variables: Convention::Is(crate::conventions::ModuleVariables::Indexed),
         test_names: Convention::Is(TestNames {
             prefixes: &["Test", "Benchmark", "Example", "Fuzz"],
             ignore_case: false,

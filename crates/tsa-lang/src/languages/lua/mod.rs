@@ -29,6 +29,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         class_methods_are_api: Convention::NotApplicable,
         signature_annotations: Convention::Is(false),
         export: Convention::NotApplicable,
+        module_variables: Convention::Is(crate::conventions::ModuleVariables::Indexed),
         test_names: Convention::Is(TestNames::GENERIC),
         // busted's `it("...", function() end)` tests are calls, not definitions.
         test_entry: Convention::Is(TestEntry::Any),

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
-use tsa_lang::{Convention, Conventions, Export, Language, TestNames};
+use tsa_lang::{Convention, Conventions, Export, Language, ModuleVariables, TestNames};
 
 use crate::ToolError;
 use crate::actions::health::model::{
@@ -279,7 +279,8 @@ fn go_package_main(text: &[u8]) -> bool {
 }
 
 /// Module-level variable declarations found by line (Python, JS/TS), 1-based lines.
-fn line_variables(lang: &str, lines: &[&[u8]]) -> Vec<(String, u32)> {
+fn line_variables(style: ModuleVariables, lines: &[&[u8]]) -> Vec<(String, u32)> {
+    let python = style == ModuleVariables::AssignmentLines;
     let mut out = Vec::new();
     let mut in_string: Option<&[u8]> = None;
     let mut depth: i32 = 0;
@@ -287,7 +288,7 @@ fn line_variables(lang: &str, lines: &[&[u8]]) -> Vec<(String, u32)> {
         let l = *raw;
         // Track triple-quoted strings (Python) and open brackets crudely.
         let at_top = depth <= 0 && in_string.is_none();
-        if lang == "python" {
+        if python {
             for q in [&b"\"\"\""[..], &b"'''"[..]] {
                 let n = l.windows(3).filter(|w| *w == q).count();
                 if n % 2 == 1 {
@@ -303,7 +304,7 @@ fn line_variables(lang: &str, lines: &[&[u8]]) -> Vec<(String, u32)> {
             match b {
                 b'(' | b'[' | b'{' => depth += 1,
                 b')' | b']' | b'}' => depth -= 1,
-                b'#' if lang == "python" => break,
+                b'#' if python => break,
                 _ => {}
             }
         }
@@ -314,8 +315,8 @@ fn line_variables(lang: &str, lines: &[&[u8]]) -> Vec<(String, u32)> {
             continue;
         }
         let text = String::from_utf8_lossy(l);
-        let decl = match lang {
-            "python" => {
+        let decl = match python {
+            true => {
                 let name_end = text
                     .find(|c: char| !(c.is_alphanumeric() || c == '_'))
                     .unwrap_or(text.len());
@@ -457,15 +458,15 @@ pub fn analyse(
                 pass.facts.push((i, facts));
             }
         }
+        let style = conventions(&f.language).and_then(|c| c.module_variables.get());
         if opts.want_variables
             && scope.holds(&f.path)
             && (opts.include_test_files || !f.is_test)
-            && matches!(
-                f.language.as_str(),
-                "python" | "javascript" | "typescript" | "tsx"
-            )
+            && let Some(
+                &style @ (ModuleVariables::AssignmentLines | ModuleVariables::DeclarationLines),
+            ) = style
         {
-            pass.variables = line_variables(&f.language, &lines);
+            pass.variables = line_variables(style, &lines);
         }
         (*fid, pass)
     });
@@ -670,24 +671,25 @@ pub fn analyse(
             .enumerate()
             .filter(|(_, s)| {
                 let path = model.path_of(s.file_id);
-                let lang = file_lang(s.file_id);
+                let conv = conventions(file_lang(s.file_id));
+                let export = conv.and_then(|c| c.export.get());
                 s.kind == "variable"
                     && s.parent.is_none()
-                    && !matches!(
-                        lang,
-                        "python"
-                            | "javascript"
-                            | "typescript"
-                            | "tsx"
-                            | "json"
-                            | "yaml"
-                            | "markdown"
-                            | "sql"
-                    )
+                    && conv.is_none_or(|c| {
+                        !matches!(
+                            c.module_variables,
+                            Convention::NotApplicable
+                                | Convention::Is(
+                                    ModuleVariables::AssignmentLines
+                                        | ModuleVariables::DeclarationLines
+                                )
+                        )
+                    })
                     && scope.holds(path)
                     && (opts.include_test_files || !file_is_test(s.file_id))
-                    && !(lang == "rust" && s.signature.starts_with("pub"))
-                    && !(lang == "go" && s.name.chars().next().is_some_and(char::is_uppercase))
+                    && !(export == Some(&Export::PubInLibrary) && s.signature.starts_with("pub"))
+                    && !(export == Some(&Export::Capitalised)
+                        && s.name.chars().next().is_some_and(char::is_uppercase))
                     && !is_dunder(&s.name)
             })
             .map(|(i, _)| i)
@@ -1184,13 +1186,13 @@ mod tests {
         let py = lines(
             "X = 1\nY: int = 2\nif X == 1:\n    Z = 3\nDOC = \"\"\"\nW = 4\n\"\"\"\nf(a=1)\n__all__ = []\nd = {\n    'k': 1,\n}\n",
         );
-        let vars: Vec<String> = line_variables("python", &py)
+        let vars: Vec<String> = line_variables(ModuleVariables::AssignmentLines, &py)
             .into_iter()
             .map(|(n, _)| n)
             .collect();
         assert_eq!(vars, vec!["X", "Y", "DOC", "d"]);
         let js = lines("const A = 1;\nexport const B = 2;\nconst f = () => 1;\nlet c = 3;\n");
-        let vars: Vec<String> = line_variables("javascript", &js)
+        let vars: Vec<String> = line_variables(ModuleVariables::DeclarationLines, &js)
             .into_iter()
             .map(|(n, _)| n)
             .collect();
