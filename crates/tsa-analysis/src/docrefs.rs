@@ -9,10 +9,16 @@ use std::sync::LazyLock;
 use globset::GlobSet;
 use regex::Regex;
 
-const SOURCE_EXTS: [&str; 16] = [
-    "py", "rs", "js", "ts", "tsx", "jsx", "go", "java", "c", "h", "cpp", "cs", "rb", "php", "kt",
-    "swift",
-];
+/// Whether a code span ending in `.ext` may name a source file: some language's
+/// `doc_path_extensions` convention lists it.
+fn source_ext(ext: &str) -> bool {
+    tsa_lang::Language::ALL.iter().any(|l| {
+        l.conventions()
+            .doc_path_extensions
+            .get()
+            .is_some_and(|exts| exts.contains(&ext))
+    })
+}
 
 static LINK: LazyLock<Option<Regex>> =
     LazyLock::new(|| Regex::new(r"\[[^\]]*\]\(([^)\s]+)(?:\s+[^)]*)?\)").ok());
@@ -25,7 +31,7 @@ pub fn looks_like_path(s: &str) -> bool {
         && !s.starts_with('-')
         && (s.contains('/')
             || s.rsplit_once('.')
-                .is_some_and(|(stem, ext)| !stem.is_empty() && SOURCE_EXTS.contains(&ext)))
+                .is_some_and(|(stem, ext)| !stem.is_empty() && source_ext(ext)))
         && s.chars().all(|c| c.is_alphanumeric() || "/._-".contains(c))
 }
 

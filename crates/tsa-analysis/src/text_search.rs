@@ -350,19 +350,20 @@ impl SortBy {
     }
 }
 
-/// Common names for ripgrep's type names.
+/// Common names for ripgrep's type names: a language name gives its `ripgrep_type`
+/// convention; a few other spellings are mapped here.
 fn type_alias(t: &str) -> &str {
+    if let Some(rg) =
+        tsa_lang::Language::from_name(t).and_then(|l| l.conventions().ripgrep_type.get())
+    {
+        return rg;
+    }
     match t {
-        "python" => "py",
-        "javascript" => "js",
-        "typescript" => "ts",
         "rs" => "rust",
-        "markdown" => "md",
         "golang" => "go",
         "c++" => "cpp",
-        "csharp" | "c#" => "csharp",
-        "ruby" => "ruby",
-        "shell" | "bash" => "sh",
+        "c#" => "csharp",
+        "shell" => "sh",
         "yml" => "yaml",
         other => other,
     }

@@ -2,12 +2,17 @@
 //! `.scm` queries, and extraction of definitions, call sites and imports from
 //! one parse of one file. Knows nothing about storage or resolution across files.
 
+mod conventions;
 mod extract;
 mod languages;
 mod model;
 mod returns;
 mod test_paths;
 
+pub use conventions::{
+    Convention, Conventions, DefaultVisibility, EntryPoints, Export, LineSyntax, ModuleVariables,
+    ReturnForm, TestEntry, TestExt, TestFiles, TestNames, TestPaths, TestRunner,
+};
 pub use extract::{ExtractError, FactsHook, extract, extract_with, parse_only, validate_queries};
 pub use languages::{Family, Language, ModuleStyle, Tier};
 pub use model::{Base, BaseKind, CallSite, Def, DefKind, Field, FileExtract, Import};

@@ -1,7 +1,7 @@
 //! The declared return type of a function, read from its signature, so a variable
 //! assigned from a call (`s := store.Open()`, `x = make_cat()`) gets a type.
 
-use crate::Language;
+use crate::{Language, ReturnForm};
 
 /// Wrappers whose first type argument is what a caller ends up holding (`?`, deref).
 const TRANSPARENT: [&str; 11] = [
@@ -12,14 +12,11 @@ const TRANSPARENT: [&str; 11] = [
 /// qualified) type name; `None` when it declares none, or a type that is not one
 /// named type (tuples, unions, `Optional[...]`, `void`, primitives).
 pub fn return_type(lang: Language, name: &str, signature: &str) -> Option<String> {
-    let raw = match lang.name() {
-        "python" | "rust" | "swift" => after_arrow(signature)?,
-        "go" => after_params(signature, name)?,
-        "typescript" | "tsx" | "kotlin" | "scala" | "php" => {
-            after_params(signature, name)?.strip_prefix(':')?.trim()
-        }
-        "java" | "csharp" | "c" | "cpp" => before_name(signature, name)?,
-        _ => return None,
+    let raw = match lang.conventions().return_type.get()? {
+        ReturnForm::Arrow => after_arrow(signature)?,
+        ReturnForm::AfterParams => after_params(signature, name)?,
+        ReturnForm::ColonAfterParams => after_params(signature, name)?.strip_prefix(':')?.trim(),
+        ReturnForm::BeforeName => before_name(signature, name)?,
     };
     // Signatures may run into a trailing comment or the body's opening token.
     let raw = raw.split(['#', '{']).next().unwrap_or(raw);

@@ -1,9 +1,11 @@
 //! The one path-based test-file rule used everywhere (resolution, ranking, dead code).
 
+use crate::Language;
+
 /// True when a project-relative path (with `/`) names a test file: a directory
 /// segment `test`, `tests`, `__tests__`, `spec`, `specs`, `fixtures` or `testdata`,
 /// a test-suffixed basename (`_test.py`, `_test.rs`, `_test.go`, `.test.ts`, ...),
-/// or a `test_*.py` module.
+/// or a `test_*.py` module: each language's `test_paths` convention.
 pub fn is_test_path(path: &str) -> bool {
     let lower = path.to_ascii_lowercase();
     let mut segments: Vec<&str> = lower.split('/').collect();
@@ -16,25 +18,19 @@ pub fn is_test_path(path: &str) -> bool {
     }) {
         return true;
     }
-    const SUFFIXES: [&str; 15] = [
-        "_test.go",
-        "_test.py",
-        "_test.rs",
-        "_test.cc",
-        "_test.cpp",
-        "_test.cxx",
-        "_spec.rb",
-        ".test.js",
-        ".test.jsx",
-        ".test.ts",
-        ".test.tsx",
-        ".spec.js",
-        ".spec.jsx",
-        ".spec.ts",
-        ".spec.tsx",
-    ];
-    SUFFIXES.iter().any(|s| base.ends_with(s))
-        || (base.starts_with("test_") && base.ends_with(".py"))
+    let conventions = Language::ALL
+        .iter()
+        .filter_map(|l| l.conventions().test_paths.get());
+    for c in conventions {
+        if c.suffixes.iter().any(|s| base.ends_with(s))
+            || c.prefixed
+                .iter()
+                .any(|(p, ext)| base.starts_with(p) && base.ends_with(ext))
+        {
+            return true;
+        }
+    }
+    false
 }
 
 #[cfg(test)]

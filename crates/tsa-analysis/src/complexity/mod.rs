@@ -2,7 +2,8 @@
 //!
 //! complexity(function) = 1 + the decision nodes inside its body. Which tree-sitter
 //! node kinds open a function, count as a decision, short-circuit or nest is DATA:
-//! `languages.yml` beside this file, one entry per language. A function nested in
+//! each language's `complexity` convention (`complexity.yml` in its folder of
+//! `tsa-lang`; `NotApplicable` for languages without functions). A function nested in
 //! another is scored on its own and does not add to its parent. Every consumer
 //! (`health`, `edit`, the chain DSL's `complexity`, heatmaps) uses this module.
 
@@ -13,7 +14,7 @@ use serde::Deserialize;
 use tree_sitter::Node;
 use tsa_lang::Language;
 
-/// One language's complexity rules (see `languages.yml`).
+/// One language's complexity rules (its `complexity` convention).
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Rules {
@@ -98,28 +99,26 @@ impl Rules {
     }
 }
 
-const DATA: &str = include_str!("languages.yml");
-
-fn table() -> &'static HashMap<String, Rules> {
-    static TABLE: OnceLock<HashMap<String, Rules>> = OnceLock::new();
+fn table() -> &'static HashMap<Language, Rules> {
+    static TABLE: OnceLock<HashMap<Language, Rules>> = OnceLock::new();
     TABLE.get_or_init(|| {
         // The data is compiled in and checked by a unit test; a broken edit fails there.
-        let mut t: HashMap<String, Rules> = serde_norway::from_str(DATA).unwrap_or_default();
-        t.retain(|name, rules| match Language::from_name(name) {
-            Some(lang) => {
+        Language::ALL
+            .iter()
+            .filter_map(|&lang| {
+                let yaml = lang.conventions().complexity.get()?;
+                let mut rules: Rules = serde_norway::from_str(yaml).ok()?;
                 rules.compile(&lang.grammar());
-                true
-            }
-            None => false,
-        });
-        t
+                Some((lang, rules))
+            })
+            .collect()
     })
 }
 
 /// The complexity rules of `lang`; `None` for languages without functions
 /// (CSS, JSON, Markdown, ...).
 pub fn rules(lang: Language) -> Option<&'static Rules> {
-    table().get(lang.name())
+    table().get(&lang)
 }
 
 /// The risk band of a complexity (analyses.md §2): 1–5 low, 6–10 medium,
@@ -491,8 +490,13 @@ mod tests {
     }
 
     #[test]
-    fn data_file_parses_and_covers_every_full_language() {
-        let t: HashMap<String, Rules> = serde_norway::from_str(DATA).unwrap();
+    fn data_parses_and_covers_every_full_language() {
+        for lang in Language::ALL {
+            if let Some(yaml) = lang.conventions().complexity.get() {
+                let parsed: Result<Rules, _> = serde_norway::from_str(yaml);
+                assert!(parsed.is_ok(), "{}: {parsed:?}", lang.name());
+            }
+        }
         for name in [
             "python",
             "javascript",
@@ -511,8 +515,9 @@ mod tests {
             "swift",
             "bash",
         ] {
-            assert!(t.contains_key(name), "{name} missing");
-            assert!(Language::from_name(name).is_some(), "{name} unknown");
+            let lang = Language::from_name(name);
+            assert!(lang.is_some(), "{name} unknown");
+            assert!(lang.and_then(rules).is_some(), "{name} missing");
         }
     }
 

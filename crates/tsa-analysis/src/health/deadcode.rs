@@ -1,5 +1,6 @@
 //! Transitive dead code (analyses.md §3, without the reference's blind spots A1):
-//! every function starts dead; entry points (per-language rules, as data below)
+//! every function starts dead; entry points (each language's `entry_points`
+//! convention in `tsa-lang`, and the decorators below)
 //! are alive; liveness flows along resolved call edges with no depth limit; a
 //! function still dead whose name occurs in code outside dead functions (a callback
 //! passed by name, a call through an alias or a dynamic receiver) is revived, and
@@ -11,76 +12,13 @@ use std::path::Path;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 
+use tsa_lang::{Convention, Conventions, Export, Language, ModuleVariables, TestNames};
+
 use crate::ToolError;
 use crate::health::model::{
     CALLABLE, Model, Scope, par_map, project_text_files, read_text, scan_identifiers,
 };
 use crate::health::routes_scan::Route;
-
-/// Function names that are entry points by convention, per language.
-pub const ENTRY_NAMES: &[(&str, &[&str])] = &[
-    (
-        "python",
-        &[
-            "main",
-            "__main__",
-            "setup",
-            "run",
-            "app",
-            "create_app",
-            "wsgi",
-            "asgi",
-            "pytest_configure",
-            "unittest_main",
-            "load_tests",
-        ],
-    ),
-    (
-        "javascript",
-        &["main", "start", "bootstrap", "run", "handler"],
-    ),
-    (
-        "typescript",
-        &["main", "start", "bootstrap", "run", "handler"],
-    ),
-    ("tsx", &["main", "start", "bootstrap", "run", "handler"]),
-    (
-        "java",
-        &["main", "init", "destroy", "doGet", "doPost", "service"],
-    ),
-    ("kotlin", &["main"]),
-    ("scala", &["main"]),
-    ("csharp", &["Main"]),
-    ("go", &["main", "init", "TestMain"]),
-    ("c", &["main", "WinMain"]),
-    ("cpp", &["main", "WinMain"]),
-    ("rust", &["main"]),
-    ("swift", &["main"]),
-];
-
-/// Name prefixes that are entry points by convention (dispatch by constructed
-/// name: `ast.NodeVisitor.visit_*`, `cmd.Cmd.do_*`/`help_*`/`complete_*`,
-/// `http.server` `do_GET`, docutils `depart_*`).
-pub const ENTRY_PREFIXES: &[(&str, &[&str])] = &[(
-    "python",
-    &["visit_", "depart_", "do_", "help_", "complete_"],
-)];
-
-/// Languages whose public methods (no leading `_`) of a class used from another
-/// file are kept as API (the class is shared, its methods are its interface).
-const CLASS_API_LANGUAGES: &[&str] = &[
-    "python",
-    "javascript",
-    "typescript",
-    "tsx",
-    "java",
-    "kotlin",
-    "csharp",
-    "php",
-    "ruby",
-    "swift",
-    "scala",
-];
 
 /// Decorators/annotations/attributes that do not register a function anywhere
 /// (every other one does: routes, fixtures, CLI commands, signal handlers, ...).
@@ -218,33 +156,22 @@ fn is_dunder(name: &str) -> bool {
     name.len() > 4 && name.starts_with("__") && name.ends_with("__")
 }
 
+/// The conventions of a language named by its index name (`None` for unknown names).
+fn conventions(lang: &str) -> Option<&'static Conventions> {
+    Language::from_name(lang).map(Language::conventions)
+}
+
 fn test_name(lang: &str, name: &str) -> bool {
+    let rule = conventions(lang)
+        .and_then(|c| c.test_names.get())
+        .unwrap_or(&TestNames::GENERIC);
     let lower = name.to_ascii_lowercase();
-    match lang {
-        "go" => ["Test", "Benchmark", "Example", "Fuzz"]
-            .iter()
-            .any(|p| name.starts_with(p)),
-        _ => {
-            lower.starts_with("test")
-                || matches!(
-                    name,
-                    "setUp"
-                        | "tearDown"
-                        | "setUpClass"
-                        | "tearDownClass"
-                        | "setUpModule"
-                        | "tearDownModule"
-                        | "setup_method"
-                        | "teardown_method"
-                        | "setup_module"
-                        | "teardown_module"
-                        | "beforeEach"
-                        | "afterEach"
-                        | "beforeAll"
-                        | "afterAll"
-                )
-        }
-    }
+    let subject = if rule.ignore_case {
+        lower.as_str()
+    } else {
+        name
+    };
+    rule.prefixes.iter().any(|p| subject.starts_with(p)) || rule.hooks.contains(&name)
 }
 
 /// Facts about a definition read from the lines around it.
@@ -307,7 +234,8 @@ fn text_facts(
     let decorators = decorators_above(lines, line);
     f.decorated = decorators.iter().any(|d| registers(d));
     // Annotations inside the signature (Java/Kotlin/C# modifiers).
-    if matches!(lang, "java" | "kotlin" | "scala" | "csharp") {
+    let conv = conventions(lang);
+    if conv.is_some_and(|c| c.signature_annotations == Convention::Is(true)) {
         for tok in sig.split_whitespace().filter(|t| t.starts_with('@')) {
             if registers(tok) {
                 f.decorated = true;
@@ -318,15 +246,17 @@ fn text_facts(
         .get(line.saturating_sub(1))
         .map(|l| String::from_utf8_lossy(l).trim_start().to_owned())
         .unwrap_or_default();
-    f.exported = match lang {
-        "rust" => rust_lib && sig.starts_with("pub "),
-        "javascript" | "typescript" | "tsx" => {
+    f.exported = match conv.and_then(|c| c.export.get()) {
+        Some(Export::PubInLibrary) => rust_lib && sig.starts_with("pub "),
+        Some(Export::ExportStatement) => {
             own.starts_with("export ")
                 || own.starts_with("module.exports")
                 || own.starts_with("exports.")
         }
-        "go" => !go_main && name.chars().next().is_some_and(char::is_uppercase),
-        _ => false,
+        Some(Export::Capitalised) => {
+            !go_main && name.chars().next().is_some_and(char::is_uppercase)
+        }
+        None => false,
     };
     f
 }
@@ -349,7 +279,8 @@ fn go_package_main(text: &[u8]) -> bool {
 }
 
 /// Module-level variable declarations found by line (Python, JS/TS), 1-based lines.
-fn line_variables(lang: &str, lines: &[&[u8]]) -> Vec<(String, u32)> {
+fn line_variables(style: ModuleVariables, lines: &[&[u8]]) -> Vec<(String, u32)> {
+    let python = style == ModuleVariables::AssignmentLines;
     let mut out = Vec::new();
     let mut in_string: Option<&[u8]> = None;
     let mut depth: i32 = 0;
@@ -357,7 +288,7 @@ fn line_variables(lang: &str, lines: &[&[u8]]) -> Vec<(String, u32)> {
         let l = *raw;
         // Track triple-quoted strings (Python) and open brackets crudely.
         let at_top = depth <= 0 && in_string.is_none();
-        if lang == "python" {
+        if python {
             for q in [&b"\"\"\""[..], &b"'''"[..]] {
                 let n = l.windows(3).filter(|w| *w == q).count();
                 if n % 2 == 1 {
@@ -373,7 +304,7 @@ fn line_variables(lang: &str, lines: &[&[u8]]) -> Vec<(String, u32)> {
             match b {
                 b'(' | b'[' | b'{' => depth += 1,
                 b')' | b']' | b'}' => depth -= 1,
-                b'#' if lang == "python" => break,
+                b'#' if python => break,
                 _ => {}
             }
         }
@@ -384,8 +315,8 @@ fn line_variables(lang: &str, lines: &[&[u8]]) -> Vec<(String, u32)> {
             continue;
         }
         let text = String::from_utf8_lossy(l);
-        let decl = match lang {
-            "python" => {
+        let decl = match python {
+            true => {
                 let name_end = text
                     .find(|c: char| !(c.is_alphanumeric() || c == '_'))
                     .unwrap_or(text.len());
@@ -527,15 +458,15 @@ pub fn analyse(
                 pass.facts.push((i, facts));
             }
         }
+        let style = conventions(&f.language).and_then(|c| c.module_variables.get());
         if opts.want_variables
             && scope.holds(&f.path)
             && (opts.include_test_files || !f.is_test)
-            && matches!(
-                f.language.as_str(),
-                "python" | "javascript" | "typescript" | "tsx"
-            )
+            && let Some(
+                &style @ (ModuleVariables::AssignmentLines | ModuleVariables::DeclarationLines),
+            ) = style
         {
-            pass.variables = line_variables(&f.language, &lines);
+            pass.variables = line_variables(style, &lines);
         }
         (*fid, pass)
     });
@@ -602,8 +533,6 @@ pub fn analyse(
         .iter()
         .map(|r| (r.file.as_str(), r.handler.as_str()))
         .collect();
-    let entry_names: FxHashMap<&str, &[&str]> = ENTRY_NAMES.iter().copied().collect();
-    let entry_prefixes: FxHashMap<&str, &[&str]> = ENTRY_PREFIXES.iter().copied().collect();
     for (i, s) in model.syms.iter().enumerate() {
         if !candidate[i] {
             alive[i] = Some(Alive::ModuleCode);
@@ -622,12 +551,12 @@ pub fn analyse(
         };
         let why = if test_entry {
             Some(Alive::Test)
-        } else if entry_names
-            .get(lang)
-            .is_some_and(|names| names.contains(&s.name.as_str()))
-            || entry_prefixes
-                .get(lang)
-                .is_some_and(|ps| ps.iter().any(|p| s.name.starts_with(p)))
+        } else if conventions(lang)
+            .and_then(|c| c.entry_points.get())
+            .is_some_and(|e| {
+                e.names.contains(&s.name.as_str())
+                    || e.prefixes.iter().any(|p| s.name.starts_with(p))
+            })
         {
             Some(Alive::EntryName)
         } else if is_dunder(&s.name) {
@@ -716,7 +645,8 @@ pub fn analyse(
         if candidate[i]
             && alive[i].is_none()
             && !s.name.starts_with('_')
-            && CLASS_API_LANGUAGES.contains(&file_lang(s.file_id))
+            && conventions(file_lang(s.file_id))
+                .is_some_and(|c| c.class_methods_are_api == Convention::Is(true))
             && let Some(&p) = s.parent.as_ref().and_then(|p| model.sym_at.get(p))
             && !candidate[p]
         {
@@ -741,24 +671,25 @@ pub fn analyse(
             .enumerate()
             .filter(|(_, s)| {
                 let path = model.path_of(s.file_id);
-                let lang = file_lang(s.file_id);
+                let conv = conventions(file_lang(s.file_id));
+                let export = conv.and_then(|c| c.export.get());
                 s.kind == "variable"
                     && s.parent.is_none()
-                    && !matches!(
-                        lang,
-                        "python"
-                            | "javascript"
-                            | "typescript"
-                            | "tsx"
-                            | "json"
-                            | "yaml"
-                            | "markdown"
-                            | "sql"
-                    )
+                    && conv.is_none_or(|c| {
+                        !matches!(
+                            c.module_variables,
+                            Convention::NotApplicable
+                                | Convention::Is(
+                                    ModuleVariables::AssignmentLines
+                                        | ModuleVariables::DeclarationLines
+                                )
+                        )
+                    })
                     && scope.holds(path)
                     && (opts.include_test_files || !file_is_test(s.file_id))
-                    && !(lang == "rust" && s.signature.starts_with("pub"))
-                    && !(lang == "go" && s.name.chars().next().is_some_and(char::is_uppercase))
+                    && !(export == Some(&Export::PubInLibrary) && s.signature.starts_with("pub"))
+                    && !(export == Some(&Export::Capitalised)
+                        && s.name.chars().next().is_some_and(char::is_uppercase))
                     && !is_dunder(&s.name)
             })
             .map(|(i, _)| i)
@@ -1237,10 +1168,14 @@ mod tests {
 
     #[test]
     fn entry_names_and_tests() {
-        let names: FxHashMap<&str, &[&str]> = ENTRY_NAMES.iter().copied().collect();
-        assert!(names["python"].contains(&"main"));
-        assert!(names["go"].contains(&"init"));
-        assert!(names["java"].contains(&"doGet"));
+        let names = |lang: &str| {
+            conventions(lang)
+                .and_then(|c| c.entry_points.get())
+                .map_or(&[][..], |e| e.names)
+        };
+        assert!(names("python").contains(&"main"));
+        assert!(names("go").contains(&"init"));
+        assert!(names("java").contains(&"doGet"));
         assert!(test_name("python", "test_x") && test_name("python", "setUp"));
         assert!(test_name("go", "TestX") && !test_name("go", "helper"));
         assert!(is_dunder("__init__") && !is_dunder("__x"));
@@ -1251,13 +1186,13 @@ mod tests {
         let py = lines(
             "X = 1\nY: int = 2\nif X == 1:\n    Z = 3\nDOC = \"\"\"\nW = 4\n\"\"\"\nf(a=1)\n__all__ = []\nd = {\n    'k': 1,\n}\n",
         );
-        let vars: Vec<String> = line_variables("python", &py)
+        let vars: Vec<String> = line_variables(ModuleVariables::AssignmentLines, &py)
             .into_iter()
             .map(|(n, _)| n)
             .collect();
         assert_eq!(vars, vec!["X", "Y", "DOC", "d"]);
         let js = lines("const A = 1;\nexport const B = 2;\nconst f = () => 1;\nlet c = 3;\n");
-        let vars: Vec<String> = line_variables("javascript", &js)
+        let vars: Vec<String> = line_variables(ModuleVariables::DeclarationLines, &js)
             .into_iter()
             .map(|(n, _)| n)
             .collect();

@@ -22,6 +22,8 @@ mod javascript;
 mod json;
 #[cfg(feature = "kotlin")]
 mod kotlin;
+#[cfg(feature = "lua")]
+mod lua;
 #[cfg(feature = "markdown")]
 mod markdown;
 #[cfg(feature = "php")]
@@ -48,6 +50,7 @@ use std::sync::OnceLock;
 
 use tree_sitter::Node;
 
+use crate::conventions::Conventions;
 use crate::model::Import;
 
 /// How much of a language tsa indexes.
@@ -78,6 +81,7 @@ pub enum Family {
     Ruby,
     Php,
     Shell,
+    Lua,
     /// Structure-tier languages: nothing calls into them.
     Data,
 }
@@ -135,6 +139,8 @@ pub(crate) struct LanguageSpec {
     /// A bare `f()` inside a method may mean `this.f()` (Java, C#, C++, Kotlin, Swift,
     /// Ruby); false where it never does (JavaScript, TypeScript, PHP).
     pub implicit_self: bool,
+    /// What the analyses need to know about the language (`conventions.rs`).
+    pub conventions: Conventions,
 }
 
 impl LanguageSpec {
@@ -165,6 +171,7 @@ impl LanguageSpec {
             module_style: ModuleStyle::None,
             implicit_self: true,
             owner_of: |_, _| None,
+            conventions: Conventions::UNSTATED,
         }
     }
 }
@@ -226,6 +233,7 @@ languages! {
     "sql" => Sql => sql::SPEC,
     "yaml" => Yaml => yaml::SPEC,
     "json" => Json => json::SPEC,
+    "lua" => Lua => lua::SPEC,
 }
 
 impl Language {
@@ -346,6 +354,11 @@ impl Language {
 
     pub fn module_style(self) -> ModuleStyle {
         self.spec().module_style
+    }
+
+    /// The language's conventions (complexity rules, entry points, tests, syntax).
+    pub fn conventions(self) -> &'static Conventions {
+        &self.spec().conventions
     }
 }
 

@@ -4,6 +4,7 @@
 use tree_sitter::Node;
 
 use super::{Family, LanguageSpec, ModuleStyle, Tier, text};
+use crate::conventions::{Convention, Conventions, LineSyntax, TestEntry, TestFiles, TestNames};
 use crate::model::Import;
 
 pub(crate) static SPEC: LanguageSpec = LanguageSpec {
@@ -15,6 +16,28 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     qual_sep: ".",
     self_receivers: &[],
     module_style: ModuleStyle::RelativePath,
+    conventions: Conventions {
+        complexity: Convention::Is(include_str!("complexity.yml")),
+        entry_points: Convention::NotApplicable,
+        class_methods_are_api: Convention::Is(false),
+        signature_annotations: Convention::Is(false),
+        export: Convention::NotApplicable,
+        module_variables: Convention::Is(crate::conventions::ModuleVariables::Indexed),
+        test_names: Convention::Is(TestNames::GENERIC),
+        test_entry: Convention::Is(TestEntry::Any),
+        test_files: Convention::Is(TestFiles::GENERIC),
+        test_paths: Convention::NotApplicable,
+        test_runner: Convention::NotApplicable,
+        line_syntax: Convention::Is(LineSyntax {
+            comments: &["#"],
+            imports: &["source ", ". "],
+            quotes: &['"', '\''],
+        }),
+        default_visibility: Convention::NotApplicable,
+        return_type: Convention::NotApplicable,
+        ripgrep_type: Convention::Is("sh"),
+        doc_path_extensions: Convention::NotApplicable,
+    },
     ..LanguageSpec::new(
         "bash",
         &["sh", "bash", "zsh"],

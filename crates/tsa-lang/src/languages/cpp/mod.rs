@@ -6,6 +6,10 @@
 use tree_sitter::Node;
 
 use super::{Family, LanguageSpec, ModuleStyle, text};
+use crate::conventions::{
+    Convention, Conventions, EntryPoints, LineSyntax, ReturnForm, TestEntry, TestFiles, TestNames,
+    TestPaths,
+};
 use crate::model::Import;
 
 pub(crate) static SPEC: LanguageSpec = LanguageSpec {
@@ -24,6 +28,34 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     ),
     stdlib: concat!(include_str!("stdlib.txt"), include_str!("../c/stdlib.txt")),
     module_style: ModuleStyle::RelativePath,
+    conventions: Conventions {
+        complexity: Convention::Is(include_str!("../c/complexity.yml")),
+        entry_points: Convention::Is(EntryPoints {
+            names: &["main", "WinMain"],
+            prefixes: &[],
+        }),
+        class_methods_are_api: Convention::Is(false),
+        signature_annotations: Convention::Is(false),
+        export: Convention::NotApplicable,
+        module_variables: Convention::Is(crate::conventions::ModuleVariables::Indexed),
+        test_names: Convention::Is(TestNames::GENERIC),
+        test_entry: Convention::Is(TestEntry::Any),
+        test_files: Convention::Is(TestFiles::GENERIC),
+        test_paths: Convention::Is(TestPaths {
+            suffixes: &["_test.cc", "_test.cpp", "_test.cxx"],
+            prefixed: &[],
+        }),
+        test_runner: Convention::NotApplicable,
+        line_syntax: Convention::Is(LineSyntax {
+            comments: LineSyntax::C_LIKE_COMMENTS,
+            imports: &["#include", "#import", "using namespace "],
+            quotes: &['"'],
+        }),
+        default_visibility: Convention::NotApplicable,
+        return_type: Convention::Is(ReturnForm::BeforeName),
+        ripgrep_type: Convention::Is("cpp"),
+        doc_path_extensions: Convention::Is(&["cpp"]),
+    },
     ..LanguageSpec::new(
         "cpp",
         &["cpp", "cc", "cxx", "hpp", "hxx", "hh"],

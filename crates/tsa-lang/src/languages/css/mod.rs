@@ -2,6 +2,7 @@
 //! @keyframes.
 
 use super::{Family, LanguageSpec, ModuleStyle, Tier};
+use crate::conventions::{Convention, Conventions};
 
 pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     tier: Tier::Structure,
@@ -11,6 +12,12 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     qual_sep: ".",
     self_receivers: &[],
     module_style: ModuleStyle::None,
+    conventions: Conventions {
+        ripgrep_type: Convention::Is("css"),
+        // Not excluded from dead code's indexed variables (unlike JSON, YAML, Markdown, SQL).
+        module_variables: Convention::Is(crate::conventions::ModuleVariables::Indexed),
+        ..Conventions::DATA
+    },
     ..LanguageSpec::new(
         "css",
         &["css"],

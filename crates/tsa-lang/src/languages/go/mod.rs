@@ -4,6 +4,10 @@
 use tree_sitter::Node;
 
 use super::{Family, LanguageSpec, ModuleStyle, text};
+use crate::conventions::{
+    Convention, Conventions, DefaultVisibility, EntryPoints, Export, LineSyntax, ReturnForm,
+    TestEntry, TestExt, TestFiles, TestNames, TestPaths, TestRunner,
+};
 use crate::model::Import;
 
 pub(crate) static SPEC: LanguageSpec = LanguageSpec {
@@ -18,6 +22,49 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     stdlib: include_str!("stdlib.txt"),
     module_style: ModuleStyle::GoPackage,
     owner_of,
+    conventions: Conventions {
+        complexity: Convention::Is(include_str!("complexity.yml")),
+        entry_points: Convention::Is(EntryPoints {
+            names: &["main", "init", "TestMain"],
+            prefixes: &[],
+        }),
+        class_methods_are_api: Convention::Is(false),
+        signature_annotations: Convention::Is(false),
+        export: Convention::Is(Export::Capitalised),
+        module_variables: Convention::Is(crate::conventions::ModuleVariables::Indexed),
+        test_names: Convention::Is(TestNames {
+            prefixes: &["Test", "Benchmark", "Example", "Fuzz"],
+            ignore_case: false,
+            hooks: &[],
+        }),
+        test_entry: Convention::Is(TestEntry::Names {
+            prefixes: &["Test", "Benchmark", "Example", "Fuzz"],
+            boundary: true,
+            spaced: false,
+        }),
+        test_files: Convention::Is(TestFiles {
+            names: &["{stem}_test"],
+            ext: TestExt::Is("go"),
+            same_dir: true,
+            under: None,
+            stem_in: None,
+            inline_marker: None,
+        }),
+        test_paths: Convention::Is(TestPaths {
+            suffixes: &["_test.go"],
+            prefixed: &[],
+        }),
+        test_runner: Convention::Is(TestRunner::GoTest),
+        line_syntax: Convention::Is(LineSyntax {
+            comments: LineSyntax::C_LIKE_COMMENTS,
+            imports: &["import ", "package "],
+            quotes: &['"', '`'],
+        }),
+        default_visibility: Convention::Is(DefaultVisibility::Capitalised),
+        return_type: Convention::Is(ReturnForm::AfterParams),
+        ripgrep_type: Convention::Is("go"),
+        doc_path_extensions: Convention::Is(&["go"]),
+    },
     ..LanguageSpec::new(
         "go",
         &["go"],

@@ -1,6 +1,7 @@
 //! HTML (structure tier): an outline of the elements with an `id` and the h1-h3 headings.
 
 use super::{Family, LanguageSpec, ModuleStyle, Tier};
+use crate::conventions::{Convention, Conventions};
 
 pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     tier: Tier::Structure,
@@ -10,6 +11,12 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     qual_sep: ".",
     self_receivers: &[],
     module_style: ModuleStyle::None,
+    conventions: Conventions {
+        ripgrep_type: Convention::Is("html"),
+        // Not excluded from dead code's indexed variables (unlike JSON, YAML, Markdown, SQL).
+        module_variables: Convention::Is(crate::conventions::ModuleVariables::Indexed),
+        ..Conventions::DATA
+    },
     ..LanguageSpec::new(
         "html",
         &["html", "htm"],

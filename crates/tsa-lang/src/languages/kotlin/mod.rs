@@ -4,6 +4,10 @@
 use tree_sitter::Node;
 
 use super::{Family, LanguageSpec, ModuleStyle, text};
+use crate::conventions::{
+    Convention, Conventions, DefaultVisibility, EntryPoints, LineSyntax, ReturnForm, TestEntry,
+    TestExt, TestFiles, TestNames, TestRunner,
+};
 use crate::model::Import;
 
 pub(crate) static SPEC: LanguageSpec = LanguageSpec {
@@ -17,6 +21,38 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     builtins: include_str!("builtins.txt"),
     stdlib: include_str!("stdlib.txt"),
     module_style: ModuleStyle::Qualified,
+    conventions: Conventions {
+        complexity: Convention::Is(include_str!("complexity.yml")),
+        entry_points: Convention::Is(EntryPoints {
+            names: &["main"],
+            prefixes: &[],
+        }),
+        class_methods_are_api: Convention::Is(true),
+        signature_annotations: Convention::Is(true),
+        export: Convention::NotApplicable,
+        module_variables: Convention::Is(crate::conventions::ModuleVariables::Indexed),
+        test_names: Convention::Is(TestNames::GENERIC),
+        test_entry: Convention::Is(TestEntry::NotPrivate),
+        test_files: Convention::Is(TestFiles {
+            names: &["{stem}Test", "{stem}Tests", "Test{stem}"],
+            ext: TestExt::Same,
+            same_dir: false,
+            under: None,
+            stem_in: None,
+            inline_marker: None,
+        }),
+        test_paths: Convention::NotApplicable,
+        test_runner: Convention::Is(TestRunner::MavenOrGradle),
+        line_syntax: Convention::Is(LineSyntax {
+            comments: LineSyntax::C_LIKE_COMMENTS,
+            imports: &["import ", "package "],
+            quotes: &['"'],
+        }),
+        default_visibility: Convention::Is(DefaultVisibility::LeadingMark),
+        return_type: Convention::Is(ReturnForm::ColonAfterParams),
+        ripgrep_type: Convention::Is("kotlin"),
+        doc_path_extensions: Convention::Is(&["kt"]),
+    },
     ..LanguageSpec::new(
         "kotlin",
         &["kt", "kts"],

@@ -1,6 +1,7 @@
 //! Markdown (structure tier): an outline of ATX and setext headings; ATX sections nest.
 
 use super::{Family, LanguageSpec, ModuleStyle, Tier};
+use crate::conventions::{Convention, Conventions};
 
 pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     tier: Tier::Structure,
@@ -10,6 +11,10 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     qual_sep: ".",
     self_receivers: &[],
     module_style: ModuleStyle::None,
+    conventions: Conventions {
+        ripgrep_type: Convention::Is("md"),
+        ..Conventions::DATA
+    },
     ..LanguageSpec::new(
         "markdown",
         &["md", "markdown"],

@@ -4,6 +4,10 @@
 use tree_sitter::Node;
 
 use super::{Family, LanguageSpec, ModuleStyle, text};
+use crate::conventions::{
+    Convention, Conventions, DefaultVisibility, LineSyntax, ReturnForm, TestEntry, TestFiles,
+    TestNames,
+};
 use crate::model::Import;
 
 pub(crate) static SPEC: LanguageSpec = LanguageSpec {
@@ -17,6 +21,32 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     stdlib: include_str!("stdlib.txt"),
     module_style: ModuleStyle::Qualified,
     implicit_self: false,
+    conventions: Conventions {
+        complexity: Convention::Is(include_str!("complexity.yml")),
+        entry_points: Convention::NotApplicable,
+        class_methods_are_api: Convention::Is(true),
+        signature_annotations: Convention::Is(false),
+        export: Convention::NotApplicable,
+        module_variables: Convention::Is(crate::conventions::ModuleVariables::Indexed),
+        test_names: Convention::Is(TestNames::GENERIC),
+        test_entry: Convention::Is(TestEntry::Names {
+            prefixes: &["test"],
+            boundary: false,
+            spaced: false,
+        }),
+        test_files: Convention::Is(TestFiles::GENERIC),
+        test_paths: Convention::NotApplicable,
+        test_runner: Convention::NotApplicable,
+        line_syntax: Convention::Is(LineSyntax {
+            comments: &["//", "#", "/*", "* ", "*/"],
+            imports: &["use ", "require", "include", "namespace "],
+            quotes: &['"', '\''],
+        }),
+        default_visibility: Convention::Is(DefaultVisibility::Fixed("public")),
+        return_type: Convention::Is(ReturnForm::ColonAfterParams),
+        ripgrep_type: Convention::Is("php"),
+        doc_path_extensions: Convention::Is(&["php"]),
+    },
     ..LanguageSpec::new(
         "php",
         &["php"],

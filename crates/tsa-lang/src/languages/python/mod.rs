@@ -3,6 +3,10 @@
 use tree_sitter::Node;
 
 use super::{Family, LanguageSpec, ModuleStyle, text};
+use crate::conventions::{
+    Convention, Conventions, DefaultVisibility, EntryPoints, LineSyntax, ReturnForm, TestEntry,
+    TestExt, TestFiles, TestNames, TestPaths, TestRunner,
+};
 use crate::model::Import;
 
 pub(crate) static SPEC: LanguageSpec = LanguageSpec {
@@ -15,6 +19,57 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     // Members are reached through the receiver only (`self.x`, `@x`).
     implicit_self: false,
     module_style: ModuleStyle::Python,
+    conventions: Conventions {
+        complexity: Convention::Is(include_str!("complexity.yml")),
+        entry_points: Convention::Is(EntryPoints {
+            names: &[
+                "main",
+                "__main__",
+                "setup",
+                "run",
+                "app",
+                "create_app",
+                "wsgi",
+                "asgi",
+                "pytest_configure",
+                "unittest_main",
+                "load_tests",
+            ],
+            prefixes: &["visit_", "depart_", "do_", "help_", "complete_"],
+        }),
+        class_methods_are_api: Convention::Is(true),
+        signature_annotations: Convention::Is(false),
+        export: Convention::NotApplicable,
+        module_variables: Convention::Is(crate::conventions::ModuleVariables::AssignmentLines),
+        test_names: Convention::Is(TestNames::GENERIC),
+        test_entry: Convention::Is(TestEntry::Names {
+            prefixes: &["test"],
+            boundary: false,
+            spaced: false,
+        }),
+        test_files: Convention::Is(TestFiles {
+            names: &["test_{stem}", "{stem}_test"],
+            ext: TestExt::Is("py"),
+            same_dir: false,
+            under: None,
+            stem_in: None,
+            inline_marker: None,
+        }),
+        test_paths: Convention::Is(TestPaths {
+            suffixes: &["_test.py"],
+            prefixed: &[("test_", ".py")],
+        }),
+        test_runner: Convention::Is(TestRunner::Pytest),
+        line_syntax: Convention::Is(LineSyntax {
+            comments: &["#"],
+            imports: &["import ", "from "],
+            quotes: &['"', '\''],
+        }),
+        default_visibility: Convention::Is(DefaultVisibility::Underscore),
+        return_type: Convention::Is(ReturnForm::Arrow),
+        ripgrep_type: Convention::Is("py"),
+        doc_path_extensions: Convention::Is(&["py"]),
+    },
     ..LanguageSpec::new(
         "python",
         &["py", "pyi"],

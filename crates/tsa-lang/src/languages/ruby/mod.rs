@@ -7,6 +7,10 @@
 use tree_sitter::Node;
 
 use super::{Family, LanguageSpec, ModuleStyle, text};
+use crate::conventions::{
+    Convention, Conventions, DefaultVisibility, LineSyntax, TestEntry, TestExt, TestFiles,
+    TestNames, TestPaths,
+};
 use crate::model::Import;
 
 pub(crate) static SPEC: LanguageSpec = LanguageSpec {
@@ -19,6 +23,42 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     builtins: include_str!("builtins.txt"),
     stdlib: include_str!("stdlib.txt"),
     module_style: ModuleStyle::RelativePath,
+    conventions: Conventions {
+        complexity: Convention::Is(include_str!("complexity.yml")),
+        entry_points: Convention::NotApplicable,
+        class_methods_are_api: Convention::Is(true),
+        signature_annotations: Convention::Is(false),
+        export: Convention::NotApplicable,
+        module_variables: Convention::Is(crate::conventions::ModuleVariables::Indexed),
+        test_names: Convention::Is(TestNames::GENERIC),
+        test_entry: Convention::Is(TestEntry::Names {
+            prefixes: &["test"],
+            boundary: false,
+            spaced: true,
+        }),
+        test_files: Convention::Is(TestFiles {
+            names: &["{stem}_spec", "test_{stem}", "{stem}_test"],
+            ext: TestExt::Any,
+            same_dir: false,
+            under: None,
+            stem_in: None,
+            inline_marker: None,
+        }),
+        test_paths: Convention::Is(TestPaths {
+            suffixes: &["_spec.rb"],
+            prefixed: &[],
+        }),
+        test_runner: Convention::NotApplicable,
+        line_syntax: Convention::Is(LineSyntax {
+            comments: &["#"],
+            imports: &["require ", "require_relative ", "load "],
+            quotes: &['"', '\''],
+        }),
+        default_visibility: Convention::Is(DefaultVisibility::LeadingMark),
+        return_type: Convention::NotApplicable,
+        ripgrep_type: Convention::Is("ruby"),
+        doc_path_extensions: Convention::Is(&["rb"]),
+    },
     ..LanguageSpec::new(
         "ruby",
         &["rb"],

@@ -3,6 +3,10 @@
 use tree_sitter::Node;
 
 use super::{Family, LanguageSpec, ModuleStyle, text};
+use crate::conventions::{
+    Convention, Conventions, DefaultVisibility, EntryPoints, Export, LineSyntax, ReturnForm,
+    TestEntry, TestExt, TestFiles, TestNames, TestPaths, TestRunner,
+};
 use crate::model::Import;
 
 pub(crate) static SPEC: LanguageSpec = LanguageSpec {
@@ -16,6 +20,52 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     // Members are reached through the receiver only (`self.x`, `@x`).
     implicit_self: false,
     module_style: ModuleStyle::Rust,
+    conventions: Conventions {
+        complexity: Convention::Is(include_str!("complexity.yml")),
+        entry_points: Convention::Is(EntryPoints {
+            names: &["main"],
+            prefixes: &[],
+        }),
+        class_methods_are_api: Convention::Is(false),
+        signature_annotations: Convention::Is(false),
+        export: Convention::Is(Export::PubInLibrary),
+        module_variables: Convention::Is(crate::conventions::ModuleVariables::Indexed),
+        test_names: Convention::Is(TestNames::GENERIC),
+        test_entry: Convention::Is(TestEntry::Attribute {
+            exact: &["#[test]"],
+            suffixes: &["::test]"],
+            infixes: &["::test("],
+            prefixes: &["#[rstest"],
+        }),
+        test_files: Convention::Is(TestFiles {
+            names: &["{stem}"],
+            ext: TestExt::Is("rs"),
+            same_dir: false,
+            under: Some("tests"),
+            stem_in: None,
+            inline_marker: Some("#[cfg(test)]"),
+        }),
+        test_paths: Convention::Is(TestPaths {
+            suffixes: &["_test.rs"],
+            prefixed: &[],
+        }),
+        test_runner: Convention::Is(TestRunner::Cargo),
+        line_syntax: Convention::Is(LineSyntax {
+            comments: LineSyntax::C_LIKE_COMMENTS,
+            imports: &[
+                "use ",
+                "pub use ",
+                "pub(crate) use ",
+                "extern crate ",
+                "mod ",
+            ],
+            quotes: &['"'],
+        }),
+        default_visibility: Convention::Is(DefaultVisibility::Fixed("private")),
+        return_type: Convention::Is(ReturnForm::Arrow),
+        ripgrep_type: Convention::Is("rust"),
+        doc_path_extensions: Convention::Is(&["rs"]),
+    },
     ..LanguageSpec::new(
         "rust",
         &["rs"],

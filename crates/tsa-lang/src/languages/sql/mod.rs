@@ -2,6 +2,7 @@
 //! functions, indexes, triggers, schemas and sequences a script creates.
 
 use super::{Family, LanguageSpec, ModuleStyle, Tier};
+use crate::conventions::{Convention, Conventions};
 
 pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     tier: Tier::Structure,
@@ -11,6 +12,10 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     qual_sep: ".",
     self_receivers: &[],
     module_style: ModuleStyle::None,
+    conventions: Conventions {
+        ripgrep_type: Convention::Is("sql"),
+        ..Conventions::DATA
+    },
     ..LanguageSpec::new(
         "sql",
         &["sql"],

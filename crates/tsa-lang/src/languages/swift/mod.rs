@@ -5,6 +5,10 @@
 use tree_sitter::Node;
 
 use super::{Family, LanguageSpec, ModuleStyle, text};
+use crate::conventions::{
+    Convention, Conventions, DefaultVisibility, EntryPoints, LineSyntax, ReturnForm, TestEntry,
+    TestFiles, TestNames,
+};
 use crate::model::Import;
 
 pub(crate) static SPEC: LanguageSpec = LanguageSpec {
@@ -18,6 +22,31 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     builtins: include_str!("builtins.txt"),
     stdlib: include_str!("stdlib.txt"),
     module_style: ModuleStyle::None,
+    conventions: Conventions {
+        complexity: Convention::Is(include_str!("complexity.yml")),
+        entry_points: Convention::Is(EntryPoints {
+            names: &["main"],
+            prefixes: &[],
+        }),
+        class_methods_are_api: Convention::Is(true),
+        signature_annotations: Convention::Is(false),
+        export: Convention::NotApplicable,
+        module_variables: Convention::Is(crate::conventions::ModuleVariables::Indexed),
+        test_names: Convention::Is(TestNames::GENERIC),
+        test_entry: Convention::Is(TestEntry::NotPrivate),
+        test_files: Convention::Is(TestFiles::GENERIC),
+        test_paths: Convention::NotApplicable,
+        test_runner: Convention::NotApplicable,
+        line_syntax: Convention::Is(LineSyntax {
+            comments: LineSyntax::C_LIKE_COMMENTS,
+            imports: &["import "],
+            quotes: &['"'],
+        }),
+        default_visibility: Convention::Is(DefaultVisibility::LeadingMark),
+        return_type: Convention::Is(ReturnForm::Arrow),
+        ripgrep_type: Convention::Is("swift"),
+        doc_path_extensions: Convention::Is(&["swift"]),
+    },
     ..LanguageSpec::new(
         "swift",
         &["swift", "swiftinterface"],

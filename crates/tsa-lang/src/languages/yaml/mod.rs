@@ -1,6 +1,7 @@
 //! YAML (structure tier): an outline of mapping keys, nested keys qualified with `.`.
 
 use super::{Family, LanguageSpec, ModuleStyle, Tier};
+use crate::conventions::{Convention, Conventions};
 
 pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     tier: Tier::Structure,
@@ -10,6 +11,10 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     qual_sep: ".",
     self_receivers: &[],
     module_style: ModuleStyle::None,
+    conventions: Conventions {
+        ripgrep_type: Convention::Is("yaml"),
+        ..Conventions::DATA
+    },
     ..LanguageSpec::new(
         "yaml",
         &["yml", "yaml"],

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::Index;
-use tsa_lang::Language;
+use tsa_lang::{Language, TestExt, TestFiles, TestRunner};
 
 use crate::action::Action;
 use crate::actions::common::{fixed_cap, with_agent_fields, with_payload};
@@ -88,7 +88,9 @@ fn constraint_floor(
 
 /// Test files associated with `rel` by naming convention / location.
 pub fn nearby_tests(root: &Path, rel: &str, files: &[String]) -> Vec<String> {
-    let lang = Language::from_path(rel).map(|l| l.name()).unwrap_or("");
+    let rule = Language::from_path(rel)
+        .and_then(|l| l.conventions().test_files.get())
+        .unwrap_or(&TestFiles::GENERIC);
     let base = rel.rsplit('/').next().unwrap_or(rel);
     let (stem, ext) = base.rsplit_once('.').unwrap_or((base, ""));
     let stem = if stem == "__init__" || stem == "mod" || stem == "index" {
@@ -105,44 +107,25 @@ pub fn nearby_tests(root: &Path, rel: &str, files: &[String]) -> Vec<String> {
         let fb = f.rsplit('/').next().unwrap_or(f);
         let (fs, fe) = fb.rsplit_once('.').unwrap_or((fb, ""));
         let fdir = f.rsplit_once('/').map_or("", |(d, _)| d);
-        let hit = match lang {
-            "python" => {
-                fe == "py" && (fs == format!("test_{stem}") || fs == format!("{stem}_test"))
-            }
-            "go" => fdir == dir && fs == format!("{stem}_test") && fe == "go",
-            "javascript" | "typescript" | "tsx" => {
-                [".test", ".spec"]
-                    .iter()
-                    .any(|m| fs == format!("{stem}{m}"))
-                    || (fs == stem && f.contains("__tests__/"))
-            }
-            "java" | "kotlin" | "scala" | "csharp" => {
-                fe == ext
-                    && (fs == format!("{stem}Test")
-                        || fs == format!("{stem}Tests")
-                        || fs == format!("Test{stem}"))
-            }
-            "rust" => {
-                fe == "rs" && (f.starts_with("tests/") || f.contains("/tests/")) && fs == stem
-            }
-            "ruby" => {
-                fs == format!("{stem}_spec")
-                    || fs == format!("test_{stem}")
-                    || fs == format!("{stem}_test")
-            }
-            _ => {
-                fs == format!("test_{stem}")
-                    || fs == format!("{stem}_test")
-                    || fs == format!("{stem}Test")
-            }
+        let named = rule.names.iter().any(|n| fs == n.replace("{stem}", stem));
+        let ext_ok = match rule.ext {
+            TestExt::Any => true,
+            TestExt::Same => fe == ext,
+            TestExt::Is(e) => fe == e,
         };
+        let under = rule
+            .under
+            .is_none_or(|d| f.starts_with(&format!("{d}/")) || f.contains(&format!("/{d}/")));
+        let hit = (named && ext_ok && (!rule.same_dir || fdir == dir) && under)
+            || rule
+                .stem_in
+                .is_some_and(|d| fs == stem && f.contains(&format!("{d}/")));
         if hit {
             out.insert(f.clone());
         }
     }
-    if lang == "rust"
-        && tsa_analysis::security::read_text_in_root(root, rel)
-            .is_ok_and(|t| t.contains("#[cfg(test)]"))
+    if let Some(marker) = rule.inline_marker
+        && tsa_analysis::security::read_text_in_root(root, rel).is_ok_and(|t| t.contains(marker))
     {
         out.insert(rel.to_owned());
     }
@@ -179,11 +162,11 @@ fn cargo_package(root: &Path, rel: &str) -> Option<String> {
 /// The command that runs `tests` (or the project's default test run when empty)
 /// with the project's own runner.
 pub fn test_command(root: &Path, rel: &str, tests: &[String]) -> String {
-    let lang = Language::from_path(rel).map(|l| l.name()).unwrap_or("");
+    let runner = Language::from_path(rel).and_then(|l| l.conventions().test_runner.get());
     let exists = |p: &str| root.join(p).exists();
     let files = tests.join(" ");
-    match lang {
-        "python" => {
+    match runner {
+        Some(TestRunner::Pytest) => {
             let runner = if exists("uv.lock") {
                 "uv run pytest"
             } else {
@@ -195,7 +178,7 @@ pub fn test_command(root: &Path, rel: &str, tests: &[String]) -> String {
                 format!("{runner} {files} -q")
             }
         }
-        "rust" => {
+        Some(TestRunner::Cargo) => {
             let pkg = cargo_package(root, rel)
                 .map(|p| format!(" -p {p}"))
                 .unwrap_or_default();
@@ -219,13 +202,13 @@ pub fn test_command(root: &Path, rel: &str, tests: &[String]) -> String {
                 parts.join(" && ")
             }
         }
-        "go" => {
+        Some(TestRunner::GoTest) => {
             let dir = rel
                 .rsplit_once('/')
                 .map_or(".".to_owned(), |(d, _)| format!("./{d}"));
             format!("go test {dir}/...")
         }
-        "javascript" | "typescript" | "tsx" => {
+        Some(TestRunner::Node) => {
             let pkg = tsa_analysis::security::inside_root(root, "package.json")
                 .and_then(|p| std::fs::read_to_string(p).ok())
                 .unwrap_or_default();
@@ -240,7 +223,7 @@ pub fn test_command(root: &Path, rel: &str, tests: &[String]) -> String {
                 format!("{runner} {files}")
             }
         }
-        "java" | "kotlin" => {
+        Some(TestRunner::MavenOrGradle) => {
             let classes: Vec<&str> = tests
                 .iter()
                 .map(|t| {
@@ -264,7 +247,7 @@ pub fn test_command(root: &Path, rel: &str, tests: &[String]) -> String {
                 format!("./gradlew test --tests {}", classes.join(" --tests "))
             }
         }
-        _ => {
+        None => {
             if tests.is_empty() {
                 "run the project's test suite".into()
             } else {

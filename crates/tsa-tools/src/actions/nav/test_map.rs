@@ -11,6 +11,7 @@ use serde_json::{Value, json};
 use tsa_analysis::graph::{Dir, IndexGraph, Neighbors, load_symbols};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::SymbolRow;
+use tsa_lang::{Language, TestEntry, TestRunner};
 
 use crate::action::Action;
 use crate::actions::common::{Targets, cap, definitions_json, find_targets, fixed_cap, open_index};
@@ -74,36 +75,43 @@ impl<'a> Lines<'a> {
 /// Whether a test-code definition is a test entry point by its language's convention.
 pub(crate) fn is_entry(s: &SymbolRow, lines: &mut Lines<'_>) -> bool {
     let n = s.name.as_str();
-    match s.language.as_str() {
-        "python" => n.starts_with("test"),
-        "go" => ["Test", "Benchmark", "Example", "Fuzz"].iter().any(|p| {
-            n.strip_prefix(p).is_some_and(|rest| {
-                rest.is_empty() || rest.starts_with(|c: char| c.is_uppercase() || c == '_')
-            })
-        }),
-        "javascript" | "typescript" | "tsx" | "jsx" => {
-            n.contains(' ')
-                || ["test", "it", "should", "when", "describe"]
-                    .iter()
-                    .any(|p| n.starts_with(p))
+    let rule = Language::from_name(&s.language).and_then(|l| l.conventions().test_entry.get());
+    match rule {
+        Some(TestEntry::Names {
+            prefixes,
+            boundary,
+            spaced,
+        }) => {
+            (*spaced && n.contains(' '))
+                || prefixes.iter().any(|p| {
+                    n.strip_prefix(p).is_some_and(|rest| {
+                        !boundary
+                            || rest.is_empty()
+                            || rest.starts_with(|c: char| c.is_uppercase() || c == '_')
+                    })
+                })
         }
-        "java" | "kotlin" | "csharp" | "scala" | "swift" => !n.starts_with('_'),
-        "rust" => lines.attributes_above(&s.file, s.line).iter().any(|a| {
-            a == "#[test]"
-                || a.ends_with("::test]")
-                || a.contains("::test(")
-                || a.starts_with("#[rstest")
+        Some(TestEntry::NotPrivate) => !n.starts_with('_'),
+        Some(TestEntry::Attribute {
+            exact,
+            suffixes,
+            infixes,
+            prefixes,
+        }) => lines.attributes_above(&s.file, s.line).iter().any(|a| {
+            exact.contains(&a.as_str())
+                || suffixes.iter().any(|x| a.ends_with(x))
+                || infixes.iter().any(|x| a.contains(x))
+                || prefixes.iter().any(|x| a.starts_with(x))
         }),
-        "ruby" => n.starts_with("test") || n.contains(' '),
-        "php" => n.starts_with("test"),
-        _ => true,
+        Some(TestEntry::Any) | None => true,
     }
 }
 
 /// How to run the listed tests, by the language of the tests.
 fn run_command(root: &Path, language: &str, files: &[String], names: &[&SymbolRow]) -> String {
-    match (language, test_command(root, language, files, names)) {
-        ("python", Some(cmd)) => format!("Run per-file tests: {cmd}"),
+    let runner = Language::from_name(language).and_then(|l| l.conventions().test_runner.get());
+    match (runner, test_command(root, language, files, names)) {
+        (Some(TestRunner::Pytest), Some(cmd)) => format!("Run per-file tests: {cmd}"),
         (_, Some(cmd)) => format!("Run them: {cmd}"),
         (_, None) => format!(
             "Run the test files above with the project's test runner: {}",
@@ -121,9 +129,10 @@ pub(crate) fn test_command(
     names: &[&SymbolRow],
 ) -> Option<String> {
     let files_arg = files.join(" ");
-    Some(match language {
-        "python" => format!("pytest {files_arg}"),
-        "rust" => {
+    let runner = Language::from_name(language).and_then(|l| l.conventions().test_runner.get());
+    Some(match runner? {
+        TestRunner::Pytest => format!("pytest {files_arg}"),
+        TestRunner::Cargo => {
             let mut n: Vec<String> = names
                 .iter()
                 .map(|s| s.qualname.replace('.', "::"))
@@ -136,7 +145,7 @@ pub(crate) fn test_command(
                 format!("cargo test -- {}", n.join(" "))
             }
         }
-        "go" => {
+        TestRunner::GoTest => {
             let mut tests = BTreeSet::new();
             let mut benches = BTreeSet::new();
             for s in names {
@@ -170,7 +179,7 @@ pub(crate) fn test_command(
             cmd.push_str(&dirs.into_iter().collect::<Vec<_>>().join(" "));
             cmd
         }
-        "javascript" | "typescript" | "tsx" | "jsx" => {
+        TestRunner::Node => {
             let pkg = tsa_analysis::security::inside_root(root, "package.json")
                 .and_then(|p| std::fs::read_to_string(p).ok())
                 .unwrap_or_default();
@@ -181,7 +190,7 @@ pub(crate) fn test_command(
             };
             format!("{runner} {files_arg}")
         }
-        _ => return None,
+        TestRunner::MavenOrGradle => return None,
     })
 }
 

@@ -50,70 +50,19 @@ pub(crate) struct Syntax {
     quotes: &'static [char],
 }
 
+/// The language's `line_syntax` convention; nothing is a comment, an import or a
+/// string in a language where it does not apply (markup and data).
 pub(crate) fn syntax(lang: Language) -> Syntax {
-    let c_like: &[&str] = &["//", "/*", "* ", "*/"];
-    match lang.name() {
-        "python" => Syntax {
-            comments: &["#"],
-            imports: &["import ", "from "],
-            quotes: &['"', '\''],
+    match lang.conventions().line_syntax.get() {
+        Some(s) => Syntax {
+            comments: s.comments,
+            imports: s.imports,
+            quotes: s.quotes,
         },
-        "ruby" => Syntax {
-            comments: &["#"],
-            imports: &["require ", "require_relative ", "load "],
-            quotes: &['"', '\''],
-        },
-        "bash" => Syntax {
-            comments: &["#"],
-            imports: &["source ", ". "],
-            quotes: &['"', '\''],
-        },
-        "rust" => Syntax {
-            comments: c_like,
-            imports: &[
-                "use ",
-                "pub use ",
-                "pub(crate) use ",
-                "extern crate ",
-                "mod ",
-            ],
-            quotes: &['"'],
-        },
-        "javascript" | "typescript" | "tsx" => Syntax {
-            comments: c_like,
-            imports: &["import ", "export * from", "export {"],
-            quotes: &['"', '\'', '`'],
-        },
-        "go" => Syntax {
-            comments: c_like,
-            imports: &["import ", "package "],
-            quotes: &['"', '`'],
-        },
-        "c" | "cpp" => Syntax {
-            comments: c_like,
-            imports: &["#include", "#import", "using namespace "],
-            quotes: &['"'],
-        },
-        "csharp" => Syntax {
-            comments: c_like,
-            imports: &["using ", "namespace "],
-            quotes: &['"'],
-        },
-        "php" => Syntax {
-            comments: &["//", "#", "/*", "* ", "*/"],
-            imports: &["use ", "require", "include", "namespace "],
-            quotes: &['"', '\''],
-        },
-        "swift" => Syntax {
-            comments: c_like,
-            imports: &["import "],
-            quotes: &['"'],
-        },
-        // Java, Kotlin, Scala.
-        _ => Syntax {
-            comments: c_like,
-            imports: &["import ", "package "],
-            quotes: &['"'],
+        None => Syntax {
+            comments: &[],
+            imports: &[],
+            quotes: &[],
         },
     }
 }

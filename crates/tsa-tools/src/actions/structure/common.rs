@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{Value, json};
 use tsa_analysis::security::resolve_in_root;
-use tsa_lang::{Def, DefKind, FileExtract, Language, Tier};
+use tsa_lang::{Def, DefKind, DefaultVisibility, FileExtract, Language, Tier};
 
 use crate::{Context, ToolError};
 
@@ -173,8 +173,9 @@ pub fn visibility(language: &str, name: &str, signature: &str) -> &'static str {
     if has("internal") {
         return "internal";
     }
-    match language {
-        "python" => {
+    let rule = Language::from_name(language).and_then(|l| l.conventions().default_visibility.get());
+    match rule {
+        Some(DefaultVisibility::Underscore) => {
             if name.starts_with("__") && name.ends_with("__") {
                 "public"
             } else if name.starts_with('_') {
@@ -183,25 +184,22 @@ pub fn visibility(language: &str, name: &str, signature: &str) -> &'static str {
                 "public"
             }
         }
-        "go" => {
+        Some(DefaultVisibility::Capitalised) => {
             if name.chars().next().is_some_and(char::is_uppercase) {
                 "public"
             } else {
                 "package"
             }
         }
-        "rust" => "private",
-        "ruby" | "javascript" | "typescript" | "tsx" | "kotlin" | "scala" | "swift" => {
+        Some(DefaultVisibility::LeadingMark) => {
             if name.starts_with('#') || name.starts_with('_') {
                 "private"
             } else {
                 "public"
             }
         }
-        "java" => "package",
-        "csharp" => "private",
-        "php" => "public",
-        _ => "unknown",
+        Some(DefaultVisibility::Fixed(v)) => v,
+        None => "unknown",
     }
 }
 

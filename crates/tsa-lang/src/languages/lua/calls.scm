@@ -1,0 +1,1 @@
+; Lua is a symbol-tier language: no call edges.
