@@ -54,11 +54,7 @@ const LONG_FUNCTIONS: &str = "tests/tidy-long-functions.txt";
 /// Import cycles between the top-level modules of a crate that exist today, each as
 /// `crate: module module ...` (the modules of one strongly connected component,
 /// sorted). The test fails for a cycle not listed and for a listed one that is gone.
-const KNOWN_CYCLES: &[&str] = &[
-    // `returns` reads type names with `extract::receiver_type_name`, `extract` unwraps
-    // generics with `returns::unwrap_generic`: one of the two helpers should move.
-    "tsa-lang: extract returns",
-];
+const KNOWN_CYCLES: &[&str] = &[];
 
 /// The layers of the workspace: a crate may depend (normal, build or dev
 /// dependency) only on crates of a lower layer. A crate missing here fails the

@@ -8,6 +8,7 @@ use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
 
 use crate::languages::{Language, LanguageSpec, text};
 use crate::model::{Base, BaseKind, CallSite, Def, DefKind, FileExtract};
+use crate::returns::{is_identifier, receiver_type_name};
 
 /// The closed vocabulary of capture names a query may use.
 const CAPTURES: [&str; 22] = [
@@ -954,89 +955,6 @@ fn called_head(recv: &str) -> Option<String> {
 fn self_field<'a>(selves: &[&str], recv: &'a str) -> Option<&'a str> {
     let (head, field) = recv.split_once('.')?;
     (selves.contains(&head) && is_identifier(field)).then_some(field)
-}
-
-fn is_identifier(s: &str) -> bool {
-    let s = s.trim_start_matches('$');
-    !s.is_empty()
-        && !s.starts_with(|c: char| c.is_ascii_digit())
-        && s.chars().all(|c| c.is_alphanumeric() || c == '_')
-}
-
-/// A declared type as a plain (possibly qualified) name: `*testing.PB` ->
-/// `testing.PB`, `&mut Store<T>` -> `Store`, `Dog?` -> `Dog`. Types that are not a
-/// single named type (unions, tuples, function types, `Optional[...]`) give `None`.
-pub(crate) fn receiver_type_name(raw: &str) -> Option<String> {
-    // Python spellings: `"Console"` (a forward reference), `Optional[Console]`,
-    // `Console | None`.
-    let mut t = raw.trim().trim_matches(['"', '\'']).trim();
-    if let Some(inner) = t
-        .strip_prefix("Optional[")
-        .or_else(|| t.strip_prefix("typing.Optional["))
-        .or_else(|| t.strip_prefix("t.Optional["))
-        .and_then(|r| r.strip_suffix(']'))
-    {
-        t = inner.trim().trim_matches(['"', '\'']);
-    }
-    if t.contains('|') {
-        let parts: Vec<&str> = t
-            .split('|')
-            .map(str::trim)
-            .filter(|p| *p != "None" && *p != "null" && *p != "undefined")
-            .collect();
-        match parts.as_slice() {
-            [one] => t = one.trim_matches(['"', '\'']),
-            _ => return None,
-        }
-    }
-    // `ProgressBar[V]` (Python generics) is a `ProgressBar`; `int[]` stays an array.
-    if let Some(i) = t.find('[')
-        && !t[i..].starts_with("[]")
-    {
-        t = &t[..i];
-    }
-    loop {
-        let before = t;
-        for p in [
-            "&",
-            "*",
-            "mut ",
-            "dyn ",
-            "impl ",
-            "const ",
-            "final ",
-            "readonly ",
-            "?",
-            ":",
-        ] {
-            t = t.strip_prefix(p).unwrap_or(t).trim_start();
-        }
-        if t == before {
-            break;
-        }
-    }
-    let t = t
-        .split('<')
-        .next()
-        .unwrap_or(t)
-        .trim_end_matches(['?', '!', '*', '&', ' ']);
-    let t = t.strip_suffix("[]").unwrap_or(t);
-    // Inferred-type keywords say nothing by themselves.
-    if matches!(
-        t,
-        "var" | "val" | "let" | "auto" | "dynamic" | "object" | "Object" | "any"
-    ) {
-        return None;
-    }
-    let ok = !t.is_empty()
-        && t.split(['.', ':'])
-            .filter(|p| !p.is_empty())
-            .all(is_identifier)
-        && !t.starts_with(['.', ':'])
-        && t.chars()
-            .next()
-            .is_some_and(|c| c.is_alphabetic() || c == '_');
-    ok.then(|| t.to_owned())
 }
 
 /// The innermost definition containing `byte` (definitions sorted by start, nested).

@@ -30,7 +30,7 @@ pub fn return_type(lang: Language, name: &str, signature: &str) -> Option<String
     };
     let raw = raw.trim_matches(['"', '\'']);
     let unwrapped = unwrap_generic(raw);
-    let t = crate::extract::receiver_type_name(unwrapped)?;
+    let t = receiver_type_name(unwrapped)?;
     let primitive = matches!(
         t.as_str(),
         "void"
@@ -76,7 +76,7 @@ pub fn return_type(lang: Language, name: &str, signature: &str) -> Option<String
 /// A written type reduced to the one named type a value of it is (`&mut Box<T>`
 /// -> `T`, `Subscriber<R>` -> `Subscriber`, `Optional[Cat]` -> `Cat`).
 pub fn type_name(raw: &str) -> Option<String> {
-    crate::extract::receiver_type_name(unwrap_generic(raw))
+    receiver_type_name(unwrap_generic(raw))
 }
 
 /// The type a TS signature declares for parameter `j` of the function its
@@ -172,7 +172,7 @@ pub fn alias_target(signature: &str) -> Option<String> {
     }
     let (_, rhs) = signature.split_once('=')?;
     let rhs = rhs.split(['{', ';']).next().unwrap_or(rhs).trim();
-    let t = crate::extract::receiver_type_name(unwrap_generic(rhs))?;
+    let t = receiver_type_name(unwrap_generic(rhs))?;
     (!t.is_empty()).then_some(t)
 }
 
@@ -266,6 +266,90 @@ fn unwrap_once(t: &str) -> &str {
         }
     }
     t
+}
+
+/// A declared type as a plain (possibly qualified) name: `*testing.PB` ->
+/// `testing.PB`, `&mut Store<T>` -> `Store`, `Dog?` -> `Dog`. Types that are not a
+/// single named type (unions, tuples, function types, `Optional[...]`) give `None`.
+pub(crate) fn receiver_type_name(raw: &str) -> Option<String> {
+    // Python spellings: `"Console"` (a forward reference), `Optional[Console]`,
+    // `Console | None`.
+    let mut t = raw.trim().trim_matches(['"', '\'']).trim();
+    if let Some(inner) = t
+        .strip_prefix("Optional[")
+        .or_else(|| t.strip_prefix("typing.Optional["))
+        .or_else(|| t.strip_prefix("t.Optional["))
+        .and_then(|r| r.strip_suffix(']'))
+    {
+        t = inner.trim().trim_matches(['"', '\'']);
+    }
+    if t.contains('|') {
+        let parts: Vec<&str> = t
+            .split('|')
+            .map(str::trim)
+            .filter(|p| *p != "None" && *p != "null" && *p != "undefined")
+            .collect();
+        match parts.as_slice() {
+            [one] => t = one.trim_matches(['"', '\'']),
+            _ => return None,
+        }
+    }
+    // `ProgressBar[V]` (Python generics) is a `ProgressBar`; `int[]` stays an array.
+    if let Some(i) = t.find('[')
+        && !t[i..].starts_with("[]")
+    {
+        t = &t[..i];
+    }
+    loop {
+        let before = t;
+        for p in [
+            "&",
+            "*",
+            "mut ",
+            "dyn ",
+            "impl ",
+            "const ",
+            "final ",
+            "readonly ",
+            "?",
+            ":",
+        ] {
+            t = t.strip_prefix(p).unwrap_or(t).trim_start();
+        }
+        if t == before {
+            break;
+        }
+    }
+    let t = t
+        .split('<')
+        .next()
+        .unwrap_or(t)
+        .trim_end_matches(['?', '!', '*', '&', ' ']);
+    let t = t.strip_suffix("[]").unwrap_or(t);
+    // Inferred-type keywords say nothing by themselves.
+    if matches!(
+        t,
+        "var" | "val" | "let" | "auto" | "dynamic" | "object" | "Object" | "any"
+    ) {
+        return None;
+    }
+    let ok = !t.is_empty()
+        && t.split(['.', ':'])
+            .filter(|p| !p.is_empty())
+            .all(is_identifier)
+        && !t.starts_with(['.', ':'])
+        && t.chars()
+            .next()
+            .is_some_and(|c| c.is_alphabetic() || c == '_');
+    ok.then(|| t.to_owned())
+}
+
+/// A plain identifier (a leading `$` allowed, as PHP and shell spell variables).
+pub(crate) fn is_identifier(s: &str) -> bool {
+    let s = s.trim_start_matches('$');
+    !s.is_empty()
+        && !s.starts_with(|c: char| c.is_ascii_digit())
+        && s.chars().all(|c| c.is_alphanumeric() || c == '_')
 }
 
 #[cfg(test)]
