@@ -8,12 +8,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tsa_analysis::graph::{Dir, Hop, IndexGraph, Neighbors, load_symbols, node_json};
-use tsa_analysis::source::{Bodies, BodyBudget};
+use tsa_analysis::source::{BODY_LINES_EACH, Bodies, BodyBudget};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::SymbolRow;
 
 use crate::action::Action;
-use crate::actions::common::{cap, open_index, split_qualified};
+use crate::actions::common::{IncludeBodies, cap, open_index, split_qualified};
 use crate::{Context, ToolError};
 
 /// Arguments of `nav context`.
@@ -26,13 +26,16 @@ pub struct Args {
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub max_nodes: Option<i64>,
-    /// Most code bodies to inline (default 5).
+    /// Most code bodies to inline (default 3; with include_bodies=all, max_nodes).
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub max_code_blocks: Option<i64>,
     /// Also list the call edges among the listed nodes (default false).
     #[serde(default)]
     pub include_graph: Option<bool>,
+    /// Which nodes get their source inlined under code_blocks: `none`, `top` (default: max_code_blocks of them), `all`; each body at most 40 lines.
+    #[serde(default)]
+    pub include_bodies: Option<IncludeBodies>,
 }
 
 pub struct TaskContext;
@@ -97,13 +100,17 @@ impl Action for TaskContext {
     const FACADE: &'static str = "nav";
     const NAME: &'static str = "context";
     const SUMMARY: &'static str =
-        "one call for a task: best-matching definitions, their callers and callees, code inlined";
+        "one call for a task: best-matching definitions, their callers and callees, code of the best 3 inlined";
     const ALIASES: &'static [(&'static str, &'static str)] =
         &[("symbol", "task"), ("query", "task")];
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let max_nodes = cap("max_nodes", args.max_nodes, 30)?;
-        let max_blocks = cap("max_code_blocks", args.max_code_blocks, 5)?;
+        let include = args.include_bodies.unwrap_or_default();
+        let max_blocks = match (include, args.max_code_blocks) {
+            (IncludeBodies::All, None) => max_nodes,
+            _ => cap("max_code_blocks", args.max_code_blocks, 3)?,
+        };
         let include_graph = args.include_graph.unwrap_or(false);
         if args.task.trim().is_empty() {
             return Err(ToolError::Validation(
@@ -160,9 +167,13 @@ impl Action for TaskContext {
         let mut bodies = Bodies::new(
             ctx.root()?,
             BodyBudget {
-                rows: max_blocks.get(),
-                lines_each: 60,
-                lines_total: 60 * max_blocks.get(),
+                rows: if include == IncludeBodies::None {
+                    0
+                } else {
+                    max_blocks.get()
+                },
+                lines_each: BODY_LINES_EACH,
+                lines_total: usize::MAX,
             },
         );
         let mut blocks = Vec::new();
@@ -174,15 +185,19 @@ impl Action for TaskContext {
                 let mut v = node_json(s);
                 v["role"] = json!(role);
                 v["signature"] = json!(s.signature);
-                if let Some((of, h)) = via {
-                    v["of"] = json!(syms.get(of).map(|o| o.qualname.clone()));
-                    v["resolution"] = json!(h.resolution.as_str());
-                    v["confidence"] = json!(h.confidence);
-                }
+                // Every row has the same keys (one table): null where no hop led here.
+                v["of"] = json!(via.and_then(|(of, _)| syms.get(&of).map(|o| o.qualname.clone())));
+                v["resolution"] = json!(via.map(|(_, h)| h.resolution.as_str()));
+                v["confidence"] = json!(via.map(|(_, h)| h.confidence));
                 if !s.is_test || *role == "match" {
                     block_total += 1;
-                    if let Some(b) = bodies.body(&s.qualname, &s.file, s.line, s.end_line) {
-                        blocks.push(b);
+                    let b = bodies.inline(&s.file, s.line, s.end_line);
+                    if b.body.is_some() {
+                        let mut block = json!({"qualified_name": s.qualname, "file": s.file});
+                        if let (Value::Object(m), Value::Object(f)) = (&mut block, json!(b)) {
+                            m.extend(f);
+                        }
+                        blocks.push(block);
                     }
                 }
                 Some(v)
@@ -262,7 +277,7 @@ impl Action for TaskContext {
             );
         }
         s = s.with_next_step(
-            "Bodies of the best matches are under code_blocks — answer from them; nav action=caller_tree / callee_tree go deeper from one node.",
+            "Bodies of the best matches are under code_blocks (each capped at 40 lines, cut lines named in body_cut_lines); include_bodies=all inlines every listed node, structure action=read shows one file's lines; nav action=caller_tree / callee_tree go deeper from one node.",
         );
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);
