@@ -91,6 +91,10 @@ pub enum BodyRows {
 /// How many rows `include_bodies=top` inlines.
 pub const TOP_BODIES: usize = 3;
 
+/// Lines of all bodies of `include_bodies=top` together (a default answer stays
+/// small; the rest is named in `body_cut_lines`).
+pub const TOP_LINES: usize = 60;
+
 /// Lines of one inlined body at most; the rest is named in `body_cut_lines`.
 pub const BODY_LINES_EACH: usize = 40;
 
@@ -99,7 +103,7 @@ impl BodyRows {
     pub fn budget(self) -> BodyBudget {
         let (rows, lines_total) = match self {
             BodyRows::None => (0, 0),
-            BodyRows::Top => (TOP_BODIES, TOP_BODIES * BODY_LINES_EACH),
+            BodyRows::Top => (TOP_BODIES, TOP_LINES),
             BodyRows::All => (usize::MAX, usize::MAX),
         };
         BodyBudget {

@@ -245,7 +245,6 @@ impl Action for Dead {
                     "reason": d.reason,
                     "why": d.why,
                     "dead_callee_count": d.dead_callees.len(),
-                    // Names joined (`a, b`): rows of primitives are one TOON table.
                     "dead_callees": callees.join(", "),
                     "dead_callers": callers.join(", "),
                 })

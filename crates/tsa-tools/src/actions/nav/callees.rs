@@ -16,7 +16,7 @@ use crate::actions::common::{
     IncludeBodies, Targets, callee_full, cap, definitions_json, find_targets, open_index, to_value,
     with_payload,
 };
-use crate::actions::nav::callers::{BODY_NOTE, Scope, run_graph};
+use crate::actions::nav::callers::{BODY_NOTE, DEFINITIONS_LISTED, Scope, run_graph};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
@@ -175,7 +175,7 @@ pub struct CalleesPayload<'a> {
     /// True when several definitions share the name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ambiguous: Option<bool>,
-    /// How many, when ambiguous.
+    /// How many, when ambiguous (the first 10 are listed under `definitions`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub candidate_count: Option<usize>,
 }
@@ -209,7 +209,7 @@ fn callees_answer(
         data_source: "sql",
         scope: Scope::Point.as_str(),
         function: function_name,
-        definitions: definitions_json(&r.defs),
+        definitions: definitions_json(&r.defs[..r.defs.len().min(DEFINITIONS_LISTED)]),
         unresolved_callees: r.unresolved,
         ambiguous: ambiguous.then_some(true),
         candidate_count: ambiguous.then_some(r.defs.len()),

@@ -85,6 +85,12 @@ pub(crate) fn callers_verdict(total: usize, trust: &Trust) -> Verdict {
 
 pub(crate) const BODY_NOTE: &str = MORE_BODIES;
 
+/// Unresolved call sites listed when `limit` is not given.
+const UNRESOLVED_LISTED: NonZeroUsize = NonZeroUsize::new(10).unwrap();
+
+/// Definitions listed beside callers or callees; `candidate_count` gives them all.
+pub(crate) const DEFINITIONS_LISTED: usize = 10;
+
 /// One caller as a row of `callers`: a calling definition, or the module-level code
 /// of one file (`<module>`, qualified `file:<module>`).
 #[derive(Clone, Debug, Serialize)]
@@ -272,7 +278,7 @@ pub struct CallersPayload<'a> {
     /// True when several definitions share the name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ambiguous: Option<bool>,
-    /// How many, when ambiguous.
+    /// How many, when ambiguous (the first 10 are listed under `definitions`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub candidate_count: Option<usize>,
 }
@@ -365,17 +371,26 @@ fn callers_answer(
     r: CallersReport,
     function_name: &str,
     include: IncludeBodies,
+    unresolved_cap: NonZeroUsize,
 ) -> Result<Success, ToolError> {
     let mut bodies = Bodies::new(ctx.root()?, include.rows().budget());
     let total = r.callers.total();
     let unresolved = r.unresolved.total();
+    // Unresolved sites: the first UNRESOLVED_LISTED unless `limit` was given (the
+    // total stays exact).
+    let unresolved_list =
+        Capped::counted(r.unresolved.items().to_vec(), unresolved, unresolved_cap);
     let listed = r
         .callers
         .clone()
         .map(|(row, lines)| to_value(&caller_row(&row, lines, &mut bodies)));
     let ambiguous = r.defs.len() > 1;
     let verdict = callers_verdict(total, &r.trust);
-    let follow_up = callers_follow_up(&r, function_name, bodies.any() && include != IncludeBodies::All);
+    let follow_up = callers_follow_up(
+        &r,
+        function_name,
+        bodies.any() && include != IncludeBodies::All,
+    );
     let summary = if unresolved > 0 {
         format!(
             "callers: '{function_name}' has {total} resolved caller(s), {unresolved} unresolved call site(s) named '{}'",
@@ -390,7 +405,7 @@ fn callers_answer(
         data_source: "sql",
         scope: Scope::Point.as_str(),
         function: function_name,
-        definitions: definitions_json(&r.defs),
+        definitions: definitions_json(&r.defs[..r.defs.len().min(DEFINITIONS_LISTED)]),
         call_site_count: r.call_sites,
         unattributed_call_sites: r.module_sites,
         module_callers: r.module_callers,
@@ -419,7 +434,7 @@ fn callers_answer(
                 noun: "unresolved call sites",
                 remedy: "raise limit; each is a call of the same name whose target could not be determined".into(),
             },
-            r.unresolved.clone().map(|u| to_value(&u)),
+            unresolved_list.map(|u| to_value(&u)),
         )
         .with_next_step(follow_up)
         .with_agent("total_callers", total);
@@ -434,8 +449,7 @@ impl Action for Callers {
     type Args = Args;
     const FACADE: &'static str = "nav";
     const NAME: &'static str = "callers";
-    const SUMMARY: &'static str =
-        "who calls a function (exact count, capped list of call sites, bodies of the first 3 inlined, resolution per edge)";
+    const SUMMARY: &'static str = "who calls a function (exact count, capped list of call sites, bodies of the first 3 inlined, resolution per edge)";
     const ALIASES: &'static [(&'static str, &'static str)] = &[("symbol", "function_name")];
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
@@ -461,6 +475,10 @@ impl Action for Callers {
                 *r,
                 &args.function_name,
                 args.include_bodies.unwrap_or_default(),
+                match args.limit {
+                    Some(_) => limit,
+                    None => UNRESOLVED_LISTED,
+                },
             ),
             CallersLookup::Missing(s) => Ok(s),
         }

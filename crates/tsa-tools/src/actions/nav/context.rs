@@ -54,6 +54,31 @@ const STOP: &[&str] = &[
     "where", "why", "with", "fix", "add", "on", "it", "this", "that", "when", "from", "by",
 ];
 
+/// The budget of code blocks: none, or `max_blocks` bodies of at most 40 lines.
+fn block_budget(include: IncludeBodies, max_blocks: usize) -> BodyBudget {
+    BodyBudget {
+        rows: if include == IncludeBodies::None {
+            0
+        } else {
+            max_blocks
+        },
+        lines_each: BODY_LINES_EACH,
+        lines_total: usize::MAX,
+    }
+}
+
+/// A definition's code block (flat: `qualified_name`, `file`, then the body fields),
+/// or none when the budget is spent.
+fn code_block(bodies: &mut Bodies, s: &SymbolRow) -> Option<Value> {
+    let b = bodies.inline(&s.file, s.line, s.end_line);
+    b.body.as_ref()?;
+    let mut block = json!({"qualified_name": s.qualname, "file": s.file});
+    if let (Value::Object(m), Value::Object(f)) = (&mut block, json!(b)) {
+        m.extend(f);
+    }
+    Some(block)
+}
+
 /// A listed node: id, role (`match|caller|callee`), and the seed and hop it came by.
 type Node = (i64, &'static str, Option<(i64, Hop)>);
 
@@ -99,8 +124,7 @@ impl Action for TaskContext {
     type Args = Args;
     const FACADE: &'static str = "nav";
     const NAME: &'static str = "context";
-    const SUMMARY: &'static str =
-        "one call for a task: best-matching definitions, their callers and callees, code of the best 3 inlined";
+    const SUMMARY: &'static str = "one call for a task: best-matching definitions, their callers and callees, code of the best 3 inlined";
     const ALIASES: &'static [(&'static str, &'static str)] =
         &[("symbol", "task"), ("query", "task")];
 
@@ -164,18 +188,7 @@ impl Action for TaskContext {
         let total = nodes.len();
         nodes.truncate(max_nodes.get());
         load_symbols(index, &mut syms, nodes.iter().map(|n| n.0))?;
-        let mut bodies = Bodies::new(
-            ctx.root()?,
-            BodyBudget {
-                rows: if include == IncludeBodies::None {
-                    0
-                } else {
-                    max_blocks.get()
-                },
-                lines_each: BODY_LINES_EACH,
-                lines_total: usize::MAX,
-            },
-        );
+        let mut bodies = Bodies::new(ctx.root()?, block_budget(include, max_blocks.get()));
         let mut blocks = Vec::new();
         let mut block_total = 0;
         let rows: Vec<Value> = nodes
@@ -191,14 +204,7 @@ impl Action for TaskContext {
                 v["confidence"] = json!(via.map(|(_, h)| h.confidence));
                 if !s.is_test || *role == "match" {
                     block_total += 1;
-                    let b = bodies.inline(&s.file, s.line, s.end_line);
-                    if b.body.is_some() {
-                        let mut block = json!({"qualified_name": s.qualname, "file": s.file});
-                        if let (Value::Object(m), Value::Object(f)) = (&mut block, json!(b)) {
-                            m.extend(f);
-                        }
-                        blocks.push(block);
-                    }
+                    blocks.extend(code_block(&mut bodies, s));
                 }
                 Some(v)
             })

@@ -1,5 +1,5 @@
 //! `structure explore`: a source bundle for one or more symbols (or a free-text
-//! query): their definitions with bodies, caller counts and callees, grouped by file.
+//! query): their definitions (code of the first 3), caller counts and callees, by file.
 
 use std::collections::{HashMap, HashSet};
 
