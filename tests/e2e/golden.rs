@@ -222,7 +222,7 @@ async fn toon_content_is_never_larger_than_the_json_answer() {
             let Some(toon) = toon else { continue };
             let ratio = toon.chars().count() as f64 / json_chars as f64;
             let name = format!("{i:03}-{fixture}-{tool}-{}", c["args"]["action"]);
-            println!("toon/json {ratio:.2} {name}");
+            eprintln!("toon/json {ratio:.2} {name}");
             ratios.push(ratio);
             if ratio > 1.0 {
                 larger.push(format!("{name}: {ratio:.2}"));
@@ -232,7 +232,7 @@ async fn toon_content_is_never_larger_than_the_json_answer() {
     }
     ratios.sort_by(f64::total_cmp);
     if !ratios.is_empty() {
-        println!(
+        eprintln!(
             "toon/json over {} answers: median {:.2}, worst {:.2}",
             ratios.len(),
             ratios[ratios.len() / 2],
