@@ -123,7 +123,7 @@ async fn mcp_answer_fits_max_chars() {
     let (_d, root) = hub_project();
     let client = crate::support::mcp((), &root).await;
     for budget in [2500usize, 3500, 6000] {
-        let args = json!({"action": "symbol", "query": "use", "limit": 40, "max_chars": budget});
+        let args = json!({"action": "symbol", "query": "use", "limit": 40, "include_bodies": "all", "max_chars": budget});
         let r = client
             .call_tool(
                 CallToolRequestParams::new("search")

@@ -45,12 +45,7 @@ fn callers_limit_keeps_the_four_part_truncation_shape() {
     );
     assert_eq!(v["agent_summary"]["next_step"], v["next_step"]);
     assert_eq!(v["unattributed_call_sites"], 1);
-    assert!(
-        v["callers"][0]["body"]["content"]
-            .as_str()
-            .unwrap()
-            .contains("build")
-    );
+    assert!(v["callers"][0]["body"].as_str().unwrap().contains("build"));
 }
 
 #[test]

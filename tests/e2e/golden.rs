@@ -175,3 +175,73 @@ async fn every_answer_of_the_call_corpus_is_unchanged() {
         differ.join("\n")
     );
 }
+
+/// Each call of the corpus asked twice, as JSON and with the default format (TOON):
+/// `toon_content` is never larger than the minified JSON of the same answer (TOON is
+/// the default because it is cheaper). Prints the ratio per call.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn toon_content_is_never_larger_than_the_json_answer() {
+    let corpus = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/calls.jsonl"),
+    )
+    .unwrap();
+    let calls: Vec<Value> = corpus
+        .lines()
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let mut by_fixture: BTreeMap<String, Vec<(usize, &Value)>> = BTreeMap::new();
+    for (i, c) in calls.iter().enumerate() {
+        by_fixture
+            .entry(c["fixture"].as_str().unwrap().to_owned())
+            .or_default()
+            .push((i, c));
+    }
+    let mut larger = Vec::new();
+    let mut ratios = Vec::new();
+    for (fixture, calls) in by_fixture {
+        let p = project(&fixture);
+        if fixture == "python" {
+            with_history(&p.root);
+        }
+        let client = mcp((), &p.root).await;
+        for (i, c) in calls {
+            let tool = c["tool"].as_str().unwrap();
+            let mut args = c["args"].clone();
+            args["output_format"] = json!("json");
+            let (_, text) = mcp_raw(&client, tool, &args).await;
+            let Ok(answer) = serde_json::from_str::<Value>(&text) else {
+                continue;
+            };
+            let json_chars = serde_json::to_string(&answer).unwrap().chars().count();
+            let args = c["args"].clone();
+            let (_, text) = mcp_raw(&client, tool, &args).await;
+            let toon = serde_json::from_str::<Value>(&text)
+                .ok()
+                .and_then(|v| v["toon_content"].as_str().map(str::to_owned));
+            let Some(toon) = toon else { continue };
+            let ratio = toon.chars().count() as f64 / json_chars as f64;
+            let name = format!("{i:03}-{fixture}-{tool}-{}", c["args"]["action"]);
+            eprintln!("toon/json {ratio:.2} {name}");
+            ratios.push(ratio);
+            if ratio > 1.0 {
+                larger.push(format!("{name}: {ratio:.2}"));
+            }
+        }
+        client.cancel().await.unwrap();
+    }
+    ratios.sort_by(f64::total_cmp);
+    if !ratios.is_empty() {
+        eprintln!(
+            "toon/json over {} answers: median {:.2}, worst {:.2}",
+            ratios.len(),
+            ratios[ratios.len() / 2],
+            ratios[ratios.len() - 1]
+        );
+    }
+    assert!(
+        larger.is_empty(),
+        "toon_content larger than the minified JSON answer:\n{}",
+        larger.join("\n")
+    );
+}

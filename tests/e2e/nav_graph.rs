@@ -996,9 +996,10 @@ fn module_level_code_counts_as_a_caller() {
     assert_eq!(row["name"], "<module>");
     assert_eq!(row["kind"], "module");
     assert_eq!(row["qualified_name"], "app/startup.py:<module>");
-    assert_eq!(row["call_lines"], json!([3, 4]));
+    assert_eq!(row["call_lines"], "3 4");
+    assert_eq!(row["call_text"], "warm()");
     assert_eq!(row["callee_resolved_file"], "app/boot.py");
-    assert_eq!(row["body"]["content"], "warm()\n");
+    assert_eq!(row["body"], "warm()\n");
 
     let i = nav(
         &p.root,

@@ -21,7 +21,11 @@ fn caller_files(v: &Value) -> Vec<String> {
     for c in v["callers"].as_array().unwrap() {
         let file = c["file"].as_str().unwrap();
         out.push(format!("{file}:{}", c["line"]));
-        for l in c["call_lines"].as_array().into_iter().flatten() {
+        for l in c["call_lines"]
+            .as_str()
+            .into_iter()
+            .flat_map(str::split_whitespace)
+        {
             out.push(format!("{file}:{l}"));
         }
     }

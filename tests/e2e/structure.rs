@@ -746,9 +746,10 @@ fn index_actions_answer_from_the_index() {
     assert!(rows[0]["code"].as_str().unwrap().contains("def run(self)"));
     assert!(
         rows[0]["callees"]
-            .as_array()
+            .as_str()
             .unwrap()
-            .contains(&json!("Engine.step"))
+            .split(", ")
+            .any(|c| c == "Engine.step")
     );
     let v = cli(
         &p.root,
@@ -759,7 +760,7 @@ fn index_actions_answer_from_the_index() {
             .as_array()
             .unwrap()
             .iter()
-            .all(|r| r.get("code").is_none())
+            .all(|r| r["code"].is_null())
     );
     let v = cli(
         &p.root,

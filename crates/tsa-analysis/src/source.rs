@@ -63,6 +63,57 @@ pub struct BodyBudget {
     pub lines_total: usize,
 }
 
+/// An inlined body as fields of its row: the text, the lines it shows (`a-b`) and
+/// the lines cut by the per-body cap (`c-d`, null when nothing was cut). All three are
+/// null for a row without a body, so rows stay uniform (one TOON table).
+#[derive(Clone, Debug, Default, serde::Serialize)]
+pub struct Inlined {
+    /// The source text.
+    pub body: Option<String>,
+    /// The lines shown, `start-end`.
+    pub body_lines: Option<String>,
+    /// The lines of the definition not shown (structure read shows them).
+    pub body_cut_lines: Option<String>,
+}
+
+/// Which rows of a list get their body inlined (`include_bodies`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum BodyRows {
+    /// No row.
+    None,
+    /// The first [`TOP_BODIES`] rows with a readable body (the default).
+    #[default]
+    Top,
+    /// Every listed row.
+    All,
+}
+
+/// How many rows `include_bodies=top` inlines.
+pub const TOP_BODIES: usize = 3;
+
+/// Lines of all bodies of `include_bodies=top` together (a default answer stays
+/// small; the rest is named in `body_cut_lines`).
+pub const TOP_LINES: usize = 60;
+
+/// Lines of one inlined body at most; the rest is named in `body_cut_lines`.
+pub const BODY_LINES_EACH: usize = 40;
+
+impl BodyRows {
+    /// The budget of inlined bodies for this choice.
+    pub fn budget(self) -> BodyBudget {
+        let (rows, lines_total) = match self {
+            BodyRows::None => (0, 0),
+            BodyRows::Top => (TOP_BODIES, TOP_LINES),
+            BodyRows::All => (usize::MAX, usize::MAX),
+        };
+        BodyBudget {
+            rows,
+            lines_each: BODY_LINES_EACH,
+            lines_total,
+        }
+    }
+}
+
 /// Reads definition bodies from the working tree, each file once.
 pub struct Bodies<'a> {
     root: &'a Path,
@@ -97,16 +148,11 @@ impl<'a> Bodies<'a> {
         self.rows > 0
     }
 
-    /// The `body` object of a definition, or `None` when the budget is spent or the
-    /// file cannot be read.
-    pub fn body(&mut self, name: &str, file: &str, start: u32, end: u32) -> Option<Value> {
-        if self.rows >= self.budget.rows || self.lines >= self.budget.lines_total || start == 0 {
-            return None;
-        }
+    /// The lines of `file`, read once (`None` when it cannot be read).
+    fn lines_of(&mut self, file: &str) -> Option<&Vec<String>> {
         let root = self.root;
         let linked = &mut self.linked;
-        let lines = self
-            .files
+        self.files
             .entry(file.to_owned())
             .or_insert_with(|| {
                 let bytes = match read_in_root(root, file) {
@@ -124,16 +170,53 @@ impl<'a> Bodies<'a> {
                         .collect(),
                 )
             })
-            .as_ref()?;
-        let first = start as usize - 1;
-        let last = (end as usize).min(lines.len());
-        if first >= last {
+            .as_ref()
+    }
+
+    /// The text of one line of `file` (trimmed, at most 160 characters), for a row
+    /// that names a call site without its body.
+    pub fn line_text(&mut self, file: &str, line: u32) -> Option<String> {
+        let text = self.lines_of(file)?.get((line as usize).checked_sub(1)?)?;
+        let text = text.trim();
+        Some(match text.char_indices().nth(160) {
+            Some((i, _)) => format!("{}...", &text[..i]),
+            None => text.to_owned(),
+        })
+    }
+
+    /// A definition's body as flat row fields (lean rows: no key repeats the row), or
+    /// all three null when the budget is spent or the file cannot be read.
+    pub fn inline(&mut self, file: &str, start: u32, end: u32) -> Inlined {
+        let Some(b) = self.body("", file, start, end) else {
+            return Inlined::default();
+        };
+        let shown_end = b["end_line"].as_u64().unwrap_or(0);
+        Inlined {
+            body: b["content"].as_str().map(str::to_owned),
+            body_lines: Some(format!("{start}-{shown_end}")),
+            body_cut_lines: b
+                .get("truncated")
+                .is_some()
+                .then(|| format!("{}-{end}", shown_end + 1)),
+        }
+    }
+
+    /// The `body` object of a definition, or `None` when the budget is spent or the
+    /// file cannot be read.
+    pub fn body(&mut self, name: &str, file: &str, start: u32, end: u32) -> Option<Value> {
+        if self.rows >= self.budget.rows || self.lines >= self.budget.lines_total || start == 0 {
             return None;
         }
         let room = self
             .budget
             .lines_each
             .min(self.budget.lines_total - self.lines);
+        let lines = self.lines_of(file)?;
+        let first = start as usize - 1;
+        let last = (end as usize).min(lines.len());
+        if first >= last {
+            return None;
+        }
         let shown = (last - first).min(room);
         let content = lines[first..first + shown].join("\n") + "\n";
         self.rows += 1;

@@ -378,3 +378,58 @@ mod payload_tests {
         );
     }
 }
+
+/// `include_bodies`: which listed rows get their source inlined (lean rows: every
+/// row names its coordinates; bodies cost the most).
+#[derive(Debug, Clone, Copy, Default, serde::Deserialize, schemars::JsonSchema, PartialEq, Eq)]
+#[serde(rename_all = "lowercase")]
+pub enum IncludeBodies {
+    /// No body; rows are coordinates only.
+    None,
+    /// The first 3 rows (the default).
+    #[default]
+    Top,
+    /// Every listed row.
+    All,
+}
+
+impl IncludeBodies {
+    /// The rows to inline, as the body reader counts them.
+    pub fn rows(self) -> tsa_analysis::source::BodyRows {
+        use tsa_analysis::source::BodyRows;
+        match self {
+            IncludeBodies::None => BodyRows::None,
+            IncludeBodies::Top => BodyRows::Top,
+            IncludeBodies::All => BodyRows::All,
+        }
+    }
+}
+
+/// The sentence of a next step that says how to get the bodies not inlined.
+pub const MORE_BODIES: &str = "Bodies are inlined for the first rows only (each capped at 40 lines, cut lines named in body_cut_lines): include_bodies=all inlines every listed row, or structure action=read shows one file's lines.";
+
+/// Rows with the same keys in the same order: a key some rows lack is added to them
+/// as null. Rows of primitives with one key set are one TOON table (a header, then a
+/// line of values per row) instead of a key per value.
+pub fn uniform_rows(rows: Vec<Value>) -> Vec<Value> {
+    let mut keys: Vec<String> = Vec::new();
+    for r in &rows {
+        if let Value::Object(m) = r {
+            for k in m.keys() {
+                if !keys.contains(k) {
+                    keys.push(k.clone());
+                }
+            }
+        }
+    }
+    rows.into_iter()
+        .map(|r| match r {
+            Value::Object(mut m) => Value::Object(
+                keys.iter()
+                    .map(|k| (k.clone(), m.remove(k).unwrap_or(Value::Null)))
+                    .collect(),
+            ),
+            other => other,
+        })
+        .collect()
+}

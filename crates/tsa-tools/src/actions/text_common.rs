@@ -228,17 +228,26 @@ fn clip(text: &str) -> (String, bool) {
     (text[..end].to_owned(), true)
 }
 
-/// One match as listed: `file`, `line`, `text`, `matches`, context when asked.
+/// The byte ranges of a row's matches as one string (`16-21 58-63`), so rows keep
+/// primitive values (one TOON table).
+pub fn ranges_text(matches: &[[usize; 2]]) -> String {
+    matches
+        .iter()
+        .map(|[a, b]| format!("{a}-{b}"))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// One match as listed: `file`, `line`, `text`, `matches` (byte ranges in `text`,
+/// `start-end` separated by spaces), `text_truncated`, context when asked.
 pub fn row_json(file: &str, r: &Row) -> Value {
     let (text, cut) = clip(&r.text);
     let mut m = Map::new();
     m.insert("file".into(), json!(file));
     m.insert("line".into(), json!(r.line));
     m.insert("text".into(), json!(text));
-    m.insert("matches".into(), json!(r.matches));
-    if cut {
-        m.insert("text_truncated".into(), json!(true));
-    }
+    m.insert("matches".into(), json!(ranges_text(&r.matches)));
+    m.insert("text_truncated".into(), json!(cut));
     if !r.before.is_empty() {
         m.insert("context_before".into(), json!(r.before));
     }

@@ -245,15 +245,15 @@ impl Action for Dead {
                     "reason": d.reason,
                     "why": d.why,
                     "dead_callee_count": d.dead_callees.len(),
-                    "dead_callees": callees,
-                    "dead_callers": callers,
+                    "dead_callees": callees.join(", "),
+                    "dead_callers": callers.join(", "),
                 })
             }),
             max_dead,
         );
         let import_rows = Capped::collect(
             report.unused_imports.iter().map(|u| {
-                json!({"file": u.file, "line": u.line, "import_text": u.text, "unused_names": u.names})
+                json!({"file": u.file, "line": u.line, "import_text": u.text, "unused_names": u.names.join(", ")})
             }),
             max_imports,
         );

@@ -235,7 +235,8 @@ pub fn answer(s: &FileScore, limit: usize, warnings: &[String]) -> Success {
         verification_command: verify,
         stop_condition: "stop when the grade is B or better and no critical smell remains",
     };
-    let rows = smell_rows(&s.smells);
+    // Every smell row has the same keys (`symbol` null when none): one TOON table.
+    let rows = crate::actions::common::uniform_rows(smell_rows(&s.smells));
     let spelling = |key: &'static str, total: &'static str, listed: &'static str| ListSpelling {
         list_key: key,
         total_key: total,

@@ -7,15 +7,16 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use tsa_analysis::graph::Dir;
-use tsa_analysis::source::{Bodies, BodyBudget};
+use tsa_analysis::source::{Bodies, Inlined};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::{CallRow, SymbolRow};
 
 use crate::action::Action;
 use crate::actions::common::{
-    Targets, callee_full, cap, definitions_json, find_targets, open_index, to_value, with_payload,
+    IncludeBodies, Targets, callee_full, cap, definitions_json, find_targets, open_index, to_value,
+    with_payload,
 };
-use crate::actions::nav::callers::{BODY_NOTE, Scope, run_graph};
+use crate::actions::nav::callers::{BODY_NOTE, DEFINITIONS_LISTED, Scope, run_graph};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
@@ -39,6 +40,9 @@ pub struct Args {
     #[serde(default)]
     #[schemars(range(min = 1, max = 20))]
     pub depth: Option<i64>,
+    /// Which callees get their definition's source inlined: `none`, `top` (default: the first 3), `all`; each body at most 40 lines.
+    #[serde(default)]
+    pub include_bodies: Option<IncludeBodies>,
 }
 
 pub struct Callees;
@@ -63,17 +67,14 @@ pub struct CalleeRow {
     /// Confidence of the binding.
     pub confidence: f64,
     /// The package of a target outside the project, when a SCIP index named it.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub package: Option<String>,
     /// The bound definition's qualified name.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub qualified_name: Option<String>,
     /// The bound definition's first line.
-    #[serde(skip_serializing_if = "Option::is_none")]
     pub definition_line: Option<u32>,
-    /// The bound definition's source, within the body budget.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub body: Option<Value>,
+    /// The bound definition's source, for the rows `include_bodies` names.
+    #[serde(flatten)]
+    pub body: Inlined,
 }
 
 /// The engine of `nav callees` (scope=point).
@@ -152,7 +153,8 @@ fn callee_row(r: &CallRow, bodies: &mut Bodies) -> CalleeRow {
         body: r
             .target
             .as_ref()
-            .and_then(|t| bodies.body(&t.qualname, &t.file, t.line, t.end_line)),
+            .map(|t| bodies.inline(&t.file, t.line, t.end_line))
+            .unwrap_or_default(),
     }
 }
 
@@ -173,7 +175,7 @@ pub struct CalleesPayload<'a> {
     /// True when several definitions share the name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ambiguous: Option<bool>,
-    /// How many, when ambiguous.
+    /// How many, when ambiguous (the first 10 are listed under `definitions`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub candidate_count: Option<usize>,
 }
@@ -183,15 +185,9 @@ fn callees_answer(
     ctx: &Context,
     r: CalleesReport,
     function_name: &str,
+    include: IncludeBodies,
 ) -> Result<Success, ToolError> {
-    let mut bodies = Bodies::new(
-        ctx.root()?,
-        BodyBudget {
-            rows: 12,
-            lines_each: 40,
-            lines_total: 320,
-        },
-    );
+    let mut bodies = Bodies::new(ctx.root()?, include.rows().budget());
     let total = r.callees.total();
     let listed = r
         .callees
@@ -203,7 +199,7 @@ fn callees_answer(
     };
     let follow_up = if total == 0 {
         format!("'{function_name}' makes no calls the index knows of.")
-    } else if bodies.any() {
+    } else if bodies.any() && include != IncludeBodies::All {
         BODY_NOTE.to_owned()
     } else {
         "Review callees above, then nav action=callers to see who else depends on them.".to_owned()
@@ -213,7 +209,7 @@ fn callees_answer(
         data_source: "sql",
         scope: Scope::Point.as_str(),
         function: function_name,
-        definitions: definitions_json(&r.defs),
+        definitions: definitions_json(&r.defs[..r.defs.len().min(DEFINITIONS_LISTED)]),
         unresolved_callees: r.unresolved,
         ambiguous: ambiguous.then_some(true),
         candidate_count: ambiguous.then_some(r.defs.len()),
@@ -268,7 +264,12 @@ impl Action for Callees {
         }
         let limit = cap("limit", args.limit, 50)?;
         match find_callees(ctx, &args.function_name, args.file_path.as_deref(), limit)? {
-            CalleesLookup::Found(r) => callees_answer(ctx, *r, &args.function_name),
+            CalleesLookup::Found(r) => callees_answer(
+                ctx,
+                *r,
+                &args.function_name,
+                args.include_bodies.unwrap_or_default(),
+            ),
             CalleesLookup::Missing(s) => Ok(s),
         }
     }

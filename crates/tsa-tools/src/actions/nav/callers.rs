@@ -11,12 +11,13 @@ use tsa_index::{CallRow, SymbolRow};
 
 use crate::action::Action;
 use crate::actions::common::{
-    Targets, callee_full, cap, definitions_json, find_targets, open_index, to_value, with_payload,
+    IncludeBodies, MORE_BODIES, Targets, callee_full, cap, definitions_json, find_targets,
+    open_index, to_value, with_payload,
 };
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 use tsa_analysis::graph::{Dir, IndexGraph, Walk, bfs, depth_param, load_symbols};
-use tsa_analysis::source::{Bodies, BodyBudget};
+use tsa_analysis::source::{Bodies, Inlined};
 use tsa_analysis::trust::{Assessor, Completeness, Trust};
 
 /// Arguments of `nav callers`.
@@ -39,6 +40,9 @@ pub struct Args {
     #[serde(default)]
     #[schemars(range(min = 1, max = 20))]
     pub depth: Option<i64>,
+    /// Which callers get their source inlined: `none`, `top` (default: the first 3), `all`; each body at most 40 lines.
+    #[serde(default)]
+    pub include_bodies: Option<IncludeBodies>,
 }
 
 /// The traversal scope.
@@ -79,7 +83,13 @@ pub(crate) fn callers_verdict(total: usize, trust: &Trust) -> Verdict {
     }
 }
 
-pub(crate) const BODY_NOTE: &str = "Each caller/callee's source body is inlined under 'body' — answer directly, no Read needed. Coordinate-only entries beyond the top-N can be Read on demand.";
+pub(crate) const BODY_NOTE: &str = MORE_BODIES;
+
+/// Unresolved call sites listed when `limit` is not given.
+const UNRESOLVED_LISTED: NonZeroUsize = NonZeroUsize::new(10).unwrap();
+
+/// Definitions listed beside callers or callees; `candidate_count` gives them all.
+pub(crate) const DEFINITIONS_LISTED: usize = 10;
 
 /// One caller as a row of `callers`: a calling definition, or the module-level code
 /// of one file (`<module>`, qualified `file:<module>`).
@@ -103,12 +113,13 @@ pub struct CallerRow {
     pub callee_resolved_file: String,
     /// Confidence of the binding.
     pub confidence: f64,
-    /// Every call line, when the caller calls more than once.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub call_lines: Option<Vec<u32>>,
-    /// The caller's source, within the body budget.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub body: Option<Value>,
+    /// The source line of the first call (trimmed).
+    pub call_text: Option<String>,
+    /// Every call line (`12 40 88`), when the caller calls more than once.
+    pub call_lines: Option<String>,
+    /// The caller's source, for the rows `include_bodies` names.
+    #[serde(flatten)]
+    pub body: Inlined,
 }
 
 /// A call site of the same name that no resolution bound or ruled out.
@@ -267,7 +278,7 @@ pub struct CallersPayload<'a> {
     /// True when several definitions share the name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ambiguous: Option<bool>,
-    /// How many, when ambiguous.
+    /// How many, when ambiguous (the first 10 are listed under `definitions`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub candidate_count: Option<usize>,
 }
@@ -303,8 +314,15 @@ fn caller_row(r: &CallRow, lines: Vec<u32>, bodies: &mut Bodies) -> CallerRow {
             .map(|t| t.file.clone())
             .unwrap_or_default(),
         confidence: r.confidence,
-        body: bodies.body(qualname, span.0, span.1, span.2),
-        call_lines: (lines.len() > 1).then_some(lines),
+        call_text: bodies.line_text(&r.file, r.line),
+        body: bodies.inline(span.0, span.1, span.2),
+        call_lines: (lines.len() > 1).then(|| {
+            lines
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(" ")
+        }),
     }
 }
 
@@ -352,24 +370,27 @@ fn callers_answer(
     ctx: &Context,
     r: CallersReport,
     function_name: &str,
+    include: IncludeBodies,
+    unresolved_cap: NonZeroUsize,
 ) -> Result<Success, ToolError> {
-    let mut bodies = Bodies::new(
-        ctx.root()?,
-        BodyBudget {
-            rows: 12,
-            lines_each: 40,
-            lines_total: 320,
-        },
-    );
+    let mut bodies = Bodies::new(ctx.root()?, include.rows().budget());
     let total = r.callers.total();
     let unresolved = r.unresolved.total();
+    // Unresolved sites: the first UNRESOLVED_LISTED unless `limit` was given (the
+    // total stays exact).
+    let unresolved_list =
+        Capped::counted(r.unresolved.items().to_vec(), unresolved, unresolved_cap);
     let listed = r
         .callers
         .clone()
         .map(|(row, lines)| to_value(&caller_row(&row, lines, &mut bodies)));
     let ambiguous = r.defs.len() > 1;
     let verdict = callers_verdict(total, &r.trust);
-    let follow_up = callers_follow_up(&r, function_name, bodies.any());
+    let follow_up = callers_follow_up(
+        &r,
+        function_name,
+        bodies.any() && include != IncludeBodies::All,
+    );
     let summary = if unresolved > 0 {
         format!(
             "callers: '{function_name}' has {total} resolved caller(s), {unresolved} unresolved call site(s) named '{}'",
@@ -384,7 +405,7 @@ fn callers_answer(
         data_source: "sql",
         scope: Scope::Point.as_str(),
         function: function_name,
-        definitions: definitions_json(&r.defs),
+        definitions: definitions_json(&r.defs[..r.defs.len().min(DEFINITIONS_LISTED)]),
         call_site_count: r.call_sites,
         unattributed_call_sites: r.module_sites,
         module_callers: r.module_callers,
@@ -413,7 +434,7 @@ fn callers_answer(
                 noun: "unresolved call sites",
                 remedy: "raise limit; each is a call of the same name whose target could not be determined".into(),
             },
-            r.unresolved.clone().map(|u| to_value(&u)),
+            unresolved_list.map(|u| to_value(&u)),
         )
         .with_next_step(follow_up)
         .with_agent("total_callers", total);
@@ -428,8 +449,7 @@ impl Action for Callers {
     type Args = Args;
     const FACADE: &'static str = "nav";
     const NAME: &'static str = "callers";
-    const SUMMARY: &'static str =
-        "who calls a function (exact count, capped list, bodies inlined, resolution per edge)";
+    const SUMMARY: &'static str = "who calls a function (exact count, capped list of call sites, bodies of the first 3 inlined, resolution per edge)";
     const ALIASES: &'static [(&'static str, &'static str)] = &[("symbol", "function_name")];
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
@@ -450,7 +470,16 @@ impl Action for Callers {
         }
         let limit = cap("limit", args.limit, 50)?;
         match find_callers(ctx, &args.function_name, args.file_path.as_deref(), limit)? {
-            CallersLookup::Found(r) => callers_answer(ctx, *r, &args.function_name),
+            CallersLookup::Found(r) => callers_answer(
+                ctx,
+                *r,
+                &args.function_name,
+                args.include_bodies.unwrap_or_default(),
+                match args.limit {
+                    Some(_) => limit,
+                    None => UNRESOLVED_LISTED,
+                },
+            ),
             CallersLookup::Missing(s) => Ok(s),
         }
     }

@@ -8,12 +8,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tsa_analysis::graph::{Dir, Hop, IndexGraph, Neighbors, load_symbols, node_json};
-use tsa_analysis::source::{Bodies, BodyBudget};
+use tsa_analysis::source::{BODY_LINES_EACH, Bodies, BodyBudget};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::SymbolRow;
 
 use crate::action::Action;
-use crate::actions::common::{cap, open_index, split_qualified};
+use crate::actions::common::{IncludeBodies, cap, open_index, split_qualified};
 use crate::{Context, ToolError};
 
 /// Arguments of `nav context`.
@@ -26,13 +26,16 @@ pub struct Args {
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub max_nodes: Option<i64>,
-    /// Most code bodies to inline (default 5).
+    /// Most code bodies to inline (default 3; with include_bodies=all, max_nodes).
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub max_code_blocks: Option<i64>,
     /// Also list the call edges among the listed nodes (default false).
     #[serde(default)]
     pub include_graph: Option<bool>,
+    /// Which nodes get their source inlined under code_blocks: `none`, `top` (default: max_code_blocks of them), `all`; each body at most 40 lines.
+    #[serde(default)]
+    pub include_bodies: Option<IncludeBodies>,
 }
 
 pub struct TaskContext;
@@ -50,6 +53,31 @@ const STOP: &[&str] = &[
     "the", "a", "an", "to", "of", "in", "and", "or", "for", "how", "does", "do", "is", "what",
     "where", "why", "with", "fix", "add", "on", "it", "this", "that", "when", "from", "by",
 ];
+
+/// The budget of code blocks: none, or `max_blocks` bodies of at most 40 lines.
+fn block_budget(include: IncludeBodies, max_blocks: usize) -> BodyBudget {
+    BodyBudget {
+        rows: if include == IncludeBodies::None {
+            0
+        } else {
+            max_blocks
+        },
+        lines_each: BODY_LINES_EACH,
+        lines_total: usize::MAX,
+    }
+}
+
+/// A definition's code block (flat: `qualified_name`, `file`, then the body fields),
+/// or none when the budget is spent.
+fn code_block(bodies: &mut Bodies, s: &SymbolRow) -> Option<Value> {
+    let b = bodies.inline(&s.file, s.line, s.end_line);
+    b.body.as_ref()?;
+    let mut block = json!({"qualified_name": s.qualname, "file": s.file});
+    if let (Value::Object(m), Value::Object(f)) = (&mut block, json!(b)) {
+        m.extend(f);
+    }
+    Some(block)
+}
 
 /// A listed node: id, role (`match|caller|callee`), and the seed and hop it came by.
 type Node = (i64, &'static str, Option<(i64, Hop)>);
@@ -96,14 +124,17 @@ impl Action for TaskContext {
     type Args = Args;
     const FACADE: &'static str = "nav";
     const NAME: &'static str = "context";
-    const SUMMARY: &'static str =
-        "one call for a task: best-matching definitions, their callers and callees, code inlined";
+    const SUMMARY: &'static str = "one call for a task: best-matching definitions, their callers and callees, code of the best 3 inlined";
     const ALIASES: &'static [(&'static str, &'static str)] =
         &[("symbol", "task"), ("query", "task")];
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let max_nodes = cap("max_nodes", args.max_nodes, 30)?;
-        let max_blocks = cap("max_code_blocks", args.max_code_blocks, 5)?;
+        let include = args.include_bodies.unwrap_or_default();
+        let max_blocks = match (include, args.max_code_blocks) {
+            (IncludeBodies::All, None) => max_nodes,
+            _ => cap("max_code_blocks", args.max_code_blocks, 3)?,
+        };
         let include_graph = args.include_graph.unwrap_or(false);
         if args.task.trim().is_empty() {
             return Err(ToolError::Validation(
@@ -157,14 +188,7 @@ impl Action for TaskContext {
         let total = nodes.len();
         nodes.truncate(max_nodes.get());
         load_symbols(index, &mut syms, nodes.iter().map(|n| n.0))?;
-        let mut bodies = Bodies::new(
-            ctx.root()?,
-            BodyBudget {
-                rows: max_blocks.get(),
-                lines_each: 60,
-                lines_total: 60 * max_blocks.get(),
-            },
-        );
+        let mut bodies = Bodies::new(ctx.root()?, block_budget(include, max_blocks.get()));
         let mut blocks = Vec::new();
         let mut block_total = 0;
         let rows: Vec<Value> = nodes
@@ -174,16 +198,13 @@ impl Action for TaskContext {
                 let mut v = node_json(s);
                 v["role"] = json!(role);
                 v["signature"] = json!(s.signature);
-                if let Some((of, h)) = via {
-                    v["of"] = json!(syms.get(of).map(|o| o.qualname.clone()));
-                    v["resolution"] = json!(h.resolution.as_str());
-                    v["confidence"] = json!(h.confidence);
-                }
+                // Every row has the same keys (one table): null where no hop led here.
+                v["of"] = json!(via.and_then(|(of, _)| syms.get(&of).map(|o| o.qualname.clone())));
+                v["resolution"] = json!(via.map(|(_, h)| h.resolution.as_str()));
+                v["confidence"] = json!(via.map(|(_, h)| h.confidence));
                 if !s.is_test || *role == "match" {
                     block_total += 1;
-                    if let Some(b) = bodies.body(&s.qualname, &s.file, s.line, s.end_line) {
-                        blocks.push(b);
-                    }
+                    blocks.extend(code_block(&mut bodies, s));
                 }
                 Some(v)
             })
@@ -262,7 +283,7 @@ impl Action for TaskContext {
             );
         }
         s = s.with_next_step(
-            "Bodies of the best matches are under code_blocks — answer from them; nav action=caller_tree / callee_tree go deeper from one node.",
+            "Bodies of the best matches are under code_blocks (each capped at 40 lines, cut lines named in body_cut_lines); include_bodies=all inlines every listed node, structure action=read shows one file's lines; nav action=caller_tree / callee_tree go deeper from one node.",
         );
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);

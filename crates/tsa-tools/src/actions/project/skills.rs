@@ -46,7 +46,7 @@ impl Action for Skills {
             let Some(s) = parse(text) else { continue };
             let installed = project.iter().any(|(f, _)| f == folder);
             rows.push(json!({
-                "name": s.name, "description": s.description, "tools": s.tools, "steps": s.steps,
+                "name": s.name, "description": s.description, "tools": s.tools.join(", "), "steps": s.steps,
                 "source": "builtin", "installed": installed,
                 "path": format!("{dir_rel}/{folder}/SKILL.md"),
             }));
@@ -56,7 +56,7 @@ impl Action for Skills {
                 continue;
             }
             rows.push(json!({
-                "name": s.name, "description": s.description, "tools": s.tools, "steps": s.steps,
+                "name": s.name, "description": s.description, "tools": s.tools.join(", "), "steps": s.steps,
                 "source": "project", "installed": true,
                 "path": format!("{dir_rel}/{folder}/SKILL.md"),
             }));

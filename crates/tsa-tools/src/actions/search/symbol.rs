@@ -4,15 +4,14 @@ use std::num::NonZeroUsize;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::SymbolRow;
 use tsa_lang::{Language, is_test_path};
 
 use crate::action::Action;
-use crate::actions::common::{cap, open_index, to_value, with_payload};
+use crate::actions::common::{IncludeBodies, MORE_BODIES, cap, open_index, to_value, with_payload};
 use crate::{Context, ToolError};
-use tsa_analysis::source::{Bodies, BodyBudget};
+use tsa_analysis::source::{Bodies, Inlined};
 
 /// Symbol kinds a search can be narrowed to.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq)]
@@ -44,6 +43,9 @@ pub struct Args {
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub limit: Option<i64>,
+    /// Which results get their source inlined: `none`, `top` (default: the first 3), `all`; each body at most 40 lines.
+    #[serde(default)]
+    pub include_bodies: Option<IncludeBodies>,
 }
 
 pub struct Symbol;
@@ -100,9 +102,9 @@ pub struct SymbolHit {
     pub signature: String,
     /// Relevance 0..1 (best = 1.0, 3 decimals).
     pub relevance_score: f64,
-    /// Its source, within the body budget.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub body: Option<Value>,
+    /// Its source, for the rows `include_bodies` names.
+    #[serde(flatten)]
+    pub body: Inlined,
 }
 
 /// The engine of `search symbol`: ranked matches, exact total.
@@ -221,7 +223,7 @@ impl Action for Symbol {
     type Args = Args;
     const FACADE: &'static str = "search";
     const NAME: &'static str = "symbol";
-    const SUMMARY: &'static str = "find definitions by name, BM25-ranked (relevance_score 0..1, best = 1.0), bodies of the top results inlined";
+    const SUMMARY: &'static str = "find definitions by name, BM25-ranked (relevance_score 0..1, best = 1.0), bodies of the first 3 inlined";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let limit = cap("limit", args.limit, 15)?;
@@ -251,17 +253,11 @@ impl Action for Symbol {
             language_filter: language,
             kind_filter: format!("{kind:?}").to_lowercase(),
         };
-        let mut bodies = Bodies::new(
-            ctx.root()?,
-            BodyBudget {
-                rows: 8,
-                lines_each: 30,
-                lines_total: 200,
-            },
-        );
+        let include = args.include_bodies.unwrap_or_default();
+        let mut bodies = Bodies::new(ctx.root()?, include.rows().budget());
         let listed = found.hits.clone().map(|(score, s)| {
             to_value(&SymbolHit {
-                body: bodies.body(&s.qualname, &s.file, s.line, s.end_line),
+                body: bodies.inline(&s.file, s.line, s.end_line),
                 name: s.name,
                 qualified_name: s.qualname,
                 kind: s.kind,
@@ -280,8 +276,13 @@ impl Action for Symbol {
         };
         let follow_up = if count == 0 {
             "No symbol matches; try fewer or other words, or search action=content for text."
+                .to_owned()
+        } else if bodies.any() && include != IncludeBodies::All && count > 1 {
+            format!(
+                "Take the top result's name to nav action=callers or nav action=callees. {MORE_BODIES}"
+            )
         } else {
-            "Take the top result's name to nav action=callers or nav action=callees."
+            "Take the top result's name to nav action=callers or nav action=callees.".to_owned()
         };
         let mut s = with_payload(
             Success::new(

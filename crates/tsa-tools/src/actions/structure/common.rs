@@ -289,7 +289,13 @@ pub fn outline_row(f: &Loaded, i: usize) -> Value {
         row["owner"] = json!(o);
     }
     if !d.bases.is_empty() {
-        row["bases"] = json!(d.bases.iter().map(|b| b.name.as_str()).collect::<Vec<_>>());
+        row["bases"] = json!(
+            d.bases
+                .iter()
+                .map(|b| b.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
     if d.is_test {
         row["is_test"] = json!(true);

@@ -1,17 +1,19 @@
 //! `structure explore`: a source bundle for one or more symbols (or a free-text
-//! query): their definitions with bodies, caller counts and callees, grouped by file.
+//! query): their definitions (code of the first 3), caller counts and callees, by file.
 
 use std::collections::{HashMap, HashSet};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
-use tsa_analysis::source::{Bodies, BodyBudget};
+use tsa_analysis::source::Bodies;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::SymbolRow;
 
 use crate::action::Action;
-use crate::actions::common::{SUGGESTED_MISSES, fixed_cap, open_index, split_qualified};
+use crate::actions::common::{
+    IncludeBodies, SUGGESTED_MISSES, fixed_cap, open_index, split_qualified,
+};
 use crate::{Context, ToolError};
 
 /// Arguments of `structure explore` (camelCase limits, as in the reference).
@@ -38,6 +40,9 @@ pub struct Args {
     /// Inline the definitions' source (default true).
     #[serde(default, rename = "includeCode")]
     pub include_code: Option<bool>,
+    /// Which definitions get their source inlined: `none`, `top` (default: the first 3), `all`; each body at most 40 lines (includeCode=false is `none`).
+    #[serde(default)]
+    pub include_bodies: Option<IncludeBodies>,
 }
 
 pub struct Explore;
@@ -56,7 +61,7 @@ impl Action for Explore {
     type Args = Args;
     const FACADE: &'static str = "structure";
     const NAME: &'static str = "explore";
-    const SUMMARY: &'static str = "source bundle for symbols (symbol, symbols[] or query): definitions with bodies, callers and callees, by file (maxFiles, maxSymbols, includeCode)";
+    const SUMMARY: &'static str = "source bundle for symbols (symbol, symbols[] or query): definitions (bodies of the first 3), callers and callees, by file (maxFiles, maxSymbols, includeCode)";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let max_files = ranged("maxFiles", args.max_files, 12, 30)?;
@@ -186,14 +191,12 @@ impl Action for Explore {
             }
         }
         let root = ctx.root()?;
-        let mut bodies = Bodies::new(
-            root,
-            BodyBudget {
-                rows: max_symbols,
-                lines_each: 120,
-                lines_total: 1500,
-            },
-        );
+        let include = if include_code {
+            args.include_bodies.unwrap_or_default()
+        } else {
+            IncludeBodies::None
+        };
+        let mut bodies = Bodies::new(root, include.rows().budget());
         let rows: Vec<Value> = kept
             .iter()
             .map(|s| {
@@ -209,18 +212,14 @@ impl Action for Explore {
                     "signature": s.signature,
                     "caller_count": callers.get(&s.id).copied().unwrap_or(0),
                     "callee_count": cs.len(),
-                    "callees": cs.iter().take(10).collect::<Vec<_>>(),
+                    "callees": cs.iter().take(10).map(String::as_str).collect::<Vec<_>>().join(", "),
+                    "is_test": s.is_test,
                 });
-                if s.is_test {
-                    r["is_test"] = json!(true);
-                }
-                if include_code && let Some(b) = bodies.body(&s.name, &s.file, s.line, s.end_line) {
-                    r["code"] = b["content"].clone();
-                    if b.get("truncated").is_some() {
-                        r["code_truncated"] = json!(true);
-                        r["code_end_line"] = b["end_line"].clone();
-                    }
-                }
+                // Flat and uniform (one TOON table): the code and the lines cut
+                // from it, null for rows without code.
+                let b = bodies.inline(&s.file, s.line, s.end_line);
+                r["code"] = json!(b.body);
+                r["code_cut_lines"] = json!(b.body_cut_lines);
                 r
             })
             .collect();
@@ -268,9 +267,11 @@ impl Action for Explore {
                 .with("missing", Value::Array(missing))
                 .with_warning("some names were not found: see `missing` (each with suggestions)");
         }
-        out = out.with_next_step(
-            "callers of one of them: nav action=callers function_name=<qualified_name>",
-        );
+        out = out.with_next_step(if bodies.any() && include != IncludeBodies::All {
+            "callers of one of them: nav action=callers function_name=<qualified_name>. Code is inlined for the first 3 definitions (each capped at 40 lines, cut lines in code_cut_lines): include_bodies=all inlines every one, structure action=read shows one file's lines."
+        } else {
+            "callers of one of them: nav action=callers function_name=<qualified_name>"
+        });
         if let Some(w) = opened.built_now {
             out = out.with_warning(w);
         }

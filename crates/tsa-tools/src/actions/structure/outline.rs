@@ -86,6 +86,7 @@ impl Action for Outline {
             .filter(|&i| shown_in_outline(f.lang, x, &x.defs[i], args.include_fields))
             .map(|i| outline_row(&f, i))
             .collect();
+        let rows = crate::actions::common::uniform_rows(rows);
         let top_level = rows.iter().filter(|r| r["depth"] == 0).count();
         let entries = Capped::collect(rows, limit);
         let total = entries.total();
