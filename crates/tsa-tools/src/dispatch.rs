@@ -123,27 +123,7 @@ pub fn call_within(
                 .into_failure());
             }
         };
-        if let Some(v) = args.remove("output_format") {
-            format = match v.as_str().and_then(OutputFormat::parse) {
-                Some(f) => f,
-                None => {
-                    return Err(ToolError::Validation(format!(
-                        "parameter 'output_format' must be \"toon\" or \"json\", got {}",
-                        received(&v)
-                    ))
-                    .into_failure());
-                }
-            };
-        }
-        if let Some(mut v) = args.remove("compact_only") {
-            normalise_value(
-                "compact_only",
-                "compact_only",
-                &mut v,
-                &json!({"type": "boolean"}),
-            )?;
-            compact_only = v.as_bool().unwrap_or_default();
-        }
+        take_presentation(&mut args, &mut format, &mut compact_only)?;
         max_chars = take_max_chars(&mut args)?;
         resume = take_resume(&mut args)?;
         if tool == "set_project_path" {
@@ -233,16 +213,7 @@ pub fn call_within(
             format,
             compact_only,
             presentation,
-            budget: match (max_chars, default_budget) {
-                (Some(n), _) => Some((n, format!("max_chars={n}"))),
-                (None, Some(n)) => Some((
-                    n,
-                    format!(
-                        "the default budget of {n} characters (set max_chars, or start the server with tsa mcp --max-chars or MAX_MCP_OUTPUT_TOKENS)"
-                    ),
-                )),
-                (None, None) => None,
-            },
+            budget: budget_of(max_chars, default_budget),
         };
         answer(ctx, *handler, args, resume.as_ref(), &how).map(Envelope::from)
     })();
@@ -319,6 +290,48 @@ fn answer(
         ),
         None => success,
     })
+}
+
+/// `output_format` and `compact_only`, taken out of the arguments.
+fn take_presentation(
+    args: &mut Map<String, Value>,
+    format: &mut OutputFormat,
+    compact_only: &mut bool,
+) -> Result<(), Failure> {
+    if let Some(v) = args.remove("output_format") {
+        *format = v.as_str().and_then(OutputFormat::parse).ok_or_else(|| {
+            ToolError::Validation(format!(
+                "parameter 'output_format' must be \"toon\" or \"json\", got {}",
+                received(&v)
+            ))
+            .into_failure()
+        })?;
+    }
+    if let Some(mut v) = args.remove("compact_only") {
+        normalise_value(
+            "compact_only",
+            "compact_only",
+            &mut v,
+            &json!({"type": "boolean"}),
+        )?;
+        *compact_only = v.as_bool().unwrap_or_default();
+    }
+    Ok(())
+}
+
+/// The budget an answer must fit, and what set it (for the warning): the call's
+/// `max_chars`, else the transport's default.
+fn budget_of(max_chars: Option<usize>, default_budget: Option<usize>) -> Option<(usize, String)> {
+    match (max_chars, default_budget) {
+        (Some(n), _) => Some((n, format!("max_chars={n}"))),
+        (None, Some(n)) => Some((
+            n,
+            format!(
+                "the default budget of {n} characters (set max_chars, or start the server with tsa mcp --max-chars or MAX_MCP_OUTPUT_TOKENS)"
+            ),
+        )),
+        (None, None) => None,
+    }
 }
 
 /// `max_chars`, taken out of the arguments.
