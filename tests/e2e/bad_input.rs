@@ -113,7 +113,7 @@ fn unknown_argument_is_rejected_with_the_allowed_list() {
     assert!(err.contains("did you mean 'limit'"), "{err}");
     assert!(
         err.contains(
-            "allowed parameters: action, compact_only, depth, file_path, function_name, include_bodies, limit"
+            "allowed parameters: action, compact_only, cursor, depth, file_path, function_name, include_bodies, limit"
         ),
         "{err}"
     );

@@ -315,8 +315,8 @@ fn every_actions_flags_are_its_args_schema() {
                 .lines()
                 .filter(|l| l.trim_start().starts_with("--"))
                 .count();
-            // Its parameters, the three answer options, the two global flags.
-            assert_eq!(listed, props.len() + 5, "{args:?}:\n{help}");
+            // Its parameters, the five answer options, the two global flags.
+            assert_eq!(listed, props.len() + 7, "{args:?}:\n{help}");
             for key in props.keys() {
                 let flag = key.replace('_', "-");
                 assert!(

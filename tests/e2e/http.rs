@@ -43,6 +43,7 @@ impl HttpServer {
             .args(flags)
             .env_remove("TREE_SITTER_PROJECT_ROOT")
             .env_remove("TSA_AUTH_TOKEN")
+            .env_remove("MAX_MCP_OUTPUT_TOKENS")
             .envs(env.iter().copied())
             .stdin(Stdio::null())
             .stdout(Stdio::null())
@@ -117,6 +118,33 @@ async fn http_client(url: &str) -> rmcp::service::RunningService<rmcp::RoleClien
 
 fn callers() -> Value {
     json!({"action": "callers", "function_name": "build", "file_path": "app/core.py", "limit": 3, "output_format": "json"})
+}
+
+/// The default budget (40,000 characters) and `--max-chars` hold over HTTP too.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn http_answers_stay_within_the_default_budget_and_the_flag() {
+    let (_d, root) = crate::resume::many_callers(300);
+    let args = json!({"action": "callers", "function_name": "hub", "limit": 500});
+    for (flags, cap) in [
+        (&[][..], 40_000usize),
+        (&["--max-chars", "6000"][..], 6_000),
+    ] {
+        let server = HttpServer::start_with(&root, flags);
+        let client = http_client(&server.url).await;
+        let (is_error, text) = crate::support::mcp_raw(&client, "nav", &args).await;
+        assert!(!is_error, "{text}");
+        let len = text.chars().count();
+        assert!(len <= cap && len > cap / 2, "{flags:?}: {len} vs {cap}");
+        let v: Value = serde_json::from_str(&text).unwrap();
+        let v = tsa_format::from_toon(v["toon_content"].as_str().unwrap()).unwrap();
+        assert_eq!(
+            (v["caller_count"].as_u64(), v["truncated"].as_bool()),
+            (Some(300), Some(true))
+        );
+        assert!(v["next_cursor"].is_string());
+        client.cancel().await.unwrap();
+        drop(server);
+    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -31,6 +31,7 @@ mod project;
 mod project_metrics;
 mod props;
 mod resolution;
+mod resume;
 mod scip_export;
 mod scip_import;
 mod search_text;

@@ -75,7 +75,10 @@ async fn every_structure_action_answers_alike_over_mcp_and_cli() {
     let p = project("python");
     write_big(&p.root);
     let mut cmd = tokio::process::Command::new(bin());
+    // The CLI has no default budget: lift the server's (40,000 characters), which
+    // would cut the read of the big file, so both surfaces answer in full.
     cmd.arg("mcp")
+        .args(["--max-chars", "100000000"])
         .arg("--project-root")
         .arg(&p.root)
         .env_remove("TREE_SITTER_PROJECT_ROOT");

@@ -128,15 +128,31 @@ pub async fn mcp<H: rmcp::ClientHandler>(
     mcp_with(handler, root, &[]).await
 }
 
-/// `tsa mcp <flags> --project-root <root>`, without the caller's project variable.
+/// `tsa mcp <flags> --project-root <root>`, without the caller's project variable
+/// or a host's token cap (`MAX_MCP_OUTPUT_TOKENS`), so the default budget applies.
 fn mcp_command(root: &Path, flags: &[&str]) -> tokio::process::Command {
     let mut cmd = tokio::process::Command::new(bin());
     cmd.arg("mcp")
         .args(flags)
         .arg("--project-root")
         .arg(root)
-        .env_remove("TREE_SITTER_PROJECT_ROOT");
+        .env_remove("TREE_SITTER_PROJECT_ROOT")
+        .env_remove("MAX_MCP_OUTPUT_TOKENS");
     cmd
+}
+
+/// [`mcp_with`] with `env` set in the server's environment.
+pub async fn mcp_env(
+    root: &Path,
+    flags: &[&str],
+    env: &[(&str, &str)],
+) -> rmcp::service::RunningService<rmcp::RoleClient, ()> {
+    use rmcp::ServiceExt;
+    let mut cmd = mcp_command(root, flags);
+    cmd.envs(env.iter().copied());
+    ().serve(rmcp::transport::TokioChildProcess::new(cmd).unwrap())
+        .await
+        .unwrap()
 }
 
 /// [`mcp`] with extra `tsa mcp` flags (`--watch`).

@@ -84,6 +84,11 @@ enum Command {
         /// conformance suite calls by name (scripts/mcp-conformance.sh). Tests only.
         #[arg(long, requires = "http", hide = true)]
         conformance_fixtures: bool,
+        /// Character budget of an answer that sets no max_chars: whole list rows
+        /// are left out to fit, with exact totals and a next_cursor to resume.
+        /// Default: MAX_MCP_OUTPUT_TOKENS x 3 when that variable is set, else 40000.
+        #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+        max_chars: Option<u64>,
     },
     /// Agent skills: `tsa skills install [--dir DIR] [--force]` writes tsa's SKILL.md
     /// procedures into the project (default `.claude/skills`).
@@ -201,6 +206,7 @@ pub fn run_with(argv: Vec<std::ffi::OsString>) -> ExitCode {
             allow_remote,
             auth_token_file,
             conformance_fixtures,
+            max_chars,
         } => serve(
             tsa_mcp::root_from(cli.project_root),
             watch,
@@ -208,6 +214,7 @@ pub fn run_with(argv: Vec<std::ffi::OsString>) -> ExitCode {
             allow_remote,
             auth_token_file,
             conformance_fixtures,
+            tsa_mcp::answer_budget(max_chars.map(|n| n as usize)),
         ),
         Command::Skills {
             command: _,
@@ -466,6 +473,7 @@ fn serve(
     allow_remote: bool,
     auth_token_file: Option<PathBuf>,
     conformance_fixtures: bool,
+    max_chars: usize,
 ) -> ExitCode {
     if let Some(why) = http.and_then(|addr| tsa_mcp::http_refusal(&addr, allow_remote)) {
         let _ = writeln!(std::io::stderr(), "tsa mcp: {why}");
@@ -511,8 +519,9 @@ fn serve(
             allow_remote,
             auth,
             conformance_fixtures,
+            max_chars,
         })),
-        None => rt.block_on(tsa_mcp::serve_stdio(ctx, watch)),
+        None => rt.block_on(tsa_mcp::serve_stdio(ctx, watch, max_chars)),
     };
     match served {
         Ok(()) => ExitCode::SUCCESS,

@@ -48,7 +48,7 @@ pub struct Param {
 }
 
 /// Long flags no action parameter may take (globals, clap's own, the answer options).
-pub const RESERVED: [&str; 7] = [
+pub const RESERVED: [&str; 9] = [
     "help",
     "version",
     "project-root",
@@ -56,6 +56,8 @@ pub const RESERVED: [&str; 7] = [
     "output-format",
     "compact-only",
     "max-chars",
+    "offset",
+    "cursor",
 ];
 
 fn kebab(key: &str) -> String {
@@ -225,7 +227,8 @@ pub fn params(
     out
 }
 
-/// The answer options every action takes (`output_format`, `compact_only`, `max_chars`).
+/// The answer options every action takes (`output_format`, `compact_only`, `max_chars`,
+/// `offset`, `cursor`).
 pub fn universal() -> Vec<Param> {
     let schema: Map<String, Value> = [(
         "properties".to_owned(),

@@ -68,6 +68,7 @@ pub struct Success {
     warnings: Vec<String>,
     lists: Vec<(ListSpelling, Capped<Value>)>,
     links: Vec<ListLink>,
+    resume: Option<String>,
 }
 
 /// Ties an edge list to a node list: an edge row is kept only while the node rows
@@ -100,6 +101,7 @@ impl Success {
             warnings: Vec::new(),
             lists: Vec::new(),
             links: Vec::new(),
+            resume: None,
         }
     }
 
@@ -222,6 +224,34 @@ impl Success {
         before - edges.listed()
     }
 
+    /// Each attached list's key and exact total, in the order they were attached.
+    pub fn list_totals(&self) -> Vec<(&'static str, usize)> {
+        self.lists
+            .iter()
+            .map(|(s, c)| (s.list_key, c.total()))
+            .collect()
+    }
+
+    /// Where each attached list's next page starts (rows listed so far).
+    pub fn next_offsets(&self) -> Vec<usize> {
+        self.lists.iter().map(|(_, c)| c.next_offset()).collect()
+    }
+
+    /// Makes every attached list a later page: list `i` skips its first
+    /// `offsets[i]` rows (0 past the end of `offsets`), then keeps at most its cap.
+    pub fn page(&mut self, offsets: &[usize]) {
+        for (i, (_, list)) in self.lists.iter_mut().enumerate() {
+            list.page(offsets.get(i).copied().unwrap_or(0));
+        }
+    }
+
+    /// The opaque cursor that resumes this answer's capped lists (`None`: no more
+    /// rows): written as `next_cursor`, and named in `next_step` after the
+    /// truncation sentences.
+    pub fn set_resume(&mut self, cursor: Option<String>) {
+        self.resume = cursor;
+    }
+
     /// True iff any attached list lost items to its cap.
     pub fn truncated(&self) -> bool {
         self.lists.iter().any(|(_, c)| c.truncated())
@@ -235,6 +265,11 @@ impl Success {
             .filter(|(_, c)| c.truncated())
             .map(|(s, c)| s.next_step(c))
             .collect();
+        if let Some(cursor) = &self.resume {
+            parts.push(format!(
+                "next rows: repeat this call with cursor=\"{cursor}\" (same totals)"
+            ));
+        }
         if !self.follow_up.is_empty() {
             parts.push(self.follow_up.clone());
         }
@@ -264,6 +299,9 @@ impl Success {
         }
         if !self.lists.is_empty() {
             m.insert("truncated".into(), Value::Bool(self.truncated()));
+        }
+        if let Some(cursor) = &self.resume {
+            m.insert("next_cursor".into(), json!(cursor));
         }
         if !self.warnings.is_empty() {
             m.insert("warnings".into(), json!(self.warnings));

@@ -11,7 +11,7 @@ mod verdict;
 
 pub use envelope::{Envelope, Failure, ListLink, Success};
 pub use error_type::ErrorType;
-pub use truncation::{Capped, ListSpelling};
+pub use truncation::{Capped, ListSpelling, with_reach};
 pub use verdict::{ImpactLevel, Verdict};
 
 /// The keys that survive `compact_only` (envelope spec §7.3), in contract order.
@@ -32,7 +32,7 @@ pub const CONTROL_SURFACE: [&str; 13] = [
 ];
 
 /// Keys the envelope owns. A payload can never set them: the envelope writes them itself.
-pub const RESERVED_KEYS: [&str; 12] = [
+pub const RESERVED_KEYS: [&str; 13] = [
     "success",
     "error",
     "error_type",
@@ -45,4 +45,5 @@ pub const RESERVED_KEYS: [&str; 12] = [
     "agent_summary",
     "warnings",
     "truncated",
+    "next_cursor",
 ];

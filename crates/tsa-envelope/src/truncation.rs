@@ -1,16 +1,43 @@
 //! Honest truncation: a capped list that cannot exist without its exact pre-cap total.
 
+use std::cell::Cell;
 use std::num::NonZeroUsize;
+
+thread_local! {
+    /// Rows a constructor keeps beyond its cap on this thread (see [`with_reach`]).
+    static REACH: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Runs `f` with every [`Capped`] built on this thread keeping up to `reach` rows
+/// beyond its cap, so that a resumed call (`offset`, `cursor`) can skip the rows an
+/// earlier page listed and still fill a page: the caller then calls
+/// [`Capped::page`], which restores `items.len() <= cap`.
+pub fn with_reach<R>(reach: usize, f: impl FnOnce() -> R) -> R {
+    struct Restore(usize);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            REACH.with(|r| r.set(self.0));
+        }
+    }
+    let _restore = Restore(REACH.with(|r| r.replace(reach)));
+    f()
+}
+
+fn kept(cap: NonZeroUsize) -> usize {
+    cap.get().saturating_add(REACH.with(Cell::get))
+}
 
 /// A list cut to a cap, remembering how many items there were before the cut.
 ///
 /// The only constructors count every item, so `total` is always exact and
-/// `items.len() <= cap` always holds.
+/// `items.len() <= cap` always holds (outside [`with_reach`]). `offset` is how many
+/// leading rows an earlier page of the same call listed ([`Capped::page`]).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Capped<T> {
     items: Vec<T>,
     total: usize,
     cap: NonZeroUsize,
+    offset: usize,
 }
 
 impl<T> Capped<T> {
@@ -18,13 +45,19 @@ impl<T> Capped<T> {
     pub fn collect(iter: impl IntoIterator<Item = T>, cap: NonZeroUsize) -> Self {
         let mut items = Vec::new();
         let mut total = 0usize;
+        let keep = kept(cap);
         for item in iter {
-            if total < cap.get() {
+            if total < keep {
                 items.push(item);
             }
             total += 1;
         }
-        Capped { items, total, cap }
+        Capped {
+            items,
+            total,
+            cap,
+            offset: 0,
+        }
     }
 
     /// The first `cap` of `ranked` (a window of a longer result) together with the
@@ -32,8 +65,13 @@ impl<T> Capped<T> {
     pub fn counted(ranked: Vec<T>, total: usize, cap: NonZeroUsize) -> Self {
         let total = total.max(ranked.len());
         let mut items = ranked;
-        items.truncate(cap.get());
-        Capped { items, total, cap }
+        items.truncate(kept(cap));
+        Capped {
+            items,
+            total,
+            cap,
+            offset: 0,
+        }
     }
 
     /// Keeps the first items of `items` while `fits` says the running list still fits
@@ -44,17 +82,19 @@ impl<T> Capped<T> {
         mut fits: impl FnMut(&T) -> bool,
     ) -> Self {
         let total = items.len();
-        let mut kept = Vec::new();
+        let keep = kept(cap);
+        let mut listed = Vec::new();
         for item in items {
-            if kept.len() >= cap.get() || !fits(&item) {
+            if listed.len() >= keep || !fits(&item) {
                 break;
             }
-            kept.push(item);
+            listed.push(item);
         }
         Capped {
-            items: kept,
+            items: listed,
             total,
             cap,
+            offset: 0,
         }
     }
 
@@ -80,9 +120,29 @@ impl<T> Capped<T> {
         self.cap.get()
     }
 
-    /// True iff anything was omitted (exactly `cap` items is not truncated).
+    /// How many leading rows an earlier page listed (0 on a first page).
+    pub fn offset(&self) -> usize {
+        self.offset
+    }
+
+    /// Where the next page starts: the rows listed so far, this page's included.
+    pub fn next_offset(&self) -> usize {
+        self.offset + self.items.len()
+    }
+
+    /// True iff rows remain after the listed ones (exactly `cap` items is not
+    /// truncated); on a resumed page, rows left for a later page.
     pub fn truncated(&self) -> bool {
-        self.total > self.items.len()
+        self.total > self.next_offset()
+    }
+
+    /// This list as a later page: the first `offset` rows (listed by earlier pages)
+    /// are skipped, then at most `cap` rows kept. The total stays exact.
+    pub fn page(&mut self, offset: usize) {
+        let skip = offset.saturating_sub(self.offset).min(self.items.len());
+        self.items.drain(..skip);
+        self.items.truncate(self.cap.get());
+        self.offset = offset.max(self.offset);
     }
 
     /// Drops the last listed item (a budget cut); the total stays exact.
@@ -101,6 +161,7 @@ impl<T> Capped<T> {
             items: self.items.into_iter().map(f).collect(),
             total: self.total,
             cap: self.cap,
+            offset: self.offset,
         }
     }
 }
@@ -124,10 +185,15 @@ pub struct ListSpelling {
 
 impl ListSpelling {
     /// `showing <listed> of <total> <noun> — <remedy>` with the real numbers.
+    /// A later page says which rows it lists: `showing <first>-<last> of <total>`.
     pub fn next_step<T>(&self, capped: &Capped<T>) -> String {
+        let shown = match capped.offset() {
+            0 => capped.listed().to_string(),
+            o if capped.listed() == 0 => format!("none past row {o}"),
+            o => format!("rows {}-{}", o + 1, o + capped.listed()),
+        };
         format!(
-            "showing {} of {} {} — {}",
-            capped.listed(),
+            "showing {shown} of {} {} — {}",
             capped.total(),
             self.noun,
             self.remedy
@@ -164,6 +230,24 @@ mod tests {
         assert_eq!((c.total(), c.listed(), c.truncated()), (40, 3, true));
         let c = Capped::counted(vec![1, 2], 0, cap(3));
         assert_eq!((c.total(), c.listed(), c.truncated()), (2, 2, false));
+    }
+
+    #[test]
+    fn a_page_under_reach_skips_the_rows_listed_before() {
+        let mut c = with_reach(4, || Capped::collect(0..10, cap(3)));
+        assert_eq!(c.listed(), 7);
+        c.page(4);
+        assert_eq!(c.items(), &[4, 5, 6]);
+        assert_eq!((c.total(), c.offset(), c.next_offset()), (10, 4, 7));
+        assert!(c.truncated());
+        let mut last = with_reach(9, || Capped::collect(0..10, cap(3)));
+        last.page(9);
+        assert_eq!((last.items(), last.truncated()), (&[9][..], false));
+        assert_eq!(
+            Capped::collect(0..10, cap(3)).listed(),
+            3,
+            "reach is scoped"
+        );
     }
 
     #[test]

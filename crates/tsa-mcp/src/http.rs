@@ -44,6 +44,8 @@ pub struct HttpOptions {
     pub auth: Option<Token>,
     /// Also serve the MCP conformance suite's fixtures (tests only).
     pub conformance_fixtures: bool,
+    /// The character budget of an answer without `max_chars` ([`crate::answer_budget`]).
+    pub max_chars: usize,
 }
 
 type Body = BoxBody<Bytes, Infallible>;
@@ -120,9 +122,9 @@ pub async fn serve_http(opts: HttpOptions) -> Result<(), Box<dyn std::error::Err
     let listener = tokio::net::TcpListener::bind(opts.addr).await?;
     let bound = listener.local_addr()?;
     let hub = if opts.conformance_fixtures {
-        Hub::with_conformance_fixtures()
+        Hub::with_conformance_fixtures(opts.max_chars)
     } else {
-        Hub::new()
+        Hub::with_budget(opts.max_chars)
     };
     let stop = CancellationToken::new();
 

@@ -29,7 +29,9 @@ use rmcp::service::{NotificationContext, Peer, RequestContext};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler, ServiceExt};
 use serde_json::{Value, json};
 use tsa_index::{Progress, ProgressSink};
-use tsa_tools::{Context, OutputFormat, Presentation, call, hyphae, tool_descriptions};
+use tsa_tools::{
+    Context, OutputFormat, Presentation, call, call_within, hyphae, tool_descriptions,
+};
 
 /// What the sessions of one server process share: the tool list, the bound on
 /// tool work running at once (blocking threads, index connections), and the live
@@ -40,6 +42,30 @@ pub struct Hub {
     sessions: Mutex<Vec<Weak<Session>>>,
     /// Also serve the MCP conformance suite's fixtures (`--conformance-fixtures`).
     fixtures: bool,
+    /// The character budget of an answer that sets no `max_chars` ([`answer_budget`]).
+    budget: usize,
+}
+
+/// The budget of an answer with no `max_chars` when nothing else is said.
+pub const DEFAULT_MAX_CHARS: usize = 40_000;
+/// The variable Claude Code reads for its cap on a tool result, in tokens.
+pub const MAX_TOKENS_ENV: &str = "MAX_MCP_OUTPUT_TOKENS";
+/// Characters per token when a token cap becomes a character budget: JSON and
+/// code run at about 3 to 4 characters a token, so 3 stays under the host's cap.
+pub const CHARS_PER_TOKEN: usize = 3;
+
+/// The character budget of an MCP answer that sets no `max_chars`: the
+/// `--max-chars` flag, else `MAX_MCP_OUTPUT_TOKENS` (tokens x 3) when it is a
+/// positive integer, else [`DEFAULT_MAX_CHARS`].
+pub fn answer_budget(flag: Option<usize>) -> usize {
+    let from_env = std::env::var(MAX_TOKENS_ENV)
+        .ok()
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .filter(|n| *n > 0)
+        .map(|tokens| tokens.saturating_mul(CHARS_PER_TOKEN));
+    flag.filter(|n| *n > 0)
+        .or(from_env)
+        .unwrap_or(DEFAULT_MAX_CHARS)
 }
 
 /// One MCP session: its project context, its peer once initialised, and the
@@ -74,16 +100,21 @@ impl Hub {
     /// A hub whose tool work runs at most `max(8, 2 x cores)` calls at once; more
     /// wait on the async side (no thread, no index connection held).
     pub fn new() -> Arc<Self> {
-        Self::build(false)
+        Self::build(false, answer_budget(None))
+    }
+
+    /// [`Hub::new`] whose answers without `max_chars` stay within `budget` characters.
+    pub fn with_budget(budget: usize) -> Arc<Self> {
+        Self::build(false, budget)
     }
 
     /// A hub that also serves the MCP conformance suite's fixture tools, resources
     /// and prompts (see `conformance.rs`); only `scripts/mcp-conformance.sh` wants it.
-    pub fn with_conformance_fixtures() -> Arc<Self> {
-        Self::build(true)
+    pub fn with_conformance_fixtures(budget: usize) -> Arc<Self> {
+        Self::build(true, budget)
     }
 
-    fn build(fixtures: bool) -> Arc<Self> {
+    fn build(fixtures: bool, budget: usize) -> Arc<Self> {
         let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
         let tools = tool_descriptions()
             .into_iter()
@@ -103,6 +134,7 @@ impl Hub {
             work: Arc::new(tokio::sync::Semaphore::new((2 * cores).max(8))),
             sessions: Mutex::new(Vec::new()),
             fixtures,
+            budget,
         })
     }
 
@@ -352,13 +384,24 @@ impl TsaServer {
     }
 
     fn answer(&self, name: &str, args: Value, progress: Option<ProgressSink>) -> CallToolResult {
+        let budget = Some(self.hub.budget);
+        let answer = |ctx: &mut Context| {
+            call_within(
+                ctx,
+                name,
+                args,
+                OutputFormat::Toon,
+                Presentation::Compact,
+                budget,
+            )
+        };
         let reply = if name == "set_project_path" {
             // The one call that changes the session itself.
-            call(&mut lock(&self.session.ctx), name, args, OutputFormat::Toon)
+            answer(&mut lock(&self.session.ctx))
         } else {
             let mut ctx = self.snapshot();
             ctx.set_progress(progress);
-            call(&mut ctx, name, args, OutputFormat::Toon)
+            answer(&mut ctx)
         };
         let text = reply.text(Presentation::Compact);
         let mut result = CallToolResult::success(vec![ContentBlock::text(text)]);
@@ -667,15 +710,18 @@ pub fn root_from(flag: Option<PathBuf>) -> Option<PathBuf> {
 /// Serves MCP over stdio until the client disconnects. With `watch`, a file watcher
 /// keeps the index in sync as files change (one sync per burst of changes, git
 /// checkouts included) and notifies resource subscribers right after each sync.
+/// Answers without `max_chars` stay within `max_chars` characters (see
+/// [`answer_budget`]).
 pub async fn serve_stdio(
     ctx: Context,
     watch: bool,
+    max_chars: usize,
 ) -> Result<(), Box<dyn std::error::Error + Send + Sync>> {
     let root = ctx.root().ok().map(Path::to_path_buf);
     if let Some(root) = &root {
         check_index_at_start(root);
     }
-    let hub = Hub::new();
+    let hub = Hub::with_budget(max_chars);
     let server = hub.session(ctx);
     let running = server.clone().serve(rmcp::transport::stdio()).await?;
     server.remember_peer(running.peer());

@@ -6,7 +6,7 @@
 use serde_json::{Map, Value, json};
 use tsa_analysis::security::resolve_in_root;
 use tsa_analysis::suggest::{clip, closest};
-use tsa_envelope::{Envelope, ErrorType, Failure, Success};
+use tsa_envelope::{Envelope, ErrorType, Failure, Success, with_reach};
 use tsa_format::{OutputFormat, render};
 
 use crate::action::DynAction;
@@ -14,10 +14,17 @@ use crate::actions::{REGISTRY, set_project_path};
 use crate::arguments::{normalise, normalise_value, received};
 use crate::catalog::facade;
 use crate::project_path::path_params;
+use crate::resume::{Cursor, Resume, Resumer};
 use crate::{Context, ToolError};
 
 /// Parameters every action accepts.
-pub const UNIVERSAL_PARAMS: [&str; 3] = ["output_format", "compact_only", "max_chars"];
+pub const UNIVERSAL_PARAMS: [&str; 5] = [
+    "output_format",
+    "compact_only",
+    "max_chars",
+    "offset",
+    "cursor",
+];
 
 /// A rendered answer and whether it is a failure (MCP `isError`, CLI exit 1).
 #[derive(Clone, Debug)]
@@ -86,9 +93,23 @@ pub fn call_with(
     default_format: OutputFormat,
     presentation: Presentation,
 ) -> Reply {
+    call_within(ctx, tool, args, default_format, presentation, None)
+}
+
+/// [`call_with`] under a transport's default character budget (`tsa mcp`): an
+/// answer with no `max_chars` of its own is cut to `default_budget` the same way.
+pub fn call_within(
+    ctx: &mut Context,
+    tool: &str,
+    args: Value,
+    default_format: OutputFormat,
+    presentation: Presentation,
+    default_budget: Option<usize>,
+) -> Reply {
     let mut format = default_format;
     let mut compact_only = false;
     let mut max_chars: Option<usize> = None;
+    let mut resume: Option<Resume> = None;
     let identifier = identifier(&args);
     let outcome = (|| -> Result<Envelope, Failure> {
         let mut args = match args {
@@ -102,45 +123,9 @@ pub fn call_with(
                 .into_failure());
             }
         };
-        if let Some(v) = args.remove("output_format") {
-            format = match v.as_str().and_then(OutputFormat::parse) {
-                Some(f) => f,
-                None => {
-                    return Err(ToolError::Validation(format!(
-                        "parameter 'output_format' must be \"toon\" or \"json\", got {}",
-                        received(&v)
-                    ))
-                    .into_failure());
-                }
-            };
-        }
-        if let Some(mut v) = args.remove("compact_only") {
-            normalise_value(
-                "compact_only",
-                "compact_only",
-                &mut v,
-                &json!({"type": "boolean"}),
-            )?;
-            compact_only = v.as_bool().unwrap_or_default();
-        }
-        if let Some(mut v) = args.remove("max_chars") {
-            normalise_value(
-                "max_chars",
-                "max_chars",
-                &mut v,
-                &json!({"type": "integer"}),
-            )?;
-            max_chars = match v.as_u64() {
-                Some(n) if n >= 1 => Some(n as usize),
-                _ => {
-                    return Err(ToolError::Validation(format!(
-                        "parameter 'max_chars' must be an integer >= 1, got {}",
-                        received(&v)
-                    ))
-                    .into_failure());
-                }
-            };
-        }
+        take_presentation(&mut args, &mut format, &mut compact_only)?;
+        max_chars = take_max_chars(&mut args)?;
+        resume = take_resume(&mut args)?;
         if tool == "set_project_path" {
             normalise(&set_project_path::schema(), &mut args)?;
             return set_project_path::run(ctx, args)
@@ -224,11 +209,13 @@ pub fn call_with(
         check_params(*handler, &schema, &mut args).map_err(ToolError::into_failure)?;
         normalise(&schema, &mut args)?;
         check_paths(ctx, &path_params(&schema), &args).map_err(ToolError::into_failure)?;
-        let success = crate::heal::run(*handler, ctx, args).map_err(ToolError::into_failure)?;
-        Ok(Envelope::from(match max_chars {
-            Some(budget) => within_budget(success, budget, format, compact_only, presentation),
-            None => success,
-        }))
+        let how = Answering {
+            format,
+            compact_only,
+            presentation,
+            budget: budget_of(max_chars, default_budget),
+        };
+        answer(ctx, *handler, args, resume.as_ref(), &how).map(Envelope::from)
     })();
     let envelope = match outcome {
         Ok(e) => e,
@@ -262,30 +249,189 @@ fn rendered_chars(
         .count()
 }
 
-/// `max_chars`: drops whole rows from the end of the answer's capped lists until
-/// the rendered answer fits. The lists keep their exact totals, so the four-part
-/// truncation shape and the "showing X of Y" next_step stay true.
-fn within_budget(
-    success: Success,
-    budget: usize,
+/// How an answer is written and the budget it must fit (with what set it).
+struct Answering {
     format: OutputFormat,
     compact_only: bool,
     presentation: Presentation,
-) -> Success {
+    budget: Option<(usize, String)>,
+}
+
+/// Runs the action (keeping the rows earlier pages listed when `resume` asks for a
+/// later page), makes the page, then fits the budget; `next_cursor` resumes it.
+fn answer(
+    ctx: &mut Context,
+    handler: &dyn DynAction,
+    args: Map<String, Value>,
+    resume: Option<&Resume>,
+    how: &Answering,
+) -> Result<Success, Failure> {
+    let resumer = Resumer::new(ctx, handler.facade(), handler.name(), &args);
+    let reach = resume.map_or(0, Resume::reach);
+    let mut success = with_reach(reach, || crate::heal::run(handler, ctx, args))
+        .map_err(ToolError::into_failure)?;
+    if let Some(r) = resume {
+        resumer
+            .page(&mut success, r)
+            .map_err(ToolError::into_failure)?;
+    }
+    resumer.mark(&mut success);
+    Ok(match &how.budget {
+        Some((chars, label)) => within_budget(
+            success,
+            Budget {
+                chars: *chars,
+                label,
+                format: how.format,
+                compact_only: how.compact_only,
+                presentation: how.presentation,
+            },
+            &resumer,
+        ),
+        None => success,
+    })
+}
+
+/// `output_format` and `compact_only`, taken out of the arguments.
+fn take_presentation(
+    args: &mut Map<String, Value>,
+    format: &mut OutputFormat,
+    compact_only: &mut bool,
+) -> Result<(), Failure> {
+    if let Some(v) = args.remove("output_format") {
+        *format = v.as_str().and_then(OutputFormat::parse).ok_or_else(|| {
+            ToolError::Validation(format!(
+                "parameter 'output_format' must be \"toon\" or \"json\", got {}",
+                received(&v)
+            ))
+            .into_failure()
+        })?;
+    }
+    if let Some(mut v) = args.remove("compact_only") {
+        normalise_value(
+            "compact_only",
+            "compact_only",
+            &mut v,
+            &json!({"type": "boolean"}),
+        )?;
+        *compact_only = v.as_bool().unwrap_or_default();
+    }
+    Ok(())
+}
+
+/// The budget an answer must fit, and what set it (for the warning): the call's
+/// `max_chars`, else the transport's default.
+fn budget_of(max_chars: Option<usize>, default_budget: Option<usize>) -> Option<(usize, String)> {
+    match (max_chars, default_budget) {
+        (Some(n), _) => Some((n, format!("max_chars={n}"))),
+        (None, Some(n)) => Some((
+            n,
+            format!(
+                "the default budget of {n} characters (set max_chars, or start the server with tsa mcp --max-chars or MAX_MCP_OUTPUT_TOKENS)"
+            ),
+        )),
+        (None, None) => None,
+    }
+}
+
+/// `max_chars`, taken out of the arguments.
+fn take_max_chars(args: &mut Map<String, Value>) -> Result<Option<usize>, Failure> {
+    let Some(mut v) = args.remove("max_chars") else {
+        return Ok(None);
+    };
+    normalise_value(
+        "max_chars",
+        "max_chars",
+        &mut v,
+        &json!({"type": "integer"}),
+    )?;
+    match v.as_u64() {
+        Some(n) if n >= 1 => Ok(Some(n as usize)),
+        _ => Err(ToolError::Validation(format!(
+            "parameter 'max_chars' must be an integer >= 1, got {}",
+            received(&v)
+        ))
+        .into_failure()),
+    }
+}
+
+/// `offset` and `cursor`, taken out of the arguments (at most one of them).
+fn take_resume(args: &mut Map<String, Value>) -> Result<Option<Resume>, Failure> {
+    let offset = match args.remove("offset") {
+        None => None,
+        Some(mut v) => {
+            normalise_value("offset", "offset", &mut v, &json!({"type": "integer"}))?;
+            match v.as_u64() {
+                Some(n) => Some(Resume::Offset(n as usize)),
+                None => {
+                    return Err(ToolError::Validation(format!(
+                        "parameter 'offset' must be an integer >= 0, got {}",
+                        received(&v)
+                    ))
+                    .into_failure());
+                }
+            }
+        }
+    };
+    let cursor = match args.remove("cursor") {
+        None => None,
+        Some(Value::String(s)) => Some(Resume::Cursor(
+            Cursor::parse(&s).map_err(ToolError::into_failure)?,
+        )),
+        Some(other) => {
+            return Err(ToolError::Validation(format!(
+                "parameter 'cursor' expects the next_cursor string of an earlier answer, got {}",
+                received(&other)
+            ))
+            .into_failure());
+        }
+    };
+    match (offset, cursor) {
+        (Some(_), Some(_)) => Err(ToolError::Validation(
+            "parameters 'offset' and 'cursor' both say where to resume; pass only one".into(),
+        )
+        .into_failure()),
+        (o, c) => Ok(o.or(c)),
+    }
+}
+
+/// A character budget and how the answer is written.
+struct Budget<'a> {
+    chars: usize,
+    /// What set it, for the warning (`max_chars=N`, or the transport's default).
+    label: &'a str,
+    format: OutputFormat,
+    compact_only: bool,
+    presentation: Presentation,
+}
+
+/// `max_chars` (or a transport's default budget): drops whole rows from the end of
+/// the answer's capped lists until the rendered answer fits. The lists keep their
+/// exact totals, so the four-part truncation shape and the "showing X of Y"
+/// next_step stay true, and `next_cursor` (rewritten after every cut) resumes at
+/// the first row left out.
+fn within_budget(success: Success, b: Budget<'_>, resumer: &Resumer) -> Success {
+    let budget = b.chars;
     let size_of = |s: &Success| {
         rendered_chars(
             &Envelope::from(s.clone()),
-            format,
-            compact_only,
-            presentation,
+            b.format,
+            b.compact_only,
+            b.presentation,
         )
     };
     if size_of(&success) <= budget {
         return success;
     }
     let mut current = success.with_warning(format!(
-        "max_chars={budget}: whole rows were left out to fit; the counts stay exact"
+        "{}: whole rows were left out to fit; the counts stay exact",
+        b.label
     ));
+    let cut = |s: &mut Success, chars: usize| {
+        let dropped = s.drop_rows(chars);
+        resumer.mark(s);
+        dropped
+    };
     // Coarse steps (half the overshoot, measured on compact rows, so never more
     // than needed), then single rows from the last state that did not fit.
     loop {
@@ -294,9 +440,10 @@ fn within_budget(
             return current;
         }
         let mut next = current.clone();
-        if next.drop_rows((size - budget) / 2) == 0 {
+        if cut(&mut next, (size - budget) / 2) == 0 {
             return current.with_warning(format!(
-                "max_chars={budget}: the answer without any listed rows is still {size} characters"
+                "{}: the answer without any listed rows is still {size} characters",
+                b.label
             ));
         }
         if size_of(&next) <= budget {
@@ -305,7 +452,7 @@ fn within_budget(
         current = next;
     }
     // `next` fits, so dropping single rows from `current` ends at or before it.
-    while current.drop_rows(0) > 0 {
+    while cut(&mut current, 0) > 0 {
         if size_of(&current) <= budget {
             break;
         }

@@ -12,6 +12,7 @@ mod context;
 mod dispatch;
 mod heal;
 mod project_path;
+mod resume;
 mod schema;
 pub mod skills;
 
@@ -29,7 +30,7 @@ pub mod fuzzing {
 
 pub use catalog::{ACTION_ALIASES, FACADES, Facade, available_actions};
 pub use context::{Context, Subscription};
-pub use dispatch::{Presentation, Reply, call, call_with};
+pub use dispatch::{Presentation, Reply, call, call_with, call_within};
 pub use heal::{moved_aside_warning, remember as remember_index_note};
 pub use project_path::ProjectPath;
 pub use schema::{

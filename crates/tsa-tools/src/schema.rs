@@ -53,7 +53,15 @@ pub fn universal_properties() -> Map<String, Value> {
     );
     props.insert(
         "max_chars".into(),
-        json!({"type": "integer", "minimum": 1, "description": "Character budget of the whole answer: whole list rows are dropped to fit, counts stay exact."}),
+        json!({"type": "integer", "minimum": 1, "description": "Character budget of the whole answer: whole list rows are dropped to fit, counts stay exact (MCP default 40000)."}),
+    );
+    props.insert(
+        "offset".into(),
+        json!({"type": "integer", "minimum": 0, "description": "Resume: skip this many rows of every capped list (same totals)."}),
+    );
+    props.insert(
+        "cursor".into(),
+        json!({"type": "string", "description": "Resume: the next_cursor of an earlier answer to the same call; its next rows, same totals."}),
     );
     props
 }
