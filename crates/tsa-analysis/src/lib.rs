@@ -9,6 +9,7 @@
 //! of the dispatcher, a session or a transport (never `tsa-tools`, `tsa-mcp` or
 //! `tsa-cli`).
 
+pub mod call_paths;
 pub mod chain;
 pub mod complexity;
 pub mod constraints;
@@ -19,6 +20,7 @@ pub mod graph;
 pub mod health;
 pub mod history;
 pub mod hyphae;
+pub mod impact;
 pub mod knowledge;
 pub mod mermaid;
 pub mod security;
