@@ -28,6 +28,7 @@ pub mod semdiff;
 pub mod source;
 pub mod suggest;
 pub mod text_search;
+pub mod trees;
 pub mod trust;
 
 /// Why a call failed; `tsa-tools` re-exports it as `ToolError`.
