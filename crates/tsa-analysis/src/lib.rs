@@ -23,6 +23,7 @@ pub mod hyphae;
 pub mod impact;
 pub mod knowledge;
 pub mod mermaid;
+pub mod resolve;
 pub mod security;
 pub mod semdiff;
 pub mod source;
