@@ -18,6 +18,7 @@ mod error;
 pub mod git;
 pub mod graph;
 pub mod health;
+pub mod hierarchy;
 pub mod history;
 pub mod hyphae;
 pub mod impact;
