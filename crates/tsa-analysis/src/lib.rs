@@ -11,6 +11,7 @@
 
 pub mod call_paths;
 pub mod chain;
+pub mod co_change;
 pub mod complexity;
 pub mod constraints;
 pub mod docrefs;
