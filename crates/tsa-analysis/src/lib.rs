@@ -33,6 +33,7 @@ pub mod suggest;
 pub mod text_search;
 pub mod trees;
 pub mod trust;
+pub mod xref;
 
 /// Why a call failed; `tsa-tools` re-exports it as `ToolError`.
 pub use error::ToolError as Error;
