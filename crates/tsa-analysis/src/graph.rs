@@ -9,7 +9,8 @@
 use std::collections::{HashMap, HashSet};
 use std::num::NonZeroUsize;
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use tsa_envelope::{Capped, ImpactLevel, ListSpelling, Success, Verdict};
 use tsa_index::{Index, Resolution, SymbolRow};
 
@@ -442,17 +443,37 @@ fn collect_paths(
 }
 
 /// The inputs of the function risk score (analyses §5), production edges only.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
 pub struct RiskFactors {
+    /// Production callers (functions, and files calling from module-level code).
     pub fan_in: usize,
+    /// Files other than its own holding production callers.
     pub cross_file_callers: usize,
+    /// Production callees.
     pub fan_out: usize,
+    /// Files other than its own holding production callees.
     pub cross_file_callees: usize,
+    /// Longest chain of production callers above it (up to 5).
+    pub max_chain_depth: u32,
+}
+
+/// The points each risk factor adds to the score.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct RiskPoints {
+    /// Points for the fan-in.
+    pub fan_in: u32,
+    /// Points for callers in other files.
+    pub cross_file_callers: u32,
+    /// Points for the fan-out.
+    pub fan_out: u32,
+    /// Points for callees in other files.
+    pub cross_file_callees: u32,
+    /// Points for a long caller chain.
     pub max_chain_depth: u32,
 }
 
 /// Score (0..=100), level (`low|medium|high|critical`) and points per factor.
-pub fn risk_score(f: &RiskFactors) -> (u32, &'static str, Value) {
+pub fn risk_score(f: &RiskFactors) -> (u32, &'static str, RiskPoints) {
     let fan_in = match f.fan_in {
         n if n >= 10 => 35,
         n if n >= 5 => 20,
@@ -482,13 +503,13 @@ pub fn risk_score(f: &RiskFactors) -> (u32, &'static str, Value) {
         s if s >= 20 => "medium",
         _ => "low",
     };
-    let points = json!({
-        "fan_in": fan_in,
-        "cross_file_callers": cross_in,
-        "fan_out": fan_out,
-        "cross_file_callees": cross_out,
-        "max_chain_depth": chain,
-    });
+    let points = RiskPoints {
+        fan_in,
+        cross_file_callers: cross_in,
+        fan_out,
+        cross_file_callees: cross_out,
+        max_chain_depth: chain,
+    };
     (score, level, points)
 }
 
@@ -508,33 +529,77 @@ pub const VERDICT_BASIS: &str = "Verdict::from_impact(impact_level), one monoton
 
 /// A node as listed in answers.
 pub fn node_json(s: &SymbolRow) -> Value {
-    json!({
-        "name": s.name,
-        "qualified_name": s.qualname,
-        "kind": s.kind,
-        "file": s.file,
-        "line": s.line,
-    })
+    serde_json::to_value(Node::of(s)).unwrap_or(Value::Null)
+}
+
+/// A function on a walk: how graph answers name a node.
+#[derive(Clone, Debug, Serialize)]
+pub struct Node {
+    /// Bare name.
+    pub name: String,
+    /// Qualified name (`Owner.method`).
+    pub qualified_name: String,
+    /// Definition kind (function, method, class, ...).
+    pub kind: String,
+    /// Project-relative file.
+    pub file: String,
+    /// First line of the definition.
+    pub line: u32,
+}
+
+impl Node {
+    /// The node of a definition.
+    pub fn of(s: &SymbolRow) -> Self {
+        Node {
+            name: s.name.clone(),
+            qualified_name: s.qualname.clone(),
+            kind: s.kind.clone(),
+            file: s.file.clone(),
+            line: s.line,
+        }
+    }
+}
+
+/// A definition a name resolved to, as listed beside graph answers.
+#[derive(Clone, Debug, Serialize)]
+pub struct Definition {
+    /// Bare name.
+    pub name: String,
+    /// Qualified name (`Owner.method`).
+    pub qualified_name: String,
+    /// Definition kind (function, method, class, ...).
+    pub kind: String,
+    /// Project-relative file.
+    pub file: String,
+    /// First line.
+    pub line: u32,
+    /// Last line.
+    pub end_line: u32,
+    /// Language of the file.
+    pub language: String,
+    /// Signature as written.
+    pub signature: String,
+}
+
+/// The definitions list shown beside callers/callees, typed.
+pub fn definitions(defs: &[SymbolRow]) -> Vec<Definition> {
+    defs.iter()
+        .map(|d| Definition {
+            name: d.name.clone(),
+            qualified_name: d.qualname.clone(),
+            kind: d.kind.clone(),
+            file: d.file.clone(),
+            line: d.line,
+            end_line: d.end_line,
+            language: d.language.clone(),
+            signature: d.signature.clone(),
+        })
+        .collect()
 }
 
 /// The definitions list shown beside callers/callees.
 pub fn definitions_json(defs: &[SymbolRow]) -> Value {
-    Value::Array(
-        defs.iter()
-            .map(|d| {
-                json!({
-                    "name": d.name,
-                    "qualified_name": d.qualname,
-                    "kind": d.kind,
-                    "file": d.file,
-                    "line": d.line,
-                    "end_line": d.end_line,
-                    "language": d.language,
-                    "signature": d.signature,
-                })
-            })
-            .collect(),
-    )
+    serde_json::to_value(definitions(defs)).unwrap_or(Value::Null)
 }
 
 /// A fixed list cap (`n` >= 1) for lists that take no limit parameter.
@@ -774,7 +839,7 @@ mod tests {
                 assert!(p < i);
             }
         }
-        let v = nest(&t.entries, 2, &mut |e| json!({"id": e.node}));
+        let v = nest(&t.entries, 2, &mut |e| serde_json::json!({"id": e.node}));
         assert_eq!(v["children"].as_array().unwrap().len(), 2);
         assert!(v["children"][0]["children"].as_array().unwrap().is_empty());
     }
@@ -855,8 +920,8 @@ mod tests {
         };
         let (score, level, points) = risk_score(&f);
         assert_eq!((score, level), (100, "critical"));
-        assert_eq!(points["fan_in"], 35);
-        assert_eq!(points["max_chain_depth"], 5);
+        assert_eq!(points.fan_in, 35);
+        assert_eq!(points.max_chain_depth, 5);
         let f = RiskFactors {
             fan_in: 5,
             cross_file_callers: 2,

@@ -9,7 +9,9 @@
 //! of the dispatcher, a session or a transport (never `tsa-tools`, `tsa-mcp` or
 //! `tsa-cli`).
 
+pub mod call_paths;
 pub mod chain;
+pub mod co_change;
 pub mod complexity;
 pub mod constraints;
 pub mod docrefs;
@@ -17,16 +19,21 @@ mod error;
 pub mod git;
 pub mod graph;
 pub mod health;
+pub mod hierarchy;
 pub mod history;
 pub mod hyphae;
+pub mod impact;
 pub mod knowledge;
 pub mod mermaid;
+pub mod resolve;
 pub mod security;
 pub mod semdiff;
 pub mod source;
 pub mod suggest;
 pub mod text_search;
+pub mod trees;
 pub mod trust;
+pub mod xref;
 
 /// Why a call failed; `tsa-tools` re-exports it as `ToolError`.
 pub use error::ToolError as Error;

@@ -4,7 +4,8 @@
 use std::num::NonZeroUsize;
 use std::path::Path;
 
-use serde_json::{Value, json};
+use serde::Serialize;
+use serde_json::Value;
 use tsa_analysis::graph::{One, ambiguous, exact_pick};
 use tsa_analysis::source::source_file;
 use tsa_envelope::{Success, Verdict};
@@ -139,6 +140,53 @@ pub enum Targets {
     Missing(Success),
 }
 
+/// The definitions a name refers to, or why there are none, as typed data.
+pub enum Lookup {
+    /// The callable definitions the name (and file, when given) matched.
+    Found(Vec<SymbolRow>),
+    /// No definition matched.
+    NotFound(Miss),
+}
+
+/// Why a name matched no definition: the payload of the NOT_FOUND answer.
+#[derive(Clone, Debug, Serialize)]
+pub struct Miss {
+    /// The name as asked.
+    pub function: String,
+    /// The name is defined, but not in the file given.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub file_path_mismatch: bool,
+    /// Files defining the name, when it is not in the file given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub candidate_files: Option<Vec<String>>,
+    /// Close names in the index (empty when none were looked for).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suggestions: Option<Vec<String>>,
+    /// The answer's summary line.
+    #[serde(skip)]
+    pub summary: String,
+    /// What to do next.
+    #[serde(skip)]
+    pub next_step: String,
+}
+
+impl Miss {
+    /// The NOT_FOUND answer for this miss.
+    pub fn into_success(self) -> Success {
+        let s = Success::new(Verdict::NotFound, self.summary.clone());
+        with_payload(s, &self).with_next_step(self.next_step)
+    }
+}
+
+impl From<Lookup> for Targets {
+    fn from(l: Lookup) -> Self {
+        match l {
+            Lookup::Found(d) => Targets::Found(d),
+            Lookup::NotFound(m) => Targets::Missing(m.into_success()),
+        }
+    }
+}
+
 /// Missing names of one request that get close names as suggestions (each is an
 /// index lookup; a request may name up to 256).
 pub const SUGGESTED_MISSES: usize = 8;
@@ -153,7 +201,7 @@ pub fn find_targets(
     function_name: &str,
     file_path: Option<&str>,
 ) -> Result<Targets, ToolError> {
-    find_targets_with(ctx, index, tool_label, function_name, file_path, true)
+    lookup(ctx, index, tool_label, function_name, file_path, true).map(Targets::from)
 }
 
 /// Resolves `name` (+ `file_path`) to exactly one callable definition.
@@ -174,15 +222,16 @@ pub fn find_one(
     }
 }
 
-/// [`find_targets`], looking for close names on a miss only when `suggest`.
-pub fn find_targets_with(
+/// [`find_targets`] as typed data, looking for close names on a miss only when
+/// `suggest`.
+pub fn lookup(
     ctx: &Context,
     index: &Index,
     tool_label: &str,
     function_name: &str,
     file_path: Option<&str>,
     suggest: bool,
-) -> Result<Targets, ToolError> {
+) -> Result<Lookup, ToolError> {
     let root: &Path = ctx.root()?;
     if function_name.trim().is_empty() {
         return Err(ToolError::Validation(
@@ -200,30 +249,24 @@ pub fn find_targets_with(
         .filter(|s| !matches!(s.kind.as_str(), "impl" | "module"))
         .collect();
     if !defs.is_empty() {
-        return Ok(Targets::Found(defs));
+        return Ok(Lookup::Found(defs));
     }
     // `gin.Default`, `helpers.url_for`, `store::open`: a qualifier that names no
     // type may name the function's package or module.
     if owner.is_some() {
-        let qualifier = function_name.trim();
-        let qualifier = &qualifier[..qualifier.len() - name.len()];
-        let qualifier = qualifier.trim_end_matches(['.', ':']);
-        let layout = tsa_index::Layout::from_json(index.build_record("layout")?.as_deref());
-        let in_module: Vec<SymbolRow> = index
-            .find_symbols(name, None, file.as_deref())?
-            .into_iter()
-            .filter(|s| s.owner.is_none() && !matches!(s.kind.as_str(), "impl" | "module"))
-            .filter(|s| module_named(&s.file, qualifier, &layout))
-            .collect();
+        let in_module = in_named_module(index, function_name, name, file.as_deref())?;
         if !in_module.is_empty() {
-            return Ok(Targets::Found(in_module));
+            return Ok(Lookup::Found(in_module));
         }
     }
-    let mut miss = Success::new(
-        Verdict::NotFound,
-        format!("{tool_label}: '{function_name}' not found"),
-    )
-    .with("function", function_name);
+    let mut miss = Miss {
+        function: function_name.to_owned(),
+        file_path_mismatch: false,
+        candidate_files: None,
+        suggestions: None,
+        summary: format!("{tool_label}: '{function_name}' not found"),
+        next_step: String::new(),
+    };
     if let Some(f) = &file {
         let elsewhere: Vec<String> = index
             .find_symbols(name, owner, None)?
@@ -231,13 +274,12 @@ pub fn find_targets_with(
             .map(|s| s.file)
             .collect();
         if !elsewhere.is_empty() {
-            return Ok(Targets::Missing(
-                miss.with("file_path_mismatch", true)
-                    .with("candidate_files", json!(elsewhere))
-                    .with_next_step(format!(
-                        "'{function_name}' is not defined in {f}; re-run with file_path set to one of candidate_files"
-                    )),
-            ));
+            miss.file_path_mismatch = true;
+            miss.candidate_files = Some(elsewhere);
+            miss.next_step = format!(
+                "'{function_name}' is not defined in {f}; re-run with file_path set to one of candidate_files"
+            );
+            return Ok(Lookup::NotFound(miss));
         }
     }
     let suggestions = if suggest {
@@ -245,8 +287,7 @@ pub fn find_targets_with(
     } else {
         Vec::new()
     };
-    miss = miss.with("suggestions", json!(suggestions));
-    let step = if !index.has_calls()? {
+    miss.next_step = if !index.has_calls()? {
         "Call-graph index is empty or has not been built yet. Run `index action=full` first, then retry.".to_owned()
     } else if let Some(s) = suggestions.first() {
         format!(
@@ -257,7 +298,28 @@ pub fn find_targets_with(
             "Symbol '{function_name}' not in the index. Check spelling, or search with search action=symbol."
         )
     };
-    Ok(Targets::Missing(miss.with_next_step(step)))
+    miss.suggestions = Some(suggestions);
+    Ok(Lookup::NotFound(miss))
+}
+
+/// Module-level definitions of `name` in a package or module that the qualifier of
+/// `function_name` names.
+fn in_named_module(
+    index: &Index,
+    function_name: &str,
+    name: &str,
+    file: Option<&str>,
+) -> Result<Vec<SymbolRow>, ToolError> {
+    let qualifier = function_name.trim();
+    let qualifier = &qualifier[..qualifier.len() - name.len()];
+    let qualifier = qualifier.trim_end_matches(['.', ':']);
+    let layout = tsa_index::Layout::from_json(index.build_record("layout")?.as_deref());
+    Ok(index
+        .find_symbols(name, None, file)?
+        .into_iter()
+        .filter(|s| s.owner.is_none() && !matches!(s.kind.as_str(), "impl" | "module"))
+        .filter(|s| module_named(&s.file, qualifier, &layout))
+        .collect())
 }
 
 /// Whether `qualifier` (`gin`, `flask.helpers`, `crate::store`) names the package

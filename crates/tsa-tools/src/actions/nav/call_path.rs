@@ -1,20 +1,18 @@
 //! `nav call_path`: shortest call paths between two functions over resolved edges,
 //! with the exact number of shortest paths and the bodies of the functions on them.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
-use tsa_analysis::graph::{
-    Dir, IndexGraph, PathNodes, depth_param, load_symbols, node_json, shortest_paths,
-};
-use tsa_analysis::source::{Bodies, BodyBudget};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tsa_analysis::call_paths::{self, Way};
+use tsa_analysis::graph::{Definition, definitions, depth_param};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::SymbolRow;
 
 use crate::action::Action;
-use crate::actions::common::{Targets, cap, definitions_json, find_targets, open_index};
+use crate::actions::common::{Lookup, Miss, cap, lookup, open_index, to_value, with_payload};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
@@ -59,26 +57,71 @@ pub struct Args {
 
 pub struct CallPath;
 
+/// The payload of a `nav call_path` answer (the `paths` list goes in capped).
+#[derive(Serialize)]
+pub struct CallPathPayload {
+    /// The definitions the source name resolved to.
+    pub source: Vec<Definition>,
+    /// The definitions the target name resolved to.
+    pub target: Vec<Definition>,
+    /// `forward`, `backward` or `bidirectional`.
+    pub direction: &'static str,
+    /// Longest path searched, in calls.
+    pub max_depth: u32,
+    /// Length of the shortest paths per way that has any.
+    pub shortest_length: HashMap<&'static str, u32>,
+    /// Whether any path was found.
+    pub path_found: bool,
+}
+
+/// Which end of the path a name stands for.
+#[derive(Serialize)]
+#[serde(rename_all = "lowercase")]
+enum End {
+    Source,
+    Target,
+}
+
+/// The NOT_FOUND answer for an end of the path that names no definition.
+#[derive(Serialize)]
+struct EndMiss {
+    #[serde(flatten)]
+    miss: Miss,
+    /// Which end was not found.
+    endpoint: End,
+}
+
 fn endpoint(
     ctx: &Context,
     index: &tsa_index::Index,
-    which: &str,
+    which: End,
     name: &str,
     file: Option<&str>,
 ) -> Result<Result<Vec<SymbolRow>, Success>, ToolError> {
-    Ok(match find_targets(ctx, index, "call_path", name, file)? {
-        Targets::Found(d) => Ok(d),
-        Targets::Missing(s) => {
-            let mismatch = s.payload().get("file_path_mismatch").is_some();
-            let s = s.with("endpoint", which);
-            Err(if mismatch {
-                s.with_next_step(format!(
+    Ok(match lookup(ctx, index, "call_path", name, file, true)? {
+        Lookup::Found(d) => Ok(d),
+        Lookup::NotFound(miss) => {
+            let step = if miss.file_path_mismatch {
+                let which = match which {
+                    End::Source => "source",
+                    End::Target => "target",
+                };
+                format!(
                     "'{name}' is not defined in {}; re-run with {which}_file set to one of candidate_files",
                     file.unwrap_or_default()
-                ))
+                )
             } else {
-                s
-            })
+                miss.next_step.clone()
+            };
+            let s = Success::new(Verdict::NotFound, miss.summary.clone());
+            Err(with_payload(
+                s,
+                &EndMiss {
+                    miss,
+                    endpoint: which,
+                },
+            )
+            .with_next_step(step))
         }
     })
 }
@@ -99,7 +142,7 @@ impl Action for CallPath {
         let sources = match endpoint(
             ctx,
             index,
-            "source",
+            End::Source,
             &args.source_function,
             args.source_file.as_deref(),
         )? {
@@ -109,99 +152,28 @@ impl Action for CallPath {
         let targets = match endpoint(
             ctx,
             index,
-            "target",
+            End::Target,
             &args.target_function,
             args.target_file.as_deref(),
         )? {
             Ok(d) => d,
             Err(s) => return Ok(s),
         };
-        let src_ids: Vec<i64> = sources.iter().map(|d| d.id).collect();
-        let dst_ids: Vec<i64> = targets.iter().map(|d| d.id).collect();
-        let dirs: &[(Dir, &str)] = match direction {
-            Direction::Forward => &[(Dir::Down, "forward")],
-            Direction::Backward => &[(Dir::Up, "backward")],
-            Direction::Bidirectional => &[(Dir::Down, "forward"), (Dir::Up, "backward")],
+        let ways: &[Way] = match direction {
+            Direction::Forward => &[Way::Forward],
+            Direction::Backward => &[Way::Backward],
+            Direction::Bidirectional => &[Way::Forward, Way::Backward],
         };
-        let mut g = IndexGraph::new(index);
-        let mut total = 0u64;
-        let mut found: Vec<(&str, u32, PathNodes)> = Vec::new();
-        let mut shortest: HashMap<&str, u32> = HashMap::new();
-        for (dir, name) in dirs {
-            let p = shortest_paths(&mut g, &src_ids, &dst_ids, *dir, max_depth, max_paths.get())?;
-            if p.total > 0 {
-                shortest.insert(name, p.length);
-            }
-            total = total.saturating_add(p.total);
-            for path in p.paths {
-                found.push((name, p.length, path));
-            }
-        }
-        let mut syms = HashMap::new();
-        load_symbols(
+        let report = call_paths::find(
             index,
-            &mut syms,
-            found.iter().flat_map(|(_, _, p)| p.iter().map(|(n, _)| *n)),
-        )?;
-        let mut bodies = Bodies::new(
             ctx.root()?,
-            BodyBudget {
-                rows: 12,
-                lines_each: 40,
-                lines_total: 320,
-            },
-        );
-        let mut inlined: HashSet<i64> = HashSet::new();
-        let paths: Vec<Value> = found
-            .into_iter()
-            .take(max_paths.get())
-            .map(|(dir_name, length, walk)| {
-                // Walk order is source -> target; calls read caller -> callee.
-                let mut calls = Vec::new();
-                for pair in walk.windows(2) {
-                    let (a, b) = (pair[0].0, pair[1].0);
-                    let hop = pair[1].1;
-                    let (caller, callee) = if dir_name == "forward" {
-                        (a, b)
-                    } else {
-                        (b, a)
-                    };
-                    let q = |id: i64| {
-                        syms.get(&id)
-                            .map(|s| s.qualname.clone())
-                            .unwrap_or_default()
-                    };
-                    let mut c = json!({"caller": q(caller), "callee": q(callee)});
-                    if let Some(h) = hop {
-                        c["line"] = json!(h.line);
-                        c["resolution"] = json!(h.resolution.as_str());
-                        c["confidence"] = json!(h.confidence);
-                    }
-                    calls.push(c);
-                }
-                let mut order: Vec<i64> = walk.iter().map(|(n, _)| *n).collect();
-                if dir_name == "backward" {
-                    order.reverse();
-                    calls.reverse();
-                }
-                let nodes: Vec<Value> = order
-                    .iter()
-                    .map(|id| {
-                        let Some(s) = syms.get(id) else {
-                            return json!({"id": id});
-                        };
-                        let mut v = node_json(s);
-                        if inlined.insert(*id)
-                            && let Some(b) = bodies.body(&s.qualname, &s.file, s.line, s.end_line)
-                        {
-                            v["body"] = b;
-                        }
-                        v
-                    })
-                    .collect();
-                json!({"direction": dir_name, "length": length, "nodes": nodes, "calls": calls})
-            })
-            .collect();
+            &sources,
+            &targets,
+            ways,
+            max_depth,
+            max_paths,
+        )?;
+        let total = report.total;
         let listed_total = usize::try_from(total).unwrap_or(usize::MAX);
         let verdict = if total > 0 {
             Verdict::Info
@@ -218,38 +190,42 @@ impl Action for CallPath {
                 "No call path within {max_depth} calls between '{}' and '{}' ({dir_label}). Raise max_depth, try direction=bidirectional, or check for unresolved call sites with nav action=callers / callees (dynamic dispatch is not in the resolved graph).",
                 args.source_function, args.target_function
             )
-        } else if bodies.any() {
+        } else if report.bodies_inlined {
             "Functions on the listed paths carry their bodies under 'body' (first appearance only) — no Read needed.".to_owned()
         } else {
             "Follow the calls above; nav action=navigate shows each function's definition."
                 .to_owned()
         };
-        let mut s = Success::new(
+        let payload = CallPathPayload {
+            source: definitions(&sources),
+            target: definitions(&targets),
+            direction: dir_label,
+            max_depth,
+            shortest_length: report.shortest,
+            path_found: total > 0,
+        };
+        let s = Success::new(
             verdict,
             format!(
                 "call_path: {total} shortest path(s) between '{}' and '{}'",
                 args.source_function, args.target_function
             ),
-        )
-        .with("source", definitions_json(&sources))
-        .with("target", definitions_json(&targets))
-        .with("direction", dir_label)
-        .with("max_depth", max_depth)
-        .with("shortest_length", json!(shortest))
-        .with("path_found", total > 0)
-        .with_list(
-            ListSpelling {
-                list_key: "paths",
-                total_key: "path_count",
-                listed_key: "paths_listed",
-                cap_key: "max_paths",
-                noun: "shortest paths",
-                remedy: "raise max_paths, or narrow with source_file/target_file".into(),
-            },
-            Capped::counted(paths, listed_total, max_paths),
-        )
-        .with_next_step(step)
-        .with_agent("path_count", total);
+        );
+        let paths: Vec<Value> = report.paths.iter().map(to_value).collect();
+        let mut s = with_payload(s, &payload)
+            .with_list(
+                ListSpelling {
+                    list_key: "paths",
+                    total_key: "path_count",
+                    listed_key: "paths_listed",
+                    cap_key: "max_paths",
+                    noun: "shortest paths",
+                    remedy: "raise max_paths, or narrow with source_file/target_file".into(),
+                },
+                Capped::counted(paths, listed_total, max_paths),
+            )
+            .with_next_step(step)
+            .with_agent("path_count", total);
         if sources.len() > 1 || targets.len() > 1 {
             s = s.with_warning(format!(
                 "several definitions matched ({} source, {} target); paths start/end at any of them — narrow with source_file/target_file",
@@ -263,6 +239,6 @@ impl Action for CallPath {
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);
         }
-        Ok(bodies.warn(s))
+        Ok(report.bodies.warn(s))
     }
 }

@@ -1,23 +1,19 @@
 //! `nav caller_tree`: the nested tree of who calls a function, level by level, over
 //! resolved call edges (shared with `nav callee_tree`).
 
-use std::collections::{BTreeMap, HashMap};
-
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
-use tsa_analysis::graph::{Dir, IndexGraph, One, TreeEntry, depth_param, load_symbols, nest, tree};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tsa_analysis::graph::{Definition, Dir, One, definitions, depth_param};
+use tsa_analysis::trees::{self, COUNT_LIMIT, Level, NestedNode};
 use tsa_analysis::trust::Assessor;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::{cap, definitions_json, find_one, open_index};
+use crate::actions::common::{cap, find_one, open_index, to_value, with_payload};
 use crate::actions::nav::callers::{CALLERS_VERDICT_RULE, callers_verdict};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
-
-/// Walks stop counting after this many tree entries (the count is then a floor).
-const COUNT_LIMIT: usize = 20_000;
 
 /// Arguments of `nav caller_tree` and `nav callee_tree`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -53,15 +49,30 @@ impl Action for CallerTree {
     }
 }
 
+/// The payload of a tree answer (the `nodes` list goes in capped).
+#[derive(Serialize)]
+pub struct TreePayload {
+    /// The name as asked.
+    pub function: String,
+    /// The definition it resolved to.
+    pub definition: Vec<Definition>,
+    /// The root with the listed nodes nested under it.
+    pub root: NestedNode,
+    /// Levels walked.
+    pub max_depth: u32,
+    /// Nodes per depth.
+    pub levels: Vec<Level>,
+    /// Nodes that are neither cycles nor repeats.
+    pub distinct_functions: usize,
+    /// Nodes marked `cycle`.
+    pub cycle_count: usize,
+}
+
 /// The tree answer for either direction.
 pub(crate) fn run_tree(ctx: &Context, args: Args, dir: Dir) -> Result<Success, ToolError> {
     let label = match dir {
         Dir::Up => "caller_tree",
         Dir::Down => "callee_tree",
-    };
-    let (noun, other) = match dir {
-        Dir::Up => ("callers", "callee_tree"),
-        Dir::Down => ("callees", "caller_tree"),
     };
     let (max_depth, clamped) = depth_param("max_depth", args.max_depth, 3, 10)?;
     let max_nodes = cap("max_nodes", args.max_nodes, 50)?;
@@ -75,65 +86,8 @@ pub(crate) fn run_tree(ctx: &Context, args: Args, dir: Dir) -> Result<Success, T
         }
         One::Answer(s) => return Ok(s),
     };
-    let mut g = IndexGraph::new(index);
-    let t = tree(&mut g, root.id, dir, max_depth, COUNT_LIMIT)?;
-    let total = t.entries.len() - 1;
-    let listed = total.min(max_nodes.get());
-    let mut syms = HashMap::new();
-    load_symbols(
-        index,
-        &mut syms,
-        t.entries.iter().take(listed + 1).map(|e| e.node),
-    )?;
-    let mut render = |e: &TreeEntry| -> Value {
-        let mut v = match syms.get(&e.node) {
-            Some(s) => {
-                json!({"name": s.name, "qualified_name": s.qualname, "file": s.file, "line": s.line})
-            }
-            None => json!({"id": e.node}),
-        };
-        if let Some(h) = &e.hop {
-            v["resolution"] = json!(h.resolution.as_str());
-            v["confidence"] = json!(h.confidence);
-            v["call_line"] = json!(h.line);
-            if h.test {
-                v["in_test"] = json!(true);
-            }
-        }
-        if e.cycle {
-            v["cycle"] = json!(true);
-        }
-        if e.repeat {
-            v["repeat"] = json!(true);
-        }
-        v
-    };
-    let nested = nest(&t.entries, listed, &mut render);
-    let rows: Vec<Value> = t.entries[1..]
-        .iter()
-        .take(listed)
-        .map(|e| {
-            let mut v = render(e);
-            v["depth"] = json!(e.depth);
-            if let Some(p) = e.parent.and_then(|p| syms.get(&t.entries[p].node)) {
-                v["parent"] = json!(p.qualname);
-            }
-            v
-        })
-        .collect();
-    let mut by_depth: BTreeMap<u32, usize> = BTreeMap::new();
-    for e in &t.entries[1..] {
-        *by_depth.entry(e.depth).or_insert(0) += 1;
-    }
-    let levels: Vec<Value> = by_depth
-        .iter()
-        .map(|(d, n)| json!({"depth": d, "nodes": n}))
-        .collect();
-    let cycles = t.entries.iter().filter(|e| e.cycle).count();
-    let distinct = t.entries[1..]
-        .iter()
-        .filter(|e| !e.cycle && !e.repeat)
-        .count();
+    let t = trees::call_tree(index, &root, dir, max_depth, max_nodes)?;
+    let total = t.total;
     // Who calls the root rests on the call graph's completeness there.
     let trust = match dir {
         Dir::Up => Some(Assessor::new(index, ctx.root()?).assess(std::slice::from_ref(&root), 0)?),
@@ -144,38 +98,30 @@ pub(crate) fn run_tree(ctx: &Context, args: Args, dir: Dir) -> Result<Success, T
         None if total > 0 => Verdict::Info,
         None => Verdict::NotFound,
     };
-    let step = if total == 0 {
-        let unresolved = trust.as_ref().map_or(0, |t| t.open.total);
-        if unresolved > 0 {
-            format!(
-                "No resolved {noun} of '{}'; {unresolved} unresolved call site(s) share its name: inspect them with nav action=callers scope=point",
-                args.symbol
-            )
-        } else {
-            format!(
-                "'{}' has no resolved {noun}; try nav action={other} for the other direction",
-                args.symbol
-            )
-        }
-    } else {
-        format!(
-            "Nodes marked cycle: true are already on their path (recursion); repeat: true were expanded elsewhere in the tree. Run nav action={label} on a leaf to go deeper."
-        )
-    };
-    let mut s = Success::new(
+    let step = tree_step(
+        &args.symbol,
+        dir,
+        total,
+        trust.as_ref().map_or(0, |t| t.open.total),
+    );
+    let s = Success::new(
         verdict,
         format!(
-            "{label}: '{}' has {total} node(s) within depth {max_depth} ({distinct} distinct function(s))",
-            args.symbol
+            "{label}: '{}' has {total} node(s) within depth {max_depth} ({} distinct function(s))",
+            args.symbol, t.distinct
         ),
-    )
-    .with("function", args.symbol.as_str())
-    .with("definition", definitions_json(std::slice::from_ref(&root)))
-    .with("root", nested)
-    .with("max_depth", max_depth)
-    .with("levels", Value::Array(levels))
-    .with("distinct_functions", distinct)
-    .with("cycle_count", cycles)
+    );
+    let rows: Vec<Value> = t.rows.iter().map(to_value).collect();
+    let payload = TreePayload {
+        function: args.symbol.clone(),
+        definition: definitions(std::slice::from_ref(&root)),
+        root: t.root,
+        max_depth,
+        levels: t.levels,
+        distinct_functions: t.distinct,
+        cycle_count: t.cycles,
+    };
+    let mut s = with_payload(s, &payload)
     .with_list(
         ListSpelling {
             list_key: "nodes",
@@ -192,7 +138,7 @@ pub(crate) fn run_tree(ctx: &Context, args: Args, dir: Dir) -> Result<Success, T
     if let Some(tr) = &trust {
         let mut basis = vec![CALLERS_VERDICT_RULE.to_owned()];
         basis.extend(tr.basis());
-        s = tr.annotate(s.with("verdict_basis", json!(basis)));
+        s = tr.annotate(s.with("verdict_basis", basis));
     }
     if !t.complete {
         s = s.with("total_is_lower_bound", true).with_warning(format!(
@@ -209,4 +155,27 @@ pub(crate) fn run_tree(ctx: &Context, args: Args, dir: Dir) -> Result<Success, T
         s = s.with_warning(w);
     }
     Ok(s)
+}
+
+/// The next step of a tree answer with `total` nodes and `unresolved` open sites.
+fn tree_step(symbol: &str, dir: Dir, total: usize, unresolved: u64) -> String {
+    let label = match dir {
+        Dir::Up => "caller_tree",
+        Dir::Down => "callee_tree",
+    };
+    let (noun, other) = match dir {
+        Dir::Up => ("callers", "callee_tree"),
+        Dir::Down => ("callees", "caller_tree"),
+    };
+    if total > 0 {
+        format!(
+            "Nodes marked cycle: true are already on their path (recursion); repeat: true were expanded elsewhere in the tree. Run nav action={label} on a leaf to go deeper."
+        )
+    } else if unresolved > 0 {
+        format!(
+            "No resolved {noun} of '{symbol}'; {unresolved} unresolved call site(s) share its name: inspect them with nav action=callers scope=point"
+        )
+    } else {
+        format!("'{symbol}' has no resolved {noun}; try nav action={other} for the other direction")
+    }
 }

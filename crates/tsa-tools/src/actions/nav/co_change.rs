@@ -1,18 +1,16 @@
 //! `nav co_change`: files that change together with a file (or a symbol's defining
 //! file) in recent git history, ranked by lift (analyses §9).
 
-use std::collections::{BTreeMap, HashSet};
-
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use tsa_analysis::co_change::co_changes;
 use tsa_analysis::graph::One;
 use tsa_analysis::history::{self, HistoryError};
 use tsa_analysis::security::resolve_in_root;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::{cap, find_one, open_index};
+use crate::actions::common::{cap, find_one, open_index, to_value, with_payload};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
@@ -42,9 +40,45 @@ pub struct Args {
 
 pub struct CoChange;
 
-/// `round(x, 2)`.
-fn round2(x: f64) -> f64 {
-    (x * 100.0).round() / 100.0
+/// The answer's keys when the project has no git history.
+#[derive(Serialize)]
+pub struct NoHistory {
+    /// The file whose partners were asked.
+    pub target: String,
+    /// Always 0.
+    pub commits_analyzed: usize,
+    /// The history window asked.
+    pub window: String,
+    /// Always empty.
+    pub co_changed_files: Vec<String>,
+    /// Always 0.
+    pub candidates_below_threshold: usize,
+    /// Always false.
+    pub git_available: bool,
+}
+
+/// The keys of a `nav co_change` answer before its partner list.
+#[derive(Serialize)]
+pub struct CoChangeHead {
+    /// The file whose partners were asked.
+    pub target: String,
+    /// Commits of the window touching it.
+    pub commits_analyzed: usize,
+    /// Commits read.
+    pub commits_read: usize,
+    /// The history window asked.
+    pub window: String,
+    /// The window held `max_commits` commits or the whole history.
+    pub history_complete: bool,
+}
+
+/// The keys after the partner list.
+#[derive(Serialize)]
+pub struct CoChangeTail {
+    /// Files sharing fewer commits than `min_shared`.
+    pub candidates_below_threshold: usize,
+    /// Fewest shared commits for a partner to count.
+    pub min_shared: usize,
 }
 
 impl Action for CoChange {
@@ -87,16 +121,19 @@ impl Action for CoChange {
         let history = match history::load(root, max_commits) {
             Ok(h) => h,
             Err(HistoryError::NotARepo(_)) => {
-                return Ok(Success::new(
+                let s = Success::new(
                     Verdict::Info,
                     format!("co_change {target}: not a git repository, no history"),
-                )
-                .with("target", target.as_str())
-                .with("commits_analyzed", 0)
-                .with("window", format!("last {max_commits} commits"))
-                .with("co_changed_files", json!([]))
-                .with("candidates_below_threshold", 0)
-                .with("git_available", false)
+                );
+                let none = NoHistory {
+                    target,
+                    commits_analyzed: 0,
+                    window: format!("last {max_commits} commits"),
+                    co_changed_files: Vec::new(),
+                    candidates_below_threshold: 0,
+                    git_available: false,
+                };
+                return Ok(with_payload(s, &none)
                 .with_warning("git_unavailable: the project root is not inside a git repository")
                 .with_next_step("No git history here; co-change needs a git repository. Use nav action=xref for static coupling."));
             }
@@ -104,53 +141,10 @@ impl Action for CoChange {
                 return Err(ToolError::Internal(format!("reading git history: {e}")));
             }
         };
-        let total = history.commits.len();
-        let touching: Vec<&history::Commit> = history
-            .commits
-            .iter()
-            .filter(|c| c.files.contains(&target))
-            .collect();
-        let t = touching.len();
-        // Commit counts of every file, and those shared with the target.
-        let mut commits_of: BTreeMap<&str, usize> = BTreeMap::new();
-        for c in &history.commits {
-            for f in &c.files {
-                *commits_of.entry(f.as_str()).or_default() += 1;
-            }
-        }
-        let target_commits: HashSet<&str> = touching.iter().map(|c| c.id.as_str()).collect();
-        let mut shared: BTreeMap<&str, usize> = BTreeMap::new();
-        for c in history
-            .commits
-            .iter()
-            .filter(|c| target_commits.contains(c.id.as_str()))
-        {
-            for f in c.files.iter().filter(|f| **f != target) {
-                *shared.entry(f.as_str()).or_default() += 1;
-            }
-        }
-        let mut below = 0usize;
-        let mut rows: Vec<(String, usize, f64)> = Vec::new();
-        for (file, s) in shared {
-            if s < min_shared {
-                below += 1;
-                continue;
-            }
-            let p = commits_of.get(file).copied().unwrap_or(s);
-            let lift = round2(s as f64 * total as f64 / (t as f64 * p as f64));
-            rows.push((file.to_owned(), s, lift));
-        }
-        rows.sort_by(|a, b| {
-            b.2.total_cmp(&a.2)
-                .then(b.1.cmp(&a.1))
-                .then_with(|| a.0.cmp(&b.0))
-        });
-        let top = rows.first().cloned();
-        let listed = Capped::collect(
-            rows.into_iter()
-                .map(|(file, s, lift)| json!({"file": file, "shared_commits": s, "lift": lift})),
-            max_results,
-        );
+        let c = co_changes(&history, &target, min_shared);
+        let (t, total) = (c.touching, c.read);
+        let top = c.partners.first().map(|p| (p.file.clone(), p.lift));
+        let listed = Capped::collect(c.partners.iter().map(to_value), max_results);
         let follow_up = if t < 10 {
             format!(
                 "Only {t} commit(s) touch {target}: too small a sample for coupling conclusions."
@@ -160,24 +154,30 @@ impl Action for CoChange {
                 None => format!(
                     "No file changed with {target} in >= {min_shared} of its {t} commits: safe to edit in isolation as far as history shows."
                 ),
-                Some((f, _, lift)) => {
+                Some((f, lift)) => {
                     format!("When editing {target}, also review {f} (lift={lift}).")
                 }
             }
         };
-        let mut s = Success::new(
+        let s = Success::new(
             Verdict::Info,
             format!(
                 "co_change {target}: {} partner(s) over {t} of {total} commit(s)",
                 listed.total()
             ),
-        )
-        .with("target", target.as_str())
-        .with("commits_analyzed", t)
-        .with("commits_read", total)
-        .with("window", format!("last {max_commits} commits"))
-        .with("history_complete", history.complete)
-        .with_list(
+        );
+        let head = CoChangeHead {
+            target,
+            commits_analyzed: t,
+            commits_read: total,
+            window: format!("last {max_commits} commits"),
+            history_complete: history.complete,
+        };
+        let tail = CoChangeTail {
+            candidates_below_threshold: c.below_threshold,
+            min_shared,
+        };
+        let s = with_payload(s, &head).with_list(
             ListSpelling {
                 list_key: "co_changed_files",
                 total_key: "co_changed_count",
@@ -187,10 +187,8 @@ impl Action for CoChange {
                 remedy: "raise max_results, or min_shared to keep only strong partners".into(),
             },
             listed,
-        )
-        .with("candidates_below_threshold", below)
-        .with("min_shared", min_shared)
-        .with_next_step(follow_up);
+        );
+        let mut s = with_payload(s, &tail).with_next_step(follow_up);
         for w in warnings {
             s = s.with_warning(w);
         }

@@ -3,16 +3,15 @@
 //! and its history: the commits that last touched its lines (git blame via git2).
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use tsa_analysis::graph::{ambiguous, depth_param};
+use tsa_analysis::hierarchy::{Hierarchy, hierarchy};
 use tsa_analysis::history::{self, HistoryError};
 use tsa_analysis::security::resolve_in_root;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::{Targets, cap, find_targets, open_index};
-use crate::actions::nav::navigate::hierarchy;
+use crate::actions::common::{Targets, cap, find_targets, open_index, to_value, with_payload};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
@@ -35,6 +34,68 @@ pub struct Args {
 }
 
 pub struct Lineage;
+
+/// The definition a lineage is about.
+#[derive(Serialize)]
+pub struct LineageDefinition {
+    /// Bare name.
+    pub name: String,
+    /// Qualified name.
+    pub qualified_name: String,
+    /// Definition kind.
+    pub kind: String,
+    /// Project-relative file.
+    pub file: String,
+    /// First line.
+    pub line: u32,
+    /// Last line.
+    pub end_line: u32,
+    /// Language of the file.
+    pub language: String,
+}
+
+/// A commit behind the definition's lines.
+#[derive(Serialize)]
+pub struct LineageCommit {
+    /// Commit id, first 12 characters.
+    pub commit: String,
+    /// Commit time, seconds since the epoch.
+    pub time: i64,
+    /// Author name.
+    pub author: String,
+    /// First line of the message.
+    pub summary: String,
+    /// Lines of the definition it last touched.
+    pub lines: usize,
+}
+
+/// The keys of a `nav lineage` answer before its commits.
+#[derive(Serialize)]
+pub struct LineagePayload {
+    /// The name as asked.
+    pub symbol: String,
+    /// The definition.
+    pub definition: LineageDefinition,
+    /// Its type hierarchy.
+    pub hierarchy: Hierarchy,
+    /// Levels of bases and subtypes followed.
+    pub max_depth: u32,
+    /// The project is in a git repository.
+    pub git_available: bool,
+    /// Lines of the definition not committed yet.
+    pub uncommitted_lines: usize,
+    /// Time of the latest commit behind its lines.
+    pub last_changed_at: Option<i64>,
+}
+
+/// The answer when `file_paths` define none of the definitions.
+#[derive(Serialize)]
+struct NotInFiles {
+    /// The name as asked.
+    symbol: String,
+    /// Always true.
+    file_path_mismatch: bool,
+}
 
 impl Action for Lineage {
     type Args = Args;
@@ -67,17 +128,19 @@ impl Action for Lineage {
             .collect();
         let def = match defs.as_slice() {
             [] => {
-                return Ok(Success::new(
+                let s = Success::new(
                     Verdict::NotFound,
                     format!(
                         "lineage: '{}' is not defined in {}",
                         args.symbol,
                         files.join(", ")
                     ),
-                )
-                .with("symbol", args.symbol.as_str())
-                .with("file_path_mismatch", true)
-                .with_next_step(
+                );
+                let miss = NotInFiles {
+                    symbol: args.symbol.clone(),
+                    file_path_mismatch: true,
+                };
+                return Ok(with_payload(s, &miss).with_next_step(
                     "Drop file_paths, or pass the files that define it (see nav action=resolve).",
                 ));
             }
@@ -97,37 +160,44 @@ impl Action for Lineage {
         let last_changed = commits.first().map(|c| c.time);
         let listed = Capped::collect(
             commits.into_iter().map(|c| {
-                json!({
-                    "commit": &c.id[..c.id.len().min(12)],
-                    "time": c.time,
-                    "author": c.author,
-                    "summary": c.summary,
-                    "lines": c.lines,
+                to_value(&LineageCommit {
+                    commit: c.id[..c.id.len().min(12)].to_owned(),
+                    time: c.time,
+                    author: c.author,
+                    summary: c.summary,
+                    lines: c.lines,
                 })
             }),
             max_commits,
         );
-        let bases = tree["bases"].as_array().map_or(0, Vec::len);
-        let subtypes = tree["subtypes"].as_array().map_or(0, Vec::len);
-        let mut s = Success::new(
+        let s = Success::new(
             Verdict::Info,
             format!(
-                "lineage {}: {bases} base(s), {subtypes} subtype(s), {} commit(s) behind its lines",
+                "lineage {}: {} base(s), {} subtype(s), {} commit(s) behind its lines",
                 def.qualname,
+                tree.base_count(),
+                tree.subtype_count(),
                 listed.total()
             ),
-        )
-        .with("symbol", args.symbol.as_str())
-        .with(
-            "definition",
-            json!({"name": def.name, "qualified_name": def.qualname, "kind": def.kind,
-                   "file": def.file, "line": def.line, "end_line": def.end_line, "language": def.language}),
-        )
-        .with("hierarchy", tree)
-        .with("max_depth", depth)
-        .with("git_available", git)
-        .with("uncommitted_lines", uncommitted)
-        .with("last_changed_at", last_changed)
+        );
+        let payload = LineagePayload {
+            symbol: args.symbol.clone(),
+            definition: LineageDefinition {
+                name: def.name.clone(),
+                qualified_name: def.qualname.clone(),
+                kind: def.kind.clone(),
+                file: def.file.clone(),
+                line: def.line,
+                end_line: def.end_line,
+                language: def.language.clone(),
+            },
+            hierarchy: tree,
+            max_depth: depth,
+            git_available: git,
+            uncommitted_lines: uncommitted,
+            last_changed_at: last_changed,
+        };
+        let mut s = with_payload(s, &payload)
         .with_list(
             ListSpelling {
                 list_key: "commits",

@@ -1,19 +1,20 @@
 //! `nav navigate`: go to a definition (body inlined), its references (bound call
 //! sites, imports, subtypes) and its type hierarchy (bases and subtypes to `depth`).
 
-use std::collections::{BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap};
 
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
 use tsa_analysis::graph::depth_param;
+use tsa_analysis::hierarchy::{Hierarchy, hierarchy};
 use tsa_analysis::source::{Bodies, BodyBudget};
 use tsa_analysis::trust::Assessor;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::{Index, SymbolRow};
 
 use crate::action::Action;
-use crate::actions::common::{Targets, cap, definitions_json, find_targets, open_index};
+use crate::actions::common::{Targets, cap, definitions_json, find_targets, open_index, to_value};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
@@ -51,19 +52,6 @@ pub struct Args {
 }
 
 pub struct Navigate;
-
-pub(crate) const TYPE_KINDS: &[&str] = &[
-    "class",
-    "struct",
-    "trait",
-    "interface",
-    "enum",
-    "protocol",
-    "object",
-    "record",
-    "type",
-    "mixin",
-];
 
 /// References to `defs`: bound call sites, imports, and declared subtypes.
 pub(crate) fn references(index: &Index, defs: &[SymbolRow]) -> Result<Vec<Value>, ToolError> {
@@ -115,89 +103,17 @@ pub(crate) fn references(index: &Index, defs: &[SymbolRow]) -> Result<Vec<Value>
     Ok(out)
 }
 
-/// Bases and subtypes of the type behind `def` (the def itself, or the type that
-/// contains a method), to `depth` levels; overrides for methods.
-pub(crate) fn hierarchy(index: &Index, def: &SymbolRow, depth: u32) -> Result<Value, ToolError> {
-    let ty = if TYPE_KINDS.contains(&def.kind.as_str()) {
-        Some(def.clone())
-    } else {
-        match index.parents_of(&[def.id])?.get(&def.id) {
-            Some(p) => index
-                .symbols_by_id(&[*p])?
-                .remove(p)
-                .filter(|s| TYPE_KINDS.contains(&s.kind.as_str())),
-            None => None,
-        }
-    };
-    let Some(ty) = ty else {
-        return Ok(json!({"type": null, "note": "not a type and not inside one: no hierarchy"}));
-    };
-    let mut bases = Vec::new();
-    let mut seen: HashSet<i64> = HashSet::from([ty.id]);
-    let mut frontier = vec![ty.id];
-    let mut base_types = Vec::new();
-    for level in 1..=depth {
-        if frontier.is_empty() {
-            break;
-        }
-        let mut next = Vec::new();
-        for b in index.bases_of(&frontier)? {
-            let mut v = json!({
-                "name": b.base_name, "kind": b.kind, "depth": level, "of": b.symbol.qualname,
-                "resolution": b.resolution.as_str(),
-            });
-            if let Some(t) = &b.target {
-                v["file"] = json!(t.file);
-                v["line"] = json!(t.line);
-                v["qualified_name"] = json!(t.qualname);
-                if seen.insert(t.id) {
-                    next.push(t.id);
-                    base_types.push(t.id);
-                }
-            }
-            bases.push(v);
-        }
-        frontier = next;
-    }
-    let mut subtypes = Vec::new();
-    let mut sub_types = Vec::new();
-    let mut frontier = vec![ty.id];
-    for level in 1..=depth {
-        if frontier.is_empty() {
-            break;
-        }
-        let mut next = Vec::new();
-        for b in index.subtypes_of(&frontier)? {
-            if !seen.insert(b.symbol.id) {
-                continue;
-            }
-            next.push(b.symbol.id);
-            sub_types.push(b.symbol.id);
-            subtypes.push(json!({
-                "name": b.symbol.name, "qualified_name": b.symbol.qualname, "kind": b.kind,
-                "file": b.symbol.file, "line": b.symbol.line, "depth": level,
-                "of": b.target.as_ref().map(|t| t.qualname.clone()),
-                "resolution": b.resolution.as_str(),
-            }));
-        }
-        frontier = next;
-    }
-    let mut v = json!({
-        "type": {"name": ty.name, "qualified_name": ty.qualname, "kind": ty.kind, "file": ty.file, "line": ty.line},
-        "bases": bases,
-        "subtypes": subtypes,
-    });
-    if def.id != ty.id {
-        let same = |rows: Vec<SymbolRow>| -> Vec<Value> {
-            rows.into_iter()
-                .filter(|m| m.name == def.name)
-                .map(|m| json!({"qualified_name": m.qualname, "file": m.file, "line": m.line}))
-                .collect()
-        };
-        v["overrides"] = json!(same(index.children_of(&base_types)?));
-        v["overridden_by"] = json!(same(index.children_of(&sub_types)?));
-    }
-    Ok(v)
+/// A hierarchy with the definition it was asked for.
+#[derive(Serialize)]
+struct HierarchyFor {
+    /// The hierarchy.
+    #[serde(flatten)]
+    hierarchy: Hierarchy,
+    /// Qualified name of the definition.
+    #[serde(rename = "for")]
+    of: String,
+    /// Its file.
+    file: String,
 }
 
 impl Action for Navigate {
@@ -304,10 +220,11 @@ impl Action for Navigate {
             let mut by_type: HashMap<i64, ()> = HashMap::new();
             for d in defs.iter().take(5) {
                 if by_type.insert(d.id, ()).is_none() {
-                    let mut v = hierarchy(index, d, depth)?;
-                    v["for"] = json!(d.qualname);
-                    v["file"] = json!(d.file);
-                    h.push(v);
+                    h.push(to_value(&HierarchyFor {
+                        hierarchy: hierarchy(index, d, depth)?,
+                        of: d.qualname.clone(),
+                        file: d.file.clone(),
+                    }));
                 }
             }
             s = s.with("hierarchy", Value::Array(h)).with("depth", depth);

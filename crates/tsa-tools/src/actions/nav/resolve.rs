@@ -1,15 +1,16 @@
 //! `nav resolve`: what a name refers to (every definition with qualified name, kind,
 //! signature and place), or the call sites bound to it.
 
-use std::collections::HashMap;
-
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tsa_analysis::resolve;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::{Targets, cap, find_targets, fixed_cap, open_index};
+use crate::actions::common::{
+    Targets, cap, find_targets, fixed_cap, open_index, to_value, with_payload,
+};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
@@ -43,6 +44,19 @@ pub struct Args {
 
 pub struct Resolve;
 
+/// The keys of a `nav resolve` answer before its lists.
+#[derive(Serialize)]
+pub struct ResolvePayload {
+    /// The name as asked.
+    pub symbol: String,
+    /// `resolve` or `references`.
+    pub mode: &'static str,
+    /// Exactly one definition.
+    pub resolved: bool,
+    /// Several definitions.
+    pub ambiguous: bool,
+}
+
 impl Action for Resolve {
     type Args = Args;
     const FACADE: &'static str = "nav";
@@ -65,59 +79,28 @@ impl Action for Resolve {
             Targets::Found(d) => d,
             Targets::Missing(s) => return Ok(s.with("symbol", args.symbol.as_str())),
         };
-        let ids: Vec<i64> = defs.iter().map(|d| d.id).collect();
-        let sites = index.callers(&ids)?;
-        let mut per_def: HashMap<i64, usize> = HashMap::new();
-        for r in &sites {
-            if let Some(t) = &r.target {
-                *per_def.entry(t.id).or_insert(0) += 1;
-            }
-        }
-        let parents = index.parents_of(&ids)?;
-        let parent_rows = index.symbols_by_id(&parents.values().copied().collect::<Vec<_>>())?;
-        let mut s = Success::new(
+        let r = resolve::resolve(index, &defs)?;
+        let payload = ResolvePayload {
+            symbol: args.symbol.clone(),
+            mode: if mode == Mode::Resolve {
+                "resolve"
+            } else {
+                "references"
+            },
+            resolved: defs.len() == 1,
+            ambiguous: defs.len() > 1,
+        };
+        let s = Success::new(
             Verdict::Info,
             format!(
                 "resolve: '{}' -> {} definition(s), {} bound call site(s)",
                 args.symbol,
                 defs.len(),
-                sites.len()
+                r.references.len()
             ),
-        )
-        .with("symbol", args.symbol.as_str())
-        .with(
-            "mode",
-            if mode == Mode::Resolve {
-                "resolve"
-            } else {
-                "references"
-            },
-        )
-        .with("resolved", defs.len() == 1)
-        .with("ambiguous", defs.len() > 1);
-        let rows: Vec<Value> = defs
-            .iter()
-            .map(|d| {
-                let mut v = json!({
-                    "name": d.name,
-                    "qualified_name": d.qualname,
-                    "kind": d.kind,
-                    "owner": d.owner,
-                    "file": d.file,
-                    "line": d.line,
-                    "end_line": d.end_line,
-                    "language": d.language,
-                    "signature": d.signature,
-                    "is_test": d.is_test,
-                    "call_sites": per_def.get(&d.id).copied().unwrap_or(0),
-                });
-                if let Some(p) = parents.get(&d.id).and_then(|p| parent_rows.get(p)) {
-                    v["parent"] =
-                        json!({"qualified_name": p.qualname, "kind": p.kind, "line": p.line});
-                }
-                v
-            })
-            .collect();
+        );
+        let mut s = with_payload(s, &payload);
+        let rows: Vec<Value> = r.definitions.iter().map(to_value).collect();
         let def_cap = if mode == Mode::Resolve {
             limit
         } else {
@@ -135,22 +118,8 @@ impl Action for Resolve {
             Capped::collect(rows, def_cap),
         );
         if mode == Mode::References {
-            let total = sites.len();
-            let refs: Vec<Value> = sites
-                .iter()
-                .map(|r| {
-                    json!({
-                        "file": r.file,
-                        "line": r.line,
-                        "caller": r.caller.as_ref().map_or("<module>".to_owned(), |c| c.qualname.clone()),
-                        "in_test": r.caller.as_ref().is_some_and(|c| c.is_test),
-                        "target": r.target.as_ref().map(|t| t.qualname.clone()),
-                        "target_file": r.target.as_ref().map(|t| t.file.clone()),
-                        "resolution": r.resolution.as_str(),
-                        "confidence": r.confidence,
-                    })
-                })
-                .collect();
+            let total = r.references.len();
+            let refs: Vec<Value> = r.references.iter().map(to_value).collect();
             s = s
                 .with_list(
                     ListSpelling {

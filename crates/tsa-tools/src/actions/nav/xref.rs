@@ -2,19 +2,21 @@
 //! files) or of a file (its imports with resolved targets, the files importing it,
 //! and the files it calls into / that call into it).
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
+use std::num::NonZeroUsize;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
-use tsa_analysis::graph::load_symbols;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tsa_analysis::graph::{Definition, definitions, load_symbols};
 use tsa_analysis::source::source_file;
+use tsa_analysis::xref::{CalleeRef, CallerRef, EdgeRef, FileCalls, ImportRef, count_files};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
-use tsa_index::{FileDep, ImportRow};
+use tsa_index::{Index, SymbolRow};
 
 use crate::action::Action;
 use crate::actions::common::{
-    Targets, callee_full, cap, definitions_json, find_targets, open_index,
+    Targets, callee_full, cap, find_targets, open_index, to_value, with_payload,
 };
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
@@ -79,21 +81,48 @@ fn spelling(
     }
 }
 
-fn import_json(i: &ImportRow) -> Value {
-    json!({
-        "file": i.file,
-        "line": i.line,
-        "module": i.module,
-        "name": i.name,
-        "alias": i.alias,
-        "resolution": i.resolution.as_str(),
-        "target_file": i.target_file,
-        "target": i.target.as_ref().map(|t| t.qualname.clone()),
-    })
+/// The keys of a symbol cross-reference before its lists.
+#[derive(Serialize)]
+pub struct SymbolHead<'a> {
+    /// Always `symbol`.
+    pub mode: &'static str,
+    /// The name as asked.
+    pub symbol: &'a str,
+    /// The definitions it resolved to.
+    pub definitions: Vec<Definition>,
 }
 
-fn dep_json(d: &FileDep) -> Value {
-    json!({"file": d.file, "calls": d.calls})
+/// The keys of a file cross-reference before its lists.
+#[derive(Serialize)]
+pub struct FileHead<'a> {
+    /// Always `file`.
+    pub mode: &'static str,
+    /// Project-relative file.
+    pub file: &'a str,
+    /// Definitions in it.
+    pub definition_count: usize,
+}
+
+/// The answer for a file that is not in the index.
+#[derive(Serialize)]
+struct FileMiss<'a> {
+    /// The file as asked.
+    file: &'a str,
+    /// Indexed files with the same name.
+    suggestions: Vec<String>,
+}
+
+/// Which lists to build.
+#[derive(Clone, Copy)]
+struct Lists {
+    callers: bool,
+    callees: bool,
+    imports: bool,
+    deps: bool,
+}
+
+fn rows<T: Serialize>(v: impl IntoIterator<Item = T>) -> Vec<Value> {
+    v.into_iter().map(|r| to_value(&r)).collect()
 }
 
 impl Action for Xref {
@@ -111,6 +140,12 @@ impl Action for Xref {
         let mode = args.mode.unwrap_or(Mode::Symbol);
         let opened = open_index(ctx)?;
         let index = &opened.index;
+        let on = Lists {
+            callers: callers_on,
+            callees: callees_on,
+            imports: imports_on,
+            deps: deps_on,
+        };
         let mut s = match mode {
             Mode::Symbol => {
                 let Some(symbol) = args.symbol.as_deref() else {
@@ -123,137 +158,7 @@ impl Action for Xref {
                         Targets::Found(d) => d,
                         Targets::Missing(s) => return Ok(s.with("symbol", symbol)),
                     };
-                let ids: Vec<i64> = defs.iter().map(|d| d.id).collect();
-                let mut s = Success::new(
-                    Verdict::Info,
-                    format!("xref: '{symbol}' ({} definition(s))", defs.len()),
-                )
-                .with("mode", "symbol")
-                .with("symbol", symbol)
-                .with("definitions", definitions_json(&defs));
-                let callers = if callers_on || deps_on {
-                    index.callers(&ids)?
-                } else {
-                    Vec::new()
-                };
-                if callers_on {
-                    // How far the callers listed here are all of them.
-                    s = tsa_analysis::trust::Assessor::new(index, ctx.root()?)
-                        .assess(&defs, 0)?
-                        .annotate(s);
-                }
-                if callers_on {
-                    let rows: Vec<Value> = callers
-                        .iter()
-                        .map(|r| {
-                            json!({
-                                "caller": r.caller.as_ref().map_or("<module>".to_owned(), |c| c.qualname.clone()),
-                                "file": r.file, "line": r.line,
-                                "resolution": r.resolution.as_str(), "confidence": r.confidence,
-                            })
-                        })
-                        .collect();
-                    s = s.with_list(
-                        spelling(
-                            "callers",
-                            "caller_count",
-                            "callers_listed",
-                            "callers_cap",
-                            "callers",
-                        ),
-                        Capped::collect(rows, limit),
-                    );
-                }
-                let callees = if callees_on || deps_on {
-                    index.callees(&ids)?
-                } else {
-                    Vec::new()
-                };
-                if callees_on {
-                    let rows: Vec<Value> = callees
-                        .iter()
-                        .map(|r| {
-                            json!({
-                                "callee": r.target.as_ref().map_or_else(|| callee_full(r), |t| t.qualname.clone()),
-                                "callee_file": r.target.as_ref().map(|t| t.file.clone()),
-                                "line": r.line,
-                                "resolution": r.resolution.as_str(), "confidence": r.confidence,
-                            })
-                        })
-                        .collect();
-                    s = s.with_list(
-                        spelling(
-                            "callees",
-                            "callee_count",
-                            "callees_listed",
-                            "callees_cap",
-                            "callees",
-                        ),
-                        Capped::collect(rows, limit),
-                    );
-                }
-                if imports_on {
-                    let mut rows = Vec::new();
-                    for d in &defs {
-                        rows.extend(index.importers_of_symbol(d.id)?.iter().map(import_json));
-                    }
-                    s = s.with_list(
-                        spelling(
-                            "imported_by",
-                            "imported_by_count",
-                            "imported_by_listed",
-                            "imported_by_cap",
-                            "importing statements",
-                        ),
-                        Capped::collect(rows, limit),
-                    );
-                }
-                if deps_on {
-                    let count = |files: Vec<&str>| -> Vec<Value> {
-                        let mut m: BTreeMap<&str, u64> = BTreeMap::new();
-                        for f in files {
-                            *m.entry(f).or_insert(0) += 1;
-                        }
-                        let mut v: Vec<(&str, u64)> = m.into_iter().collect();
-                        v.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(b.0)));
-                        v.into_iter()
-                            .map(|(f, n)| json!({"file": f, "calls": n}))
-                            .collect()
-                    };
-                    let from = count(callers.iter().map(|r| r.file.as_str()).collect());
-                    let into = count(
-                        callees
-                            .iter()
-                            .filter_map(|r| r.target.as_ref().map(|t| t.file.as_str()))
-                            .collect(),
-                    );
-                    s = s
-                        .with_list(
-                            spelling(
-                                "called_from_files",
-                                "called_from_file_count",
-                                "called_from_files_listed",
-                                "called_from_files_cap",
-                                "calling files",
-                            ),
-                            Capped::collect(from, limit),
-                        )
-                        .with_list(
-                            spelling(
-                                "calls_into_files",
-                                "calls_into_file_count",
-                                "calls_into_files_listed",
-                                "calls_into_files_cap",
-                                "called files",
-                            ),
-                            Capped::collect(into, limit),
-                        );
-                }
-                s.with_next_step(if defs.len() > 1 {
-                    "Several definitions: narrow with file_path or ClassName.method."
-                } else {
-                    "nav action=xref mode=file file_path=<file> shows the file-level picture."
-                })
+                symbol_xref(ctx, index, symbol, &defs, on, limit)?
             }
             Mode::File => {
                 let Some(fp) = args.file_path.as_deref() else {
@@ -262,147 +167,7 @@ impl Action for Xref {
                     ));
                 };
                 let file = source_file(ctx.root()?, fp)?;
-                if !index.files()?.iter().any(|f| f == &file) {
-                    let suggestions = index
-                        .files()?
-                        .into_iter()
-                        .filter(|f| f.ends_with(file.rsplit('/').next().unwrap_or(&file)))
-                        .take(5)
-                        .collect::<Vec<_>>();
-                    return Ok(Success::new(Verdict::NotFound, format!("xref: '{file}' is not in the index"))
-                        .with("file", file.as_str())
-                        .with("suggestions", json!(suggestions))
-                        .with_next_step("The file is not indexed (ignored, or added after the last build): run index action=sync, then retry."));
-                }
-                let symbols = index.symbols_in_file(&file)?;
-                let mut s = Success::new(
-                    Verdict::Info,
-                    format!("xref: file '{file}' ({} definition(s))", symbols.len()),
-                )
-                .with("mode", "file")
-                .with("file", file.as_str())
-                .with("definition_count", symbols.len());
-                if imports_on {
-                    let imports: Vec<Value> = index
-                        .imports_of_file(&file)?
-                        .iter()
-                        .map(import_json)
-                        .collect();
-                    let importers = index.importers_of_file(&file)?;
-                    let mut importer_files: Vec<String> =
-                        importers.iter().map(|i| i.file.clone()).collect();
-                    importer_files.dedup();
-                    s = s
-                        .with_list(
-                            spelling(
-                                "imports",
-                                "import_count",
-                                "imports_listed",
-                                "imports_cap",
-                                "imports",
-                            ),
-                            Capped::collect(imports, limit),
-                        )
-                        .with_list(
-                            spelling(
-                                "imported_by",
-                                "imported_by_count",
-                                "imported_by_listed",
-                                "imported_by_cap",
-                                "importing statements",
-                            ),
-                            Capped::collect(importers.iter().map(import_json), limit),
-                        )
-                        .with("importing_file_count", importer_files.len());
-                }
-                if deps_on {
-                    let (out, inc) = index.file_call_deps(&file)?;
-                    s = s
-                        .with_list(
-                            spelling(
-                                "calls_into_files",
-                                "calls_into_file_count",
-                                "calls_into_files_listed",
-                                "calls_into_files_cap",
-                                "called files",
-                            ),
-                            Capped::collect(out.iter().map(dep_json), limit),
-                        )
-                        .with_list(
-                            spelling(
-                                "called_from_files",
-                                "called_from_file_count",
-                                "called_from_files_listed",
-                                "called_from_files_cap",
-                                "calling files",
-                            ),
-                            Capped::collect(inc.iter().map(dep_json), limit),
-                        );
-                }
-                if callers_on || callees_on {
-                    let ids: Vec<i64> = symbols.iter().map(|d| d.id).collect();
-                    let mut syms = HashMap::new();
-                    let incoming = if callers_on {
-                        index.edges_to(&ids)?
-                    } else {
-                        Vec::new()
-                    };
-                    let outgoing = if callees_on {
-                        index.edges_from(&ids)?
-                    } else {
-                        Vec::new()
-                    };
-                    load_symbols(
-                        index,
-                        &mut syms,
-                        incoming
-                            .iter()
-                            .flat_map(|e| [e.caller, e.target])
-                            .chain(outgoing.iter().flat_map(|e| [e.caller, e.target])),
-                    )?;
-                    let row = |e: &tsa_index::Edge| -> Option<Value> {
-                        let (c, t) = (syms.get(&e.caller)?, syms.get(&e.target)?);
-                        Some(json!({
-                            "caller": c.qualname, "caller_file": c.file, "callee": t.qualname, "callee_file": t.file,
-                            "line": e.line, "resolution": e.resolution.as_str(), "confidence": e.confidence,
-                        }))
-                    };
-                    if callers_on {
-                        let rows: Vec<Value> = incoming
-                            .iter()
-                            .filter(|e| syms.get(&e.caller).is_some_and(|c| c.file != file))
-                            .filter_map(row)
-                            .collect();
-                        s = s.with_list(
-                            spelling(
-                                "callers",
-                                "caller_count",
-                                "callers_listed",
-                                "callers_cap",
-                                "incoming calls",
-                            ),
-                            Capped::collect(rows, limit),
-                        );
-                    }
-                    if callees_on {
-                        let rows: Vec<Value> = outgoing
-                            .iter()
-                            .filter(|e| syms.get(&e.target).is_some_and(|t| t.file != file))
-                            .filter_map(row)
-                            .collect();
-                        s = s.with_list(
-                            spelling(
-                                "callees",
-                                "callee_count",
-                                "callees_listed",
-                                "callees_cap",
-                                "outgoing calls",
-                            ),
-                            Capped::collect(rows, limit),
-                        );
-                    }
-                }
-                s.with_next_step("nav action=xref symbol=<name> narrows to one definition; nav action=navigate symbol=<name> opens a definition.")
+                file_xref(index, &file, on, limit)?
             }
         };
         if let Some(w) = opened.built_now {
@@ -410,4 +175,278 @@ impl Action for Xref {
         }
         Ok(s)
     }
+}
+
+/// The cross-references of a symbol's definitions.
+fn symbol_xref(
+    ctx: &Context,
+    index: &Index,
+    symbol: &str,
+    defs: &[SymbolRow],
+    on: Lists,
+    limit: NonZeroUsize,
+) -> Result<Success, ToolError> {
+    let ids: Vec<i64> = defs.iter().map(|d| d.id).collect();
+    let head = SymbolHead {
+        mode: "symbol",
+        symbol,
+        definitions: definitions(defs),
+    };
+    let mut s = with_payload(
+        Success::new(
+            Verdict::Info,
+            format!("xref: '{symbol}' ({} definition(s))", defs.len()),
+        ),
+        &head,
+    );
+    let callers = if on.callers || on.deps {
+        index.callers(&ids)?
+    } else {
+        Vec::new()
+    };
+    if on.callers {
+        // How far the callers listed here are all of them.
+        s = tsa_analysis::trust::Assessor::new(index, ctx.root()?)
+            .assess(defs, 0)?
+            .annotate(s);
+        s = s.with_list(
+            spelling(
+                "callers",
+                "caller_count",
+                "callers_listed",
+                "callers_cap",
+                "callers",
+            ),
+            Capped::collect(rows(callers.iter().map(CallerRef::of)), limit),
+        );
+    }
+    let callees = if on.callees || on.deps {
+        index.callees(&ids)?
+    } else {
+        Vec::new()
+    };
+    if on.callees {
+        s = s.with_list(
+            spelling(
+                "callees",
+                "callee_count",
+                "callees_listed",
+                "callees_cap",
+                "callees",
+            ),
+            Capped::collect(
+                rows(callees.iter().map(|r| CalleeRef::of(r, || callee_full(r)))),
+                limit,
+            ),
+        );
+    }
+    if on.imports {
+        let mut imports = Vec::new();
+        for d in defs {
+            imports.extend(index.importers_of_symbol(d.id)?.iter().map(ImportRef::of));
+        }
+        s = s.with_list(
+            spelling(
+                "imported_by",
+                "imported_by_count",
+                "imported_by_listed",
+                "imported_by_cap",
+                "importing statements",
+            ),
+            Capped::collect(rows(imports), limit),
+        );
+    }
+    if on.deps {
+        let from = count_files(callers.iter().map(|r| r.file.as_str()));
+        let into = count_files(
+            callees
+                .iter()
+                .filter_map(|r| r.target.as_ref().map(|t| t.file.as_str())),
+        );
+        s = s
+            .with_list(
+                spelling(
+                    "called_from_files",
+                    "called_from_file_count",
+                    "called_from_files_listed",
+                    "called_from_files_cap",
+                    "calling files",
+                ),
+                Capped::collect(rows(from), limit),
+            )
+            .with_list(
+                spelling(
+                    "calls_into_files",
+                    "calls_into_file_count",
+                    "calls_into_files_listed",
+                    "calls_into_files_cap",
+                    "called files",
+                ),
+                Capped::collect(rows(into), limit),
+            );
+    }
+    Ok(s.with_next_step(if defs.len() > 1 {
+        "Several definitions: narrow with file_path or ClassName.method."
+    } else {
+        "nav action=xref mode=file file_path=<file> shows the file-level picture."
+    }))
+}
+
+/// The cross-references of one indexed file.
+fn file_xref(
+    index: &Index,
+    file: &str,
+    on: Lists,
+    limit: NonZeroUsize,
+) -> Result<Success, ToolError> {
+    if !index.files()?.iter().any(|f| f == file) {
+        let suggestions = index
+            .files()?
+            .into_iter()
+            .filter(|f| f.ends_with(file.rsplit('/').next().unwrap_or(file)))
+            .take(5)
+            .collect::<Vec<_>>();
+        let s = Success::new(
+            Verdict::NotFound,
+            format!("xref: '{file}' is not in the index"),
+        );
+        return Ok(with_payload(s, &FileMiss { file, suggestions })
+            .with_next_step("The file is not indexed (ignored, or added after the last build): run index action=sync, then retry."));
+    }
+    let symbols = index.symbols_in_file(file)?;
+    let head = FileHead {
+        mode: "file",
+        file,
+        definition_count: symbols.len(),
+    };
+    let mut s = with_payload(
+        Success::new(
+            Verdict::Info,
+            format!("xref: file '{file}' ({} definition(s))", symbols.len()),
+        ),
+        &head,
+    );
+    if on.imports {
+        let imports = rows(index.imports_of_file(file)?.iter().map(ImportRef::of));
+        let importers = index.importers_of_file(file)?;
+        let mut importer_files: Vec<String> = importers.iter().map(|i| i.file.clone()).collect();
+        importer_files.dedup();
+        s = s
+            .with_list(
+                spelling(
+                    "imports",
+                    "import_count",
+                    "imports_listed",
+                    "imports_cap",
+                    "imports",
+                ),
+                Capped::collect(imports, limit),
+            )
+            .with_list(
+                spelling(
+                    "imported_by",
+                    "imported_by_count",
+                    "imported_by_listed",
+                    "imported_by_cap",
+                    "importing statements",
+                ),
+                Capped::collect(rows(importers.iter().map(ImportRef::of)), limit),
+            )
+            .with("importing_file_count", importer_files.len());
+    }
+    if on.deps {
+        let (out, inc) = index.file_call_deps(file)?;
+        s = s
+            .with_list(
+                spelling(
+                    "calls_into_files",
+                    "calls_into_file_count",
+                    "calls_into_files_listed",
+                    "calls_into_files_cap",
+                    "called files",
+                ),
+                Capped::collect(rows(out.iter().map(FileCalls::of)), limit),
+            )
+            .with_list(
+                spelling(
+                    "called_from_files",
+                    "called_from_file_count",
+                    "called_from_files_listed",
+                    "called_from_files_cap",
+                    "calling files",
+                ),
+                Capped::collect(rows(inc.iter().map(FileCalls::of)), limit),
+            );
+    }
+    if on.callers || on.callees {
+        s = with_file_edges(index, s, file, &symbols, on, limit)?;
+    }
+    Ok(s.with_next_step("nav action=xref symbol=<name> narrows to one definition; nav action=navigate symbol=<name> opens a definition."))
+}
+
+/// The resolved calls into and out of a file's definitions, from other files.
+fn with_file_edges(
+    index: &Index,
+    mut s: Success,
+    file: &str,
+    symbols: &[SymbolRow],
+    on: Lists,
+    limit: NonZeroUsize,
+) -> Result<Success, ToolError> {
+    let ids: Vec<i64> = symbols.iter().map(|d| d.id).collect();
+    let mut syms = HashMap::new();
+    let incoming = if on.callers {
+        index.edges_to(&ids)?
+    } else {
+        Vec::new()
+    };
+    let outgoing = if on.callees {
+        index.edges_from(&ids)?
+    } else {
+        Vec::new()
+    };
+    load_symbols(
+        index,
+        &mut syms,
+        incoming
+            .iter()
+            .flat_map(|e| [e.caller, e.target])
+            .chain(outgoing.iter().flat_map(|e| [e.caller, e.target])),
+    )?;
+    let row = |e: &tsa_index::Edge| -> Option<EdgeRef> {
+        Some(EdgeRef::of(e, syms.get(&e.caller)?, syms.get(&e.target)?))
+    };
+    if on.callers {
+        let list = incoming
+            .iter()
+            .filter(|e| syms.get(&e.caller).is_some_and(|c| c.file != file))
+            .filter_map(row);
+        s = s.with_list(
+            spelling(
+                "callers",
+                "caller_count",
+                "callers_listed",
+                "callers_cap",
+                "incoming calls",
+            ),
+            Capped::collect(rows(list), limit),
+        );
+    }
+    if on.callees {
+        let list = outgoing
+            .iter()
+            .filter(|e| syms.get(&e.target).is_some_and(|t| t.file != file))
+            .filter_map(row);
+        s = s.with_list(
+            spelling(
+                "callees",
+                "callee_count",
+                "callees_listed",
+                "callees_cap",
+                "outgoing calls",
+            ),
+            Capped::collect(rows(list), limit),
+        );
+    }
+    Ok(s)
 }
