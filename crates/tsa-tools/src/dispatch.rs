@@ -102,9 +102,16 @@ pub fn call_with(
                 .into_failure());
             }
         };
+        let help = crate::help::is_help(tool, &args);
+        if help {
+            // Help's payload is a JSON Schema: JSON unless asked otherwise (its
+            // refusal of a bad output_format too).
+            format = OutputFormat::Json;
+        }
         if let Some(v) = args.remove("output_format") {
             format = match v.as_str().and_then(OutputFormat::parse) {
                 Some(f) => f,
+                None if help => return Err(crate::help::bad_format(tool, &v)),
                 None => {
                     return Err(ToolError::Validation(format!(
                         "parameter 'output_format' must be \"toon\" or \"json\", got {}",
@@ -187,6 +194,13 @@ pub fn call_with(
                 ));
             }
         };
+        if help {
+            let success = crate::help::answer(f, args)?;
+            return Ok(Envelope::from(match max_chars {
+                Some(budget) => within_budget(success, budget, format, compact_only, presentation),
+                None => success,
+            }));
+        }
         if !f.actions.contains(&action.as_str()) {
             let suggestion = closest(&action, f.actions.iter().copied());
             let msg = format!(

@@ -98,6 +98,7 @@ impl Action for TaskContext {
     const NAME: &'static str = "context";
     const SUMMARY: &'static str =
         "one call for a task: best-matching definitions, their callers and callees, code inlined";
+    const BRIEF: &'static str = "context for a task in one call";
     const ALIASES: &'static [(&'static str, &'static str)] =
         &[("symbol", "task"), ("query", "task")];
 

@@ -57,6 +57,7 @@ impl Action for Explore {
     const FACADE: &'static str = "structure";
     const NAME: &'static str = "explore";
     const SUMMARY: &'static str = "source bundle for symbols (symbol, symbols[] or query): definitions with bodies, callers and callees, by file (maxFiles, maxSymbols, includeCode)";
+    const BRIEF: &'static str = "source bundle for symbols";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let max_files = ranged("maxFiles", args.max_files, 12, 30)?;
