@@ -102,24 +102,10 @@ pub fn call_with(
                 .into_failure());
             }
         };
-        let help = crate::help::is_help(tool, &args);
-        if help {
-            // Help's payload is a JSON Schema: JSON unless asked otherwise (its
-            // refusal of a bad output_format too).
-            format = OutputFormat::Json;
-        }
+        // `help` answers JSON unless asked otherwise (its refusals too).
+        let help = crate::help::is_help(tool, &args, &mut format);
         if let Some(v) = args.remove("output_format") {
-            format = match v.as_str().and_then(OutputFormat::parse) {
-                Some(f) => f,
-                None if help => return Err(crate::help::bad_format(tool, &v)),
-                None => {
-                    return Err(ToolError::Validation(format!(
-                        "parameter 'output_format' must be \"toon\" or \"json\", got {}",
-                        received(&v)
-                    ))
-                    .into_failure());
-                }
-            };
+            format = output_format(tool, &v, help)?;
         }
         if let Some(mut v) = args.remove("compact_only") {
             normalise_value(
@@ -195,11 +181,7 @@ pub fn call_with(
             }
         };
         if help {
-            let success = crate::help::answer(f, args)?;
-            return Ok(Envelope::from(match max_chars {
-                Some(budget) => within_budget(success, budget, format, compact_only, presentation),
-                None => success,
-            }));
+            return crate::help::answer(f, args).map(Envelope::from);
         }
         if !f.actions.contains(&action.as_str()) {
             let suggestion = closest(&action, f.actions.iter().copied());
@@ -260,6 +242,20 @@ pub fn call_with(
         body: render(&envelope, format, compact_only),
         format,
         compact_only,
+    }
+}
+
+/// The answer format a call asks for; a bad value is refused (by `help` with its
+/// own error code).
+fn output_format(tool: &str, v: &Value, help: bool) -> Result<OutputFormat, Failure> {
+    match v.as_str().and_then(OutputFormat::parse) {
+        Some(f) => Ok(f),
+        None if help => Err(crate::help::bad_format(tool, v)),
+        None => Err(ToolError::Validation(format!(
+            "parameter 'output_format' must be \"toon\" or \"json\", got {}",
+            received(v)
+        ))
+        .into_failure()),
     }
 }
 

@@ -7,46 +7,23 @@
 use serde_json::{Map, Value, json};
 use tsa_analysis::suggest::clip;
 use tsa_envelope::{ErrorType, Failure, Success, Verdict};
+use tsa_format::OutputFormat;
 
-use crate::arguments::{annotate, normalise_value, received};
+use crate::arguments::{normalise_value, received};
 use crate::catalog::{Facade, available_actions, canonical_action};
-use crate::schema::{action_descriptions, long_description, universal_properties};
+use crate::schema::{
+    HELP as NAME, action_descriptions, help_args_schema as args_schema, long_description,
+    universal_properties,
+};
 
-/// The action name.
-pub const NAME: &str = "help";
-
-/// Its line in the CLI's list of actions.
-pub const SUMMARY: &str =
-    "this tool's actions with their reference, or the exact input schema of one (target_action)";
-
-/// The parameters `help` takes besides the universal ones.
-const PARAMS: [&str; 1] = ["target_action"];
-
-/// The schema of help's own parameters.
-pub fn args_schema() -> Map<String, Value> {
-    let mut schema = json!({
-        "type": "object",
-        "properties": {
-            "target_action": {
-                "type": "string",
-                "description": "The action to describe; without it, the list of actions."
-            }
-        },
-        "additionalProperties": false
-    });
-    if let Value::Object(m) = &mut schema {
-        annotate(m);
+/// Whether a call of `tool` with `args` asks for help; if so, `format` becomes
+/// JSON, help's default (a given `output_format` still decides).
+pub fn is_help(tool: &str, args: &Map<String, Value>, format: &mut OutputFormat) -> bool {
+    let help = crate::catalog::facade(tool).is_some() && args.get("action") == Some(&json!(NAME));
+    if help {
+        *format = OutputFormat::Json;
     }
-    match schema {
-        Value::Object(m) => m,
-        _ => Map::new(),
-    }
-}
-
-/// Whether a call of `tool` with `args` asks for help (decides help's default
-/// format, JSON, and its error for a bad `output_format`).
-pub fn is_help(tool: &str, args: &Map<String, Value>) -> bool {
-    crate::catalog::facade(tool).is_some() && args.get("action") == Some(&json!(NAME))
+    help
 }
 
 /// The refusal of a bad `output_format` in a help call.
@@ -78,8 +55,9 @@ pub fn answer(f: &'static Facade, mut args: Map<String, Value>) -> Result<Succes
         let mut extra: Vec<String> = args.keys().map(|k| clip(k).to_owned()).collect();
         extra.sort();
         let mut allowed: Vec<&str> = vec!["action"];
-        allowed.extend(PARAMS);
-        allowed.extend(crate::dispatch::UNIVERSAL_PARAMS);
+        allowed.push("target_action");
+        let universal = universal_properties();
+        allowed.extend(universal.keys().map(String::as_str));
         allowed.sort_unstable();
         return Err(refusal(
             Some(f),

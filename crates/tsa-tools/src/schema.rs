@@ -1,5 +1,6 @@
-//! `tools/list`: the 9 tools with input schemas built from the same `Args` types
-//! the dispatcher deserialises and the CLI parses.
+//! `tools/list`: the 9 tools, kept small (each action named with its main
+//! parameters and a few words), and each action's own schema, built from the same
+//! `Args` types the dispatcher deserialises, `help` returns and the CLI parses.
 
 use serde_json::{Map, Value, json};
 
@@ -58,17 +59,47 @@ pub fn universal_properties() -> Map<String, Value> {
     props
 }
 
+/// The action every facade answers besides its own (`help.rs`): the facade's
+/// actions with their reference, or one action's exact input schema.
+pub const HELP: &str = "help";
+
+/// Its line in the CLI's list of actions.
+pub const HELP_SUMMARY: &str =
+    "this tool's actions with their reference, or the exact input schema of one (target_action)";
+
+/// The schema of help's own parameters.
+pub fn help_args_schema() -> Map<String, Value> {
+    let mut schema = json!({
+        "type": "object",
+        "properties": {
+            "target_action": {
+                "type": "string",
+                "description": "The action to describe; without it, the list of actions."
+            }
+        },
+        "additionalProperties": false
+    });
+    if let Value::Object(m) = &mut schema {
+        crate::arguments::annotate(m);
+    }
+    match schema {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    }
+}
+
 /// One action of a facade as its own `Args` type describes it: what the CLI turns
 /// into `tsa <facade> <action> --flag ...` with per-action help and completions.
 #[derive(Clone, Debug)]
 pub struct ActionDescription {
     pub facade: &'static str,
     pub name: &'static str,
-    /// The one line the facade description carries for it.
+    /// Its one line: the CLI's list of actions and bare `help`'s reference.
     pub summary: &'static str,
     /// Accepted alternative parameter names: (alias, canonical).
     pub aliases: &'static [(&'static str, &'static str)],
-    /// The JSON schema of its `Args` (the properties MCP merges into the tool's schema).
+    /// The JSON schema of its `Args` (what the dispatcher checks; `help` returns it
+    /// as `action_schema` with `action`, the universal parameters and the aliases).
     pub input_schema: Map<String, Value>,
     /// The parameters that are project paths (`ProjectPath` in its `Args`).
     pub path_params: Vec<String>,
@@ -102,10 +133,10 @@ pub fn action_descriptions(facade: &str) -> Vec<ActionDescription> {
     if crate::catalog::facade(facade).is_some() {
         out.push(ActionDescription {
             facade: crate::catalog::facade(facade).map_or("", |f| f.name),
-            name: crate::help::NAME,
-            summary: crate::help::SUMMARY,
+            name: HELP,
+            summary: HELP_SUMMARY,
             aliases: &[],
-            input_schema: crate::help::args_schema(),
+            input_schema: help_args_schema(),
             path_params: Vec::new(),
         });
     }
@@ -200,7 +231,7 @@ fn short_description(f: &Facade) -> String {
 /// The `action` enum of a facade: its actions and `help`, sorted.
 fn action_enum(f: &Facade) -> Vec<&'static str> {
     let mut actions = f.actions.to_vec();
-    actions.push(crate::help::NAME);
+    actions.push(HELP);
     actions.sort_unstable();
     actions
 }
