@@ -266,6 +266,21 @@ async fn help_refuses_what_it_cannot_answer() {
             .contains(&json!("target_action"))
     );
 
+    // No refusal grows with the input: 20 unknown arguments, 8 named.
+    let mut many = serde_json::Map::new();
+    many.insert("action".into(), json!("help"));
+    for i in 0..20 {
+        many.insert(format!("p{i:02}"), json!(i));
+    }
+    let (_, v) = ask(Value::Object(many)).await;
+    refused(&v, "INVALID_ARGUMENT");
+    let named = v["invalid_arguments"].as_array().unwrap();
+    assert_eq!(named.len(), 9, "{v}");
+    assert_eq!(named[8], "(and 12 more)", "{v}");
+    let (_, v) = ask(json!({"action": "help", "target_action": vec![7; 10_000]})).await;
+    refused(&v, "INVALID_ARGUMENT");
+    assert!(v.to_string().len() < 4_096, "{v}");
+
     let (_, v) = ask(json!({"action": "help", "output_format": "xml"})).await;
     refused(&v, "INVALID_ARGUMENT");
     assert_eq!(v["error"], "invalid output_format: 'xml'");

@@ -49,11 +49,19 @@ pub fn answer(f: &'static Facade, mut args: Map<String, Value>) -> Result<Succes
     let target = args.remove("target_action").filter(|v| !v.is_null());
     let echo = target.as_ref().map(|v| match v {
         Value::String(s) => Value::from(clip(s)),
+        // A list or object is echoed as text cut short: no error grows with the input.
+        Value::Array(_) | Value::Object(_) => Value::from(received(v)),
         other => other.clone(),
     });
     if !args.is_empty() {
         let mut extra: Vec<String> = args.keys().map(|k| clip(k).to_owned()).collect();
         extra.sort();
+        // The first 8 are named: no error grows with the input.
+        if extra.len() > 8 {
+            let more = extra.len() - 8;
+            extra.truncate(8);
+            extra.push(format!("(and {more} more)"));
+        }
         let mut allowed: Vec<&str> = vec!["action"];
         allowed.push("target_action");
         let universal = universal_properties();
