@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
 use serde_json::{Map, Value};
-use tsa_tools::{Context, FACADES, OutputFormat, Reply, tool_descriptions};
+use tsa_tools::{Context, FACADES, OutputFormat, Reply, action_descriptions};
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/fixtures")
@@ -83,7 +83,7 @@ pub fn context() -> Context {
     Context::with_root(project()).expect("context on the fixture project")
 }
 
-/// One action of the catalog with the parameters `tools/list` documents for it.
+/// One action of the catalog with the parameters its schema states.
 pub struct ActionInfo {
     pub tool: &'static str,
     pub action: &'static str,
@@ -97,36 +97,45 @@ pub struct Catalog {
     pub properties: BTreeMap<&'static str, Map<String, Value>>,
 }
 
-/// Reads the catalog from the tool descriptions MCP clients see: each action is
-/// listed as `name(a*, b, c): summary`.
+/// Reads the catalog from each action's own schema (`action_descriptions`, what
+/// `action=help` answers and the dispatcher checks), `help` included.
 pub fn catalog() -> &'static Catalog {
     static CATALOG: OnceLock<Catalog> = OnceLock::new();
     CATALOG.get_or_init(|| {
-        let descriptions = tool_descriptions();
         let mut actions = Vec::new();
-        let mut properties = BTreeMap::new();
+        let mut properties: BTreeMap<&'static str, Map<String, Value>> = BTreeMap::new();
         for f in &FACADES {
-            let d = descriptions
-                .iter()
-                .find(|d| d.name == f.name)
-                .expect("every facade is listed");
-            if let Some(Value::Object(p)) = d.input_schema.get("properties") {
-                properties.insert(f.name, p.clone());
-            }
-            for action in f.actions {
-                let Some(params) = params_of(&d.description, action) else {
-                    continue; // not available in this build
-                };
+            for d in action_descriptions(f.name) {
+                let props = d
+                    .input_schema
+                    .get("properties")
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default();
+                let required: Vec<&str> = d
+                    .input_schema
+                    .get("required")
+                    .and_then(Value::as_array)
+                    .map(|r| r.iter().filter_map(Value::as_str).collect())
+                    .unwrap_or_default();
+                let params = props
+                    .keys()
+                    .map(|k| (k.clone(), required.contains(&k.as_str())))
+                    .collect();
+                let merged = properties.entry(f.name).or_default();
+                for (k, v) in props {
+                    merged.entry(k).or_insert(v);
+                }
                 actions.push(ActionInfo {
                     tool: f.name,
-                    action,
+                    action: d.name,
                     params,
                 });
             }
         }
         assert!(
             actions.len() > 60,
-            "tool descriptions changed shape: only {} actions parsed",
+            "action descriptions changed shape: only {} actions read",
             actions.len()
         );
         Catalog {
@@ -134,30 +143,6 @@ pub fn catalog() -> &'static Catalog {
             properties,
         }
     })
-}
-
-fn params_of(description: &str, action: &str) -> Option<Vec<(String, bool)>> {
-    let needle = format!("{action}(");
-    let mut from = 0;
-    while let Some(at) = description[from..].find(&needle) {
-        let start = from + at;
-        let before = &description[..start];
-        if before.ends_with(": ") || before.ends_with("; ") {
-            let rest = &description[start + needle.len()..];
-            let list = &rest[..rest.find(')')?];
-            return Some(
-                list.split(", ")
-                    .filter(|p| !p.is_empty())
-                    .map(|p| match p.strip_suffix('*') {
-                        Some(name) => (name.to_owned(), true),
-                        None => (p.to_owned(), false),
-                    })
-                    .collect(),
-            );
-        }
-        from = start + needle.len();
-    }
-    None
 }
 
 /// The answer as JSON: the body itself, or its `toon_content` decoded.

@@ -20,7 +20,8 @@ fn megabyte() -> String {
     "jsonify_app/core.py*".repeat(MB / 20)
 }
 
-/// The parameters an action accepts, as its unknown-parameter error lists them.
+/// The parameters an action accepts, as its unknown-parameter error lists them
+/// (`help` lists them in `allowed_arguments`).
 async fn allowed<H: rmcp::ClientHandler>(
     client: &rmcp::service::RunningService<rmcp::RoleClient, H>,
     tool: &str,
@@ -32,6 +33,13 @@ async fn allowed<H: rmcp::ClientHandler>(
         json!({"action": action, "zz_probe": 1, "output_format": "json"}),
     )
     .await;
+    if let Some(list) = v["allowed_arguments"].as_array() {
+        return list
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect();
+    }
     let err = v["error"].as_str().unwrap_or_default();
     let list = err
         .split("allowed parameters: ")
@@ -40,7 +48,25 @@ async fn allowed<H: rmcp::ClientHandler>(
     list.split(", ").map(str::to_owned).collect()
 }
 
-/// A small valid value for a required parameter, by its type in the tool schema
+/// The properties of an action's exact input schema, as `action=help` gives it.
+async fn properties<H: rmcp::ClientHandler>(
+    client: &rmcp::service::RunningService<rmcp::RoleClient, H>,
+    tool: &str,
+    action: &str,
+) -> Map<String, Value> {
+    let (_, v) = mcp_call(
+        client,
+        tool,
+        json!({"action": "help", "target_action": action, "output_format": "json"}),
+    )
+    .await;
+    v["action_schema"]["properties"]
+        .as_object()
+        .unwrap_or_else(|| panic!("{tool} {action}: {v}"))
+        .clone()
+}
+
+/// A small valid value for a required parameter, by its type in the action schema
 /// (a list holds one small item; an object its required fields).
 fn small(schema: &Value) -> Value {
     let ty = match &schema["type"] {
@@ -90,9 +116,12 @@ async fn a_megabyte_in_any_parameter_is_refused_within_a_second() {
                 None => vec![None],
             };
         for action in actions {
-            let params = match &action {
-                Some(a) => allowed(&client, &tool.name, a).await,
-                None => props.keys().cloned().collect(),
+            let (params, props) = match &action {
+                Some(a) => (
+                    allowed(&client, &tool.name, a).await,
+                    properties(&client, &tool.name, a).await,
+                ),
+                None => (props.keys().cloned().collect(), props.clone()),
             };
             // Required parameters get a small valid value (learnt from the
             // answers), so the 1 MB one is what the answer is about.

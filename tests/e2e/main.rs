@@ -17,6 +17,7 @@ mod graph_truth;
 mod heal;
 mod health_graph;
 mod health_score;
+mod help;
 mod history;
 mod http;
 mod init;

@@ -39,9 +39,16 @@ async fn mcp_session_lists_nine_tools_and_answers_callers_in_every_format() {
     );
     let nav = tools.iter().find(|t| t.name == "nav").unwrap();
     let actions = &nav.input_schema["properties"]["action"]["enum"];
-    assert_eq!(actions.as_array().unwrap().len(), 14);
+    // The 14 actions and `help`, which gives an action's full schema.
+    assert_eq!(actions.as_array().unwrap().len(), 15);
+    let (_, help) = crate::support::mcp_call(
+        &client,
+        "nav",
+        json!({"action": "help", "target_action": "callers"}),
+    )
+    .await;
     assert_eq!(
-        nav.input_schema["properties"]["limit"]["type"],
+        help["action_schema"]["properties"]["limit"]["type"],
         json!(["integer", "null"])
     );
 

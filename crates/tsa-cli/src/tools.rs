@@ -36,6 +36,10 @@ pub fn commands() -> Vec<Command> {
                 ))
                 .subcommand_value_name("ACTION")
                 .subcommand_help_heading("Actions")
+                // `tsa <tool> help` is the tool's `help` action (its actions, or one
+                // action's exact schema with --target-action); `tsa help <tool>
+                // <action>` and `--help` still show clap's help.
+                .disable_help_subcommand(true)
                 // An unknown action reaches the dispatcher, which names the closest one.
                 .allow_external_subcommands(true)
                 .defer(add_actions)

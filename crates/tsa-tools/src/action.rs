@@ -15,6 +15,8 @@ pub trait Action: Send + Sync + 'static {
     const NAME: &'static str;
     /// One line for the facade description.
     const SUMMARY: &'static str;
+    /// A few words for `tools/list` (the summary and the schema are behind `help`).
+    const BRIEF: &'static str;
     /// Accepted alternative parameter names: (alias, canonical).
     const ALIASES: &'static [(&'static str, &'static str)] = &[];
 
@@ -26,6 +28,7 @@ pub trait DynAction: Send + Sync {
     fn facade(&self) -> &'static str;
     fn name(&self) -> &'static str;
     fn summary(&self) -> &'static str;
+    fn brief(&self) -> &'static str;
     fn aliases(&self) -> &'static [(&'static str, &'static str)];
     /// The JSON schema of the arguments (inline, draft 2020-12), with the length
     /// limits of `arguments::annotate`, and the project paths marked
@@ -73,6 +76,9 @@ impl<A: Action> DynAction for A {
     }
     fn summary(&self) -> &'static str {
         A::SUMMARY
+    }
+    fn brief(&self) -> &'static str {
+        A::BRIEF
     }
     fn aliases(&self) -> &'static [(&'static str, &'static str)] {
         A::ALIASES

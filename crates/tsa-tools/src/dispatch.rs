@@ -123,7 +123,9 @@ pub fn call_within(
                 .into_failure());
             }
         };
-        take_presentation(&mut args, &mut format, &mut compact_only)?;
+        // `help` answers JSON unless asked otherwise (its refusals too).
+        let help = crate::help::is_help(tool, &args, &mut format);
+        take_presentation(tool, help, &mut args, &mut format, &mut compact_only)?;
         max_chars = take_max_chars(&mut args)?;
         resume = take_resume(&mut args)?;
         if tool == "set_project_path" {
@@ -172,6 +174,9 @@ pub fn call_within(
                 ));
             }
         };
+        if help {
+            return crate::help::answer(f, args).map(Envelope::from);
+        }
         if !f.actions.contains(&action.as_str()) {
             let suggestion = closest(&action, f.actions.iter().copied());
             let msg = format!(
@@ -236,6 +241,20 @@ pub fn call_within(
     }
 }
 
+/// The answer format a call asks for; a bad value is refused (by `help` with its
+/// own error code).
+fn output_format(tool: &str, v: &Value, help: bool) -> Result<OutputFormat, Failure> {
+    match v.as_str().and_then(OutputFormat::parse) {
+        Some(f) => Ok(f),
+        None if help => Err(crate::help::bad_format(tool, v)),
+        None => Err(ToolError::Validation(format!(
+            "parameter 'output_format' must be \"toon\" or \"json\", got {}",
+            received(v)
+        ))
+        .into_failure()),
+    }
+}
+
 /// The rendered size of an envelope in characters, as the transport writes it.
 fn rendered_chars(
     envelope: &Envelope,
@@ -294,18 +313,14 @@ fn answer(
 
 /// `output_format` and `compact_only`, taken out of the arguments.
 fn take_presentation(
+    tool: &str,
+    help: bool,
     args: &mut Map<String, Value>,
     format: &mut OutputFormat,
     compact_only: &mut bool,
 ) -> Result<(), Failure> {
     if let Some(v) = args.remove("output_format") {
-        *format = v.as_str().and_then(OutputFormat::parse).ok_or_else(|| {
-            ToolError::Validation(format!(
-                "parameter 'output_format' must be \"toon\" or \"json\", got {}",
-                received(&v)
-            ))
-            .into_failure()
-        })?;
+        *format = output_format(tool, &v, help)?;
     }
     if let Some(mut v) = args.remove("compact_only") {
         normalise_value(

@@ -11,6 +11,7 @@ mod catalog;
 mod context;
 mod dispatch;
 mod heal;
+mod help;
 mod project_path;
 mod resume;
 mod schema;

@@ -59,6 +59,7 @@ impl Action for AstDiff {
     const FACADE: &'static str = "edit";
     const NAME: &'static str = "ast_diff";
     const SUMMARY: &'static str = "structural diff of two versions (files, strings or git revisions): definitions added/removed/changed with line ranges";
+    const BRIEF: &'static str = "structural diff of two versions";
 
     fn run(&self, ctx: &Context, a: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

@@ -127,6 +127,7 @@ impl Action for Classify {
     const FACADE: &'static str = "edit";
     const NAME: &'static str = "classify";
     const SUMMARY: &'static str = "semantic change classification per definition (added/removed/renamed/signature_changed/body_changed/moved/whitespace_or_comment_only/docs_only) from two strings or a file at two git revisions";
+    const BRIEF: &'static str = "classify changes per definition";
 
     fn run(&self, ctx: &Context, a: Args) -> Result<Success, ToolError> {
         let mode = match a.mode.as_deref().map(str::trim).filter(|m| !m.is_empty()) {

@@ -47,6 +47,7 @@ impl Action for Constraints {
     const FACADE: &'static str = "edit";
     const NAME: &'static str = "constraints";
     const SUMMARY: &'static str = "architectural forbid rules (architectural-constraints.yml) checked against resolved calls and imports; error->UNSAFE, warn->CAUTION";
+    const BRIEF: &'static str = "check architecture rules";
 
     fn run(&self, ctx: &Context, a: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

@@ -112,6 +112,7 @@ impl Action for Guard {
     const FACADE: &'static str = "edit";
     const NAME: &'static str = "guard";
     const SUMMARY: &'static str = "before modifying a symbol: resolved callers + filtered text occurrences, impact level, required actions per modification type";
+    const BRIEF: &'static str = "before changing a symbol";
     const ALIASES: &'static [(&'static str, &'static str)] = &[
         ("function_name", "symbol"),
         ("edit_type", "modification_type"),

@@ -1152,6 +1152,7 @@ impl Action for Impact {
     const FACADE: &'static str = "edit";
     const NAME: &'static str = "impact";
     const SUMMARY: &'static str = "after editing: changed files and symbols (git diff/staged/branch), affected files and callers, risk, tests to run and the verification command";
+    const BRIEF: &'static str = "after editing: impact and tests";
 
     fn run(&self, ctx: &Context, a: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

@@ -53,6 +53,7 @@ impl Action for Pr {
     const FACADE: &'static str = "edit";
     const NAME: &'static str = "pr";
     const SUMMARY: &'static str = "structural review of the branch vs its base (or staged/unstaged): changed definitions classified per file, callers and dependents of the change";
+    const BRIEF: &'static str = "structural review of a branch";
 
     fn run(&self, ctx: &Context, a: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

@@ -133,6 +133,7 @@ impl Action for Refactor {
     const FACADE: &'static str = "edit";
     const NAME: &'static str = "refactor";
     const SUMMARY: &'static str = "extract-method candidates with line ranges, complexity hotspots and a skeleton (read-only)";
+    const BRIEF: &'static str = "extract-method candidates";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

@@ -1038,6 +1038,7 @@ impl Action for Safe {
     const FACADE: &'static str = "edit";
     const NAME: &'static str = "safe";
     const SUMMARY: &'static str = "pre-edit safety gate: downstream files, health, nearby tests, risk factors, verification command";
+    const BRIEF: &'static str = "pre-edit safety gate for a file";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

@@ -136,6 +136,7 @@ impl Action for Dead {
     const FACADE: &'static str = "health";
     const NAME: &'static str = "dead";
     const SUMMARY: &'static str = "transitive dead code (entry points: main, tests, exports, decorators, routes, trait impls, callbacks), unused imports, unreferenced variables";
+    const BRIEF: &'static str = "dead code";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let mode = args.mode.unwrap_or(Mode::All);

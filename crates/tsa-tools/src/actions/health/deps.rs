@@ -53,6 +53,7 @@ impl Action for Deps {
     const NAME: &'static str = "deps";
     const SUMMARY: &'static str =
         "file dependencies (imports and cross-file calls): blast radius, per-file deps, cycles";
+    const BRIEF: &'static str = "file dependencies and cycles";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let mode = args.mode.unwrap_or(Mode::Summary);

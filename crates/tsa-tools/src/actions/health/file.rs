@@ -262,6 +262,7 @@ impl Action for FileHealth {
     const FACADE: &'static str = "health";
     const NAME: &'static str = "file";
     const SUMMARY: &'static str = "one file's health: 7 dimensions, smells with lines and fixes, grade A-F, signal, weakest dimension";
+    const BRIEF: &'static str = "one file's health grade";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

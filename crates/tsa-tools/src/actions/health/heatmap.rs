@@ -97,6 +97,7 @@ impl Action for Heatmap {
     const FACADE: &'static str = "health";
     const NAME: &'static str = "heatmap";
     const SUMMARY: &'static str = "cyclomatic complexity heatmap: files (project), functions (file) or one function, banded low/medium/high/critical";
+    const BRIEF: &'static str = "complexity heatmap";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

@@ -63,6 +63,7 @@ impl Action for Imports {
     const NAME: &'static str = "imports";
     const SUMMARY: &'static str =
         "file import graph: deps, dependents, blast radius, cycles, coupling";
+    const BRIEF: &'static str = "file import graph";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let mode = args.mode.unwrap_or(Mode::Summary);

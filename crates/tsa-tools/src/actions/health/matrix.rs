@@ -103,6 +103,7 @@ impl Action for Matrix {
     const NAME: &'static str = "matrix";
     const SUMMARY: &'static str =
         "module coupling matrix (imports + cross-file calls), hotspots, instability";
+    const BRIEF: &'static str = "module coupling matrix";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let mode = args.mode.unwrap_or(Mode::Summary);

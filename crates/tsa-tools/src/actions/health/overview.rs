@@ -44,6 +44,7 @@ impl Action for Overview {
     const NAME: &'static str = "overview";
     const SUMMARY: &'static str =
         "entry points, hub files (fan-in), dead-code summary, most coupled files";
+    const BRIEF: &'static str = "entry points, hubs, coupling";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let max_entry = cap("max_entry_points", args.max_entry_points, 30)?;

@@ -63,6 +63,7 @@ impl Action for Patterns {
     const NAME: &'static str = "patterns";
     const SUMMARY: &'static str =
         "smells, security and anti-pattern findings of one file, each with line and fix";
+    const BRIEF: &'static str = "smells and risky patterns";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

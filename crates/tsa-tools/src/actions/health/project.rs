@@ -459,6 +459,7 @@ impl Action for ProjectHealth {
     const NAME: &'static str = "project";
     const SUMMARY: &'static str =
         "project health: grade distribution, dimension averages, weakest dimension, worst files";
+    const BRIEF: &'static str = "project health grades";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let max_files = cap("max_files", args.max_files, 20)?;

@@ -290,6 +290,7 @@ impl Action for Routes {
     const FACADE: &'static str = "health";
     const NAME: &'static str = "routes";
     const SUMMARY: &'static str = "HTTP routes (flask, django, fastapi, express, spring, gin, actix, axum): method, path, handler, file, line";
+    const BRIEF: &'static str = "HTTP routes";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let limit = cap("limit", args.limit, 100)?;

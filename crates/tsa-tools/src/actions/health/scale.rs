@@ -80,6 +80,7 @@ impl Action for Scale {
     const NAME: &'static str = "scale";
     const SUMMARY: &'static str =
         "file size and complexity metrics (batch with file_paths), with reading guidance";
+    const BRIEF: &'static str = "file size and complexity";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let limit = cap("limit", args.limit, 200)?;

@@ -113,6 +113,7 @@ impl Action for TestGap {
     const NAME: &'static str = "test_gap";
     const SUMMARY: &'static str =
         "production functions no test reaches (<= 3 call hops), ranked by complexity";
+    const BRIEF: &'static str = "functions no test reaches";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let mode = args.mode.unwrap_or(Mode::Gaps);

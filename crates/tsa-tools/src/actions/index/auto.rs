@@ -42,6 +42,7 @@ impl Action for Auto {
     const FACADE: &'static str = "index";
     const NAME: &'static str = "auto";
     const SUMMARY: &'static str = "status | warm (build or refresh) | reset (delete) of the index";
+    const BRIEF: &'static str = "status, warm or reset the index";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

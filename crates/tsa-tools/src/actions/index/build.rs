@@ -32,6 +32,7 @@ impl Action for Build {
     const FACADE: &'static str = "index";
     const NAME: &'static str = "build";
     const SUMMARY: &'static str = "build the project index (symbols, call graph, language summary), optionally for some roots";
+    const BRIEF: &'static str = "build the index";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

@@ -94,6 +94,7 @@ impl Action for Cache {
     const NAME: &'static str = "cache";
     const SUMMARY: &'static str =
         "raw index store access: stats, lookup, search, index, sync, changes, invalidate";
+    const BRIEF: &'static str = "raw index store access";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

@@ -50,6 +50,7 @@ impl Action for Full {
     const FACADE: &'static str = "index";
     const NAME: &'static str = "full";
     const SUMMARY: &'static str = "build the symbol + call-graph index (incremental by content hash, or full), all cores, one transaction";
+    const BRIEF: &'static str = "full or incremental build";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let max_files = cap("max_files", args.max_files, 20_000)?;

@@ -110,6 +110,7 @@ impl Action for Knowledge {
     const FACADE: &'static str = "index";
     const NAME: &'static str = "knowledge";
     const SUMMARY: &'static str = "code + docs knowledge graph sidecar (.tsa/knowledge.json): folders, files, definitions, documents; imports, calls, bases, mentions";
+    const BRIEF: &'static str = "code + docs knowledge graph";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

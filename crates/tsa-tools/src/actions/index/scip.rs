@@ -50,6 +50,7 @@ impl Action for Scip {
     const NAME: &'static str = "scip";
     const SUMMARY: &'static str =
         "import SCIP indexes (compiler-grade call edges, resolution=compiler) into the index";
+    const BRIEF: &'static str = "import SCIP indexes";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

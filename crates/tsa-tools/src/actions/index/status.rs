@@ -231,6 +231,7 @@ impl Action for Status {
     const FACADE: &'static str = "index";
     const NAME: &'static str = "status";
     const SUMMARY: &'static str = "index health: files, symbols by kind and language, edges by resolution class, parse errors, size, staleness";
+    const BRIEF: &'static str = "index health and counts";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         match status(ctx.root()?, args.include_lag.unwrap_or(true))? {

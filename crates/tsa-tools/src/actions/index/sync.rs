@@ -66,6 +66,7 @@ impl Action for Sync {
     const FACADE: &'static str = "index";
     const NAME: &'static str = "sync";
     const SUMMARY: &'static str = "sync the index with the working tree (content hash on raw bytes), or preview (changes) / check (status)";
+    const BRIEF: &'static str = "sync with the working tree";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

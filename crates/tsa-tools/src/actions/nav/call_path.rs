@@ -132,6 +132,7 @@ impl Action for CallPath {
     const NAME: &'static str = "call_path";
     const SUMMARY: &'static str =
         "shortest call paths between two functions (exact path count, bodies on the path inlined)";
+    const BRIEF: &'static str = "call paths between two functions";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let (max_depth, clamped) = depth_param("max_depth", args.max_depth, 10, 20)?;

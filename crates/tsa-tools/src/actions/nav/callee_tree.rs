@@ -14,6 +14,7 @@ impl Action for CalleeTree {
     const FACADE: &'static str = "nav";
     const NAME: &'static str = "callee_tree";
     const SUMMARY: &'static str = "nested tree of callees to max_depth (cycles marked, exact node count, each node with its edge's resolution)";
+    const BRIEF: &'static str = "tree of callees";
     const ALIASES: &'static [(&'static str, &'static str)] = &[("function_name", "symbol")];
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {

@@ -244,6 +244,7 @@ impl Action for Callees {
     const FACADE: &'static str = "nav";
     const NAME: &'static str = "callees";
     const SUMMARY: &'static str = "what a function calls (each call bound to a definition or classed stdlib/builtin/external/unknown)";
+    const BRIEF: &'static str = "what a function calls";
     const ALIASES: &'static [(&'static str, &'static str)] = &[("symbol", "function_name")];
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {

@@ -42,6 +42,7 @@ impl Action for CallerTree {
     const FACADE: &'static str = "nav";
     const NAME: &'static str = "caller_tree";
     const SUMMARY: &'static str = "nested tree of callers to max_depth (cycles marked, exact node count, each node with its edge's resolution)";
+    const BRIEF: &'static str = "tree of callers";
     const ALIASES: &'static [(&'static str, &'static str)] = &[("function_name", "symbol")];
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {

@@ -450,6 +450,7 @@ impl Action for Callers {
     const FACADE: &'static str = "nav";
     const NAME: &'static str = "callers";
     const SUMMARY: &'static str = "who calls a function (exact count, capped list of call sites, bodies of the first 3 inlined, resolution per edge)";
+    const BRIEF: &'static str = "who calls a function";
     const ALIASES: &'static [(&'static str, &'static str)] = &[("symbol", "function_name")];
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {

@@ -87,6 +87,7 @@ impl Action for CoChange {
     const NAME: &'static str = "co_change";
     const SUMMARY: &'static str =
         "files that change together with a file or a symbol's file in git history, lift-ranked";
+    const BRIEF: &'static str = "files changed together in git";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let max_commits = cap("max_commits", args.max_commits, 500)?.get();

@@ -125,6 +125,7 @@ impl Action for TaskContext {
     const FACADE: &'static str = "nav";
     const NAME: &'static str = "context";
     const SUMMARY: &'static str = "one call for a task: best-matching definitions, their callers and callees, code of the best 3 inlined";
+    const BRIEF: &'static str = "context for a task in one call";
     const ALIASES: &'static [(&'static str, &'static str)] =
         &[("symbol", "task"), ("query", "task")];
 

@@ -152,6 +152,7 @@ impl Action for Impact {
     const FACADE: &'static str = "nav";
     const NAME: &'static str = "impact";
     const SUMMARY: &'static str = "function risk score (fan-in/out, cross-file, chain depth; production edges only) and blast radius up and down";
+    const BRIEF: &'static str = "function risk and blast radius";
     const ALIASES: &'static [(&'static str, &'static str)] = &[("symbol", "function_name")];
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {

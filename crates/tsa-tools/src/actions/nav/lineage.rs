@@ -103,6 +103,7 @@ impl Action for Lineage {
     const NAME: &'static str = "lineage";
     const SUMMARY: &'static str =
         "inheritance/override lineage of a symbol, and the commits that shaped its lines";
+    const BRIEF: &'static str = "overrides and git history";
     const ALIASES: &'static [(&'static str, &'static str)] = &[("function_name", "symbol")];
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {

@@ -122,6 +122,7 @@ impl Action for Navigate {
     const NAME: &'static str = "navigate";
     const SUMMARY: &'static str =
         "go to definition (body inlined), references (calls, imports, subtypes) and type hierarchy";
+    const BRIEF: &'static str = "definition, references, hierarchy";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let mode = args.mode.unwrap_or(Mode::Full);

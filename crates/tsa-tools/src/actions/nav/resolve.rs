@@ -62,6 +62,7 @@ impl Action for Resolve {
     const FACADE: &'static str = "nav";
     const NAME: &'static str = "resolve";
     const SUMMARY: &'static str = "resolve a name to its definitions (qualified name, kind, signature, place) or the call sites bound to them";
+    const BRIEF: &'static str = "name to definitions or call sites";
     const ALIASES: &'static [(&'static str, &'static str)] = &[("function_name", "symbol")];
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {

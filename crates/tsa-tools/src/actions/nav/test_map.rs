@@ -199,6 +199,7 @@ impl Action for TestMap {
     const FACADE: &'static str = "nav";
     const NAME: &'static str = "test_map";
     const SUMMARY: &'static str = "tests that exercise a function (direct, or one hop above a test helper) and the command to run them";
+    const BRIEF: &'static str = "tests that exercise a function";
     const ALIASES: &'static [(&'static str, &'static str)] = &[("function_name", "symbol")];
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {

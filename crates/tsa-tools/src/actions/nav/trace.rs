@@ -196,6 +196,7 @@ impl Action for Trace {
     const FACADE: &'static str = "nav";
     const NAME: &'static str = "trace";
     const SUMMARY: &'static str = "text usage trace of a symbol across the project: calls vs references, comments/imports/strings filtered out, impact_level by usage count";
+    const BRIEF: &'static str = "text usage trace of a symbol";
 
     fn run(&self, ctx: &Context, a: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

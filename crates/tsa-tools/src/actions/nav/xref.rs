@@ -130,6 +130,7 @@ impl Action for Xref {
     const FACADE: &'static str = "nav";
     const NAME: &'static str = "xref";
     const SUMMARY: &'static str = "cross-references of a symbol (callers, callees, importers) or a file (imports, importers, call dependencies)";
+    const BRIEF: &'static str = "cross-references of a symbol or file";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let limit = cap("limit", args.limit, 50)?;

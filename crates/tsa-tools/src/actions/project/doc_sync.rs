@@ -37,6 +37,7 @@ impl Action for DocSync {
     const NAME: &'static str = "doc_sync";
     const SUMMARY: &'static str =
         "Markdown references to paths and symbols that no longer exist in the code";
+    const BRIEF: &'static str = "stale references in docs";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let limit = cap("limit", args.limit, 50)?;

@@ -75,6 +75,7 @@ impl Action for Files {
     const FACADE: &'static str = "project";
     const NAME: &'static str = "files";
     const SUMMARY: &'static str = "fd-style file listing (pattern, glob, types, extensions, exclude, depth, size, changed_within)";
+    const BRIEF: &'static str = "list files fd-style";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

@@ -234,6 +234,7 @@ impl Action for Journal {
     const NAME: &'static str = "journal";
     const SUMMARY: &'static str =
         "decision journal: record, get, search and supersede decisions (persisted in .tsa/)";
+    const BRIEF: &'static str = "decision journal";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

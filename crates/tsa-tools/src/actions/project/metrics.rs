@@ -682,6 +682,7 @@ impl Action for Metrics {
     const FACADE: &'static str = "project";
     const NAME: &'static str = "metrics";
     const SUMMARY: &'static str = "graph-level statistics by section: cache, call_graph (fans, recursion), complexity, routes, health";
+    const BRIEF: &'static str = "graph-level statistics";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let sections = wanted(args.sections)?;

@@ -36,6 +36,7 @@ impl Action for Overview {
     const FACADE: &'static str = "project";
     const NAME: &'static str = "overview";
     const SUMMARY: &'static str = "languages, folder structure, entry points and graph size of the project (health on request)";
+    const BRIEF: &'static str = "languages, layout, entry points";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let depth = cap("max_depth", args.max_depth, 5)?.get();

@@ -51,6 +51,7 @@ impl Action for Parser {
     const NAME: &'static str = "parser";
     const SUMMARY: &'static str =
         "parser readiness of a language (grammar, queries, tier, project files)";
+    const BRIEF: &'static str = "parser readiness of a language";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

@@ -34,6 +34,7 @@ impl Action for Skills {
     const NAME: &'static str = "skills";
     const SUMMARY: &'static str =
         "agent skills (SKILL.md procedures and the tools each uses), built in and in the project";
+    const BRIEF: &'static str = "agent skills";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let limit = cap("limit", args.limit, 50)?;

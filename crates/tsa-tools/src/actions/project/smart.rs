@@ -143,6 +143,7 @@ impl Action for Smart {
     const NAME: &'static str = "smart";
     const SUMMARY: &'static str =
         "one call to orient in a file: health, exports, dependents, edit risk and its test command";
+    const BRIEF: &'static str = "orient in a file in one call";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let limit = cap("limit", args.limit, 20)?;

@@ -23,6 +23,7 @@ impl Action for Tools {
     const NAME: &'static str = "tools";
     const SUMMARY: &'static str =
         "what this build has compiled in (search, git, storage, grammars)";
+    const BRIEF: &'static str = "what this build has compiled in";
 
     fn run(&self, _ctx: &Context, _args: Args) -> Result<Success, ToolError> {
         let (major, minor, patch) = git2::Version::get().libgit2_version();

@@ -734,6 +734,7 @@ impl Action for Workflow {
     const FACADE: &'static str = "project";
     const NAME: &'static str = "workflow";
     const SUMMARY: &'static str = "SMART workflow pack for a file or folder: Set, Map, Analyze, Retrieve, Trace steps with real tool calls, its test command and current risk";
+    const BRIEF: &'static str = "SMART workflow pack";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

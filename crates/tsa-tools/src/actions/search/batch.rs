@@ -66,6 +66,7 @@ impl Action for Batch {
     const FACADE: &'static str = "search";
     const NAME: &'static str = "batch";
     const SUMMARY: &'static str = "run 2-10 text searches in one call (queries=[{pattern, label, roots, literal, case_sensitive, include_globs, exclude_globs, max_results}]), each with its exact total";
+    const BRIEF: &'static str = "several text searches at once";
 
     fn run(&self, ctx: &Context, a: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

@@ -63,6 +63,7 @@ impl Action for Chain {
     const FACADE: &'static str = "search";
     const NAME: &'static str = "chain";
     const SUMMARY: &'static str = "chain DSL pipeline: search/semantic/explore seeds -> callers/callees/related -> filter/exclude/take/sort -> include(source, callers, callees, complexity, risk, affected_tests) -> uml -> answer";
+    const BRIEF: &'static str = "chain DSL pipeline";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let steps =

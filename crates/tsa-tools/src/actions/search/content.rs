@@ -131,6 +131,7 @@ impl Action for Content {
     const FACADE: &'static str = "search";
     const NAME: &'static str = "content";
     const SUMMARY: &'static str = "ripgrep text search over the project (regex or literal), exact total_matches, modes total_only/count_only_matches/files_with_matches/summary_only/group_by_file; alias action=text";
+    const BRIEF: &'static str = "ripgrep text search";
 
     fn run(&self, ctx: &Context, a: Args) -> Result<tsa_envelope::Success, ToolError> {
         let root = ctx.root()?;

@@ -142,6 +142,7 @@ impl Action for Grep {
     const FACADE: &'static str = "search";
     const NAME: &'static str = "grep";
     const SUMMARY: &'static str = "two-stage search: find files fd-style (pattern, glob, types, extensions, exclude, depth, size, changed_within/changed_before, file_limit), then ripgrep them like action=content";
+    const BRIEF: &'static str = "find files, then search them";
 
     fn run(&self, ctx: &Context, a: Args) -> Result<tsa_envelope::Success, ToolError> {
         let root = ctx.root()?;

@@ -300,6 +300,7 @@ impl Action for QueryAction {
     const FACADE: &'static str = "search";
     const NAME: &'static str = "query";
     const SUMMARY: &'static str = "run a tree-sitter query over one file (query_string in .scm, or query_key functions|classes|imports|calls|comments|strings; filter name=~regex), or list a symbol's definitions (symbol)";
+    const BRIEF: &'static str = "tree-sitter query on a file";
 
     fn run(&self, ctx: &Context, a: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

@@ -52,6 +52,7 @@ impl Action for Select {
     const FACADE: &'static str = "search";
     const NAME: &'static str = "select";
     const SUMMARY: &'static str = "Hyphae selector query over the index (CSS-like: #name, .kind, [attr=v], :calls(), :extends(), :has(), :not(), :in(), combinators), resolved call edges";
+    const BRIEF: &'static str = "Hyphae selector over the index";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         if args.selector.trim().is_empty() {

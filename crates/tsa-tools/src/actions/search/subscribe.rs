@@ -32,6 +32,7 @@ impl Action for Subscribe {
     const FACADE: &'static str = "search";
     const NAME: &'static str = "subscribe";
     const SUMMARY: &'static str = "watch a Hyphae selector: returns sub_id and resource_uri tsa://hyphae/{selector}; the MCP server pushes resources/updated when its result changes after an index sync";
+    const BRIEF: &'static str = "watch a Hyphae selector";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         if args.selector.trim().is_empty() {

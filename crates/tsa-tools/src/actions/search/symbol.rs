@@ -224,6 +224,7 @@ impl Action for Symbol {
     const FACADE: &'static str = "search";
     const NAME: &'static str = "symbol";
     const SUMMARY: &'static str = "find definitions by name, BM25-ranked (relevance_score 0..1, best = 1.0), bodies of the first 3 inlined";
+    const BRIEF: &'static str = "find definitions by name";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let limit = cap("limit", args.limit, 15)?;

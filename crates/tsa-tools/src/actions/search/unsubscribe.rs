@@ -30,6 +30,7 @@ impl Action for Unsubscribe {
     const FACADE: &'static str = "search";
     const NAME: &'static str = "unsubscribe";
     const SUMMARY: &'static str = "cancel selector subscriptions by sub_id or selector";
+    const BRIEF: &'static str = "cancel subscriptions";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let sub_id = args

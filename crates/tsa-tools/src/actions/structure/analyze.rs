@@ -122,6 +122,7 @@ impl Action for Analyze {
     const FACADE: &'static str = "structure";
     const NAME: &'static str = "analyze";
     const SUMMARY: &'static str = "structure table of one file: every definition with kind, range, visibility, parameter count and return type (format_type full|compact|csv, output_file)";
+    const BRIEF: &'static str = "definition table of a file";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let f = load(ctx, &args.file_path, args.language.as_deref())?;

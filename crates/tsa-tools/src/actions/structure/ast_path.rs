@@ -102,6 +102,7 @@ impl Action for AstPath {
     const FACADE: &'static str = "structure";
     const NAME: &'static str = "ast_path";
     const SUMMARY: &'static str = "parse tree at a line: node path from the root, enclosing scopes, subtree (max_depth) or siblings (mode path|scope|outline|siblings)";
+    const BRIEF: &'static str = "parse tree at a line";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let f = load(ctx, &args.file_path, args.language.as_deref())?;

@@ -72,6 +72,7 @@ impl Action for ClassDetail {
     const FACADE: &'static str = "structure";
     const NAME: &'static str = "class_detail";
     const SUMMARY: &'static str = "one class: fields and methods with visibility, bases, inherited members through the resolved bases, overrides";
+    const BRIEF: &'static str = "one class's members";
     const ALIASES: &'static [(&'static str, &'static str)] =
         &[("query", "class_name"), ("symbol", "class_name")];
 

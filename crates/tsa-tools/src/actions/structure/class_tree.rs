@@ -290,6 +290,7 @@ impl Action for ClassTree {
     const FACADE: &'static str = "structure";
     const NAME: &'static str = "class_tree";
     const SUMMARY: &'static str = "inheritance tree from resolved bases: subclasses, superclasses, tree, impact (risk of changing a base), all; without class_name a project summary (max_depth)";
+    const BRIEF: &'static str = "inheritance tree";
     const ALIASES: &'static [(&'static str, &'static str)] = &[("symbol", "class_name")];
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {

@@ -62,6 +62,7 @@ impl Action for Explore {
     const FACADE: &'static str = "structure";
     const NAME: &'static str = "explore";
     const SUMMARY: &'static str = "source bundle for symbols (symbol, symbols[] or query): definitions (bodies of the first 3), callers and callees, by file (maxFiles, maxSymbols, includeCode)";
+    const BRIEF: &'static str = "source bundle for symbols";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let max_files = ranged("maxFiles", args.max_files, 12, 30)?;

@@ -75,6 +75,7 @@ impl Action for Outline {
     const FACADE: &'static str = "structure";
     const NAME: &'static str = "outline";
     const SUMMARY: &'static str = "outline of one file: types with their methods, functions, sections, line ranges and signatures (include_fields, include_imports, listed_cap)";
+    const BRIEF: &'static str = "outline of a file";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let limit = cap("listed_cap", args.listed_cap, 50)?;

@@ -475,6 +475,7 @@ impl Action for Read {
     const FACADE: &'static str = "structure";
     const NAME: &'static str = "read";
     const SUMMARY: &'static str = "exactly the asked line range of a file (file_path, start_line, end_line, columns, format text|json|raw), or batch requests=[{file_path, sections}]; out-of-range is refused with the line count";
+    const BRIEF: &'static str = "read a line range";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         match (&args.requests, &args.file_path) {

@@ -32,6 +32,7 @@ impl Action for Signatures {
     const FACADE: &'static str = "structure";
     const NAME: &'static str = "signatures";
     const SUMMARY: &'static str = "one line per function/method of a file, `name(params) -> ret  start-end`, grouped by class";
+    const BRIEF: &'static str = "signatures of a file";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let f = load(ctx, &args.file_path, args.language.as_deref())?;

@@ -61,6 +61,7 @@ impl Action for Sitemap {
     const FACADE: &'static str = "structure";
     const NAME: &'static str = "sitemap";
     const SUMMARY: &'static str = "symbol map of a directory from the index: files, modules and definitions (mode full|api|module|flat, max_files, max_symbols)";
+    const BRIEF: &'static str = "symbol map of a folder";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let max_files = cap("max_files", args.max_files, 200)?;

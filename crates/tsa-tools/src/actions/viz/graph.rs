@@ -87,6 +87,7 @@ impl Action for Graph {
     const NAME: &'static str = "graph";
     const SUMMARY: &'static str =
         "Mermaid (or Graphology) call graph of the project, a file or a function, capped honestly";
+    const BRIEF: &'static str = "Mermaid call graph";
     const ALIASES: &'static [(&'static str, &'static str)] = &[("function_name", "function")];
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {

@@ -231,6 +231,7 @@ impl Action for Knowledge {
     const FACADE: &'static str = "viz";
     const NAME: &'static str = "knowledge";
     const SUMMARY: &'static str = "knowledge graph export (code + docs) at file, module or symbol level, around a focus: Graphology JSON or a self-contained HTML page";
+    const BRIEF: &'static str = "knowledge graph export";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;

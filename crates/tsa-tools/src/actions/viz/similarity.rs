@@ -133,6 +133,7 @@ impl Action for Similarity {
     const NAME: &'static str = "similarity";
     const SUMMARY: &'static str =
         "clone groups of functions by parse-tree structure and by token text (names ignored)";
+    const BRIEF: &'static str = "clone groups";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let mode = args.mode.unwrap_or_default();

@@ -497,6 +497,7 @@ impl Action for Uml {
     const FACADE: &'static str = "viz";
     const NAME: &'static str = "uml";
     const SUMMARY: &'static str = "Mermaid UML: class (inheritance), package/component (imports), sequence (call path), activity, state";
+    const BRIEF: &'static str = "Mermaid UML diagrams";
     const ALIASES: &'static [(&'static str, &'static str)] = &[("symbol", "class_name")];
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
