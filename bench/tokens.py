@@ -170,6 +170,8 @@ def main() -> None:
         peers.log(f"[{t.label}] {len(t_calls)} calls over MCP")
         r = measure(t, t_calls, tok, has_json=isinstance(t, (peers.Tsa, peers.TreeSitterAnalyzer)))
         r["version"] = t.version()
+        if isinstance(t, peers.Tsa) and args.tsa_bin:
+            r["version"] = r["version"].replace("(release build)", f"({args.tsa_bin})")
         r["summary"] = {k: summarise(v) for k, v in r["actions"].items()}
         results[t.key] = r
     lines = [f"# Tokens: {label}", "", f"names: {', '.join(names)}; files: {', '.join(files)}", "",
