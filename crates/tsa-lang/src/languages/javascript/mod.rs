@@ -4,10 +4,6 @@
 mod ecma;
 
 use super::{Family, LanguageSpec, ModuleStyle};
-use crate::conventions::{
-    Convention, Conventions, DefaultVisibility, EntryPoints, Export, LineSyntax, TestEntry,
-    TestExt, TestFiles, TestNames, TestPaths, TestRunner,
-};
 
 pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     definitions: (
@@ -23,45 +19,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     stdlib: include_str!("stdlib.txt"),
     module_style: ModuleStyle::RelativePath,
     implicit_self: false,
-    conventions: Conventions {
-        complexity: Convention::Is(include_str!("complexity.yml")),
-        entry_points: Convention::Is(EntryPoints {
-            names: &["main", "start", "bootstrap", "run", "handler"],
-            prefixes: &[],
-        }),
-        class_methods_are_api: Convention::Is(true),
-        signature_annotations: Convention::Is(false),
-        export: Convention::Is(Export::ExportStatement),
-        module_variables: Convention::Is(crate::conventions::ModuleVariables::DeclarationLines),
-        test_names: Convention::Is(TestNames::GENERIC),
-        test_entry: Convention::Is(TestEntry::Names {
-            prefixes: &["test", "it", "should", "when", "describe"],
-            boundary: false,
-            spaced: true,
-        }),
-        test_files: Convention::Is(TestFiles {
-            names: &["{stem}.test", "{stem}.spec"],
-            ext: TestExt::Any,
-            same_dir: false,
-            under: None,
-            stem_in: Some("__tests__"),
-            inline_marker: None,
-        }),
-        test_paths: Convention::Is(TestPaths {
-            suffixes: &[".test.js", ".test.jsx", ".spec.js", ".spec.jsx"],
-            prefixed: &[],
-        }),
-        test_runner: Convention::Is(TestRunner::Node),
-        line_syntax: Convention::Is(LineSyntax {
-            comments: LineSyntax::C_LIKE_COMMENTS,
-            imports: &["import ", "export * from", "export {"],
-            quotes: &['"', '\'', '`'],
-        }),
-        default_visibility: Convention::Is(DefaultVisibility::LeadingMark),
-        return_type: Convention::NotApplicable,
-        ripgrep_type: Convention::Is("js"),
-        doc_path_extensions: Convention::Is(&["js", "jsx"]),
-    },
+    conventions: ecma::CONVENTIONS,
     ..LanguageSpec::new(
         "javascript",
         &["js", "jsx", "mjs", "cjs"],

@@ -10,10 +10,7 @@
 mod ecma;
 
 use super::{Family, LanguageSpec, ModuleStyle};
-use crate::conventions::{
-    Convention, Conventions, DefaultVisibility, EntryPoints, Export, LineSyntax, ReturnForm,
-    TestEntry, TestExt, TestFiles, TestNames, TestPaths, TestRunner,
-};
+use crate::conventions::{Convention, Conventions, ReturnForm, TestPaths};
 
 const BASE: LanguageSpec = LanguageSpec {
     definitions: (
@@ -30,43 +27,14 @@ const BASE: LanguageSpec = LanguageSpec {
     module_style: ModuleStyle::RelativePath,
     implicit_self: false,
     conventions: Conventions {
-        complexity: Convention::Is(include_str!("../javascript/complexity.yml")),
-        entry_points: Convention::Is(EntryPoints {
-            names: &["main", "start", "bootstrap", "run", "handler"],
-            prefixes: &[],
-        }),
-        class_methods_are_api: Convention::Is(true),
-        signature_annotations: Convention::Is(false),
-        export: Convention::Is(Export::ExportStatement),
-        module_variables: Convention::Is(crate::conventions::ModuleVariables::DeclarationLines),
-        test_names: Convention::Is(TestNames::GENERIC),
-        test_entry: Convention::Is(TestEntry::Names {
-            prefixes: &["test", "it", "should", "when", "describe"],
-            boundary: false,
-            spaced: true,
-        }),
-        test_files: Convention::Is(TestFiles {
-            names: &["{stem}.test", "{stem}.spec"],
-            ext: TestExt::Any,
-            same_dir: false,
-            under: None,
-            stem_in: Some("__tests__"),
-            inline_marker: None,
-        }),
         test_paths: Convention::Is(TestPaths {
             suffixes: &[".test.ts", ".spec.ts"],
             prefixed: &[],
         }),
-        test_runner: Convention::Is(TestRunner::Node),
-        line_syntax: Convention::Is(LineSyntax {
-            comments: LineSyntax::C_LIKE_COMMENTS,
-            imports: &["import ", "export * from", "export {"],
-            quotes: &['"', '\'', '`'],
-        }),
-        default_visibility: Convention::Is(DefaultVisibility::LeadingMark),
         return_type: Convention::Is(ReturnForm::ColonAfterParams),
         ripgrep_type: Convention::Is("ts"),
         doc_path_extensions: Convention::Is(&["ts"]),
+        ..ecma::CONVENTIONS
     },
     ..LanguageSpec::new(
         "typescript",
