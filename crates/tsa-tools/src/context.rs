@@ -18,6 +18,36 @@ pub struct Context {
     subs: Arc<Mutex<Subscriptions>>,
     /// True when the transport can push notifications (the MCP server).
     push: bool,
+    /// The index's content fingerprint and the index files' stamp it was read at,
+    /// shared by clones (see [`FingerprintCache`]).
+    fingerprint: FingerprintCache,
+}
+
+/// The content fingerprint of a project's index, read again only when the index
+/// files' (size, mtime) changed: a cursor's staleness check costs one `stat` pair
+/// instead of a scan of every file row on each truncated answer.
+#[derive(Clone, Debug, Default)]
+pub(crate) struct FingerprintCache(Arc<Mutex<Option<(PathBuf, IndexStamp, String)>>>);
+
+impl FingerprintCache {
+    /// The fingerprint of `root`'s index ("" without one).
+    pub(crate) fn get(&self, root: &Path) -> String {
+        let stamp = index_stamp(root);
+        let mut cached = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some((r, s, f)) = cached.as_ref()
+            && r == root
+            && *s == stamp
+        {
+            return f.clone();
+        }
+        let f = tsa_index::Index::open(root)
+            .ok()
+            .flatten()
+            .and_then(|index| index.content_fingerprint().ok())
+            .unwrap_or_default();
+        *cached = Some((root.to_path_buf(), stamp, f.clone()));
+        f
+    }
 }
 
 /// One selector subscription.
@@ -65,6 +95,11 @@ impl std::fmt::Debug for Context {
 }
 
 impl Context {
+    /// The session's cache of the index's content fingerprint.
+    pub(crate) fn fingerprint_cache(&self) -> FingerprintCache {
+        self.fingerprint.clone()
+    }
+
     /// A context with no project yet (`set_project_path` sets one).
     pub fn new() -> Self {
         Context::default()

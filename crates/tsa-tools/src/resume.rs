@@ -17,6 +17,7 @@ use std::path::PathBuf;
 use serde_json::{Map, Value};
 use tsa_envelope::Success;
 
+use crate::context::FingerprintCache;
 use crate::{Context, ToolError};
 
 /// The version tag every cursor starts with.
@@ -87,6 +88,7 @@ impl Resume {
 /// Writes and checks the cursors of one call.
 pub struct Resumer {
     root: Option<PathBuf>,
+    fingerprints: FingerprintCache,
     call: String,
     data: OnceCell<String>,
 }
@@ -98,6 +100,7 @@ impl Resumer {
         canonical(&Value::Object(args.clone()), &mut text);
         Resumer {
             root: ctx.root().ok().map(PathBuf::from),
+            fingerprints: ctx.fingerprint_cache(),
             call: digest(&text),
             data: OnceCell::new(),
         }
@@ -120,8 +123,7 @@ impl Resumer {
     fn index_fingerprint(&self) -> String {
         self.root
             .as_deref()
-            .and_then(|root| tsa_index::Index::open(root).ok().flatten())
-            .and_then(|index| index.content_fingerprint().ok())
+            .map(|root| self.fingerprints.get(root))
             .unwrap_or_default()
     }
 
