@@ -559,14 +559,25 @@ class CodeGraph(Tool):
     key, label = "codegraph", "CodeGraph"
     index_dirs = [".codegraph"]
     bin = NPM_DIR / "node_modules" / ".bin" / "codegraph"
+    # Every MCP tool CodeGraph 1.6.1 defines (dist/mcp/tools.js). By default it serves
+    # only codegraph_explore; CODEGRAPH_MCP_TOOLS (short names) replaces that default,
+    # and on a project of 500 files or more every allowed tool is also listed.
+    ALL_MCP_TOOLS = "search,callers,callees,impact,node,explore,status,files"
+
+    def __init__(self, work: Path, mcp_tools: str | None = "explore,callers") -> None:
+        super().__init__(work)
+        self.mcp_tools = mcp_tools  # None: CodeGraph's own default surface
 
     def env(self):
         e = super().env()
-        # No telemetry; no shared background daemon, so the measured process tree is
-        # the whole of the work. The MCP server also serves the (unlisted but callable)
-        # codegraph_callers tool.
+        # No telemetry, no update check; no shared background daemon, so the measured
+        # process tree is the whole of the work.
         e.update(DO_NOT_TRACK="1", CODEGRAPH_TELEMETRY="0", CODEGRAPH_NO_DAEMON="1",
-                 CODEGRAPH_MCP_TOOLS="explore,callers", NO_COLOR="1")
+                 CODEGRAPH_NO_UPDATE_CHECK="1", NO_COLOR="1")
+        if self.mcp_tools:
+            e["CODEGRAPH_MCP_TOOLS"] = self.mcp_tools
+        else:
+            e.pop("CODEGRAPH_MCP_TOOLS", None)
         return e
 
     def version(self):
@@ -863,8 +874,9 @@ def markdown(res: dict, meta: dict) -> str:
         "full|incremental`, `--callers N` (JSON with caller bodies), `tree-sitter-analyzer-mcp` tool `nav` "
         "action `callers`. CodeGraph (`DO_NOT_TRACK=1 CODEGRAPH_NO_DAEMON=1`): `init -y` after deleting "
         "`.codegraph/`, `sync`, `callers --json`, `serve --mcp --no-watch` tool `codegraph_callers` "
-        "(enabled with `CODEGRAPH_MCP_TOOLS=explore,callers`; callable, though `tools/list` still shows only "
-        "`codegraph_explore`; answers a short Markdown list). "
+        "(enabled with `CODEGRAPH_MCP_TOOLS=explore,callers`, which lists it too on a project of 500 files "
+        "or more, while below that only explore, search and node are listed, the others still callable; "
+        "answers a short Markdown list). "
         "Index size counts every byte a tool wrote into its corpus copy and its `$HOME`. "
         "Ratios are tsa / peer from the same run: below 1 favours tsa.",
         "",

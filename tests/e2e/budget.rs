@@ -26,7 +26,10 @@ fn hub_project() -> (tempfile::TempDir, std::path::PathBuf) {
 #[test]
 fn cli_answer_fits_max_chars_and_keeps_exact_counts() {
     let (_d, root) = hub_project();
-    let (code, full, _) = run(&root, &["nav", "callers", "--function-name", "hub"]);
+    let (code, full, _) = run(
+        &root,
+        &["nav", "callers", "--function-name", "hub", "--limit", "50"],
+    );
     assert_eq!(code, 0);
     let full: Value = serde_json::from_str(&full).unwrap();
     assert_eq!(full["caller_count"], 30);
@@ -43,6 +46,8 @@ fn cli_answer_fits_max_chars_and_keeps_exact_counts() {
                 "callers",
                 "--function-name",
                 "hub",
+                "--limit",
+                "50",
                 "--max-chars",
                 &budget.to_string(),
                 "--output-format",
@@ -105,6 +110,8 @@ fn cli_answer_fits_max_chars_and_keeps_exact_counts() {
                 "callers",
                 "--function-name",
                 "hub",
+                "--limit",
+                "50",
                 "--max-chars",
                 bad,
                 "--output-format",

@@ -580,6 +580,13 @@ fn scoped_re_resolution_after_edits_equals_a_cold_build() {
 #[test]
 fn walk_skips_ignored_hidden_vendored_and_large_files_by_default() {
     let p = project("python");
+    // `.gitignore` applies inside a git work tree, as git applies it.
+    let git = std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&p.root)
+        .status()
+        .unwrap();
+    assert!(git.success());
     std::fs::write(p.root.join(".gitignore"), "generated/\n").unwrap();
     std::fs::write(p.root.join(".tsaignore"), "app/orphan.py\n").unwrap();
     for dir in ["generated", ".hidden", "node_modules/pkg", "vendor"] {
@@ -627,6 +634,78 @@ fn walk_skips_ignored_hidden_vendored_and_large_files_by_default() {
             .any(|f| f.starts_with("node_modules") || f.starts_with("vendor")),
         "{files:?}"
     );
+}
+
+#[test]
+fn gitignore_applies_only_in_a_git_work_tree_and_every_skip_is_counted() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap().join("tree");
+    for f in ["kernel/fork.c", "mm/slab.c", "lib/sort.py"] {
+        let path = root.join(f);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, "int f(void) { return 0; }\n").unwrap();
+    }
+    // Debian's kernel tree ships a `.gitignore` ending in `/*` but is no git
+    // repository: git (and so tsa) does not apply it there.
+    std::fs::write(root.join(".gitignore"), "*.o\n/*\n").unwrap();
+    let (code, v) = json(&root, &["index", "full"]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["phases"]["total_files"], 3, "{v}");
+    assert_eq!(v["phases"]["skipped_ignored"], 0, "{v}");
+    // Asked for, `.gitignore` applies outside a work tree too, and the answer says
+    // what it left out and by which rule.
+    let (code, v) = json(
+        &root,
+        &[
+            "index",
+            "full",
+            "--mode",
+            "full",
+            "--gitignore-outside-git",
+            "true",
+            "--max-files",
+            "5",
+        ],
+    );
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["error_type"], "empty_project", "{v}");
+    std::fs::write(root.join("keep.c"), "int keep(void) { return 1; }\n").unwrap();
+    std::fs::write(root.join(".gitignore"), "*.o\n/*\n!/keep.c\n").unwrap();
+    let (code, v) = json(
+        &root,
+        &[
+            "index",
+            "full",
+            "--mode",
+            "full",
+            "--gitignore-outside-git",
+            "true",
+        ],
+    );
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(v["phases"]["total_files"], 1, "{v}");
+    assert_eq!(v["phases"]["skipped_ignored"], 3, "{v}");
+    assert_eq!(v["ignore_rules"][0]["pattern"], "/*", "{v}");
+    assert_eq!(v["ignore_rules"][0]["file"], ".gitignore", "{v}");
+    assert_eq!(v["ignore_rules"][0]["files"], 3, "{v}");
+    std::fs::remove_file(root.join("keep.c")).unwrap();
+    // `.ignore` applies everywhere; when it leaves nothing, the error says what the
+    // walk left out and the rule that did it.
+    std::fs::write(root.join(".ignore"), "/*\n").unwrap();
+    let (code, v) = json(&root, &["index", "full", "--mode", "full"]);
+    assert_eq!(code, 1, "{v}");
+    assert_eq!(v["error_type"], "empty_project", "{v}");
+    let error = v["error"].as_str().unwrap();
+    for part in [
+        "python",
+        "c",
+        "3 by ignore rules",
+        "`/*` in .ignore: 3 file(s)",
+        "no_ignore=true",
+    ] {
+        assert!(error.contains(part), "{part}: {error}");
+    }
+    assert!(!error.contains("(Python, Rust)"), "{error}");
 }
 
 #[test]

@@ -245,3 +245,97 @@ async fn toon_content_is_never_larger_than_the_json_answer() {
         larger.join("\n")
     );
 }
+
+/// Every list of rows in the saved answers (two or more objects, at any depth) is a
+/// TOON table (uniform keys, flat values: TOON writes the keys once, in a header),
+/// and the tables together cost at most 0.6 of their minified JSON in TOON. Prints
+/// the ratio per list.
+#[test]
+fn lists_of_rows_are_toon_tables_at_six_tenths_of_their_json() {
+    fn lists<'a>(v: &'a Value, at: String, out: &mut Vec<(String, &'a Vec<Value>)>) {
+        match v {
+            Value::Array(a) => {
+                if a.len() >= 2 && a.iter().all(Value::is_object) {
+                    out.push((at.clone(), a));
+                }
+                for (i, x) in a.iter().enumerate() {
+                    lists(x, format!("{at}[{i}]"), out);
+                }
+            }
+            Value::Object(m) => {
+                for (k, x) in m {
+                    lists(x, format!("{at}.{k}"), out);
+                }
+            }
+            _ => {}
+        }
+    }
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/answers");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let (mut not_tables, mut toon_sum, mut json_sum, mut count) = (Vec::new(), 0usize, 0usize, 0);
+    for f in files {
+        let saved: Value = serde_json::from_str(&std::fs::read_to_string(&f).unwrap()).unwrap();
+        let name = f.file_stem().unwrap().to_string_lossy().into_owned();
+        let mut found = Vec::new();
+        lists(&saved["answer"], String::new(), &mut found);
+        for (at, rows) in found {
+            let json_chars = serde_json::to_string(rows).unwrap().chars().count();
+            let toon = tsa_format::to_toon(&json!({ "t": rows })).unwrap();
+            let toon_chars = toon.chars().count();
+            let table = toon
+                .lines()
+                .next()
+                .is_some_and(|l| l.starts_with("t[") && l.contains("]{"));
+            eprintln!(
+                "toon/json {:.2} {} {name} {at} ({} rows)",
+                toon_chars as f64 / json_chars as f64,
+                if table { "table" } else { "NOT A TABLE" },
+                rows.len()
+            );
+            if table {
+                toon_sum += toon_chars;
+                json_sum += json_chars;
+                count += 1;
+            } else if !NESTED_BY_DESIGN
+                .iter()
+                .chain(TO_FLATTEN.iter())
+                .any(|(action, list)| name.ends_with(action) && at.starts_with(list))
+            {
+                not_tables.push(format!("{name} {at}"));
+            }
+        }
+    }
+    let ratio = toon_sum as f64 / json_sum as f64;
+    eprintln!("{count} tables: TOON {toon_sum} / JSON {json_sum} characters = {ratio:.2}");
+    assert!(
+        not_tables.is_empty(),
+        "lists of rows TOON cannot write as a table:\n{}",
+        not_tables.join("\n")
+    );
+    assert!(ratio <= 0.6, "tables cost {ratio:.2} of their JSON");
+}
+
+/// Lists nested on purpose, by answer (`<tool>-<action>`) and path: a tree's
+/// children (the flat `nodes` table beside it lists the same nodes as rows), the
+/// knowledge graph's nodes (graphology's import format, read by the page), a
+/// definition's hierarchy (bases, subtypes and overrides per definition), the
+/// matches grouped by file (the grouping is the point: each path written once, its
+/// matches a table under it), a workflow's phases holding their steps, and a file's
+/// scale report holding its functions (each inner list a table).
+const NESTED_BY_DESIGN: [(&str, &str); 8] = [
+    ("nav-caller_tree", ".root.children"),
+    ("nav-callee_tree", ".root.children"),
+    ("viz-knowledge", ".nodes"),
+    ("nav-navigate", ".hierarchy"),
+    ("search-grep", ".files"),
+    ("search-content", ".files"),
+    ("project-workflow", ".phases"),
+    ("health-scale", ".files"),
+];
+
+/// Lists not yet flat (this list only shrinks).
+const TO_FLATTEN: [(&str, &str); 0] = [];

@@ -518,10 +518,7 @@ fn impact_blast_radius_walks_up_and_down_from_every_seed() {
     assert_eq!(v["verdict"], "CAUTION");
     let files = v["files_at_risk"].as_array().unwrap();
     assert_eq!(files[0]["file"], "shop/api.py");
-    assert_eq!(
-        files[0]["functions"],
-        json!(["dispatch", "handle", "process", "route"])
-    );
+    assert_eq!(files[0]["functions"], "dispatch handle process route");
     // Tests are outside the production radius unless asked for.
     let v = nav(
         &p.root,
@@ -994,7 +991,6 @@ fn module_level_code_counts_as_a_caller() {
     assert_eq!(v["module_callers"], 1);
     let row = &v["callers"][0];
     assert_eq!(row["name"], "<module>");
-    assert_eq!(row["kind"], "module");
     assert_eq!(row["qualified_name"], "app/startup.py:<module>");
     assert_eq!(row["call_lines"], "3 4");
     assert_eq!(row["call_text"], "warm()");
@@ -1023,7 +1019,7 @@ fn module_level_code_counts_as_a_caller() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|r| r["kind"] == "module")
+        .find(|r| r["name"] == "<module>")
         .expect("cli.py's module-level build() call");
     assert_eq!(module["file"], "app/cli.py");
     assert_eq!(module["line"], 21);

@@ -11,8 +11,8 @@ use serde_json::{Value, json};
 
 use crate::support::{assert_envelope, mcp, mcp_env, mcp_raw, run};
 
-/// A project where `hub` has `n` callers, each in its own file with a body long
-/// enough that 300 of them inlined pass 40,000 characters.
+/// A project where `hub` has `n` callers, each in its own file with a call line
+/// long enough that 300 of them listed pass 40,000 characters.
 pub fn many_callers(n: usize) -> (tempfile::TempDir, PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(dir.path()).unwrap().join("many");
@@ -29,7 +29,7 @@ fn write_caller(root: &Path, name: &str) {
     std::fs::write(
         root.join(format!("pkg/{name}.py")),
         format!(
-            "from pkg.hub import hub\n\n\ndef call_{name}(value):\n    # {name} calls the hub once and scales what it returns\n    return hub(value) * 2\n"
+            "from pkg.hub import hub\n\n\ndef call_{name}(value):\n    # {name} calls the hub once and scales what it returns\n    return hub(value) * 2  # {name}: what the hub answers, scaled by two\n"
         ),
     )
     .unwrap();

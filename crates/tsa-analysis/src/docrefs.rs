@@ -185,6 +185,116 @@ pub fn walk_docs(root: &Path, globs: &GlobSet, max: usize) -> (Vec<String>, bool
     (docs, more)
 }
 
+/// A Markdown reference that no longer matches the code.
+#[derive(Clone, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct StaleRef {
+    pub doc: String,
+    pub line: usize,
+    pub reference: String,
+    /// `path` or `symbol`.
+    pub kind: &'static str,
+    /// `link` or `code_span` (paths only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub via: Option<&'static str>,
+    pub reason: &'static str,
+}
+
+/// What a documentation check found.
+#[derive(Clone, Debug, Default)]
+pub struct DocCheck {
+    /// Documents read.
+    pub documents: usize,
+    /// Path and symbol references checked.
+    pub checked: usize,
+    /// In document order.
+    pub stale: Vec<StaleRef>,
+    /// Documents not read because they are (below) symlinks leaving the root.
+    pub linked: Vec<String>,
+}
+
+/// Whether a symbol reference names a definition of the index: by name, on its
+/// owner (a type, or any module for a lower-case owner).
+fn symbol_found(defs: &[tsa_index::SymbolRow], owner: Option<&str>) -> bool {
+    match owner {
+        Some(o) => {
+            defs.iter()
+                .any(|d| d.owner.as_deref() == Some(o) || d.qualname.contains(o))
+                // `module.func()`: the owner may be a module, not a type.
+                || (!o.starts_with(|c: char| c.is_uppercase()) && !defs.is_empty())
+        }
+        None => !defs.is_empty(),
+    }
+}
+
+/// The stale path and symbol references of the documents matching `globs`.
+pub fn stale_references(
+    root: &Path,
+    index: &tsa_index::Index,
+    globs: &GlobSet,
+) -> Result<DocCheck, crate::error::ToolError> {
+    let (docs, _) = walk_docs(root, globs, usize::MAX);
+    let mut known: std::collections::HashSet<String> = Default::default();
+    let mut out = DocCheck {
+        documents: docs.len(),
+        ..DocCheck::default()
+    };
+    for doc in &docs {
+        let text = match crate::security::read_text_in_root(root, doc) {
+            Ok(t) => t,
+            Err(crate::error::ToolError::Linked(_)) => {
+                out.linked.push(doc.clone());
+                continue;
+            }
+            Err(_) => continue,
+        };
+        let dir = doc.rsplit_once('/').map_or("", |(d, _)| d);
+        for r in references(&text) {
+            match r.kind {
+                RefKind::Path { via } => {
+                    out.checked += 1;
+                    if resolve_path(root, dir, &r.text).is_none() {
+                        out.stale.push(StaleRef {
+                            doc: doc.clone(),
+                            line: r.line,
+                            reference: r.text,
+                            kind: "path",
+                            via: Some(via),
+                            reason: "no such file or folder in the project",
+                        });
+                    }
+                }
+                RefKind::Symbol { owner, name } => {
+                    out.checked += 1;
+                    if known.contains(&r.text)
+                        || tsa_lang::Language::ALL.iter().any(|l| l.is_builtin(&name))
+                    {
+                        continue;
+                    }
+                    let defs = index.find_symbols(&name, None, None)?;
+                    if symbol_found(&defs, owner.as_deref()) {
+                        known.insert(r.text);
+                    } else {
+                        out.stale.push(StaleRef {
+                            doc: doc.clone(),
+                            line: r.line,
+                            reference: r.text,
+                            kind: "symbol",
+                            via: None,
+                            reason: if defs.is_empty() {
+                                "no definition of this name in the index"
+                            } else {
+                                "the name exists, but not on that owner"
+                            },
+                        });
+                    }
+                }
+                RefKind::Ident => {}
+            }
+        }
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -249,5 +359,34 @@ mod tests {
                 ),
             ]
         );
+    }
+
+    #[test]
+    fn symbol_references_match_a_type_owner_or_any_module() {
+        let def = |qualname: &str, owner: Option<&str>| tsa_index::SymbolRow {
+            id: 1,
+            name: "run".into(),
+            kind: "method".into(),
+            qualname: qualname.into(),
+            owner: owner.map(Into::into),
+            file: "a.py".into(),
+            language: "python".into(),
+            line: 1,
+            end_line: 2,
+            signature: String::new(),
+            is_test: false,
+        };
+        let defs = vec![def("Engine.run", Some("Engine"))];
+        assert!(symbol_found(&defs, Some("Engine")));
+        assert!(
+            !symbol_found(&defs, Some("Store")),
+            "a type owner must match"
+        );
+        assert!(
+            symbol_found(&defs, Some("jobs")),
+            "a module owner is not checked"
+        );
+        assert!(symbol_found(&defs, None));
+        assert!(!symbol_found(&[], None));
     }
 }

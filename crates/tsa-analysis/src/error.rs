@@ -27,8 +27,10 @@ pub enum ToolError {
     Encoding(String),
     #[error("no project root is set")]
     ProjectNotSet,
-    #[error("no supported source files (Python, Rust) under the project root")]
-    EmptyProject,
+    /// No source file of an indexed language under the root; the text says what the
+    /// walk left out, and why.
+    #[error("{0}")]
+    EmptyProject(String),
     #[error(transparent)]
     Index(#[from] tsa_index::IndexError),
     #[error("'{file}' is {size} bytes, over the {max}-byte limit for parsing on demand")]
@@ -50,7 +52,7 @@ impl ToolError {
             ToolError::Binary(_) => ErrorType::BinaryFile,
             ToolError::Encoding(_) => ErrorType::EncodingError,
             ToolError::ProjectNotSet => ErrorType::ProjectNotSet,
-            ToolError::EmptyProject => ErrorType::EmptyProject,
+            ToolError::EmptyProject(_) => ErrorType::EmptyProject,
             ToolError::Index(e) => match e.fault() {
                 Fault::DiskFull => ErrorType::ResourceExhausted,
                 Fault::ReadOnly => ErrorType::PermissionDenied,

@@ -597,6 +597,45 @@ pub fn definitions(defs: &[SymbolRow]) -> Vec<Definition> {
         .collect()
 }
 
+/// A definition as listed beside `nav callers`/`callees` (lean: the name and the
+/// language are the answer's, and the signature is cut at [`SIGNATURE_CHARS`]).
+#[derive(Clone, Debug, Serialize)]
+pub struct DefinitionBrief {
+    /// Qualified name (`Owner.method`).
+    pub qualified_name: String,
+    /// Definition kind (function, method, class, ...).
+    pub kind: String,
+    /// Project-relative file.
+    pub file: String,
+    /// First line.
+    pub line: u32,
+    /// Last line.
+    pub end_line: u32,
+    /// Signature as written, cut at [`SIGNATURE_CHARS`] characters (`...`).
+    pub signature: String,
+}
+
+/// Characters of a signature in a [`DefinitionBrief`].
+pub const SIGNATURE_CHARS: usize = 80;
+
+/// The first `n` definitions as brief rows.
+pub fn definition_briefs(defs: &[SymbolRow], n: usize) -> Vec<DefinitionBrief> {
+    defs.iter()
+        .take(n)
+        .map(|d| DefinitionBrief {
+            qualified_name: d.qualname.clone(),
+            kind: d.kind.clone(),
+            file: d.file.clone(),
+            line: d.line,
+            end_line: d.end_line,
+            signature: match d.signature.char_indices().nth(SIGNATURE_CHARS) {
+                Some((i, _)) => format!("{}...", d.signature[..i].trim_end()),
+                None => d.signature.clone(),
+            },
+        })
+        .collect()
+}
+
 /// The definitions list shown beside callers/callees.
 pub fn definitions_json(defs: &[SymbolRow]) -> Value {
     serde_json::to_value(definitions(defs)).unwrap_or(Value::Null)

@@ -276,7 +276,9 @@ pub struct FileAtRisk {
     pub file: String,
     /// Number of affected functions in it.
     pub function_count: usize,
-    /// Their qualified names, sorted.
+    /// Their qualified names, sorted (one string, space-separated, so the rows stay
+    /// a TOON table).
+    #[serde(serialize_with = "crate::flat::spaced")]
     pub functions: Vec<String>,
 }
 

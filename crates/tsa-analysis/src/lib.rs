@@ -9,13 +9,21 @@
 //! of the dispatcher, a session or a transport (never `tsa-tools`, `tsa-mcp` or
 //! `tsa-cli`).
 
+pub mod ast_view;
+pub mod call_graph;
 pub mod call_paths;
 pub mod chain;
+pub mod change_impact;
+pub mod class_members;
+pub mod class_tree;
 pub mod co_change;
 pub mod complexity;
 pub mod constraints;
 pub mod docrefs;
 mod error;
+pub mod explore;
+pub mod file_table;
+pub mod flat;
 pub mod git;
 pub mod graph;
 pub mod health;
@@ -23,16 +31,30 @@ pub mod hierarchy;
 pub mod history;
 pub mod hyphae;
 pub mod impact;
+pub mod journal;
 pub mod knowledge;
 pub mod mermaid;
+pub mod navigate;
+pub mod project;
+pub mod read_range;
 pub mod resolve;
 pub mod security;
 pub mod semdiff;
+pub mod signature;
+pub mod similarity;
+pub mod sitemap;
 pub mod source;
 pub mod suggest;
+pub mod task_context;
+pub mod test_map;
+pub mod text_batch;
 pub mod text_search;
 pub mod trees;
 pub mod trust;
+pub mod ts_query;
+pub mod uml;
+pub mod usage_trace;
+pub mod workflow;
 pub mod xref;
 
 /// Why a call failed; `tsa-tools` re-exports it as `ToolError`.

@@ -135,3 +135,22 @@ pub fn resolve(index: &Index, defs: &[SymbolRow]) -> Result<Resolved, ToolError>
         references,
     })
 }
+
+pub use crate::signature::split_qualified;
+
+#[cfg(test)]
+mod tests {
+    use super::split_qualified;
+
+    #[test]
+    fn splits_qualified_names() {
+        assert_eq!(split_qualified("Greeter.greet"), (Some("Greeter"), "greet"));
+        assert_eq!(
+            split_qualified("crate::a::Engine::run"),
+            (Some("Engine"), "run")
+        );
+        assert_eq!(split_qualified("pkg.mod.Cls.m"), (Some("Cls"), "m"));
+        assert_eq!(split_qualified("build"), (None, "build"));
+        assert_eq!(split_qualified(".x"), (None, ".x"));
+    }
+}

@@ -491,38 +491,30 @@ pub fn compare(old: &Version, new: &Version) -> Vec<Change> {
     out
 }
 
-/// One change as JSON: symbol, kind, change, line ranges, signatures, bodies.
+/// One change as JSON: symbol, kind, change, line ranges (`a-b`), signatures,
+/// bodies. Every key is present (null where a change has none), so a list of
+/// changes is one TOON table.
 pub fn change_json(c: &Change, old: &Version, new: &Version, bodies: bool) -> Value {
     let d = c.new.map(|j| &new.defs[j]).or(c.old.map(|i| &old.defs[i]));
+    let o = c.old.map(|i| (i, &old.defs[i]));
+    let n = c.new.map(|j| (j, &new.defs[j]));
     let mut v = json!({
         "symbol": d.map(|d| d.qualname.as_str()).unwrap_or(""),
         "name": d.map(|d| d.name.as_str()).unwrap_or(""),
         "kind": d.map(|d| d.kind).unwrap_or(""),
         "change": c.kind.as_str(),
+        "old_lines": o.map(|(_, o)| format!("{}-{}", o.line, o.end_line)),
+        "old_name": o.filter(|_| c.kind == ChangeKind::Renamed).map(|(_, o)| o.qualname.as_str()),
+        "old_signature": o
+            .filter(|_| matches!(c.kind, ChangeKind::SignatureChanged | ChangeKind::Removed))
+            .map(|(_, o)| o.signature.as_str()),
+        "new_lines": n.map(|(_, n)| format!("{}-{}", n.line, n.end_line)),
+        "signature": n.map(|(_, n)| n.signature.as_str()),
+        "moved": c.moved && c.kind != ChangeKind::Moved,
     });
-    if let Some(i) = c.old {
-        let o = &old.defs[i];
-        v["old_lines"] = json!([o.line, o.end_line]);
-        if c.kind == ChangeKind::Renamed {
-            v["old_name"] = json!(o.qualname);
-        }
-        if matches!(c.kind, ChangeKind::SignatureChanged | ChangeKind::Removed) {
-            v["old_signature"] = json!(o.signature);
-        }
-        if bodies {
-            v["old_body"] = json!(old.body(i));
-        }
-    }
-    if let Some(j) = c.new {
-        let n = &new.defs[j];
-        v["new_lines"] = json!([n.line, n.end_line]);
-        v["signature"] = json!(n.signature);
-        if bodies {
-            v["new_body"] = json!(new.body(j));
-        }
-    }
-    if c.moved && c.kind != ChangeKind::Moved {
-        v["moved"] = json!(true);
+    if bodies {
+        v["old_body"] = json!(o.map(|(i, _)| old.body(i)));
+        v["new_body"] = json!(n.map(|(j, _)| new.body(j)));
     }
     v
 }

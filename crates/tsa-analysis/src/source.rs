@@ -91,25 +91,46 @@ pub enum BodyRows {
 /// How many rows `include_bodies=top` inlines.
 pub const TOP_BODIES: usize = 3;
 
-/// Lines of all bodies of `include_bodies=top` together (a default answer stays
-/// small; the rest is named in `body_cut_lines`).
-pub const TOP_LINES: usize = 60;
+/// Lines of one body of `include_bodies=top` (a default answer stays small: the
+/// lines around the call for a caller, the head of a definition otherwise; the rest
+/// is named in `body_cut_lines`).
+pub const TOP_LINES_EACH: usize = 4;
 
-/// Lines of one inlined body at most; the rest is named in `body_cut_lines`.
+/// Lines of one inlined body of `include_bodies=all` at most; the rest is named in
+/// `body_cut_lines`.
 pub const BODY_LINES_EACH: usize = 40;
 
+/// Lines of all bodies of `include_bodies=top` together in a list of definitions
+/// ([`BodyRows::definition_budget`]).
+pub const TOP_DEFINITION_LINES: usize = 60;
+
 impl BodyRows {
-    /// The budget of inlined bodies for this choice.
-    pub fn budget(self) -> BodyBudget {
+    /// The budget of inlined definitions (`search symbol`, `structure explore`): the
+    /// top rows share [`TOP_DEFINITION_LINES`], each at most [`BODY_LINES_EACH`].
+    pub fn definition_budget(self) -> BodyBudget {
         let (rows, lines_total) = match self {
             BodyRows::None => (0, 0),
-            BodyRows::Top => (TOP_BODIES, TOP_LINES),
+            BodyRows::Top => (TOP_BODIES, TOP_DEFINITION_LINES),
             BodyRows::All => (usize::MAX, usize::MAX),
         };
         BodyBudget {
             rows,
             lines_each: BODY_LINES_EACH,
             lines_total,
+        }
+    }
+
+    /// The budget of inlined bodies beside call sites (`nav callers`, `callees`).
+    pub fn budget(self) -> BodyBudget {
+        let (rows, lines_each) = match self {
+            BodyRows::None => (0, 0),
+            BodyRows::Top => (TOP_BODIES, TOP_LINES_EACH),
+            BodyRows::All => (usize::MAX, BODY_LINES_EACH),
+        };
+        BodyBudget {
+            rows,
+            lines_each,
+            lines_total: rows.saturating_mul(lines_each),
         }
     }
 }
@@ -198,6 +219,47 @@ impl<'a> Bodies<'a> {
                 .get("truncated")
                 .is_some()
                 .then(|| format!("{}-{end}", shown_end + 1)),
+        }
+    }
+
+    /// A caller's body as flat row fields, cut to the lines around `focus` (its call
+    /// line) when it is longer than the per-body cap: the lines shown in
+    /// `body_lines`, the lines cut (one or two ranges, `a-b c-d`) in `body_cut_lines`.
+    pub fn inline_around(&mut self, file: &str, start: u32, end: u32, focus: u32) -> Inlined {
+        if self.rows >= self.budget.rows || self.lines >= self.budget.lines_total || start == 0 {
+            return Inlined::default();
+        }
+        let room = self
+            .budget
+            .lines_each
+            .min(self.budget.lines_total - self.lines);
+        let Some(lines) = self.lines_of(file) else {
+            return Inlined::default();
+        };
+        let (first, last) = (start as usize, (end as usize).min(lines.len()));
+        if first > last || room == 0 {
+            return Inlined::default();
+        }
+        // The window: a quarter of it above the call, the rest from the call down,
+        // moved inside the definition.
+        let len = (last - first + 1).min(room);
+        let focus = (focus as usize).clamp(first, last);
+        let from = focus.saturating_sub(len / 4).max(first).min(last + 1 - len);
+        let to = from + len - 1;
+        let content = lines[from - 1..to].join("\n") + "\n";
+        self.rows += 1;
+        self.lines += len;
+        let mut cut = Vec::new();
+        if from > first {
+            cut.push(format!("{first}-{}", from - 1));
+        }
+        if to < last {
+            cut.push(format!("{}-{last}", to + 1));
+        }
+        Inlined {
+            body: Some(content),
+            body_lines: Some(format!("{from}-{to}")),
+            body_cut_lines: (!cut.is_empty()).then(|| cut.join(" ")),
         }
     }
 

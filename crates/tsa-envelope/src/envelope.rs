@@ -266,9 +266,7 @@ impl Success {
             .map(|(s, c)| s.next_step(c))
             .collect();
         if let Some(cursor) = &self.resume {
-            parts.push(format!(
-                "next rows: repeat this call with cursor=\"{cursor}\" (same totals)"
-            ));
+            parts.push(format!("next page: cursor=\"{cursor}\""));
         }
         if !self.follow_up.is_empty() {
             parts.push(self.follow_up.clone());

@@ -179,11 +179,32 @@ pub struct ListSpelling {
     pub cap_key: &'static str,
     /// What the items are called in `next_step`, e.g. `callers`.
     pub noun: &'static str,
-    /// How to get the rest, e.g. `raise limit, or ...`.
+    /// How to get the rest, e.g. `raise limit, or ...` (empty: the cursor sentence
+    /// after it says it).
     pub remedy: String,
 }
 
 impl ListSpelling {
+    /// The spelling of one list: its key, the keys of its exact total, listed count
+    /// and cap, what its items are called, and how to get the rest.
+    pub fn new(
+        list_key: &'static str,
+        total_key: &'static str,
+        listed_key: &'static str,
+        cap_key: &'static str,
+        noun: &'static str,
+        remedy: impl Into<String>,
+    ) -> ListSpelling {
+        ListSpelling {
+            list_key,
+            total_key,
+            listed_key,
+            cap_key,
+            noun,
+            remedy: remedy.into(),
+        }
+    }
+
     /// `showing <listed> of <total> <noun> — <remedy>` with the real numbers.
     /// A later page says which rows it lists: `showing <first>-<last> of <total>`.
     pub fn next_step<T>(&self, capped: &Capped<T>) -> String {
@@ -192,12 +213,15 @@ impl ListSpelling {
             o if capped.listed() == 0 => format!("none past row {o}"),
             o => format!("rows {}-{}", o + 1, o + capped.listed()),
         };
-        format!(
-            "showing {shown} of {} {} — {}",
-            capped.total(),
-            self.noun,
-            self.remedy
-        )
+        match self.remedy.as_str() {
+            // The cursor sentence that follows says how to get the rest.
+            "" => format!("showing {shown} of {} {}", capped.total(), self.noun),
+            remedy => format!(
+                "showing {shown} of {} {} — {remedy}",
+                capped.total(),
+                self.noun
+            ),
+        }
     }
 }
 

@@ -123,6 +123,12 @@ pub struct BuildReport {
     /// Files listed by the walk that were gone (deleted or renamed) when read.
     pub skipped_missing: usize,
     pub truncated_by_max_files: bool,
+    /// Source files past `max_files`, left out (counted).
+    pub skipped_over_max_files: usize,
+    /// Source files the ignore rules left out (counted when the walk was asked to).
+    pub skipped_ignored: usize,
+    /// The ignore rules that left them out, most files first.
+    pub ignore_rules: Vec<crate::walk::IgnoreRule>,
     pub files_with_parse_errors: usize,
     pub calls_resolved: usize,
     pub workers: usize,
@@ -304,17 +310,8 @@ fn build_locked(
         None
     };
     checkpoint("open");
-    // SCIP files imported before (a cold build starts a fresh database).
-    let (remembered, last_scip): (Vec<String>, Option<String>) = match &conn {
-        Some(c) => (
-            store::get_meta(c, "scip_inputs")?
-                .and_then(|s| serde_json::from_str(&s).ok())
-                .unwrap_or_default(),
-            store::get_meta(c, "scip_fingerprint")?,
-        ),
-        None => (Vec::new(), None),
-    };
-    let walked = walk(root, &opts.walk);
+    let (remembered, last_scip) = remembered_scip(conn.as_ref())?;
+    let walked = walk_for(root, opts, conn.is_none());
     let layout = Layout::read(root, &walked.manifests);
     let walk_ms = started.elapsed().as_millis();
     checkpoint("walk");
@@ -353,6 +350,9 @@ fn build_locked(
         skipped_too_large: walked.skipped_too_large,
         skipped_structure_only: walked.skipped_structure_only,
         truncated_by_max_files: walked.truncated_by_max_files,
+        skipped_over_max_files: walked.skipped_over_max_files,
+        skipped_ignored: walked.skipped_ignored,
+        ignore_rules: walked.ignore_rules.clone(),
         workers: rayon::current_num_threads(),
         walk_ms,
         parse_ms,
@@ -1016,6 +1016,30 @@ fn names_of_files(
         }
     }
     Ok(out)
+}
+
+/// The SCIP files imported before and their fingerprint (a cold build starts a
+/// fresh database: none).
+fn remembered_scip(conn: Option<&Connection>) -> Result<(Vec<String>, Option<String>), IndexError> {
+    Ok(match conn {
+        Some(c) => (
+            store::get_meta(c, "scip_inputs")?
+                .and_then(|s| serde_json::from_str(&s).ok())
+                .unwrap_or_default(),
+            store::get_meta(c, "scip_fingerprint")?,
+        ),
+        None => (Vec::new(), None),
+    })
+}
+
+/// The walk of a build: a cold or full build also counts what the ignore rules
+/// left out (a second, rule-free walk of the folders); a sync does not pay for it.
+fn walk_for(root: &Path, opts: &BuildOptions, cold: bool) -> crate::walk::WalkResult {
+    let walk_opts = WalkOptions {
+        count_ignored: opts.walk.count_ignored || cold || opts.mode == BuildMode::Full,
+        ..opts.walk.clone()
+    };
+    walk(root, &walk_opts)
 }
 
 /// An incremental build: rewrite the rows of changed files, then re-resolve only

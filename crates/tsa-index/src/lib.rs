@@ -47,7 +47,8 @@ pub use store::{
     SCHEMA_VERSION, identifier_words, index_dir, index_path, lock_builds_within, state_path,
 };
 pub use walk::{
-    SKIPPED_DIRS, SourceFile, WalkOptions, WalkResult, is_skipped_dir, relative, walk, walk_dirs,
+    IgnoreRule, MAX_FILES_GUARD, SKIPPED_DIRS, SourceFile, WalkOptions, WalkResult, is_skipped_dir,
+    relative, walk, walk_dirs,
 };
 
 /// Index failures: storage or filesystem.

@@ -98,6 +98,10 @@ pub(crate) fn opt_symbol_at(r: &Row<'_>, at: usize) -> rusqlite::Result<Option<S
     }
 }
 
+/// Ids bound in one statement of `calls_where` (SQLite's variable limit is
+/// 32,766; 999 in builds older than 3.32).
+const CALLS_CHUNK: usize = 4000;
+
 impl Index {
     /// Opens the index of `root`; `None` when it has never been built.
     pub fn open(root: &Path) -> Result<Option<Index>, IndexError> {
@@ -225,20 +229,35 @@ impl Index {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The call rows whose `clause` column is one of `ids`, by file, line and call:
+    /// asked in chunks (SQLite bounds the variables of one statement), merged back
+    /// into that order.
     pub(crate) fn calls_where(
         &self,
         clause: &str,
         ids: &[i64],
     ) -> Result<Vec<CallRow>, IndexError> {
-        if ids.is_empty() {
-            return Ok(Vec::new());
+        let mut keyed: Vec<(String, u32, i64, CallRow)> = Vec::new();
+        for chunk in ids.chunks(CALLS_CHUNK) {
+            keyed.extend(self.calls_chunk(clause, chunk)?);
         }
+        if ids.len() > CALLS_CHUNK {
+            keyed.sort_by(|a, b| (&a.0, a.1, a.2).cmp(&(&b.0, b.1, b.2)));
+        }
+        Ok(keyed.into_iter().map(|(_, _, _, row)| row).collect())
+    }
+
+    fn calls_chunk(
+        &self,
+        clause: &str,
+        ids: &[i64],
+    ) -> Result<Vec<(String, u32, i64, CallRow)>, IndexError> {
         let marks = vec!["?"; ids.len()].join(",");
         let sql = format!(
             "SELECT c.line, cf.path, cf.language, cn.name, c.receiver, c.path_call, c.resolution, c.confidence,
                     s.id, n.name, s.kind, s.qualname, o.name, f.path, f.language, s.line, s.end_line, s.signature, s.is_test,
                     t.id, tn.name, t.kind, t.qualname, tow.name, tf.path, tf.language, t.line, t.end_line, t.signature, t.is_test,
-                    c.package
+                    c.package, c.id
              FROM calls c
              JOIN files cf ON cf.id = c.file_id
              JOIN names cn ON cn.id = c.callee_id
@@ -255,7 +274,7 @@ impl Index {
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let rows = stmt.query_map(params_from_iter(ids.iter()), |r| {
-            Ok(CallRow {
+            let row = CallRow {
                 line: r.get(0)?,
                 file: r.get(1)?,
                 language: r.get(2)?,
@@ -267,7 +286,8 @@ impl Index {
                 caller: opt_symbol_at(r, 8)?,
                 target: opt_symbol_at(r, 19)?,
                 package: r.get(30)?,
-            })
+            };
+            Ok((row.file.clone(), row.line, r.get(31)?, row))
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }

@@ -303,7 +303,7 @@ impl Index {
 
 #[cfg(test)]
 mod tests {
-    use crate::{BuildOptions, Index, Resolution, build};
+    use crate::{BuildOptions, CallRow, Index, Resolution, build};
 
     fn project() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
@@ -327,6 +327,25 @@ mod tests {
         );
         build(dir.path(), &BuildOptions::default()).unwrap();
         dir
+    }
+
+    #[test]
+    fn callers_of_more_ids_than_one_statement_binds_come_back_whole_and_in_order() {
+        let dir = project();
+        let index = Index::open(dir.path()).unwrap().unwrap();
+        let helper = &index.find_symbols("helper", None, None).unwrap()[0];
+        let alone = index.callers(&[helper.id]).unwrap();
+        assert_eq!(alone.len(), 4);
+        // 40,000 ids, more than SQLite binds in one statement (32,766; most of them no
+        // symbol), the real one in a middle chunk.
+        let mut ids: Vec<i64> = (1_000_000..1_040_000).collect();
+        ids[20_000] = helper.id;
+        let many = index.callers(&ids).unwrap();
+        let key = |r: &CallRow| (r.file.clone(), r.line, r.callee_name.clone());
+        assert_eq!(
+            many.iter().map(key).collect::<Vec<_>>(),
+            alone.iter().map(key).collect::<Vec<_>>()
+        );
     }
 
     #[test]

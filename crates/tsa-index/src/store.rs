@@ -10,7 +10,7 @@ use crate::IndexError;
 use crate::fault::checkpoint;
 
 /// Bumped whenever the schema or the extractor changes what it stores.
-pub const SCHEMA_VERSION: i64 = 12;
+pub const SCHEMA_VERSION: i64 = 13;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;

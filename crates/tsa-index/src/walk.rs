@@ -1,6 +1,10 @@
-//! Walks the project with ripgrep's `ignore` walker: gitignore-aware, hidden and
-//! vendored folders skipped, files over the size limit skipped and counted.
+//! Walks the project with ripgrep's `ignore` walker: `.gitignore` applied as git
+//! applies it (inside a git work tree; outside one only when asked), `.ignore` and
+//! `.tsaignore` always, hidden and vendored folders skipped, files over the size
+//! limit skipped; every skip counted by its reason, and the ignore rules that left
+//! files out named with their counts.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use tsa_lang::{Language, Tier};
@@ -19,12 +23,17 @@ pub const SKIPPED_DIRS: [&str; 10] = [
     "third_party",
 ];
 
+/// The default cap on files indexed: a guard far above real trees (the Linux
+/// kernel has about 75,000 files), never a silent cut: past it the files left out
+/// are counted and the answer warns.
+pub const MAX_FILES_GUARD: usize = 1_000_000;
+
 /// Walk settings.
 #[derive(Clone, Debug)]
 pub struct WalkOptions {
     /// Files larger than this many bytes are skipped.
     pub max_file_size: u64,
-    /// Stop after this many candidate files.
+    /// Index at most this many files; the rest are counted (`skipped_over_max_files`).
     pub max_files: usize,
     /// Only files under these project-relative folders (empty = the whole project).
     pub only: Vec<String>,
@@ -32,6 +41,12 @@ pub struct WalkOptions {
     pub include_hidden: bool,
     /// Ignore `.gitignore` / `.ignore` rules (default: honoured). `.tsaignore` always applies.
     pub no_ignore: bool,
+    /// Apply `.gitignore` files outside a git work tree too (git itself does not:
+    /// default false, as ripgrep).
+    pub gitignore_outside_git: bool,
+    /// Count the files the ignore rules left out, by rule (a second walk of the
+    /// folders without the rules: for full builds and empty-project answers).
+    pub count_ignored: bool,
 }
 
 impl WalkOptions {
@@ -49,10 +64,12 @@ impl Default for WalkOptions {
     fn default() -> Self {
         WalkOptions {
             max_file_size: 2 * 1024 * 1024,
-            max_files: 200_000,
+            max_files: MAX_FILES_GUARD,
             only: Vec::new(),
             include_hidden: false,
             no_ignore: false,
+            gitignore_outside_git: false,
+            count_ignored: false,
         }
     }
 }
@@ -79,6 +96,14 @@ pub struct WalkResult {
     /// Files of structure-tier languages (HTML, CSS, ...): outlined on demand, not indexed.
     pub skipped_structure_only: usize,
     pub truncated_by_max_files: bool,
+    /// Source files past `max_files`, left out (counted, never listed).
+    pub skipped_over_max_files: usize,
+    /// Source files (of a supported language) the ignore rules left out, when
+    /// `count_ignored` asked for them.
+    pub skipped_ignored: usize,
+    /// The rules that left them out, most files first: (rule, the ignore file that
+    /// holds it, files).
+    pub ignore_rules: Vec<IgnoreRule>,
     /// Project-relative paths of the manifests the layout is read from
     /// (`pyproject.toml`, `go.mod`, `Cargo.toml`, ...), sorted.
     pub manifests: Vec<String>,
@@ -102,6 +127,25 @@ pub fn relative(root: &Path, abs: &Path) -> Option<String> {
     Some(parts.join("/"))
 }
 
+/// An ignore rule that left source files out of the walk.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IgnoreRule {
+    /// The pattern as written (`/*`, `generated/`).
+    pub pattern: String,
+    /// The project-relative ignore file holding it (`.gitignore`, `web/.ignore`).
+    pub file: String,
+    /// Source files it left out.
+    pub files: usize,
+}
+
+/// The ignore files the walker reads, in the order of their precedence (later
+/// wins), and whether each is git's.
+const IGNORE_FILES: [(&str, bool); 3] = [
+    (".gitignore", true),
+    (".ignore", false),
+    (".tsaignore", false),
+];
+
 /// The walker every listing uses: gitignore / `.ignore` / `.tsaignore` rules, hidden
 /// entries per the options, never following symlinks, and never the vendored and
 /// generated folders, the index itself or `.git`.
@@ -112,7 +156,9 @@ fn walker(root: &Path, opts: &WalkOptions) -> ignore::Walk {
         .git_global(false)
         .git_exclude(!opts.no_ignore)
         .ignore(!opts.no_ignore)
-        .require_git(false)
+        // `.gitignore` applies inside a git work tree (as git and ripgrep apply it),
+        // or everywhere when asked; `.ignore` and `.tsaignore` always.
+        .require_git(!opts.gitignore_outside_git)
         .add_custom_ignore_filename(".tsaignore")
         .follow_links(false)
         .filter_entry(|e| {
@@ -166,7 +212,8 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> WalkResult {
         }
         if out.files.len() >= opts.max_files {
             out.truncated_by_max_files = true;
-            break;
+            out.skipped_over_max_files += 1;
+            continue;
         }
         out.files.push(SourceFile {
             rel,
@@ -178,5 +225,123 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> WalkResult {
     }
     out.files.sort_by(|a, b| a.rel.cmp(&b.rel));
     out.manifests.sort();
+    if opts.count_ignored && !opts.no_ignore {
+        let walked: std::collections::HashSet<&str> =
+            out.files.iter().map(|f| f.rel.as_str()).collect();
+        let (count, rules) = ignored(root, opts, &walked, out.skipped_over_max_files > 0);
+        out.skipped_ignored = count;
+        out.ignore_rules = rules;
+    }
     out
+}
+
+/// The source files the ignore rules left out, and the rules that did it: a walk of
+/// the same folders without the rules, each file missing from `walked` matched
+/// against the ignore files of its folders (deepest first, the last matching line
+/// of a file wins, as in git). Files past `max_files` (`over_cap`) are not the
+/// rules' doing and are not counted here.
+fn ignored(
+    root: &Path,
+    opts: &WalkOptions,
+    walked: &std::collections::HashSet<&str>,
+    over_cap: bool,
+) -> (usize, Vec<IgnoreRule>) {
+    let all = ignore::WalkBuilder::new(root)
+        .hidden(!opts.include_hidden)
+        .git_ignore(false)
+        .git_global(false)
+        .git_exclude(false)
+        .ignore(false)
+        .parents(false)
+        .follow_links(false)
+        .filter_entry(|e| {
+            let name = e.file_name().to_string_lossy();
+            !(e.file_type().is_some_and(|t| t.is_dir()) && is_skipped_dir(&name))
+        })
+        .build();
+    let in_git = !opts.gitignore_outside_git && in_git_work_tree(root);
+    let mut matchers: HashMap<PathBuf, Vec<(String, ignore::gitignore::Gitignore)>> =
+        HashMap::new();
+    let mut by_rule: HashMap<(String, String), usize> = HashMap::new();
+    let mut count = 0usize;
+    for entry in all.flatten() {
+        if !entry.file_type().is_some_and(|t| t.is_file()) {
+            continue;
+        }
+        let Some(rel) = relative(root, entry.path()) else {
+            continue;
+        };
+        if walked.contains(rel.as_str()) || over_cap {
+            continue;
+        }
+        let Some(language) = Language::from_path(&rel) else {
+            continue;
+        };
+        if language.tier() == Tier::Structure || !opts.in_scope(&rel) {
+            continue;
+        }
+        count += 1;
+        let rule = rule_for(
+            root,
+            entry.path(),
+            in_git || opts.gitignore_outside_git,
+            &mut matchers,
+        );
+        *by_rule.entry(rule).or_default() += 1;
+    }
+    let mut rules: Vec<IgnoreRule> = by_rule
+        .into_iter()
+        .map(|((pattern, file), files)| IgnoreRule {
+            pattern,
+            file,
+            files,
+        })
+        .collect();
+    rules.sort_by(|a, b| b.files.cmp(&a.files).then_with(|| a.file.cmp(&b.file)));
+    rules.truncate(5);
+    (count, rules)
+}
+
+/// Whether `root` is inside a git work tree (a `.git` in it or above it).
+fn in_git_work_tree(root: &Path) -> bool {
+    root.ancestors().any(|d| d.join(".git").exists())
+}
+
+/// The (pattern, ignore file) that leaves `path` out: the ignore files of its
+/// folders from the deepest up, `.tsaignore` before `.ignore` before `.gitignore`
+/// (their precedence), git's only when `git_applies`.
+fn rule_for(
+    root: &Path,
+    path: &Path,
+    git_applies: bool,
+    matchers: &mut HashMap<PathBuf, Vec<(String, ignore::gitignore::Gitignore)>>,
+) -> (String, String) {
+    for dir in path.ancestors().skip(1) {
+        if !dir.starts_with(root) {
+            break;
+        }
+        let here = matchers.entry(dir.to_path_buf()).or_insert_with(|| {
+            IGNORE_FILES
+                .iter()
+                .rev()
+                .filter(|(_, git)| git_applies || !git)
+                .filter_map(|(name, _)| {
+                    let file = dir.join(name);
+                    file.is_file().then(|| {
+                        let (g, _) = ignore::gitignore::Gitignore::new(&file);
+                        (relative(root, &file).unwrap_or_default(), g)
+                    })
+                })
+                .collect()
+        });
+        for (file, g) in here.iter() {
+            if let ignore::Match::Ignore(glob) = g.matched_path_or_any_parents(path, false) {
+                return (glob.original().to_owned(), file.clone());
+            }
+        }
+    }
+    (
+        "(git's info/exclude or a parent folder's ignore file)".to_owned(),
+        String::new(),
+    )
 }

@@ -265,6 +265,45 @@ pub struct Conventions {
     pub ripgrep_type: Convention<&'static str>,
     /// Extensions that make a Markdown code span a file path (`project doc_sync`).
     pub doc_path_extensions: Convention<&'static [&'static str]>,
+    /// What makes a definition public API, whose callers outside the project cannot
+    /// be counted (`trust`: never SAFE, never dead).
+    pub public_api: Convention<PublicApi>,
+    /// Which web frameworks' route declarations are read (`health routes`).
+    pub routes: Convention<Routes>,
+}
+
+/// What makes a definition public API of the project (read by `trust::public_api`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PublicApi {
+    /// A public name of a package: re-exported by or defined in an `__init__.py`,
+    /// named in `__all__`, a public method of such a class.
+    PythonPackage,
+    /// `pub` items of a library crate reachable from its root.
+    RustLibraryCrate,
+    /// Capitalised names of a non-`main` package.
+    GoExported,
+    /// Exports of a package's entry module (`package.json` `main`/`exports`).
+    EcmaPackageExport,
+    /// No rule yet: public API of this language is not detected (answers rest on
+    /// the project's own callers and unresolved call sites only).
+    Undetected,
+}
+
+/// Which route declarations `health routes` reads in a language's files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Routes {
+    /// Flask/Quart decorators, FastAPI routers, Django `urls.py` paths.
+    PythonWeb,
+    /// Express-style `app.get('/x', handler)` calls.
+    Express,
+    /// Spring `@RequestMapping`/`@GetMapping` ... with a class prefix.
+    Spring,
+    /// Gin/Echo-style `r.GET("/x", handler)` calls.
+    Gin,
+    /// Actix attributes (`#[get("/x")]`) and Axum `.route("/x", get(h))`.
+    RustWeb,
+    /// No route syntax is read for this language.
+    None,
 }
 
 impl Conventions {
@@ -287,6 +326,8 @@ impl Conventions {
         return_type: Convention::Unstated,
         ripgrep_type: Convention::Unstated,
         doc_path_extensions: Convention::Unstated,
+        public_api: Convention::Unstated,
+        routes: Convention::Unstated,
     };
 
     /// Markup and data languages (structure tier): no code conventions apply. A
@@ -308,6 +349,8 @@ impl Conventions {
         return_type: Convention::NotApplicable,
         ripgrep_type: Convention::Unstated,
         doc_path_extensions: Convention::NotApplicable,
+        public_api: Convention::NotApplicable,
+        routes: Convention::NotApplicable,
     };
 
     /// The names of the conventions left unstated.
@@ -330,6 +373,8 @@ impl Conventions {
             ("return_type", c.return_type.is_stated()),
             ("ripgrep_type", c.ripgrep_type.is_stated()),
             ("doc_path_extensions", c.doc_path_extensions.is_stated()),
+            ("public_api", c.public_api.is_stated()),
+            ("routes", c.routes.is_stated()),
         ]
         .into_iter()
         .filter(|(_, stated)| !stated)

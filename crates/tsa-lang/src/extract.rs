@@ -165,14 +165,27 @@ fn count_errors(root: Node<'_>) -> u32 {
 }
 
 fn signature(node: Node<'_>, src: &[u8]) -> String {
+    // Up to the body, without the comments between the header and the body
+    // (`def f():  # note`): the end of the last child before the body that is not
+    // a comment.
     let end = node
         .child_by_field_name("body")
-        .map(|b| b.start_byte())
+        .map(|b| {
+            let mut cursor = node.walk();
+            node.children(&mut cursor)
+                .take_while(|c| c.start_byte() < b.start_byte())
+                .filter(|c| !c.is_extra())
+                .map(|c| c.end_byte())
+                .max()
+                .unwrap_or(b.start_byte())
+                .min(b.start_byte())
+        })
         .unwrap_or(node.end_byte())
         // A signature is cut at 200 characters: 4 KiB of source is plenty, and a
         // body-less definition nesting thousands of others is not copied whole.
         .min(node.start_byte() + 4096);
-    let raw = String::from_utf8_lossy(&src[node.start_byte()..end]);
+    let header = header_without_comments(node, src, end);
+    let raw = String::from_utf8_lossy(&header);
     let mut sig: String = raw.split_whitespace().collect::<Vec<_>>().join(" ");
     // JS/TS: an exported declaration says so (`export default class Cart`), which is
     // what makes it a module's API (public API, default-export lookups).
@@ -194,6 +207,49 @@ fn signature(node: Node<'_>, src: &[u8]) -> String {
         sig = sig.chars().take(200).collect::<String>() + "…";
     }
     sig
+}
+
+/// The bytes of `node` up to `end`, without the comments inside them
+/// (`@Override // note`, `def f():  # note`): a signature is code.
+fn header_without_comments(node: Node<'_>, src: &[u8], end: usize) -> Vec<u8> {
+    let start = node.start_byte();
+    let mut cut: Vec<(usize, usize)> = Vec::new();
+    let mut cursor = node.walk();
+    let mut more = cursor.goto_first_child();
+    while more {
+        let n = cursor.node();
+        let inside = n.start_byte() < end;
+        if inside && n.kind().contains("comment") {
+            cut.push((n.start_byte(), n.end_byte().min(end)));
+        } else if inside && cursor.goto_first_child() {
+            continue;
+        }
+        loop {
+            if cursor.goto_next_sibling() {
+                break;
+            }
+            if !cursor.goto_parent() || cursor.node() == node {
+                more = false;
+                break;
+            }
+        }
+    }
+    if cut.is_empty() {
+        return src[start..end].to_vec();
+    }
+    let mut out = Vec::with_capacity(end - start);
+    let mut at = start;
+    for (a, b) in cut {
+        if a > at {
+            out.extend_from_slice(&src[at..a]);
+        }
+        out.push(b' ');
+        at = at.max(b);
+    }
+    if at < end {
+        out.extend_from_slice(&src[at..end]);
+    }
+    out
 }
 
 /// The language-binding attributes and directives just above a definition.
@@ -290,6 +346,13 @@ fn kind_of(capture: &str) -> Option<DefKind> {
 /// Parses `src` and nothing else (the physical lower bound of indexing, for
 /// benchmarks); returns the number of nodes with errors, or `None` if no tree.
 pub fn parse_only(lang: Language, src: &[u8]) -> Result<Option<u32>, ExtractError> {
+    let blanked = crate::noise::blank(lang, src);
+    let src = blanked.as_deref().unwrap_or(src);
+    Ok(parse_tree(lang, src)?.map(|t| u32::from(t.root_node().has_error())))
+}
+
+/// Parses `src` with this thread's parser of `lang`.
+fn parse_tree(lang: Language, src: &[u8]) -> Result<Option<tree_sitter::Tree>, ExtractError> {
     let spec = lang.spec();
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
@@ -302,9 +365,7 @@ pub fn parse_only(lang: Language, src: &[u8]) -> Result<Option<u32>, ExtractErro
                 v.insert(p)
             }
         };
-        Ok(parser
-            .parse(src, None)
-            .map(|t| u32::from(t.root_node().has_error())))
+        Ok(parser.parse(src, None))
     })
 }
 
@@ -327,19 +388,10 @@ pub fn extract_with(
 ) -> Result<FileExtract, ExtractError> {
     let queries = compiled(lang)?;
     let spec = lang.spec();
-    let tree = PARSERS.with(|cell| {
-        let mut parsers = cell.borrow_mut();
-        let parser = match parsers.entry(lang) {
-            std::collections::hash_map::Entry::Occupied(e) => e.into_mut(),
-            std::collections::hash_map::Entry::Vacant(v) => {
-                let mut p = Parser::new();
-                p.set_language(&(spec.grammar)())
-                    .map_err(|_| ExtractError::Grammar(spec.name))?;
-                v.insert(p)
-            }
-        };
-        Ok::<_, ExtractError>(parser.parse(src, None))
-    })?;
+    // Attribute-like macros blanked (C, C++): the same offsets, a parsable header.
+    let blanked = crate::noise::blank(lang, src);
+    let src = blanked.as_deref().unwrap_or(src);
+    let tree = parse_tree(lang, src)?;
     let Some(tree) = tree else {
         return Ok(FileExtract {
             parse_errors: 1,
@@ -979,6 +1031,29 @@ mod tests {
     }
 
     #[cfg(feature = "python")]
+    #[test]
+    fn a_signature_leaves_out_the_comment_before_the_body() {
+        let src = b"def all(self):  # We can't proxy this method\n    # more\n    return 1\n\nclass K(Base):  # note\n    pass\n";
+        let x = extract(Language::Python, src).unwrap();
+        let sigs: Vec<_> = x.defs.iter().map(|d| d.signature.as_str()).collect();
+        assert_eq!(sigs, ["def all(self)", "class K(Base)"]);
+        let x = extract(
+            Language::JavaScript,
+            b"function f(a) /* c */ { return a; }\n",
+        )
+        .unwrap();
+        assert_eq!(x.defs[0].signature, "function f(a)");
+        let x = extract(
+            Language::Java,
+            b"class C {\n  @Override // note\n  protected double area(/* r */ double r) { return r; }\n}\n",
+        )
+        .unwrap();
+        assert_eq!(
+            x.defs[1].signature,
+            "@Override protected double area( double r)"
+        );
+    }
+
     #[test]
     fn python_defs_calls_imports() {
         let src = br#"

@@ -6,12 +6,13 @@ mod conventions;
 mod extract;
 mod languages;
 mod model;
+mod noise;
 mod returns;
 mod test_paths;
 
 pub use conventions::{
     Convention, Conventions, DefaultVisibility, EntryPoints, Export, LineSyntax, ModuleVariables,
-    ReturnForm, TestEntry, TestExt, TestFiles, TestNames, TestPaths, TestRunner,
+    PublicApi, ReturnForm, Routes, TestEntry, TestExt, TestFiles, TestNames, TestPaths, TestRunner,
 };
 pub use extract::{ExtractError, FactsHook, extract, extract_with, parse_only, validate_queries};
 pub use languages::{Family, Language, ModuleStyle, Tier};

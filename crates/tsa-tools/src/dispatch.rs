@@ -4,7 +4,6 @@
 //! envelope -> format. MCP and the CLI both call [`call`].
 
 use serde_json::{Map, Value, json};
-use tsa_analysis::security::resolve_in_root;
 use tsa_analysis::suggest::{clip, closest};
 use tsa_envelope::{Envelope, ErrorType, Failure, Success, with_reach};
 use tsa_format::{OutputFormat, render};
@@ -111,6 +110,9 @@ pub fn call_within(
     let mut max_chars: Option<usize> = None;
     let mut resume: Option<Resume> = None;
     let identifier = identifier(&args);
+    // An answer measured against a budget is rendered there: its last rendering
+    // (of the answer as sent) is kept so it is not rendered twice.
+    let mut rendered: Option<Map<String, Value>> = None;
     let outcome = (|| -> Result<Envelope, Failure> {
         let mut args = match args {
             Value::Object(m) => m,
@@ -213,6 +215,8 @@ pub fn call_within(
         let schema = handler.marked_schema();
         check_params(*handler, &schema, &mut args).map_err(ToolError::into_failure)?;
         normalise(&schema, &mut args)?;
+        // The paths confined here serve this call only (forgotten when it ends).
+        let _confined = crate::project_path::CallPaths::begin();
         check_paths(ctx, &path_params(&schema), &args).map_err(ToolError::into_failure)?;
         let how = Answering {
             format,
@@ -220,11 +224,14 @@ pub fn call_within(
             presentation,
             budget: budget_of(max_chars, default_budget),
         };
-        answer(ctx, *handler, args, resume.as_ref(), &how).map(Envelope::from)
+        let (success, body) = answer(ctx, *handler, args, resume.as_ref(), &how)?;
+        rendered = body;
+        Ok(Envelope::from(success))
     })();
     let envelope = match outcome {
         Ok(e) => e,
         Err(f) => {
+            rendered = None;
             // Error texts and summary lines never carry the absolute project root.
             let root = ctx
                 .root()
@@ -235,7 +242,7 @@ pub fn call_within(
     };
     Reply {
         is_error: !envelope.is_success(),
-        body: render(&envelope, format, compact_only),
+        body: rendered.unwrap_or_else(|| render(&envelope, format, compact_only)),
         format,
         compact_only,
     }
@@ -255,17 +262,18 @@ fn output_format(tool: &str, v: &Value, help: bool) -> Result<OutputFormat, Fail
     }
 }
 
-/// The rendered size of an envelope in characters, as the transport writes it.
-fn rendered_chars(
+/// An envelope rendered, and its size in characters as the transport writes it.
+fn rendered(
     envelope: &Envelope,
     format: OutputFormat,
     compact_only: bool,
     presentation: Presentation,
-) -> usize {
+) -> (usize, Map<String, Value>) {
     let body = render(envelope, format, compact_only);
-    present(&body, format, compact_only, presentation)
+    let chars = present(&body, format, compact_only, presentation)
         .chars()
-        .count()
+        .count();
+    (chars, body)
 }
 
 /// How an answer is written and the budget it must fit (with what set it).
@@ -278,13 +286,14 @@ struct Answering {
 
 /// Runs the action (keeping the rows earlier pages listed when `resume` asks for a
 /// later page), makes the page, then fits the budget; `next_cursor` resumes it.
+/// With a budget, the answer comes with its rendering (measured to fit it).
 fn answer(
     ctx: &mut Context,
     handler: &dyn DynAction,
     args: Map<String, Value>,
     resume: Option<&Resume>,
     how: &Answering,
-) -> Result<Success, Failure> {
+) -> Result<(Success, Option<Map<String, Value>>), Failure> {
     let resumer = Resumer::new(ctx, handler.facade(), handler.name(), &args);
     let reach = resume.map_or(0, Resume::reach);
     let mut success = with_reach(reach, || crate::heal::run(handler, ctx, args))
@@ -307,7 +316,7 @@ fn answer(
             },
             &resumer,
         ),
-        None => success,
+        None => (success, None),
     })
 }
 
@@ -425,18 +434,24 @@ struct Budget<'a> {
 /// exact totals, so the four-part truncation shape and the "showing X of Y"
 /// next_step stay true, and `next_cursor` (rewritten after every cut) resumes at
 /// the first row left out.
-fn within_budget(success: Success, b: Budget<'_>, resumer: &Resumer) -> Success {
+fn within_budget(
+    success: Success,
+    b: Budget<'_>,
+    resumer: &Resumer,
+) -> (Success, Option<Map<String, Value>>) {
     let budget = b.chars;
-    let size_of = |s: &Success| {
-        rendered_chars(
+    let render_of = |s: &Success| {
+        rendered(
             &Envelope::from(s.clone()),
             b.format,
             b.compact_only,
             b.presentation,
         )
     };
-    if size_of(&success) <= budget {
-        return success;
+    let size_of = |s: &Success| render_of(s).0;
+    let (size, body) = render_of(&success);
+    if size <= budget {
+        return (success, Some(body));
     }
     let mut current = success.with_warning(format!(
         "{}: whole rows were left out to fit; the counts stay exact",
@@ -450,16 +465,17 @@ fn within_budget(success: Success, b: Budget<'_>, resumer: &Resumer) -> Success 
     // Coarse steps (half the overshoot, measured on compact rows, so never more
     // than needed), then single rows from the last state that did not fit.
     loop {
-        let size = size_of(&current);
+        let (size, body) = render_of(&current);
         if size <= budget {
-            return current;
+            return (current, Some(body));
         }
         let mut next = current.clone();
         if cut(&mut next, (size - budget) / 2) == 0 {
-            return current.with_warning(format!(
+            let current = current.with_warning(format!(
                 "{}: the answer without any listed rows is still {size} characters",
                 b.label
             ));
+            return (current, None);
         }
         if size_of(&next) <= budget {
             break;
@@ -468,11 +484,12 @@ fn within_budget(success: Success, b: Budget<'_>, resumer: &Resumer) -> Success 
     }
     // `next` fits, so dropping single rows from `current` ends at or before it.
     while cut(&mut current, 0) > 0 {
-        if size_of(&current) <= budget {
-            break;
+        let (size, body) = render_of(&current);
+        if size <= budget {
+            return (current, Some(body));
         }
     }
-    current
+    (current, None)
 }
 
 fn kind_of(v: &Value) -> &'static str {
@@ -607,7 +624,7 @@ fn check_paths(
             _ => continue,
         };
         for p in paths {
-            resolve_in_root(root, p)?;
+            crate::project_path::confine_for_call(root, p)?;
         }
     }
     Ok(())

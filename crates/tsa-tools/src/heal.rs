@@ -143,7 +143,62 @@ pub fn build_index(ctx: &Context, opts: &BuildOptions) -> Result<BuildReport, To
     let report = tsa_index::build(root, opts)?;
     record(root, &report);
     if report.total_files == 0 {
-        return Err(ToolError::EmptyProject);
+        return Err(empty_project(Some(&report)));
     }
     Ok(report)
+}
+
+/// The `empty_project` error: which languages are indexed and, from the build that
+/// found nothing, every reason files were left out, with the ignore rule that left
+/// out most.
+pub fn empty_project(report: Option<&BuildReport>) -> ToolError {
+    let languages: Vec<&str> = tsa_lang::Language::ALL
+        .iter()
+        .filter(|l| l.tier() != tsa_lang::Tier::Structure)
+        .map(|l| l.name())
+        .collect();
+    let mut msg = format!(
+        "no source file of an indexed language ({}) under the project root",
+        languages.join(", ")
+    );
+    let Some(r) = report else {
+        msg.push_str("; index action=full mode=full says what the walk left out");
+        return ToolError::EmptyProject(msg);
+    };
+    let mut skipped = Vec::new();
+    if r.skipped_ignored > 0 {
+        let top = r
+            .ignore_rules
+            .first()
+            .map(|g| {
+                let file = if g.file.is_empty() {
+                    String::new()
+                } else {
+                    format!(" in {}", g.file)
+                };
+                format!(" (most by `{}`{file}: {} file(s))", g.pattern, g.files)
+            })
+            .unwrap_or_default();
+        skipped.push(format!(
+            "{} by ignore rules{top}: pass no_ignore=true to index action=full to index them",
+            r.skipped_ignored
+        ));
+    }
+    for (n, why) in [
+        (
+            r.skipped_structure_only,
+            "of outline-only languages (HTML, CSS, Markdown, ...)",
+        ),
+        (r.skipped_too_large, "over the size limit (max_file_size)"),
+        (r.skipped_unknown_extension, "of unknown extensions"),
+        (r.skipped_binary, "binary"),
+    ] {
+        if n > 0 {
+            skipped.push(format!("{n} {why}"));
+        }
+    }
+    if !skipped.is_empty() {
+        msg.push_str(&format!("; the walk left out {}", skipped.join("; ")));
+    }
+    ToolError::EmptyProject(msg)
 }

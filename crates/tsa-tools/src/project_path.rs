@@ -130,6 +130,46 @@ impl JsonSchema for ProjectPath {
 thread_local! {
     /// The project root the `Args` being deserialised on this thread belong to.
     static ROOT: RefCell<Option<PathBuf>> = const { RefCell::new(None) };
+    /// The paths the dispatcher confined for the call running on this thread (root,
+    /// value -> resolved), so deserialising its `Args` does not resolve them again.
+    static CONFINED: RefCell<Vec<(PathBuf, ProjectPath)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Confines `input` to `root` for the call about to run on this thread (the
+/// dispatcher's refusal of a path that leaves the root); the [`ProjectPath`] its
+/// `Args` then deserialise reuses the resolution.
+pub(crate) fn confine_for_call(root: &Path, input: &str) -> Result<(), ToolError> {
+    let p = ProjectPath::confine(root, input)?;
+    CONFINED.with(|c| c.borrow_mut().push((root.to_path_buf(), p)));
+    Ok(())
+}
+
+/// The scope of one call's confined paths: begins empty, and forgets them when
+/// dropped, so no later deserialisation on this thread reuses a resolution the
+/// file system may have changed since.
+pub(crate) struct CallPaths(());
+
+impl CallPaths {
+    pub(crate) fn begin() -> CallPaths {
+        CONFINED.with(|c| c.borrow_mut().clear());
+        CallPaths(())
+    }
+}
+
+impl Drop for CallPaths {
+    fn drop(&mut self) {
+        CONFINED.with(|c| c.borrow_mut().clear());
+    }
+}
+
+/// The resolution of `given` under `root` made for this call, if any.
+fn confined(root: &Path, given: &str) -> Option<ProjectPath> {
+    CONFINED.with(|c| {
+        c.borrow()
+            .iter()
+            .find(|(r, p)| r == root && p.given == given)
+            .map(|(_, p)| p.clone())
+    })
 }
 
 /// Runs `f` (the deserialisation of one action's `Args`) with `root` in scope for
@@ -151,7 +191,10 @@ impl<'de> Deserialize<'de> for ProjectPath {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let given = String::deserialize(deserializer)?;
         ROOT.with(|root| match root.borrow().as_deref() {
-            Some(root) => ProjectPath::confine(root, &given).map_err(serde::de::Error::custom),
+            Some(root) => match confined(root, &given) {
+                Some(p) => Ok(p),
+                None => ProjectPath::confine(root, &given).map_err(serde::de::Error::custom),
+            },
             None => Err(serde::de::Error::custom(
                 "a path needs the project root: call set_project_path first",
             )),

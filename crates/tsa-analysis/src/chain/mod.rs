@@ -3,6 +3,7 @@
 
 pub mod complexity;
 pub mod parse;
+pub mod report;
 
 use rustc_hash::{FxHashMap, FxHashSet};
 use tsa_index::{DslSymbol, Index, identifier_words};

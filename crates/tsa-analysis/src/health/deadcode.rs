@@ -261,6 +261,16 @@ fn text_facts(
     f
 }
 
+/// What the language's `export` convention needs of a file: whether it is in a
+/// library (not a binary crate), whether it is a `main` package.
+fn export_scope(language: &str, path: &str, text: &[u8]) -> (bool, bool) {
+    let export = conventions(language).and_then(|c| c.export.get().copied());
+    (
+        export == Some(Export::PubInLibrary) && !rust_binary_file(path),
+        export == Some(Export::Capitalised) && go_package_main(text),
+    )
+}
+
 /// Rust files that belong to a binary, not a library crate.
 fn rust_binary_file(path: &str) -> bool {
     path.ends_with("src/main.rs")
@@ -438,8 +448,7 @@ pub fn analyse(
             return (*fid, pass);
         };
         let lines: Vec<&[u8]> = text.split(|b| *b == b'\n').collect();
-        let rust_lib = f.language == "rust" && !rust_binary_file(&f.path);
-        let go_main = f.language == "go" && go_package_main(&text);
+        let (rust_lib, go_main) = export_scope(&f.language, &f.path, &text);
         for &i in by_file.get(fid).map(Vec::as_slice).unwrap_or(&[]) {
             let s = &model.syms[i];
             if !CALLABLE.contains(&s.kind.as_str()) {

@@ -113,10 +113,13 @@ impl<'a> Files<'a> {
         for (f, (line, mut names)) in by_target {
             names.sort();
             names.dedup();
-            rows.push(json!({"file": f, "line": line, "names": names, "resolved": true}));
+            // One flat row shape for both kinds (names space-separated): a TOON table.
+            rows.push(json!({"file": f, "module": null, "line": line, "names": names.join(" "), "resolved": true}));
         }
         for (m, line) in unresolved {
-            rows.push(json!({"module": m, "line": line, "resolved": false}));
+            rows.push(
+                json!({"file": null, "module": m, "line": line, "names": null, "resolved": false}),
+            );
         }
         rows
     }
@@ -141,7 +144,7 @@ impl<'a> Files<'a> {
             .map(|(f, (line, mut names))| {
                 names.sort();
                 names.dedup();
-                json!({"file": f, "line": line, "names": names})
+                json!({"file": f, "line": line, "names": names.join(" ")})
             })
             .collect()
     }

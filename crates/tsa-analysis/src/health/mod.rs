@@ -18,12 +18,19 @@
 
 pub mod config;
 pub mod coverage;
+pub mod dead;
 pub mod deadcode;
 pub mod files;
 pub mod git;
+pub mod heatmap;
+pub mod matrix;
 pub mod model;
+pub mod overview;
 pub mod patterns;
+pub mod refactor;
 pub mod routes_scan;
+pub mod scale;
+pub mod test_gap;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

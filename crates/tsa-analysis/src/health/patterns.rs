@@ -4,7 +4,7 @@
 use std::sync::OnceLock;
 
 use regex::Regex;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 const DATA: &str = include_str!("patterns.yml");
 
@@ -125,6 +125,85 @@ pub fn scan<'r>(language: &str, text: &str, rules: &'r [PatternRule]) -> Vec<Fin
     out
 }
 
+/// Which findings of a file to keep.
+#[derive(Clone, Copy, Debug)]
+pub struct FindingFilter {
+    pub smells: bool,
+    pub security: bool,
+    pub anti_patterns: bool,
+    /// Lowest severity rank kept (0 info, 1 warning, 2 critical).
+    pub min_rank: u8,
+}
+
+/// A smell or a line-rule finding of a file.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FileFinding {
+    /// `smells`, `security` or `anti_patterns`.
+    pub category: String,
+    pub rule: String,
+    pub severity: String,
+    pub line: u32,
+    pub message: String,
+    pub fix: String,
+    /// The matching line (line rules only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub snippet: Option<String>,
+    #[serde(skip)]
+    pub rank: u8,
+}
+
+/// The smells (health smell rules) and line-rule findings of file `rel` with text
+/// `text`, most severe first, then by line.
+pub fn file_findings(
+    root: &std::path::Path,
+    rel: &str,
+    text: &str,
+    f: FindingFilter,
+) -> Result<Vec<FileFinding>, crate::error::ToolError> {
+    let lang = tsa_lang::Language::from_path(rel).map_or("", |l| l.name());
+    let mut rows: Vec<FileFinding> = Vec::new();
+    if f.smells {
+        let cfg = crate::health::HealthConfig::load(root)?;
+        for s in crate::health::facts_of(rel, text, &cfg).smells {
+            let rank = severity_rank(&s.severity);
+            if rank >= f.min_rank {
+                rows.push(FileFinding {
+                    category: "smells".to_owned(),
+                    rule: s.kind,
+                    severity: s.severity,
+                    line: s.line,
+                    message: s.message,
+                    fix: s.fix,
+                    snippet: None,
+                    rank,
+                });
+            }
+        }
+    }
+    for x in scan(lang, text, rules()) {
+        let wanted = if x.rule.category == "security" {
+            f.security
+        } else {
+            f.anti_patterns
+        };
+        let rank = severity_rank(&x.rule.severity);
+        if wanted && rank >= f.min_rank {
+            rows.push(FileFinding {
+                category: x.rule.category.clone(),
+                rule: x.rule.id.clone(),
+                severity: x.rule.severity.clone(),
+                line: x.line,
+                message: x.rule.message.clone(),
+                fix: x.rule.fix.clone(),
+                snippet: Some(x.snippet),
+                rank,
+            });
+        }
+    }
+    rows.sort_by(|a, b| b.rank.cmp(&a.rank).then(a.line.cmp(&b.line)));
+    Ok(rows)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -152,5 +231,44 @@ mod tests {
             ]
         );
         assert!(scan("rust", "let x = eval(s);\n", rules()).is_empty());
+    }
+
+    #[test]
+    fn file_findings_follow_the_filter_and_come_most_severe_first() {
+        let dir = tempfile::tempdir().unwrap();
+        let long = "x".repeat(300);
+        let text = format!("import os\n\n\ndef f(a):\n    return eval(a)  # {long}\n");
+        std::fs::write(dir.path().join("m.py"), &text).unwrap();
+        let all = FindingFilter {
+            smells: true,
+            security: true,
+            anti_patterns: true,
+            min_rank: 0,
+        };
+        let rows = file_findings(dir.path(), "m.py", &text, all).unwrap();
+        assert!(!rows.is_empty());
+        assert!(rows.windows(2).all(|w| w[0].rank >= w[1].rank));
+        let none = FindingFilter {
+            smells: false,
+            security: false,
+            anti_patterns: false,
+            min_rank: 0,
+        };
+        assert!(
+            file_findings(dir.path(), "m.py", &text, none)
+                .unwrap()
+                .is_empty()
+        );
+        let smells = FindingFilter {
+            smells: true,
+            security: false,
+            anti_patterns: false,
+            min_rank: 0,
+        };
+        let only = file_findings(dir.path(), "m.py", &text, smells).unwrap();
+        assert!(
+            only.iter()
+                .all(|r| r.category == "smells" && r.snippet.is_none())
+        );
     }
 }

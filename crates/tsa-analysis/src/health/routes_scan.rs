@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::LazyLock;
 
 use regex::Regex;
+use tsa_lang::Routes;
 
 use crate::health::model::par_map;
 
@@ -111,9 +112,16 @@ fn next_def(lines: &[&str], from: usize, pat: &Regex) -> Option<String> {
     None
 }
 
-/// Routes declared in one file (`rel` decides the language).
+/// The route syntax read in a file: its language's `routes` convention.
+fn routes_of(rel: &str) -> Routes {
+    tsa_lang::Language::from_path(rel)
+        .and_then(|l| l.conventions().routes.get().copied())
+        .unwrap_or(Routes::None)
+}
+
+/// Routes declared in one file (its language's `routes` convention decides which
+/// framework syntax is read).
 pub fn scan_file(rel: &str, text: &str) -> Vec<Route> {
-    let ext = rel.rsplit_once('.').map_or("", |(_, e)| e);
     let lines: Vec<&str> = text.lines().collect();
     let mut out = Vec::new();
     let mut push = |method: &str, path: &str, handler: String, line: usize, fw: &'static str| {
@@ -126,8 +134,8 @@ pub fn scan_file(rel: &str, text: &str) -> Vec<Route> {
             framework: fw,
         });
     };
-    match ext {
-        "py" => {
+    match routes_of(rel) {
+        Routes::PythonWeb => {
             let fastapi = text.contains("fastapi") || text.contains("FastAPI");
             let is_urls = rel.rsplit('/').next().is_some_and(|b| b == "urls.py");
             for (i, l) in lines.iter().enumerate() {
@@ -166,7 +174,7 @@ pub fn scan_file(rel: &str, text: &str) -> Vec<Route> {
                 }
             }
         }
-        "js" | "jsx" | "mjs" | "cjs" | "ts" | "tsx" => {
+        Routes::Express => {
             for (i, l) in lines.iter().enumerate() {
                 if let Some(c) = EXPRESS.captures(l) {
                     let verb = if &c[2] == "all" { "ANY" } else { &c[2] };
@@ -174,7 +182,7 @@ pub fn scan_file(rel: &str, text: &str) -> Vec<Route> {
                 }
             }
         }
-        "java" | "kt" | "kts" => {
+        Routes::Spring => {
             let mut prefix = String::new();
             for (i, l) in lines.iter().enumerate() {
                 let Some(c) = SPRING.captures(l) else {
@@ -214,7 +222,7 @@ pub fn scan_file(rel: &str, text: &str) -> Vec<Route> {
                 push(&method, &full, handler, i, "spring");
             }
         }
-        "go" => {
+        Routes::Gin => {
             for (i, l) in lines.iter().enumerate() {
                 if let Some(c) = GIN.captures(l) {
                     let verb = match &c[2] {
@@ -226,7 +234,7 @@ pub fn scan_file(rel: &str, text: &str) -> Vec<Route> {
                 }
             }
         }
-        "rs" => {
+        Routes::RustWeb => {
             for (i, l) in lines.iter().enumerate() {
                 if let Some(c) = ACTIX_ATTR.captures(l) {
                     let handler = next_def(&lines, i + 1, &RUST_FN).unwrap_or_default();
@@ -245,7 +253,7 @@ pub fn scan_file(rel: &str, text: &str) -> Vec<Route> {
                 }
             }
         }
-        _ => {}
+        Routes::None => {}
     }
     out
 }
@@ -268,23 +276,7 @@ fn join_paths(prefix: &str, path: &str) -> String {
 pub fn scan_project(root: &Path, files: &[String]) -> Vec<Route> {
     let wanted: Vec<&String> = files
         .iter()
-        .filter(|f| {
-            let ext = f.rsplit_once('.').map_or("", |(_, e)| e);
-            matches!(
-                ext,
-                "py" | "js"
-                    | "jsx"
-                    | "mjs"
-                    | "cjs"
-                    | "ts"
-                    | "tsx"
-                    | "java"
-                    | "kt"
-                    | "kts"
-                    | "go"
-                    | "rs"
-            )
-        })
+        .filter(|f| routes_of(f) != Routes::None)
         .collect();
     par_map(&wanted, |rel| {
         let Ok(text) = crate::security::read_text_in_root(root, rel) else {

@@ -5,6 +5,7 @@
 //! projects it to a level of detail, cuts it around a focus, lays it out and exports
 //! Graphology JSON or a self-contained HTML page.
 
+pub mod focus;
 pub mod layout;
 pub mod page;
 pub mod sidecar;

@@ -190,3 +190,94 @@ pub fn save(root: &Path, sidecar: &Sidecar) -> Result<u64, ToolError> {
     write_atomic(&path(root), &bytes)?;
     Ok(bytes.len() as u64)
 }
+
+/// Why a sidecar is rebuilt, or `up_to_date` when it is kept: `forced`, `missing`,
+/// `up_to_date`, `settings_changed` or `inputs_changed`.
+pub fn reason(
+    previous: Option<&Sidecar>,
+    force: bool,
+    fingerprint: &str,
+    settings: &Settings,
+) -> &'static str {
+    match previous {
+        _ if force => "forced",
+        None => "missing",
+        Some(p) if p.fingerprint == fingerprint => "up_to_date",
+        Some(p) if p.settings != *settings => "settings_changed",
+        Some(_) => "inputs_changed",
+    }
+}
+
+/// The sidecar after a refresh: kept or rebuilt (and saved), and why.
+pub struct Refreshed {
+    pub sidecar: Sidecar,
+    /// See [`reason`].
+    pub reason: &'static str,
+    /// Bytes written when rebuilt.
+    pub bytes_written: Option<u64>,
+    /// The stored sidecar could not be read (it was rebuilt).
+    pub warnings: Vec<String>,
+}
+
+/// Rebuilds and saves the sidecar of `index` when forced or when its inputs or
+/// settings changed; keeps the stored one otherwise.
+pub fn refresh(
+    index: &Index,
+    root: &Path,
+    settings: Settings,
+    force: bool,
+) -> Result<Refreshed, ToolError> {
+    let fingerprint = fingerprint(index, root, &settings)?;
+    let mut warnings = Vec::new();
+    let previous = match load(root) {
+        Ok(p) => p,
+        Err(e) => {
+            warnings.push(format!("knowledge_unreadable: {e}; rebuilt"));
+            None
+        }
+    };
+    let reason = reason(previous.as_ref(), force, &fingerprint, &settings);
+    let (sidecar, bytes_written) = match previous {
+        Some(p) if reason == "up_to_date" => (p, None),
+        _ => {
+            let graph = super::build(index, root, settings.include_docs, settings.max_files)?;
+            let sc = Sidecar::from_graph(graph, settings, fingerprint);
+            let bytes = save(root, &sc)?;
+            (sc, Some(bytes))
+        }
+    };
+    Ok(Refreshed {
+        sidecar,
+        reason,
+        bytes_written,
+        warnings,
+    })
+}
+
+#[cfg(test)]
+mod refresh_tests {
+    use super::*;
+
+    #[test]
+    fn a_sidecar_is_rebuilt_when_forced_missing_or_changed() {
+        let s = Settings::default();
+        let other = Settings {
+            include_docs: !s.include_docs,
+            ..s
+        };
+        let sc = Sidecar::from_graph(
+            Graph {
+                nodes: Vec::new(),
+                links: Vec::new(),
+                docs: DocStats::default(),
+            },
+            s,
+            "f1".into(),
+        );
+        assert_eq!(reason(Some(&sc), true, "f1", &s), "forced");
+        assert_eq!(reason(None, false, "f1", &s), "missing");
+        assert_eq!(reason(Some(&sc), false, "f1", &s), "up_to_date");
+        assert_eq!(reason(Some(&sc), false, "f2", &other), "settings_changed");
+        assert_eq!(reason(Some(&sc), false, "f2", &s), "inputs_changed");
+    }
+}

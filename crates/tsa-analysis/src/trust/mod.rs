@@ -36,7 +36,7 @@ use crate::ToolError;
 pub const OPEN_SITES_MEDIUM: u64 = 5;
 
 /// Public-API reasons listed per answer (the count is always exact).
-const MAX_REASONS: usize = 10;
+const MAX_REASONS: usize = 2;
 
 /// How complete the caller side of an answer is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -179,6 +179,25 @@ impl Trust {
 
     /// The facts a verdict built on these callers rests on, one short line each.
     pub fn basis(&self) -> Vec<String> {
+        let mut out = self.completeness_basis();
+        // The first reason; the others are in `public_api_reasons`.
+        if let Some(p) = self.public_api.first() {
+            let more = match self.public_api.len() {
+                1 => String::new(),
+                n => format!(" (and {} more: public_api_reasons)", n - 1),
+            };
+            out.push(format!(
+                "public API: {}{more}; callers outside the project cannot be counted",
+                p.reason
+            ));
+        }
+        out
+    }
+
+    /// The lines of [`Trust::basis`] on completeness only (for an answer whose
+    /// verdict public API does not change: its reasons travel in
+    /// `public_api_reasons`).
+    pub fn completeness_basis(&self) -> Vec<String> {
         let mut out = Vec::new();
         match self.completeness {
             Completeness::Complete => out.push(format!(
@@ -204,22 +223,10 @@ impl Trust {
         }
         if self.open.total > 0 {
             out.push(format!(
-                "completeness lower_bound: {} call site(s) named {} are unresolved ({} in production code): the true caller count may be higher",
+                "completeness lower_bound: {} call site(s) named {} are unresolved ({} in production code)",
                 self.open.total,
                 self.names_label(),
                 self.open.total - self.open.in_tests
-            ));
-        }
-        for p in self.public_api.iter().take(MAX_REASONS) {
-            out.push(format!(
-                "public API: {}; callers outside the project cannot be counted",
-                p.reason
-            ));
-        }
-        if self.public_api.len() > MAX_REASONS {
-            out.push(format!(
-                "public API: {} more definition(s) (public_api_count)",
-                self.public_api.len() - MAX_REASONS
             ));
         }
         out
@@ -250,7 +257,7 @@ impl Trust {
         }
         if self.open.total > 0 {
             s = s.with_warning(format!(
-                "unresolved_call_sites: {} call site(s) named {} could not be bound to a definition; some may be further callers (nav action=callers lists them)",
+                "unresolved_call_sites: {} call site(s) named {} may be further callers",
                 self.open.total,
                 self.names_label()
             ));

@@ -24,6 +24,7 @@
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
+use tsa_lang::PublicApi;
 
 use tsa_index::{Index, PackageImport, SymbolRow};
 
@@ -350,12 +351,14 @@ impl Facts {
         if s.is_test || tsa_lang::is_test_path(&s.file) {
             return Ok(None);
         }
-        match s.language.as_str() {
-            "python" => self.python(index, root, s),
-            "rust" => self.rust(index, s),
-            "go" => Ok(self.go(root, s)),
-            "javascript" | "typescript" | "tsx" => Ok(self.js(root, s)),
-            _ => Ok(None),
+        let rule = tsa_lang::Language::from_name(&s.language)
+            .and_then(|l| l.conventions().public_api.get().copied());
+        match rule {
+            Some(PublicApi::PythonPackage) => self.python(index, root, s),
+            Some(PublicApi::RustLibraryCrate) => self.rust(index, s),
+            Some(PublicApi::GoExported) => Ok(self.go(root, s)),
+            Some(PublicApi::EcmaPackageExport) => Ok(self.js(root, s)),
+            Some(PublicApi::Undetected) | None => Ok(None),
         }
     }
 

@@ -141,6 +141,9 @@ pub(crate) struct LanguageSpec {
     pub implicit_self: bool,
     /// What the analyses need to know about the language (`conventions.rs`).
     pub conventions: Conventions,
+    /// Attribute-like macros blanked before parsing (one per line, `#` comments),
+    /// so the definitions they decorate parse (`noise.rs`).
+    pub noise_macros: &'static str,
 }
 
 impl LanguageSpec {
@@ -172,6 +175,7 @@ impl LanguageSpec {
             implicit_self: true,
             owner_of: |_, _| None,
             conventions: Conventions::UNSTATED,
+            noise_macros: "",
         }
     }
 }

@@ -37,7 +37,7 @@ pub fn open_index(ctx: &Context) -> Result<Opened, ToolError> {
                     built_now: None,
                 });
             }
-            Ok(false) => return Err(ToolError::EmptyProject),
+            Ok(false) => return Err(crate::heal::empty_project(None)),
             Err(e) if tsa_index::is_damage(&e) => true,
             Err(e) => return Err(e.into()),
         },
@@ -113,26 +113,7 @@ pub fn cap(name: &str, value: Option<i64>, default: usize) -> Result<NonZeroUsiz
 
 pub use crate::heal::build_index;
 
-/// Splits `Class.method` / `Type::method` into (owner, name).
-pub fn split_qualified(input: &str) -> (Option<&str>, &str) {
-    let input = input.trim();
-    if input.contains('/') || input.contains('\\') {
-        return (None, input);
-    }
-    let split = input
-        .rfind("::")
-        .map(|i| (i, 2))
-        .or_else(|| input.rfind('.').map(|i| (i, 1)));
-    match split {
-        Some((i, w)) if i > 0 && i + w < input.len() => {
-            let owner = &input[..i];
-            let owner = owner.rsplit("::").next().unwrap_or(owner);
-            let owner = owner.rsplit('.').next().unwrap_or(owner);
-            (Some(owner), &input[i + w..])
-        }
-        _ => (None, input),
-    }
-}
+pub use tsa_analysis::signature::split_qualified;
 
 /// The definitions a name refers to, or the NOT_FOUND answer to give instead.
 pub enum Targets {
@@ -377,23 +358,6 @@ pub fn callee_full(row: &CallRow) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::split_qualified;
-
-    #[test]
-    fn splits_qualified_names() {
-        assert_eq!(split_qualified("Greeter.greet"), (Some("Greeter"), "greet"));
-        assert_eq!(
-            split_qualified("crate::a::Engine::run"),
-            (Some("Engine"), "run")
-        );
-        assert_eq!(split_qualified("pkg.mod.Cls.m"), (Some("Cls"), "m"));
-        assert_eq!(split_qualified("build"), (None, "build"));
-        assert_eq!(split_qualified(".x"), (None, ".x"));
-    }
-}
-
-#[cfg(test)]
 mod payload_tests {
     use serde::Serialize;
     use tsa_envelope::{Envelope, Success, Verdict};
@@ -468,7 +432,7 @@ impl IncludeBodies {
 }
 
 /// The sentence of a next step that says how to get the bodies not inlined.
-pub const MORE_BODIES: &str = "Bodies are inlined for the first rows only (each capped at 40 lines, cut lines named in body_cut_lines): include_bodies=all inlines every listed row, or structure action=read shows one file's lines.";
+pub const MORE_BODIES: &str = "include_bodies=all inlines every row's body (up to 40 lines each).";
 
 /// Rows with the same keys in the same order: a key some rows lack is added to them
 /// as null. Rows of primitives with one key set are one TOON table (a header, then a

@@ -4,8 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 use tsa_analysis::security::resolve_in_root;
+use tsa_analysis::text_batch::MatchRow;
 use tsa_analysis::text_search::{
     CaseMode, FileFilter, FileHits, Limits, MatchSpec, Outcome, Row, SortBy, parse_size, search,
 };
@@ -23,8 +24,6 @@ pub const FILE_CEILING: usize = 10_000;
 /// Matches shown per file in `group_by_file`.
 const GROUP_ROWS: usize = 10;
 /// Longest line text returned (bytes, cut at a char boundary).
-const MAX_TEXT: usize = 1000;
-
 /// The ripgrep flags both actions take (already read from their `Args`).
 #[derive(Debug, Default)]
 pub struct Flags {
@@ -217,44 +216,10 @@ pub fn run(ctx: &Context, filter: &FileFilter, p: &Prepared) -> Result<Outcome, 
     search(ctx.root()?, filter, &p.spec, p.limits)
 }
 
-fn clip(text: &str) -> (String, bool) {
-    if text.len() <= MAX_TEXT {
-        return (text.to_owned(), false);
-    }
-    let mut end = MAX_TEXT;
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    (text[..end].to_owned(), true)
-}
-
-/// The byte ranges of a row's matches as one string (`16-21 58-63`), so rows keep
-/// primitive values (one TOON table).
-pub fn ranges_text(matches: &[[usize; 2]]) -> String {
-    matches
-        .iter()
-        .map(|[a, b]| format!("{a}-{b}"))
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// One match as listed: `file`, `line`, `text`, `matches` (byte ranges in `text`,
 /// `start-end` separated by spaces), `text_truncated`, context when asked.
 pub fn row_json(file: &str, r: &Row) -> Value {
-    let (text, cut) = clip(&r.text);
-    let mut m = Map::new();
-    m.insert("file".into(), json!(file));
-    m.insert("line".into(), json!(r.line));
-    m.insert("text".into(), json!(text));
-    m.insert("matches".into(), json!(ranges_text(&r.matches)));
-    m.insert("text_truncated".into(), json!(cut));
-    if !r.before.is_empty() {
-        m.insert("context_before".into(), json!(r.before));
-    }
-    if !r.after.is_empty() {
-        m.insert("context_after".into(), json!(r.after));
-    }
-    Value::Object(m)
+    crate::actions::common::to_value(&MatchRow::of(file, r))
 }
 
 /// Every listed row of the outcome, in file order.
@@ -293,12 +258,13 @@ fn short(s: &str, n: usize) -> String {
 }
 
 /// The envelope of a text search in any mode. `label` is `search_content` or
-/// `search_grep`; `extra` adds action-specific payload keys.
+/// `search_grep`; `extra` (a struct, or an empty map) adds action-specific payload
+/// keys after the common ones.
 pub fn answer(
     label: &str,
     p: &Prepared,
     out: Outcome,
-    extra: Vec<(&'static str, Value)>,
+    extra: &impl serde::Serialize,
 ) -> Result<Success, ToolError> {
     let total = out.total;
     let file_count = out.files.len();
@@ -504,9 +470,8 @@ pub fn answer(
     for (spelling, list) in lists {
         s = s.with_list(spelling, list);
     }
-    for (k, v) in keys.into_iter().chain(extra) {
-        s = s.with(k, v);
-    }
+    s = keys.into_iter().fold(s, |s, (k, v)| s.with(k, v));
+    s = crate::actions::common::with_payload(s, extra);
     if let Some(rel) = &saved {
         s = s
             .with("output_saved", rel.as_str())

@@ -37,6 +37,8 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         return_type: Convention::NotApplicable,
         ripgrep_type: Convention::Is("sh"),
         doc_path_extensions: Convention::NotApplicable,
+        public_api: Convention::Is(crate::conventions::PublicApi::Undetected),
+        routes: Convention::Is(crate::conventions::Routes::None),
     },
     ..LanguageSpec::new(
         "bash",

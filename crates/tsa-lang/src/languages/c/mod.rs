@@ -19,6 +19,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     builtins: include_str!("builtins.txt"),
     stdlib: include_str!("stdlib.txt"),
     module_style: ModuleStyle::RelativePath,
+    noise_macros: include_str!("noise_macros.txt"),
     conventions: Conventions {
         complexity: Convention::Is(include_str!("complexity.yml")),
         entry_points: Convention::Is(EntryPoints {
@@ -43,6 +44,8 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         return_type: Convention::Is(ReturnForm::BeforeName),
         ripgrep_type: Convention::Is("c"),
         doc_path_extensions: Convention::Is(&["c", "h"]),
+        public_api: Convention::Is(crate::conventions::PublicApi::Undetected),
+        routes: Convention::Is(crate::conventions::Routes::None),
     },
     ..LanguageSpec::new(
         "c",

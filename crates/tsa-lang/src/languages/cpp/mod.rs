@@ -28,6 +28,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     ),
     stdlib: concat!(include_str!("stdlib.txt"), include_str!("../c/stdlib.txt")),
     module_style: ModuleStyle::RelativePath,
+    noise_macros: include_str!("../c/noise_macros.txt"),
     conventions: Conventions {
         complexity: Convention::Is(include_str!("../c/complexity.yml")),
         entry_points: Convention::Is(EntryPoints {
@@ -55,6 +56,8 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         return_type: Convention::Is(ReturnForm::BeforeName),
         ripgrep_type: Convention::Is("cpp"),
         doc_path_extensions: Convention::Is(&["cpp"]),
+        public_api: Convention::Is(crate::conventions::PublicApi::Undetected),
+        routes: Convention::Is(crate::conventions::Routes::None),
     },
     ..LanguageSpec::new(
         "cpp",

@@ -53,6 +53,8 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         return_type: Convention::Is(ReturnForm::BeforeName),
         ripgrep_type: Convention::Is("csharp"),
         doc_path_extensions: Convention::Is(&["cs"]),
+        public_api: Convention::Is(crate::conventions::PublicApi::Undetected),
+        routes: Convention::Is(crate::conventions::Routes::None),
     },
     ..LanguageSpec::new(
         "csharp",

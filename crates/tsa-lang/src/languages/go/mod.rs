@@ -64,6 +64,8 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         return_type: Convention::Is(ReturnForm::AfterParams),
         ripgrep_type: Convention::Is("go"),
         doc_path_extensions: Convention::Is(&["go"]),
+        public_api: Convention::Is(crate::conventions::PublicApi::GoExported),
+        routes: Convention::Is(crate::conventions::Routes::Gin),
     },
     ..LanguageSpec::new(
         "go",

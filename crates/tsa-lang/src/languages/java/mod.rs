@@ -52,6 +52,8 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         return_type: Convention::Is(ReturnForm::BeforeName),
         ripgrep_type: Convention::Is("java"),
         doc_path_extensions: Convention::Is(&["java"]),
+        public_api: Convention::Is(crate::conventions::PublicApi::Undetected),
+        routes: Convention::Is(crate::conventions::Routes::Spring),
     },
     ..LanguageSpec::new(
         "java",

@@ -268,4 +268,6 @@ pub(crate) const CONVENTIONS: Conventions = Conventions {
     return_type: Convention::NotApplicable,
     ripgrep_type: Convention::Is("js"),
     doc_path_extensions: Convention::Is(&["js", "jsx"]),
+    public_api: Convention::Is(crate::conventions::PublicApi::EcmaPackageExport),
+    routes: Convention::Is(crate::conventions::Routes::Express),
 };

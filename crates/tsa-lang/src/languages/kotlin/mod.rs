@@ -52,6 +52,8 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         return_type: Convention::Is(ReturnForm::ColonAfterParams),
         ripgrep_type: Convention::Is("kotlin"),
         doc_path_extensions: Convention::Is(&["kt"]),
+        public_api: Convention::Is(crate::conventions::PublicApi::Undetected),
+        routes: Convention::Is(crate::conventions::Routes::Spring),
     },
     ..LanguageSpec::new(
         "kotlin",

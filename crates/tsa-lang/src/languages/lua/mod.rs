@@ -55,6 +55,8 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         return_type: Convention::NotApplicable,
         ripgrep_type: Convention::Is("lua"),
         doc_path_extensions: Convention::Is(&["lua"]),
+        public_api: Convention::Is(crate::conventions::PublicApi::Undetected),
+        routes: Convention::Is(crate::conventions::Routes::None),
     },
     ..LanguageSpec::new(
         "lua",

@@ -46,6 +46,8 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         return_type: Convention::Is(ReturnForm::ColonAfterParams),
         ripgrep_type: Convention::Is("php"),
         doc_path_extensions: Convention::Is(&["php"]),
+        public_api: Convention::Is(crate::conventions::PublicApi::Undetected),
+        routes: Convention::Is(crate::conventions::Routes::None),
     },
     ..LanguageSpec::new(
         "php",

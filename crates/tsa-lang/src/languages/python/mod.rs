@@ -69,6 +69,8 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         return_type: Convention::Is(ReturnForm::Arrow),
         ripgrep_type: Convention::Is("py"),
         doc_path_extensions: Convention::Is(&["py"]),
+        public_api: Convention::Is(crate::conventions::PublicApi::PythonPackage),
+        routes: Convention::Is(crate::conventions::Routes::PythonWeb),
     },
     ..LanguageSpec::new(
         "python",

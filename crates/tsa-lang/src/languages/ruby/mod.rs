@@ -58,6 +58,8 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         return_type: Convention::NotApplicable,
         ripgrep_type: Convention::Is("ruby"),
         doc_path_extensions: Convention::Is(&["rb"]),
+        public_api: Convention::Is(crate::conventions::PublicApi::Undetected),
+        routes: Convention::Is(crate::conventions::Routes::None),
     },
     ..LanguageSpec::new(
         "ruby",

@@ -65,6 +65,8 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         return_type: Convention::Is(ReturnForm::Arrow),
         ripgrep_type: Convention::Is("rust"),
         doc_path_extensions: Convention::Is(&["rs"]),
+        public_api: Convention::Is(crate::conventions::PublicApi::RustLibraryCrate),
+        routes: Convention::Is(crate::conventions::Routes::RustWeb),
     },
     ..LanguageSpec::new(
         "rust",

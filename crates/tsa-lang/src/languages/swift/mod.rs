@@ -46,6 +46,8 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         return_type: Convention::Is(ReturnForm::Arrow),
         ripgrep_type: Convention::Is("swift"),
         doc_path_extensions: Convention::Is(&["swift"]),
+        public_api: Convention::Is(crate::conventions::PublicApi::Undetected),
+        routes: Convention::Is(crate::conventions::Routes::None),
     },
     ..LanguageSpec::new(
         "swift",

@@ -4,14 +4,14 @@
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::{Value, json};
+use serde_json::Value;
 use tsa_analysis::semdiff::{self, ChangeKind};
 use tsa_analysis::source::source_file;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::fixed_cap;
-use crate::actions::edit::classify::{Pair, git_pair, language_of, string_pair};
+use crate::actions::common::{fixed_cap, to_value};
+use crate::actions::edit::classify::{Pair, PairSource, git_pair, language_of, string_pair};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
@@ -90,7 +90,10 @@ impl Action for AstDiff {
                 let lang = language_of(a.language.as_deref(), Some(&n))?;
                 let read = |p: &str| tsa_analysis::security::read_text_in_root(root, p);
                 let mut p = string_pair(&read(&o)?, &read(&n)?, lang)?;
-                p.source = json!({"old_file": o, "new_file": n});
+                p.source = PairSource::Files {
+                    old_file: o,
+                    new_file: n,
+                };
                 p
             }
             "diff_strings" => {
@@ -154,7 +157,7 @@ impl Action for AstDiff {
         )
         .with("mode", mode)
         .with("language", pair.language.name())
-        .with("source", pair.source)
+        .with("source", to_value(&pair.source))
         .with("old_definition_count", pair.old.defs.len())
         .with("new_definition_count", pair.new.defs.len())
         .with("identical", changes.is_empty())

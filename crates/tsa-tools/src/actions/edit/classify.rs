@@ -4,8 +4,8 @@
 //! (`classify_string`) or one file at two git revisions (`classify_file`).
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tsa_analysis::git::Repo;
 use tsa_analysis::security::resolve_in_root;
 use tsa_analysis::semdiff::{self, ChangeKind, Version};
@@ -13,6 +13,7 @@ use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_lang::Language;
 
 use crate::action::Action;
+use crate::actions::common::to_value;
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
@@ -57,7 +58,25 @@ pub struct Pair {
     pub language: Language,
     pub old: Version,
     pub new: Version,
-    pub source: Value,
+    pub source: PairSource,
+}
+
+/// Where the two versions of a [`Pair`] came from.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum PairSource {
+    /// A file at two git revisions.
+    Git {
+        file_path: String,
+        old_ref: String,
+        new_ref: String,
+        old_exists: bool,
+        new_exists: bool,
+    },
+    /// Two strings.
+    Strings { old_chars: usize, new_chars: usize },
+    /// Two project files.
+    Files { old_file: String, new_file: String },
 }
 
 /// The language named by `language`, else the one of `path`.
@@ -103,8 +122,13 @@ pub fn git_pair(
         language,
         old: parse(&old_text)?,
         new: parse(&new_text)?,
-        source: json!({"file_path": rel, "old_ref": o, "new_ref": n,
-            "old_exists": old_text.is_some(), "new_exists": new_text.is_some()}),
+        source: PairSource::Git {
+            file_path: rel.clone(),
+            old_ref: o.to_owned(),
+            new_ref: n.to_owned(),
+            old_exists: old_text.is_some(),
+            new_exists: new_text.is_some(),
+        },
     })
 }
 
@@ -114,7 +138,10 @@ pub fn string_pair(old: &str, new: &str, language: Language) -> Result<Pair, Too
         language,
         old: semdiff::analyse(language, old)?,
         new: semdiff::analyse(language, new)?,
-        source: json!({"old_chars": old.len(), "new_chars": new.len()}),
+        source: PairSource::Strings {
+            old_chars: old.len(),
+            new_chars: new.len(),
+        },
     })
 }
 
@@ -213,7 +240,7 @@ impl Action for Classify {
         )
         .with("mode", mode)
         .with("language", pair.language.name())
-        .with("source", pair.source)
+        .with("source", to_value(&pair.source))
         .with("classification", overall)
         .with("counts", semdiff::counts_json(&changes))
         .with("semantic_change_count", semantic)

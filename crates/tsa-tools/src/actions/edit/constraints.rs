@@ -3,13 +3,12 @@
 //! persists the violations for `edit safe` / `edit impact`.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
-use tsa_analysis::constraints::{self, Severity};
+use serde::{Deserialize, Serialize};
+use tsa_analysis::constraints::{self, Rule, Severity};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::{cap, open_index};
+use crate::actions::common::{cap, open_index, with_agent_fields, with_payload};
 use crate::{Context, ToolError};
 
 /// Arguments of `edit constraints`.
@@ -40,6 +39,61 @@ fn spelling() -> ListSpelling {
         noun: "violations",
         remedy: "raise limit, or narrow with path_filter / severity_min=error".into(),
     }
+}
+
+/// A rule of the constraint file.
+#[derive(Debug, Serialize)]
+pub struct RuleRow<'a> {
+    pub id: &'a str,
+    pub severity: &'static str,
+    pub from: &'a str,
+    pub to: &'a str,
+    pub reason: &'a str,
+}
+
+impl<'a> RuleRow<'a> {
+    fn of(r: &'a Rule) -> RuleRow<'a> {
+        RuleRow {
+            id: &r.id,
+            severity: r.severity.as_str(),
+            from: &r.from,
+            to: &r.to,
+            reason: &r.reason,
+        }
+    }
+}
+
+/// Violations per severity.
+#[derive(Debug, Serialize)]
+pub struct SeverityCounts {
+    pub error: usize,
+    pub warn: usize,
+    pub info: usize,
+}
+
+/// The payload of `edit constraints` before its list.
+#[derive(Debug, Serialize)]
+pub struct ConstraintsPayload<'a> {
+    pub constraint_file: &'a str,
+    pub rule_count: usize,
+    pub rules: Vec<RuleRow<'a>>,
+    pub evaluated_edge_count: usize,
+    pub severity_min: &'static str,
+    pub severity_counts: SeverityCounts,
+    pub total_violation_count: usize,
+}
+
+/// The `agent_summary` additions of `edit constraints`.
+#[derive(Debug, Serialize)]
+pub struct ConstraintsAgent {
+    pub rule_count: usize,
+    pub violation_count: usize,
+}
+
+/// Said when the index has nothing to judge.
+#[derive(Debug, Serialize)]
+struct Note {
+    note: &'static str,
 }
 
 impl Action for Constraints {
@@ -117,31 +171,34 @@ impl Action for Constraints {
             })
             .map(|v| v.to_json())
             .collect();
-        let mut s = Success::new(
-            verdict,
-            format!(
-                "constraints: {} rules, {} violations ({errors} error, {warns} warn) over {} edges",
-                set.rules.len(),
-                eval.violations.len(),
-                eval.evaluated_edge_count
-            ),
-        )
-        .with("constraint_file", file.as_str())
-        .with("rule_count", set.rules.len())
-        .with(
-            "rules",
-            json!(set.rules.iter().map(|r| json!({"id": r.id, "severity": r.severity.as_str(), "from": r.from, "to": r.to, "reason": r.reason})).collect::<Vec<_>>()),
-        )
-        .with("evaluated_edge_count", eval.evaluated_edge_count)
-        .with("severity_min", min.as_str())
-        .with(
-            "severity_counts",
-            json!({"error": errors, "warn": warns, "info": eval.violations.len() - errors - warns}),
-        )
-        .with("total_violation_count", eval.violations.len())
-        .with_list(spelling(), Capped::collect(rows, limit))
-        .with_agent("rule_count", set.rules.len())
-        .with_agent("violation_count", eval.violations.len());
+        let payload = ConstraintsPayload {
+            constraint_file: &file,
+            rule_count: set.rules.len(),
+            rules: set.rules.iter().map(RuleRow::of).collect(),
+            evaluated_edge_count: eval.evaluated_edge_count,
+            severity_min: min.as_str(),
+            severity_counts: SeverityCounts {
+                error: errors,
+                warn: warns,
+                info: eval.violations.len() - errors - warns,
+            },
+            total_violation_count: eval.violations.len(),
+        };
+        let agent = ConstraintsAgent {
+            rule_count: set.rules.len(),
+            violation_count: eval.violations.len(),
+        };
+        let summary = format!(
+            "constraints: {} rules, {} violations ({errors} error, {warns} warn) over {} edges",
+            set.rules.len(),
+            eval.violations.len(),
+            eval.evaluated_edge_count
+        );
+        let mut s = with_agent_fields(
+            with_payload(Success::new(verdict, summary), &payload)
+                .with_list(spelling(), Capped::collect(rows, limit)),
+            &agent,
+        );
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);
         }
@@ -149,9 +206,11 @@ impl Action for Constraints {
             s = s.with_warning(w.clone());
         }
         if eval.evaluated_edge_count == 0 {
-            s = s.with(
-                "note",
-                "the index has no resolved cross-file calls or imports: nothing to judge (persisted violations kept)",
+            s = with_payload(
+                s,
+                &Note {
+                    note: "the index has no resolved cross-file calls or imports: nothing to judge (persisted violations kept)",
+                },
             );
         }
         let step = if errors > 0 {

@@ -12,13 +12,13 @@ use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
+use serde_json::{Map, Value};
 use tsa_envelope::{Capped, ImpactLevel, ListSpelling, Success, Verdict};
 use tsa_index::SymbolRow;
 use tsa_lang::{Language, is_test_path};
 
 use crate::action::Action;
-use crate::actions::common::{fixed_cap, open_index, to_value};
+use crate::actions::common::{fixed_cap, open_index, to_value, with_agent_fields, with_payload};
 use crate::actions::edit::common::{
     Blast, FileAnalysis, analyse_file, blast, breaks_callers, parse_mode,
 };
@@ -90,24 +90,6 @@ fn in_scope_given(path: &str, scopes: &[String]) -> bool {
     scopes.iter().any(|s| project_journal::covers(s, path))
 }
 
-fn list(
-    key: &'static str,
-    total: &'static str,
-    listed: &'static str,
-    cap: &'static str,
-    noun: &'static str,
-    remedy: &str,
-) -> ListSpelling {
-    ListSpelling {
-        list_key: key,
-        total_key: total,
-        listed_key: listed,
-        cap_key: cap,
-        noun,
-        remedy: remedy.to_owned(),
-    }
-}
-
 /// The checked options of a call.
 struct Options {
     mode: DiffMode,
@@ -164,6 +146,51 @@ fn options(root: &Path, a: &Args) -> Result<Options, ToolError> {
     })
 }
 
+/// The merge base of a `branch` change set.
+#[derive(Clone, Debug, Serialize)]
+pub struct Base<'a> {
+    /// The base branch.
+    pub branch: &'a str,
+    /// The merge base's commit id.
+    pub merge_base: &'a str,
+}
+
+fn base_of(base: Option<&(String, String)>) -> Option<Base<'_>> {
+    base.map(|(branch, merge_base)| Base { branch, merge_base })
+}
+
+/// The payload of an answer with no change in scope, before its (empty)
+/// `changed_files` list.
+#[derive(Debug, Serialize)]
+struct NoChangesHead {
+    mode: &'static str,
+    summary: &'static str,
+}
+
+/// The payload of an answer with no change in scope, after its list.
+#[derive(Debug, Serialize)]
+struct NoChangesTail<'a> {
+    changed_count: usize,
+    affected_count: usize,
+    risk_level: &'static str,
+    tests_to_run_count: usize,
+    scope_paths: &'a [String],
+    scope_paths_invalid: &'a [String],
+    out_of_scope_count: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    base: Option<Base<'a>>,
+}
+
+/// The `agent_summary` additions of an answer with no change in scope.
+#[derive(Debug, Serialize)]
+struct NoChangesAgent {
+    risk: &'static str,
+    scope: &'static str,
+    changed_count: usize,
+    affected_count: usize,
+    tests_to_run_count: usize,
+}
+
 /// The answer when nothing (in scope) changed.
 fn no_changes(o: &Options, base: Option<&(String, String)>, outside: usize) -> Success {
     let mode_name = o.mode.name();
@@ -174,21 +201,20 @@ fn no_changes(o: &Options, base: Option<&(String, String)>, outside: usize) -> S
     } else {
         Verdict::Warn
     };
-    let mut s = Success::new(
-        verdict,
-        format!(
-            "change_impact changed=0 risk=none mode={mode_name}{}",
-            if invalid.is_empty() {
-                String::new()
-            } else {
-                format!(" scope_invalid={}", invalid.len())
-            }
-        ),
-    )
-    .with("mode", mode_name)
-    .with("summary", "No changes detected")
-    .with_list(
-        list(
+    let summary = format!(
+        "change_impact changed=0 risk=none mode={mode_name}{}",
+        if invalid.is_empty() {
+            String::new()
+        } else {
+            format!(" scope_invalid={}", invalid.len())
+        }
+    );
+    let head = NoChangesHead {
+        mode: mode_name,
+        summary: "No changes detected",
+    };
+    let s = with_payload(Success::new(verdict, summary), &head).with_list(
+        ListSpelling::new(
             "changed_files",
             "changed_files_total",
             "changed_files_listed",
@@ -197,28 +223,30 @@ fn no_changes(o: &Options, base: Option<&(String, String)>, outside: usize) -> S
             "narrow with scope_paths",
         ),
         Capped::collect(Vec::new(), fixed_cap(50)),
-    )
-    .with("changed_count", 0)
-    .with("affected_count", 0)
-    .with("risk_level", "none")
-    .with("tests_to_run_count", 0)
-    .with("scope_paths", json!(o.scopes))
-    .with("scope_paths_invalid", json!(invalid))
-    .with("out_of_scope_count", outside)
-    .with_agent("risk", "none")
-    .with_agent("scope", scope)
-    .with_agent("changed_count", 0)
-    .with_agent("affected_count", 0)
-    .with_agent("tests_to_run_count", 0);
-    if let Some((b, sha)) = base {
-        s = s.with("base", json!({"branch": b, "merge_base": sha}));
-    }
+    );
+    let tail = NoChangesTail {
+        changed_count: 0,
+        affected_count: 0,
+        risk_level: "none",
+        tests_to_run_count: 0,
+        scope_paths: &o.scopes,
+        scope_paths_invalid: invalid,
+        out_of_scope_count: outside,
+        base: base_of(base),
+    };
+    let agent = NoChangesAgent {
+        risk: "none",
+        scope,
+        changed_count: 0,
+        affected_count: 0,
+        tests_to_run_count: 0,
+    };
     let step = if invalid.is_empty() {
         "No changes detected; no verification needed.".to_owned()
     } else {
         format!("scope path(s) do not exist: {invalid:?} — did you typo?")
     };
-    s.with_next_step(step)
+    with_agent_fields(with_payload(s, &tail), &agent).with_next_step(step)
 }
 
 /// One factor behind the risk level or the verdict.
@@ -712,76 +740,100 @@ pub struct CallGraphImpact<'a> {
     pub callers_per_definition: &'a BTreeMap<String, usize>,
 }
 
+/// A changed definition as a row of `changed_symbols`: `semdiff`'s row of the change
+/// and, when callers can feel it, its callers and their trust.
+#[derive(Clone, Debug, Serialize)]
+pub struct ChangedSymbol {
+    /// `symbol`, `name`, `kind`, `change`, lines, signatures and `file`.
+    #[serde(flatten)]
+    pub row: Map<String, Value>,
+    /// Whether callers can feel the change.
+    pub affects_callers: bool,
+    /// Its resolved callers.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub caller_count: Option<usize>,
+    /// Unresolved call sites of its name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unresolved_call_sites: Option<u64>,
+    /// How complete its callers are.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completeness: Option<&'static str>,
+    /// Whether it is public API.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub public_api: Option<bool>,
+    /// Why it is public API.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub public_api_reason: Option<String>,
+}
+
 /// The rows of the answer's lists and the diff stat.
-struct Rows {
-    changed: Vec<Value>,
-    symbols: Vec<Value>,
-    affected: Vec<Value>,
-    file_impacts: Vec<Value>,
+struct Rows<'a> {
+    changed: Vec<ChangedFile<'a>>,
+    symbols: Vec<ChangedSymbol>,
+    affected: Vec<AffectedCaller<'a>>,
+    file_impacts: Vec<FileImpact<'a>>,
     diff_stat: String,
 }
 
-fn rows(files: &[FileAnalysis], b: &Blast) -> Rows {
-    let changed: Vec<Value> = files
+fn changed_symbol(r: Value, b: &Blast) -> ChangedSymbol {
+    let d = b.defs.iter().find(|d| {
+        r["file"] == d.file.as_str()
+            && (r["symbol"] == d.symbol.as_str() || r["old_name"] == d.symbol.as_str())
+    });
+    let row = match r {
+        Value::Object(m) => m,
+        _ => Map::new(),
+    };
+    ChangedSymbol {
+        row,
+        affects_callers: d.is_some(),
+        caller_count: d.map(|d| d.callers),
+        unresolved_call_sites: d.map(|d| d.trust.open.total),
+        completeness: d.map(|d| d.trust.completeness.as_str()),
+        public_api: d.map(|d| !d.trust.public_api.is_empty()),
+        public_api_reason: d.and_then(|d| d.trust.public_api.first().map(|p| p.reason.clone())),
+    }
+}
+
+fn rows<'a>(files: &'a [FileAnalysis], b: &'a Blast) -> Rows<'a> {
+    let changed = files
         .iter()
-        .map(|f| {
-            to_value(&ChangedFile {
-                file: &f.change.path,
-                status: f.change.status,
-                added_lines: f.change.added_lines,
-                deleted_lines: f.change.deleted_lines,
-                language: f.language.map(|l| l.name()),
-                changed_symbol_count: f.changes.len(),
-                old_path: (f.change.old_path != f.change.path).then_some(&f.change.old_path),
-            })
+        .map(|f| ChangedFile {
+            file: &f.change.path,
+            status: f.change.status,
+            added_lines: f.change.added_lines,
+            deleted_lines: f.change.deleted_lines,
+            language: f.language.map(|l| l.name()),
+            changed_symbol_count: f.changes.len(),
+            old_path: (f.change.old_path != f.change.path).then_some(&f.change.old_path),
         })
         .collect();
-    // Each changed definition with how it changed and, when callers can feel it,
-    // its callers and their trust.
-    let symbols: Vec<Value> = files
+    let symbols = files
         .iter()
         .flat_map(|f| f.symbol_rows(false))
-        .map(|mut r| {
-            let d = b.defs.iter().find(|d| {
-                r["file"] == d.file.as_str()
-                    && (r["symbol"] == d.symbol.as_str() || r["old_name"] == d.symbol.as_str())
-            });
-            r["affects_callers"] = json!(d.is_some());
-            if let Some(d) = d {
-                r["caller_count"] = json!(d.callers);
-                r["unresolved_call_sites"] = json!(d.trust.open.total);
-                r["completeness"] = json!(d.trust.completeness.as_str());
-                r["public_api"] = json!(!d.trust.public_api.is_empty());
-                if let Some(p) = d.trust.public_api.first() {
-                    r["public_api_reason"] = json!(p.reason);
-                }
-            }
-            r
-        })
+        .map(|r| changed_symbol(r, b))
         .collect();
-    let affected: Vec<Value> = b
+    let affected = b
         .callers
         .iter()
-        .map(|(c, t, line)| {
-            to_value(&AffectedCaller {
-                symbol: &c.qualname,
-                file: &c.file,
-                line: *line,
-                calls: t,
-                is_test: c.is_test,
-            })
+        .map(|(c, t, line)| AffectedCaller {
+            symbol: &c.qualname,
+            file: &c.file,
+            line: *line,
+            calls: t,
+            is_test: c.is_test,
         })
         .collect();
-    let file_impacts: Vec<Value> = files
+    let file_impacts = files
         .iter()
         .map(|f| {
             let direct = b.direct.get(&f.change.path).cloned().unwrap_or_default();
-            to_value(&FileImpact {
+            FileImpact {
                 file: &f.change.path,
                 direct_dependent_count: direct.len(),
                 direct_dependents: direct.into_iter().take(20).collect(),
                 total_affected: b.by_changed.get(&f.change.path).map_or(0, BTreeSet::len),
-            })
+            }
         })
         .take(20)
         .collect();
@@ -834,12 +886,108 @@ struct Report<'a> {
     decisions: Vec<Value>,
     tests: Tests,
     v: Verification,
-    rows: Rows,
+    rows: Rows<'a>,
     next_step: String,
 }
 
 const STOP: &str =
     "stop if a listed test fails or an affected caller's contract changed without updating it";
+
+/// The full answer's payload, in answer order (its capped lists follow it).
+#[derive(Debug, Serialize)]
+pub struct ImpactPayload<'a> {
+    pub mode: &'static str,
+    pub scope_paths: &'a [String],
+    pub scope_filtered: bool,
+    pub scope_paths_invalid: &'a [String],
+    pub out_of_scope_count: usize,
+    pub total_changed_count: usize,
+    pub changed_count: usize,
+    pub affected_count: usize,
+    pub risk_level: &'static str,
+    pub risk_factors: &'a [ImpactFactor],
+    pub verdict_basis: &'a [String],
+    pub test_required: bool,
+    pub test_runner: String,
+    pub default_test_command: &'a str,
+    pub test_command: &'a str,
+    pub pytest_required: bool,
+    pub pytest_command: String,
+    pub verification_command: &'a str,
+    pub verification_reason: &'a str,
+    pub focused_test_command: &'a str,
+    pub verification_strategy: &'static str,
+    pub verification_steps: &'a [String],
+    pub direct_test_count: usize,
+    /// Per changed file (the first 50), the test files that reach it.
+    pub test_mapping: &'a BTreeMap<String, BTreeSet<String>>,
+    pub diff_stat: &'a str,
+    pub resource_profile: &'static str,
+    pub local_verification_command: &'a str,
+    pub low_impact_focused_test_command: String,
+    pub ci_verification_command: &'a str,
+    pub call_graph_impact: CallGraphImpact<'a>,
+    pub completeness: &'static str,
+    pub public_api: bool,
+    pub module_level_changes: &'a [String],
+    /// Per affected file (the first 50), up to 3 reasons.
+    pub affected_reasons: BTreeMap<&'a str, Vec<&'a String>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub base: Option<Base<'a>>,
+}
+
+/// The full answer's `agent_summary` additions.
+#[derive(Debug, Serialize)]
+pub struct ImpactAgent<'a> {
+    pub risk: &'static str,
+    pub scope: &'static str,
+    pub changed_count: usize,
+    pub affected_count: usize,
+    pub tests_to_run_count: usize,
+    pub verification_command: &'a str,
+    pub verification_strategy: &'static str,
+    pub stop_condition: &'static str,
+    pub changed_preview: Vec<&'a str>,
+    pub preview_limit: usize,
+    pub preview_truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub focused_test_command: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scope_hint: Option<&'static str>,
+}
+
+/// The compact answer's payload (`agent_summary_only`).
+#[derive(Debug, Serialize)]
+pub struct CompactPayload<'a> {
+    pub mode: &'static str,
+    pub changed_count: usize,
+    pub affected_count: usize,
+    pub risk_level: &'static str,
+    pub tests_to_run_count: usize,
+    pub verification_command: &'a str,
+    pub agent_summary_only: bool,
+    pub verdict_basis: &'a [String],
+    pub related_decision_count: usize,
+}
+
+/// The compact answer's `agent_summary` additions.
+#[derive(Debug, Serialize)]
+pub struct CompactAgent<'a> {
+    pub risk: &'static str,
+    pub scope: &'static str,
+    pub changed_count: usize,
+    pub affected_count: usize,
+    pub tests_to_run_count: usize,
+    pub verification_command: &'a str,
+    pub stop_condition: &'static str,
+    pub changed_preview: Vec<&'a str>,
+}
+
+/// The count of tests past the `tests_to_run` cap.
+#[derive(Debug, Serialize)]
+struct Omitted {
+    tests_to_run_omitted_count: usize,
+}
 
 impl Report<'_> {
     fn scope(&self) -> &'static str {
@@ -871,89 +1019,64 @@ impl Report<'_> {
     }
 
     /// The full answer's payload keys, in answer order.
-    fn payload(&self, mut s: Success) -> Success {
+    fn payload(&self) -> ImpactPayload<'_> {
         let (o, b, v) = (self.o, self.b, &self.v);
-        let mapping_json: BTreeMap<&String, Vec<&String>> = self
-            .tests
-            .mapping
-            .iter()
-            .map(|(k, v)| (k, v.iter().collect()))
-            .collect();
-        s = s
-            .with("mode", o.mode.name())
-            .with("scope_paths", json!(o.scopes))
-            .with("scope_filtered", !o.scopes.is_empty())
-            .with("scope_paths_invalid", json!(o.invalid))
-            .with("out_of_scope_count", self.outside)
-            .with("total_changed_count", self.total_changed)
-            .with("changed_count", self.files.len())
-            .with("affected_count", b.affected.len())
-            .with("risk_level", level_name(self.risk.level))
-            .with("risk_factors", json!(self.risk.factors))
-            .with("verdict_basis", json!(self.verdict_basis))
-            .with("test_required", self.code_changed && o.include_tests)
-            .with("test_runner", v.runners.join(", "))
-            .with("default_test_command", v.command.as_str())
-            .with("test_command", v.command.as_str())
-            .with(
-                "pytest_required",
-                self.tests
-                    .test_files
-                    .iter()
-                    .any(|t| Language::from_path(t).is_some_and(|l| l.name() == "python")),
-            )
-            .with(
-                "pytest_command",
-                v.commands
-                    .iter()
-                    .find(|c| c.starts_with("pytest"))
-                    .cloned()
-                    .unwrap_or_default(),
-            )
-            .with("verification_command", v.command.as_str())
-            .with("verification_reason", v.reason.as_str())
-            .with("focused_test_command", v.focused.as_str())
-            .with("verification_strategy", self.strategy())
-            .with("verification_steps", json!(v.commands))
-            .with("direct_test_count", self.tests.direct_tests.len())
-            .with("test_mapping", json!(mapping_json))
-            .with("diff_stat", self.rows.diff_stat.as_str())
-            .with("resource_profile", o.profile)
-            .with("local_verification_command", v.local_command.as_str())
-            .with("low_impact_focused_test_command", low_impact(&v.focused))
-            .with("ci_verification_command", v.command.as_str())
-            .with(
-                "call_graph_impact",
-                to_value(&CallGraphImpact {
-                    changed_definitions_in_index: b.targets.len(),
-                    caller_count: b.callers.len(),
-                    transitive_caller_count: b.transitive_callers,
-                    callers_per_definition: &self.risk.per_target,
-                }),
-            )
-            .with("completeness", self.risk.completeness.as_str())
-            .with(
-                "public_api",
-                b.defs.iter().any(|d| !d.trust.public_api.is_empty()),
-            )
-            .with("module_level_changes", json!(b.module_changed))
-            .with(
-                "affected_reasons",
-                json!(
-                    b.reasons
-                        .iter()
-                        .take(50)
-                        .map(|(f, why)| (
-                            f.clone(),
-                            why.iter().take(3).cloned().collect::<Vec<_>>()
-                        ))
-                        .collect::<BTreeMap<String, Vec<String>>>()
-                ),
-            );
-        if let Some((br, sha)) = self.base {
-            s = s.with("base", json!({"branch": br, "merge_base": sha}));
+        ImpactPayload {
+            mode: o.mode.name(),
+            scope_paths: &o.scopes,
+            scope_filtered: !o.scopes.is_empty(),
+            scope_paths_invalid: &o.invalid,
+            out_of_scope_count: self.outside,
+            total_changed_count: self.total_changed,
+            changed_count: self.files.len(),
+            affected_count: b.affected.len(),
+            risk_level: level_name(self.risk.level),
+            risk_factors: &self.risk.factors,
+            verdict_basis: &self.verdict_basis,
+            test_required: self.code_changed && o.include_tests,
+            test_runner: v.runners.join(", "),
+            default_test_command: &v.command,
+            test_command: &v.command,
+            pytest_required: self
+                .tests
+                .test_files
+                .iter()
+                .any(|t| Language::from_path(t).is_some_and(|l| l.name() == "python")),
+            pytest_command: v
+                .commands
+                .iter()
+                .find(|c| c.starts_with("pytest"))
+                .cloned()
+                .unwrap_or_default(),
+            verification_command: &v.command,
+            verification_reason: &v.reason,
+            focused_test_command: &v.focused,
+            verification_strategy: self.strategy(),
+            verification_steps: &v.commands,
+            direct_test_count: self.tests.direct_tests.len(),
+            test_mapping: &self.tests.mapping,
+            diff_stat: &self.rows.diff_stat,
+            resource_profile: o.profile,
+            local_verification_command: &v.local_command,
+            low_impact_focused_test_command: low_impact(&v.focused),
+            ci_verification_command: &v.command,
+            call_graph_impact: CallGraphImpact {
+                changed_definitions_in_index: b.targets.len(),
+                caller_count: b.callers.len(),
+                transitive_caller_count: b.transitive_callers,
+                callers_per_definition: &self.risk.per_target,
+            },
+            completeness: self.risk.completeness.as_str(),
+            public_api: b.defs.iter().any(|d| !d.trust.public_api.is_empty()),
+            module_level_changes: &b.module_changed,
+            affected_reasons: b
+                .reasons
+                .iter()
+                .take(50)
+                .map(|(f, why)| (f.as_str(), why.iter().take(3).collect()))
+                .collect(),
+            base: base_of(self.base),
         }
-        s
     }
 
     /// The full answer's capped lists.
@@ -961,7 +1084,7 @@ impl Report<'_> {
         let narrow = "narrow with scope_paths";
         let r = &self.rows;
         s.with_list(
-            list(
+            ListSpelling::new(
                 "changed_files",
                 "changed_files_total",
                 "changed_files_listed",
@@ -969,10 +1092,10 @@ impl Report<'_> {
                 "changed files",
                 narrow,
             ),
-            Capped::collect(r.changed.clone(), fixed_cap(50)),
+            Capped::collect(r.changed.iter().map(to_value), fixed_cap(50)),
         )
         .with_list(
-            list(
+            ListSpelling::new(
                 "affected_files",
                 "affected_files_total",
                 "affected_files_listed",
@@ -980,10 +1103,13 @@ impl Report<'_> {
                 "affected files",
                 narrow,
             ),
-            Capped::collect(self.b.affected.iter().map(|f| json!(f)), fixed_cap(50)),
+            Capped::collect(
+                self.b.affected.iter().map(|f| Value::from(f.as_str())),
+                fixed_cap(50),
+            ),
         )
         .with_list(
-            list(
+            ListSpelling::new(
                 "file_impacts",
                 "file_impact_count",
                 "file_impacts_listed",
@@ -991,10 +1117,14 @@ impl Report<'_> {
                 "file impacts",
                 narrow,
             ),
-            Capped::counted(r.file_impacts.clone(), self.files.len(), fixed_cap(20)),
+            Capped::counted(
+                r.file_impacts.iter().map(to_value).collect(),
+                self.files.len(),
+                fixed_cap(20),
+            ),
         )
         .with_list(
-            list(
+            ListSpelling::new(
                 "tests_to_run",
                 "tests_to_run_count",
                 "tests_to_run_listed",
@@ -1003,12 +1133,15 @@ impl Report<'_> {
                 "run verification_command, which covers them all",
             ),
             Capped::collect(
-                self.tests.test_files.iter().map(|t| json!(t)),
+                self.tests
+                    .test_files
+                    .iter()
+                    .map(|t| Value::from(t.as_str())),
                 fixed_cap(30),
             ),
         )
         .with_list(
-            list(
+            ListSpelling::new(
                 "changed_symbols",
                 "changed_symbol_count",
                 "changed_symbols_listed",
@@ -1016,10 +1149,10 @@ impl Report<'_> {
                 "changed symbols",
                 "narrow with scope_paths, or edit action=classify per file",
             ),
-            Capped::collect(r.symbols.clone(), fixed_cap(50)),
+            Capped::collect(r.symbols.iter().map(to_value), fixed_cap(50)),
         )
         .with_list(
-            list(
+            ListSpelling::new(
                 "affected_symbols",
                 "affected_symbol_count",
                 "affected_symbols_listed",
@@ -1027,10 +1160,10 @@ impl Report<'_> {
                 "affected callers",
                 "nav action=callers per changed symbol",
             ),
-            Capped::collect(r.affected.clone(), fixed_cap(50)),
+            Capped::collect(r.affected.iter().map(to_value), fixed_cap(50)),
         )
         .with_list(
-            list(
+            ListSpelling::new(
                 "constraint_violations",
                 "constraint_violation_count",
                 "constraint_violations_listed",
@@ -1041,7 +1174,7 @@ impl Report<'_> {
             Capped::collect(self.violations.clone(), fixed_cap(20)),
         )
         .with_list(
-            list(
+            ListSpelling::new(
                 "related_decisions",
                 "related_decision_count",
                 "related_decisions_listed",
@@ -1053,46 +1186,46 @@ impl Report<'_> {
         )
     }
 
-    fn preview(&self) -> Value {
-        json!(
-            self.files
-                .iter()
-                .take(5)
-                .map(|f| f.change.path.as_str())
-                .collect::<Vec<_>>()
-        )
+    fn preview(&self) -> Vec<&str> {
+        self.files
+            .iter()
+            .take(5)
+            .map(|f| f.change.path.as_str())
+            .collect()
     }
 
     /// The full answer (warnings are added by the caller).
     fn full(&self) -> Success {
         let n = self.files.len();
         let tests = self.tests.test_files.len();
-        let risk = level_name(self.risk.level);
         let v = &self.v;
-        let s = self.lists(self.payload(Success::new(self.verdict, self.summary_line())));
-        let mut s = s
-            .with("tests_to_run_omitted_count", tests.saturating_sub(30))
-            .with_agent("risk", risk)
-            .with_agent("scope", self.scope())
-            .with_agent("changed_count", n)
-            .with_agent("affected_count", self.b.affected.len())
-            .with_agent("tests_to_run_count", tests)
-            .with_agent("verification_command", v.command.as_str())
-            .with_agent("verification_strategy", self.strategy())
-            .with_agent("stop_condition", STOP)
-            .with_agent("changed_preview", self.preview())
-            .with_agent("preview_limit", 5)
-            .with_agent("preview_truncated", n > 5);
-        if !v.focused.is_empty() {
-            s = s.with_agent("focused_test_command", v.focused.as_str());
-        }
-        if self.o.scopes.is_empty() && n > 50 {
-            s = s.with_agent(
-                "scope_hint",
-                "large dirty worktree: pass scope_paths to focus the analysis",
-            );
-        }
-        s
+        let s = with_payload(
+            Success::new(self.verdict, self.summary_line()),
+            &self.payload(),
+        );
+        let s = with_payload(
+            self.lists(s),
+            &Omitted {
+                tests_to_run_omitted_count: tests.saturating_sub(30),
+            },
+        );
+        let agent = ImpactAgent {
+            risk: level_name(self.risk.level),
+            scope: self.scope(),
+            changed_count: n,
+            affected_count: self.b.affected.len(),
+            tests_to_run_count: tests,
+            verification_command: &v.command,
+            verification_strategy: self.strategy(),
+            stop_condition: STOP,
+            changed_preview: self.preview(),
+            preview_limit: 5,
+            preview_truncated: n > 5,
+            focused_test_command: (!v.focused.is_empty()).then_some(v.focused.as_str()),
+            scope_hint: (self.o.scopes.is_empty() && n > 50)
+                .then_some("large dirty worktree: pass scope_paths to focus the analysis"),
+        };
+        with_agent_fields(s, &agent)
     }
 
     /// Only the decision surface: no lists and details.
@@ -1100,25 +1233,32 @@ impl Report<'_> {
         let risk = level_name(self.risk.level);
         let tests = self.tests.test_files.len();
         let v = &self.v;
-        Success::new(self.verdict, self.summary_line())
-            .with("mode", self.o.mode.name())
-            .with("changed_count", self.files.len())
-            .with("affected_count", self.b.affected.len())
-            .with("risk_level", risk)
-            .with("tests_to_run_count", tests)
-            .with("verification_command", v.command.as_str())
-            .with("agent_summary_only", true)
-            .with("verdict_basis", json!(self.verdict_basis))
-            .with("related_decision_count", self.decisions.len())
-            .with_agent("risk", risk)
-            .with_agent("scope", self.scope())
-            .with_agent("changed_count", self.files.len())
-            .with_agent("affected_count", self.b.affected.len())
-            .with_agent("tests_to_run_count", tests)
-            .with_agent("verification_command", v.command.as_str())
-            .with_agent("stop_condition", STOP)
-            .with_agent("changed_preview", self.preview())
-            .with_next_step(self.next_step.as_str())
+        let payload = CompactPayload {
+            mode: self.o.mode.name(),
+            changed_count: self.files.len(),
+            affected_count: self.b.affected.len(),
+            risk_level: risk,
+            tests_to_run_count: tests,
+            verification_command: &v.command,
+            agent_summary_only: true,
+            verdict_basis: &self.verdict_basis,
+            related_decision_count: self.decisions.len(),
+        };
+        let agent = CompactAgent {
+            risk,
+            scope: self.scope(),
+            changed_count: self.files.len(),
+            affected_count: self.b.affected.len(),
+            tests_to_run_count: tests,
+            verification_command: &v.command,
+            stop_condition: STOP,
+            changed_preview: self.preview(),
+        };
+        with_agent_fields(
+            with_payload(Success::new(self.verdict, self.summary_line()), &payload),
+            &agent,
+        )
+        .with_next_step(self.next_step.as_str())
     }
 }
 

@@ -6,16 +6,17 @@
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tsa_analysis::git::Repo;
 use tsa_analysis::semdiff::{self, ChangeKind};
 use tsa_analysis::trust::Completeness;
 use tsa_envelope::{Capped, ImpactLevel, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::{fixed_cap, open_index};
-use crate::actions::edit::common::{FileAnalysis, analyse_file, blast, parse_mode};
+use crate::actions::common::{fixed_cap, open_index, to_value, with_agent_fields, with_payload};
+use crate::actions::edit::common::{Blast, FileAnalysis, analyse_file, blast, parse_mode};
+use crate::actions::edit::impact::Base;
 use crate::{Context, ToolError};
 
 /// Arguments of `edit pr`.
@@ -48,6 +49,213 @@ fn level_name(l: ImpactLevel) -> &'static str {
     }
 }
 
+/// The payload of a change set with no change.
+#[derive(Debug, Serialize)]
+struct NoChanges<'a> {
+    mode: &'static str,
+    summary: &'static str,
+    changed_count: usize,
+    files: [Value; 0],
+    #[serde(skip_serializing_if = "Option::is_none")]
+    base: Option<Base<'a>>,
+}
+
+/// The `agent_summary` additions of `edit pr`.
+#[derive(Debug, Serialize)]
+pub struct PrAgent {
+    pub risk: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub breaking_change_count: Option<usize>,
+}
+
+/// The blast radius of the change in the index.
+#[derive(Debug, Serialize)]
+pub struct BlastRadius<'a> {
+    pub callers: usize,
+    pub affected_files: usize,
+    pub changed_definitions_in_index: usize,
+    pub callers_per_definition: &'a BTreeMap<&'a str, usize>,
+}
+
+/// The payload of `edit pr`, in answer order (its capped lists follow).
+#[derive(Debug, Serialize)]
+pub struct PrPayload<'a> {
+    pub mode: &'static str,
+    pub risk_level: &'static str,
+    pub completeness: &'static str,
+    pub verdict_basis: &'a [String],
+    /// Changed definitions per change kind (`semdiff::counts_json`).
+    pub counts: Value,
+    pub semantic_change_count: usize,
+    pub breaking_change_count: usize,
+    pub callers_of_breaking_changes: usize,
+    pub caller_count: usize,
+    pub blast_radius: BlastRadius<'a>,
+}
+
+/// The merge base, after the lists.
+#[derive(Debug, Serialize)]
+struct BaseTail<'a> {
+    #[serde(skip_serializing_if = "Option::is_none")]
+    base: Option<Base<'a>>,
+}
+
+/// A changed file, as a row of `files`.
+#[derive(Debug, Serialize)]
+pub struct PrFileRow<'a> {
+    pub file: &'a str,
+    pub status: &'static str,
+    pub language: Option<&'static str>,
+    pub added_lines: usize,
+    pub deleted_lines: usize,
+    /// Changes per kind, `kind=n` space-separated (one string: the rows stay a TOON
+    /// table).
+    #[serde(serialize_with = "counts_text")]
+    pub change_counts: BTreeMap<&'static str, usize>,
+    pub direct_dependents: usize,
+}
+
+fn counts_text<S: serde::Serializer>(
+    counts: &BTreeMap<&'static str, usize>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    let parts: Vec<String> = counts.iter().map(|(k, n)| format!("{k}={n}")).collect();
+    s.serialize_str(&parts.join(" "))
+}
+
+/// A resolved call into a changed definition, as a row of `call_graph`.
+#[derive(Debug, Serialize)]
+pub struct CallEdgeRow<'a> {
+    pub caller: &'a str,
+    pub file: &'a str,
+    pub line: u32,
+    pub calls: &'a str,
+    pub is_test: bool,
+}
+
+fn is_breaking(k: ChangeKind) -> bool {
+    matches!(
+        k,
+        ChangeKind::Removed | ChangeKind::Renamed | ChangeKind::SignatureChanged
+    )
+}
+
+/// The review's figures: risk and what raised it.
+struct Review<'a> {
+    level: ImpactLevel,
+    completeness: Completeness,
+    basis: Vec<String>,
+    semantic: usize,
+    breaking: usize,
+    broken_callers: usize,
+    counts_by_target: BTreeMap<&'a str, usize>,
+}
+
+/// Risk from the affected files, at least medium when a breaking change has
+/// callers, raised to each changed definition's trust floor (as in edit impact).
+fn review<'a>(files: &[FileAnalysis], b: &'a Blast) -> Review<'a> {
+    let all_changes: Vec<ChangeKind> = files
+        .iter()
+        .flat_map(|f| f.changes.iter().map(|c| c.kind))
+        .collect();
+    let breaking = all_changes.iter().filter(|k| is_breaking(**k)).count();
+    let semantic = all_changes.iter().filter(|k| k.is_semantic()).count();
+    let mut level = match b.affected.len() {
+        0..=2 => ImpactLevel::Low,
+        3..=8 => ImpactLevel::Medium,
+        _ => ImpactLevel::High,
+    };
+    if semantic == 0 {
+        level = ImpactLevel::Low;
+    }
+    let mut counts_by_target: BTreeMap<&str, usize> = BTreeMap::new();
+    for (_, t, _) in &b.callers {
+        *counts_by_target.entry(t.as_str()).or_default() += 1;
+    }
+    let broken_callers = files
+        .iter()
+        .flat_map(|f| f.caller_relevant())
+        .filter(|(_, k)| is_breaking(*k))
+        .map(|(q, _)| counts_by_target.get(q.as_str()).copied().unwrap_or(0))
+        .sum::<usize>();
+    if broken_callers > 0 {
+        level = level.max(ImpactLevel::Medium);
+    }
+    let mut completeness = Completeness::Complete;
+    let mut basis = vec![PR_VERDICT_RULE.to_owned()];
+    for d in &b.defs {
+        completeness = completeness.max(d.trust.completeness);
+        let floor = d.trust.floor(d.change());
+        if floor > level {
+            level = floor;
+        }
+        if !d.trust.settled() {
+            basis.push(format!(
+                "{} ({}): {}",
+                d.symbol,
+                d.kind.as_str(),
+                d.trust.basis().join("; ")
+            ));
+        }
+    }
+    basis.truncate(11);
+    Review {
+        level,
+        completeness,
+        basis,
+        semantic,
+        breaking,
+        broken_callers,
+        counts_by_target,
+    }
+}
+
+fn file_rows(files: &[FileAnalysis], b: &Blast) -> Vec<Value> {
+    files
+        .iter()
+        .map(|f| {
+            let mut per: BTreeMap<&'static str, usize> = BTreeMap::new();
+            for c in &f.changes {
+                *per.entry(c.kind.as_str()).or_default() += 1;
+            }
+            to_value(&PrFileRow {
+                file: &f.change.path,
+                status: f.change.status,
+                language: f.language.map(|l| l.name()),
+                added_lines: f.change.added_lines,
+                deleted_lines: f.change.deleted_lines,
+                change_counts: per,
+                direct_dependents: b.direct.get(&f.change.path).map_or(0, Vec::len),
+            })
+        })
+        .collect()
+}
+
+/// The answer with no change against the base.
+fn no_changes(mode_name: &'static str, base: Option<Base<'_>>) -> Success {
+    let payload = NoChanges {
+        mode: mode_name,
+        summary: "No changes detected",
+        changed_count: 0,
+        files: [],
+        base,
+    };
+    with_agent_fields(
+        with_payload(
+            Success::new(
+                Verdict::Safe,
+                format!("pr_review mode={mode_name} changed=0"),
+            ),
+            &payload,
+        ),
+        &PrAgent {
+            risk: "none",
+            breaking_change_count: None,
+        },
+    )
+    .with_next_step("No changes against the base: nothing to review")
+}
+
 impl Action for Pr {
     type Args = Args;
     const FACADE: &'static str = "edit";
@@ -62,24 +270,13 @@ impl Action for Pr {
         let set = repo.changes(mode)?;
         let linked = set.linked.clone();
         let mode_name = mode.name();
-        let base = set
-            .base
-            .as_ref()
-            .map(|(b, sha)| json!({"branch": b, "merge_base": sha}));
+        let base = || {
+            set.base
+                .as_ref()
+                .map(|(branch, merge_base)| Base { branch, merge_base })
+        };
         if set.files.is_empty() {
-            let mut s = Success::new(
-                Verdict::Safe,
-                format!("pr_review mode={mode_name} changed=0"),
-            )
-            .with("mode", mode_name)
-            .with("summary", "No changes detected")
-            .with("changed_count", 0)
-            .with("files", json!([]))
-            .with_agent("risk", "none");
-            if let Some(b) = base {
-                s = s.with("base", b);
-            }
-            return Ok(s.with_next_step("No changes against the base: nothing to review"));
+            return Ok(no_changes(mode_name, base()));
         }
         let opened = open_index(ctx)?;
         let files: Vec<FileAnalysis> = set
@@ -87,138 +284,99 @@ impl Action for Pr {
             .into_iter()
             .map(analyse_file)
             .collect::<Result<_, _>>()?;
-        let b = blast(&opened.index, ctx.root()?, &files)?;
-        let mut all_changes = Vec::new();
-        let file_rows: Vec<Value> = files
-            .iter()
-            .map(|f| {
-                all_changes.extend(f.changes.iter().map(|c| c.kind));
-                let mut per: BTreeMap<&str, usize> = BTreeMap::new();
-                for c in &f.changes {
-                    *per.entry(c.kind.as_str()).or_default() += 1;
-                }
-                json!({
-                    "file": f.change.path,
-                    "status": f.change.status,
-                    "language": f.language.map(|l| l.name()),
-                    "added_lines": f.change.added_lines,
-                    "deleted_lines": f.change.deleted_lines,
-                    "change_counts": per,
-                    "direct_dependents": b.direct.get(&f.change.path).map_or(0, Vec::len),
-                })
-            })
-            .collect();
+        let b = blast(&opened.index, root, &files)?;
         let change_rows: Vec<Value> = files.iter().flat_map(|f| f.symbol_rows(false)).collect();
-        let breaking = all_changes
-            .iter()
-            .filter(|k| {
-                matches!(
-                    k,
-                    ChangeKind::Removed | ChangeKind::Renamed | ChangeKind::SignatureChanged
-                )
-            })
-            .count();
-        let semantic = all_changes.iter().filter(|k| k.is_semantic()).count();
-        let mut level = match b.affected.len() {
-            0..=2 => ImpactLevel::Low,
-            3..=8 => ImpactLevel::Medium,
-            _ => ImpactLevel::High,
-        };
-        if semantic == 0 {
-            level = ImpactLevel::Low;
-        }
-        let mut counts_by_target: BTreeMap<&str, usize> = BTreeMap::new();
-        for (_, t, _) in &b.callers {
-            *counts_by_target.entry(t.as_str()).or_default() += 1;
-        }
-        let broken_callers = files
-            .iter()
-            .flat_map(|f| f.caller_relevant())
-            .filter(|(_, k)| {
-                matches!(
-                    k,
-                    ChangeKind::Removed | ChangeKind::Renamed | ChangeKind::SignatureChanged
-                )
-            })
-            .map(|(q, _)| counts_by_target.get(q.as_str()).copied().unwrap_or(0))
-            .sum::<usize>();
-        if broken_callers > 0 {
-            level = level.max(ImpactLevel::Medium);
-        }
-        // The trust of each changed definition's callers (unresolved same-name call
-        // sites, unknown graph, public API) is a floor, as in edit impact.
-        let mut completeness = Completeness::Complete;
-        let mut basis = vec![PR_VERDICT_RULE.to_owned()];
-        for d in &b.defs {
-            completeness = completeness.max(d.trust.completeness);
-            let floor = d.trust.floor(d.change());
-            if floor > level {
-                level = floor;
-            }
-            if !d.trust.settled() {
-                basis.push(format!(
-                    "{} ({}): {}",
-                    d.symbol,
-                    d.kind.as_str(),
-                    d.trust.basis().join("; ")
-                ));
-            }
-        }
-        basis.truncate(11);
-        let verdict = Verdict::from_impact(level);
-        let risk = level_name(level);
-        let spelling = |key: &'static str,
-                        total: &'static str,
-                        listed: &'static str,
-                        cap: &'static str,
-                        noun: &'static str,
-                        remedy: &str| ListSpelling {
-            list_key: key,
-            total_key: total,
-            listed_key: listed,
-            cap_key: cap,
-            noun,
-            remedy: remedy.to_owned(),
-        };
-        let mut s = Success::new(
-            verdict,
-            format!(
-                "pr_review mode={mode_name} changed={} definitions={} breaking={breaking} callers={} affected={} risk={risk}",
-                files.len(),
-                change_rows.len(),
-                b.callers.len(),
-                b.affected.len()
+        let r = review(&files, &b);
+        let verdict = Verdict::from_impact(r.level);
+        let risk = level_name(r.level);
+        let payload = PrPayload {
+            mode: mode_name,
+            risk_level: risk,
+            completeness: r.completeness.as_str(),
+            verdict_basis: &r.basis,
+            counts: semdiff::counts_json(
+                &files
+                    .iter()
+                    .flat_map(|f| f.changes.clone())
+                    .collect::<Vec<_>>(),
             ),
-        )
-        .with("mode", mode_name)
-        .with("risk_level", risk)
-        .with("completeness", completeness.as_str())
-        .with("verdict_basis", json!(basis))
-        .with("counts", semdiff::counts_json(&files.iter().flat_map(|f| f.changes.clone()).collect::<Vec<_>>()))
-        .with("semantic_change_count", semantic)
-        .with("breaking_change_count", breaking)
-        .with("callers_of_breaking_changes", broken_callers)
-        .with("caller_count", b.callers.len())
-        .with(
-            "blast_radius",
-            json!({"callers": b.callers.len(), "affected_files": b.affected.len(), "changed_definitions_in_index": b.targets.len(), "callers_per_definition": counts_by_target}),
-        )
-        .with_list(spelling("files", "changed_count", "files_listed", "files_cap", "changed files", "review with edit action=impact scope_paths=<dir>"), Capped::collect(file_rows, fixed_cap(50)))
-        .with_list(spelling("changes", "change_count", "changes_listed", "changes_cap", "changed definitions", "edit action=classify file_path=<file> per file"), Capped::collect(change_rows, fixed_cap(100)))
-        .with_list(spelling("affected_files", "affected_count", "affected_files_listed", "affected_files_cap", "affected files", "edit action=impact lists them with tests"), Capped::collect(b.affected.iter().map(|f| json!(f)), fixed_cap(50)))
-        .with_agent("risk", risk)
-        .with_agent("breaking_change_count", breaking);
-        if let Some(bv) = base {
-            s = s.with("base", bv);
-        }
+            semantic_change_count: r.semantic,
+            breaking_change_count: r.breaking,
+            callers_of_breaking_changes: r.broken_callers,
+            caller_count: b.callers.len(),
+            blast_radius: BlastRadius {
+                callers: b.callers.len(),
+                affected_files: b.affected.len(),
+                changed_definitions_in_index: b.targets.len(),
+                callers_per_definition: &r.counts_by_target,
+            },
+        };
+        let summary = format!(
+            "pr_review mode={mode_name} changed={} definitions={} breaking={} callers={} affected={} risk={risk}",
+            files.len(),
+            change_rows.len(),
+            r.breaking,
+            b.callers.len(),
+            b.affected.len()
+        );
+        let s = with_payload(Success::new(verdict, summary), &payload)
+            .with_list(
+                ListSpelling::new(
+                    "files",
+                    "changed_count",
+                    "files_listed",
+                    "files_cap",
+                    "changed files",
+                    "review with edit action=impact scope_paths=<dir>",
+                ),
+                Capped::collect(file_rows(&files, &b), fixed_cap(50)),
+            )
+            .with_list(
+                ListSpelling::new(
+                    "changes",
+                    "change_count",
+                    "changes_listed",
+                    "changes_cap",
+                    "changed definitions",
+                    "edit action=classify file_path=<file> per file",
+                ),
+                Capped::collect(change_rows, fixed_cap(100)),
+            )
+            .with_list(
+                ListSpelling::new(
+                    "affected_files",
+                    "affected_count",
+                    "affected_files_listed",
+                    "affected_files_cap",
+                    "affected files",
+                    "edit action=impact lists them with tests",
+                ),
+                Capped::collect(
+                    b.affected.iter().map(|f| Value::from(f.as_str())),
+                    fixed_cap(50),
+                ),
+            );
+        let agent = PrAgent {
+            risk,
+            breaking_change_count: Some(r.breaking),
+        };
+        let mut s = with_payload(with_agent_fields(s, &agent), &BaseTail { base: base() });
         if a.include_call_graph.unwrap_or(true) {
             let rows: Vec<Value> = b
                 .callers
                 .iter()
-                .map(|(c, t, line)| json!({"caller": c.qualname, "file": c.file, "line": line, "calls": t, "is_test": c.is_test}))
+                .map(|(c, t, line)| {
+                    to_value(&CallEdgeRow {
+                        caller: &c.qualname,
+                        file: &c.file,
+                        line: *line,
+                        calls: t,
+                        is_test: c.is_test,
+                    })
+                })
                 .collect();
             s = s.with_list(
-                spelling(
+                ListSpelling::new(
                     "call_graph",
                     "call_edge_count",
                     "call_edges_listed",
@@ -232,9 +390,10 @@ impl Action for Pr {
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);
         }
-        let step = if broken_callers > 0 {
+        let step = if r.broken_callers > 0 {
             format!(
-                "{broken_callers} call site(s) reach removed/renamed/re-signed definitions: check them in call_graph before merging"
+                "{} call site(s) reach removed/renamed/re-signed definitions: check them in call_graph before merging",
+                r.broken_callers
             )
         } else {
             "Run edit action=impact mode=branch for the tests to run".to_owned()

@@ -3,17 +3,13 @@
 //! and a skeleton of the file, all from the parse tree. Reads only.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
-use tree_sitter::Node;
-use tsa_analysis::complexity::{self, Rules, band};
-use tsa_analysis::health::HealthConfig;
+use serde::{Deserialize, Serialize};
+use tsa_analysis::health::refactor::{Thresholds, plan};
 use tsa_analysis::source::source_file;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
-use tsa_lang::Language;
 
 use crate::action::Action;
-use crate::actions::common::{cap, fixed_cap};
+use crate::actions::common::{cap, fixed_cap, to_value, with_payload};
 use crate::actions::health::common::check_language;
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
@@ -40,92 +36,12 @@ pub struct Args {
 
 pub struct Refactor;
 
-/// Blocks shorter than this are not worth a helper of their own.
-const MIN_BLOCK_LINES: u32 = 5;
-
-fn rows_of(n: Node<'_>) -> (u32, u32) {
-    (
-        n.start_position().row as u32 + 1,
-        n.end_position().row as u32 + 1,
-    )
-}
-
-/// Top-level statements of a function body that span at least `MIN_BLOCK_LINES`
-/// lines or add at least 3 paths, and runs of consecutive branching statements
-/// (dispatch chains): each a candidate helper, most complex first.
-fn extractions(rules: &Rules, func: Node<'_>) -> Vec<Value> {
-    let Some(body) = func.child_by_field_name("body") else {
-        return Vec::new();
-    };
-    let mut out: Vec<(u32, u32, Value)> = Vec::new();
-    let mut push = |a: u32, b: u32, paths: u32, what: String| {
-        let lines = b - a + 1;
-        out.push((
-            paths,
-            lines,
-            json!({
-                "start_line": a, "end_line": b, "lines": lines, "node_kind": what,
-                "complexity_removed": paths,
-                "suggestion": format!("extract lines {a}-{b} ({what}) into a named helper"),
-            }),
-        ));
-    };
-    let mut cursor = body.walk();
-    let stmts: Vec<Node<'_>> = body
-        .named_children(&mut cursor)
-        .filter(|n| !n.kind().contains("comment"))
-        .collect();
-    // Runs of consecutive branching statements (a dispatch chain) as one block.
-    let mut i = 0;
-    while i < stmts.len() {
-        let paths = complexity::decisions_within(rules, stmts[i]);
-        let (a, b) = rows_of(stmts[i]);
-        let mut j = i + 1;
-        let mut run_paths = paths;
-        if paths > 0 {
-            while j < stmts.len() {
-                let p = complexity::decisions_within(rules, stmts[j]);
-                if p == 0 {
-                    break;
-                }
-                run_paths += p;
-                j += 1;
-            }
-        }
-        if j - i >= 2 {
-            let (_, end) = rows_of(stmts[j - 1]);
-            if end - a + 1 >= MIN_BLOCK_LINES || run_paths >= 3 {
-                push(
-                    a,
-                    end,
-                    run_paths,
-                    format!("{} consecutive branching statements", j - i),
-                );
-            }
-            i = j;
-            continue;
-        }
-        if b - a + 1 >= MIN_BLOCK_LINES || paths >= 3 {
-            push(a, b, paths, stmts[i].kind().to_owned());
-        }
-        i += 1;
-    }
-    out.sort_by(|x, y| y.0.cmp(&x.0).then(y.1.cmp(&x.1)));
-    out.into_iter().map(|x| x.2).collect()
-}
-
-fn functions_with_nodes<'t>(rules: &Rules, root: Node<'t>) -> Vec<Node<'t>> {
-    let mut out = Vec::new();
-    let mut cursor = root.walk();
-    let mut stack = vec![root];
-    while let Some(cur) = stack.pop() {
-        if rules.is_function(cur) {
-            out.push(cur);
-        }
-        stack.extend(cur.children(&mut cursor));
-    }
-    out.sort_by_key(|n| n.start_byte());
-    out
+/// The payload of `edit refactor` before its capped lists.
+#[derive(Debug, Serialize)]
+pub struct RefactorPayload<'a> {
+    pub file_path: &'a str,
+    pub language: &'static str,
+    pub thresholds: Thresholds,
 }
 
 impl Action for Refactor {
@@ -140,55 +56,13 @@ impl Action for Refactor {
         let rel = source_file(root, &args.file_path)?;
         check_language(args.language.as_deref(), &rel)?;
         let limit = cap("max_suggestions", args.max_suggestions, 10)?;
-        let lang = Language::from_path(&rel).ok_or_else(|| ToolError::Language(rel.clone()))?;
-        let rules = complexity::rules(lang).ok_or_else(|| ToolError::Language(rel.clone()))?;
-        let text = tsa_analysis::security::read_text_in_root(root, &rel)?;
-        let tree = complexity::parse(lang, text.as_bytes())
-            .ok_or_else(|| ToolError::Internal(format!("cannot parse '{rel}'")))?;
-        let cfg = HealthConfig::load(root)?;
-        let threshold = |id: &str, d: f64| cfg.smells.get(id).map_or(d, |r| r.warning);
-        let (max_cc, max_lines) = (
-            threshold("complex_function", 10.0),
-            threshold("long_method", 50.0),
-        );
-        let src = text.as_bytes();
-        let metrics = complexity::functions(rules, tree.root_node(), src);
-        let nodes = functions_with_nodes(rules, tree.root_node());
-        let with_blocks = args.include_extractions.unwrap_or(true);
-        let mut candidates: Vec<(u32, u32, Value)> = Vec::new();
-        for (m, node) in metrics.iter().zip(nodes.iter()) {
-            let lines = m.end_line - m.line + 1;
-            let complex = f64::from(m.complexity) > max_cc;
-            let long = f64::from(lines) > max_lines;
-            if !(complex || long) {
-                continue;
-            }
-            let mut reasons = Vec::new();
-            if complex {
-                reasons.push(format!("complexity {} > {max_cc}", m.complexity));
-            }
-            if long {
-                reasons.push(format!("{lines} lines > {max_lines}"));
-            }
-            let mut row = json!({
-                "name": m.name, "line": m.line, "end_line": m.end_line, "lines": lines,
-                "complexity": m.complexity, "band": band(m.complexity), "nesting": m.nesting,
-                "reason": reasons.join("; "),
-            });
-            if with_blocks {
-                row["extractions"] = json!(extractions(rules, *node));
-            }
-            candidates.push((m.complexity, lines, row));
-        }
-        candidates.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)));
-        let mut hotspots: Vec<&complexity::FunctionCc> =
-            metrics.iter().filter(|f| f.complexity > 10).collect();
-        hotspots.sort_by(|a, b| b.complexity.cmp(&a.complexity).then(a.line.cmp(&b.line)));
-        let hotspot_rows: Vec<Value> = hotspots
-            .iter()
-            .map(|f| json!({"name": f.name, "line": f.line, "end_line": f.end_line, "complexity": f.complexity, "band": band(f.complexity)}))
-            .collect();
-        let n = candidates.len();
+        let p = plan(
+            root,
+            &rel,
+            args.include_extractions.unwrap_or(true),
+            args.include_skeleton.unwrap_or(true),
+        )?;
+        let n = p.candidates.len();
         let verdict = if n == 0 {
             Verdict::Info
         } else {
@@ -196,13 +70,15 @@ impl Action for Refactor {
         };
         let summary = format!(
             "{rel} candidates={n} hotspots={} functions={}",
-            hotspot_rows.len(),
-            metrics.len()
+            p.hotspots.len(),
+            p.functions
         );
-        let mut ok = Success::new(verdict, summary)
-            .with("file_path", rel.clone())
-            .with("language", lang.name())
-            .with("thresholds", json!({"complexity": max_cc, "lines": max_lines}))
+        let payload = RefactorPayload {
+            file_path: &rel,
+            language: p.language.name(),
+            thresholds: p.thresholds,
+        };
+        let mut ok = with_payload(Success::new(verdict, summary), &payload)
             .with_list(
                 ListSpelling {
                     list_key: "extraction_candidates",
@@ -212,7 +88,7 @@ impl Action for Refactor {
                     noun: "extraction candidates",
                     remedy: "raise max_suggestions".into(),
                 },
-                Capped::collect(candidates.into_iter().map(|c| c.2), limit),
+                Capped::collect(p.candidates.iter().map(to_value), limit),
             )
             .with_list(
                 ListSpelling {
@@ -223,7 +99,7 @@ impl Action for Refactor {
                     noun: "hotspots",
                     remedy: "use health action=heatmap mode=file for every function".into(),
                 },
-                Capped::collect(hotspot_rows, fixed_cap(20)),
+                Capped::collect(p.hotspots.iter().map(to_value), fixed_cap(20)),
             )
             .with_next_step(if n == 0 {
                 "No function exceeds the thresholds; no extraction needed.".to_owned()
@@ -232,28 +108,7 @@ impl Action for Refactor {
                     "Run edit action=safe on {rel}, then extract the first candidate's top block and re-run the tests."
                 )
             });
-        if args.include_skeleton.unwrap_or(true) {
-            let classes = complexity::classes(rules, tree.root_node(), src);
-            let mut items: Vec<(u32, u32, String, String)> = classes
-                .iter()
-                .map(|c| (c.line, 0, "class".to_owned(), c.name.clone()))
-                .chain(
-                    metrics
-                        .iter()
-                        .map(|f| (f.line, f.end_line, "function".to_owned(), f.name.clone())),
-                )
-                .collect();
-            items.sort_by_key(|i| i.0);
-            let lines: Vec<&str> = text.lines().collect();
-            let skeleton: Vec<Value> = items
-                .into_iter()
-                .map(|(line, end, kind, name)| {
-                    let head = lines.get(line as usize - 1).map_or("", |l| l.trim());
-                    json!({"kind": kind, "name": name, "line": line,
-                           "end_line": if end == 0 { Value::Null } else { json!(end) },
-                           "signature": head.chars().take(160).collect::<String>()})
-                })
-                .collect();
+        if let Some(skeleton) = &p.skeleton {
             ok = ok.with_list(
                 ListSpelling {
                     list_key: "skeleton",
@@ -263,7 +118,7 @@ impl Action for Refactor {
                     noun: "skeleton entries",
                     remedy: "use structure actions for the full outline".into(),
                 },
-                Capped::collect(skeleton, fixed_cap(200)),
+                Capped::collect(skeleton.iter().map(to_value), fixed_cap(200)),
             );
         }
         Ok(ok)

@@ -1,18 +1,18 @@
 //! `health dead`: transitive dead code over the resolved call graph, unused imports
 //! and unreferenced module-level variables (analyses.md §3; tools.md §5.2).
 
+use std::collections::BTreeMap;
+use std::num::NonZeroUsize;
+
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
-use tsa_analysis::health::deadcode::{Alive, DeadOptions, DeadReport, analyse};
+use serde::{Deserialize, Serialize};
+use tsa_analysis::health::dead::{ScopedDead, dead_report, scoped};
+use tsa_analysis::health::deadcode::{Alive, DeadOptions, DeadReport};
 use tsa_analysis::health::model::{Model, Scope};
-use tsa_analysis::health::routes_scan::scan_project;
-use tsa_analysis::trust::{Assessor, Completeness, Subject, Unsettled};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
-use tsa_index::Index;
 
 use crate::action::Action;
-use crate::actions::common::{cap, open_index};
+use crate::actions::common::{cap, open_index, to_value, with_payload};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
@@ -66,69 +66,216 @@ impl Mode {
 
 pub struct Dead;
 
-/// Runs the analysis (also for other actions: overview). A function is reported
-/// dead only when its callers are settled (the trust of the call graph): public
-/// API, unresolved same-name call sites and an unknown graph keep it alive, with
-/// that reason, and what it calls with it.
-pub fn dead_report(
-    ctx: &Context,
-    index: &Index,
-    model: &Model,
-    scope: &Scope,
-    opts: &DeadOptions,
-) -> Result<DeadReport, ToolError> {
-    let root = ctx.root()?;
-    let files: Vec<String> = model.files.iter().map(|f| f.path.clone()).collect();
-    let routes = scan_project(root, &files);
-    let mut assessor = Assessor::new(index, root);
-    let mut hook = |pending: &[usize]| -> Result<Vec<(usize, Alive)>, ToolError> {
-        let subjects: Vec<Subject> = pending.iter().map(|&i| subject(model, i, 3)).collect();
-        let why = assessor.unsettled(&subjects)?;
-        Ok(pending
-            .iter()
-            .zip(why)
-            .filter_map(|(&i, w)| {
-                w.map(|w| {
-                    let alive = match w {
-                        Unsettled::NoGraph | Unsettled::Stale => Alive::Unknown,
-                        Unsettled::Unresolved(_) => Alive::Unresolved,
-                        Unsettled::PublicApi(_) => Alive::PublicApi,
-                    };
-                    (i, alive)
-                })
-            })
-            .collect())
-    };
-    analyse(root, model, &routes, scope, opts, &mut hook)
+/// A dead function, as a row of `dead_functions`.
+#[derive(Debug, Serialize)]
+pub struct DeadFunctionRow<'a> {
+    pub name: &'a str,
+    pub qualified_name: &'a str,
+    pub kind: &'a str,
+    pub file: &'a str,
+    pub line: u32,
+    pub end_line: u32,
+    pub language: &'a str,
+    pub reason: &'static str,
+    pub why: &'a str,
+    pub dead_callee_count: usize,
+    /// The first 10, comma-separated.
+    pub dead_callees: String,
+    /// The first 5, comma-separated.
+    pub dead_callers: String,
 }
 
-/// The trust subject of model symbol `i`, with `depth` enclosing definitions.
-fn subject(model: &Model, i: usize, depth: u32) -> Subject {
-    let s = &model.syms[i];
-    let file = model.file(s.file_id);
-    let parent = s
-        .parent
-        .filter(|_| depth > 0)
-        .and_then(|p| model.sym_at.get(&p))
-        .map(|&p| Box::new(subject(model, p, depth - 1)));
-    Subject {
-        id: Some(s.id),
-        name: s.name.clone(),
-        qualname: s.qualname.clone(),
-        kind: s.kind.clone(),
-        owner: parent.as_ref().map(|p| p.name.clone()).or_else(|| {
-            s.qualname
-                .rsplit_once(['.', ':'])
-                .map(|(o, _)| o.rsplit(['.', ':']).next().unwrap_or(o).to_owned())
-                .filter(|o| !o.is_empty())
-        }),
-        file: model.path_of(s.file_id).to_owned(),
-        language: file.map_or(String::new(), |f| f.language.clone()),
-        signature: s.signature.clone(),
+/// An unused import statement, as a row of `unused_imports`.
+#[derive(Debug, Serialize)]
+pub struct UnusedImportRow<'a> {
+    pub file: &'a str,
+    pub line: u32,
+    pub import_text: &'a str,
+    pub unused_names: String,
+}
+
+/// An unreferenced module-level variable, as a row of `unreferenced_variables`.
+#[derive(Debug, Serialize)]
+pub struct VariableRow<'a> {
+    pub file: &'a str,
+    pub name: &'a str,
+    pub line: u32,
+    pub language: &'a str,
+}
+
+/// A function kept alive only because its callers cannot be settled.
+#[derive(Debug, Serialize)]
+pub struct UncertainRow<'a> {
+    pub name: &'a str,
+    pub qualified_name: &'a str,
+    pub file: &'a str,
+    pub line: u32,
+    pub reason: &'static str,
+}
+
+/// The figures of `health dead`.
+#[derive(Debug, Serialize)]
+pub struct DeadStats<'a> {
+    pub total_dead_functions_transitive: usize,
+    pub candidates_after_filters: usize,
+    pub functions_in_scope: usize,
+    pub dead_functions_listed: usize,
+    pub dead_functions_cap: usize,
+    pub total_unused_imports: usize,
+    pub unused_imports_listed: usize,
+    pub unused_imports_cap: usize,
+    pub total_unreferenced_variables: usize,
+    pub unreferenced_variables_listed: usize,
+    pub unreferenced_variables_cap: usize,
+    pub total_functions: usize,
+    pub total_call_edges: usize,
+    pub alive_by: &'a BTreeMap<&'static str, usize>,
+}
+
+/// The payload of `health dead`, in answer order (the function part and the capped
+/// lists follow it).
+#[derive(Debug, Serialize)]
+pub struct DeadPayload<'a> {
+    pub mode: &'static str,
+    pub project_root: String,
+    pub path: &'a str,
+    pub include_test_files: bool,
+    pub stats: DeadStats<'a>,
+    pub entry_points: &'static str,
+}
+
+/// The payload's function part (modes `all` and `dead_functions`).
+#[derive(Debug, Serialize)]
+pub struct FunctionsPart {
+    pub completeness: &'static str,
+    pub verdict_basis: [String; 3],
+}
+
+const ENTRY_POINTS: &str = "main-like names per language, tests, exported API (Rust pub in library crates, JS/TS export, Go exported in non-main packages), public API (trust), names imported by other files, registering decorators/annotations, route handlers, dunders, trait impls and overrides, module-level code, and any name referenced outside dead code (callbacks, aliases, __all__, dynamic calls)";
+
+fn dead_row<'a>(model: &'a Model, report: &'a DeadReport, i: usize) -> DeadFunctionRow<'a> {
+    let d = &report.dead[i];
+    let s = &model.syms[d.sym];
+    let names = |ids: &[usize], n: usize| {
+        ids.iter()
+            .take(n)
+            .map(|&c| model.syms[c].qualname.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    DeadFunctionRow {
+        name: &s.name,
+        qualified_name: &s.qualname,
+        kind: &s.kind,
+        file: model.path_of(s.file_id),
         line: s.line,
-        is_test: s.is_test || file.is_some_and(|f| f.is_test),
-        parent,
+        end_line: s.end_line,
+        language: model.file(s.file_id).map_or("", |f| f.language.as_str()),
+        reason: d.reason,
+        why: &d.why,
+        dead_callee_count: d.dead_callees.len(),
+        dead_callees: names(&d.dead_callees, 10),
+        dead_callers: names(&d.dead_callers, 5),
     }
+}
+
+/// The capped lists of the answer.
+struct Lists {
+    dead: Capped<serde_json::Value>,
+    imports: Capped<serde_json::Value>,
+    variables: Capped<serde_json::Value>,
+}
+
+fn lists(model: &Model, report: &DeadReport, sc: &ScopedDead, caps: [NonZeroUsize; 3]) -> Lists {
+    Lists {
+        dead: Capped::collect(
+            sc.in_scope
+                .iter()
+                .map(|&i| to_value(&dead_row(model, report, i))),
+            caps[0],
+        ),
+        imports: Capped::collect(
+            report.unused_imports.iter().map(|u| {
+                to_value(&UnusedImportRow {
+                    file: &u.file,
+                    line: u.line,
+                    import_text: &u.text,
+                    unused_names: u.names.join(", "),
+                })
+            }),
+            caps[1],
+        ),
+        variables: Capped::collect(
+            report.variables.iter().map(|v| {
+                to_value(&VariableRow {
+                    file: &v.file,
+                    name: &v.name,
+                    line: v.line,
+                    language: &v.language,
+                })
+            }),
+            caps[2],
+        ),
+    }
+}
+
+/// The function part: completeness, verdict basis and the uncertain and dead lists.
+fn with_functions(
+    s: Success,
+    model: &Model,
+    report: &DeadReport,
+    sc: &ScopedDead,
+    max_dead: NonZeroUsize,
+    dead_rows: Capped<serde_json::Value>,
+) -> Success {
+    let uncertain = Capped::collect(
+        sc.uncertain.iter().map(|&i| {
+            let sym = &model.syms[i];
+            to_value(&UncertainRow {
+                name: &sym.name,
+                qualified_name: &sym.qualname,
+                file: model.path_of(sym.file_id),
+                line: sym.line,
+                reason: report.alive[i].map_or("", Alive::as_str),
+            })
+        }),
+        max_dead,
+    );
+    let part = FunctionsPart {
+        completeness: sc.completeness.as_str(),
+        verdict_basis: [
+            "verdict by findings in scope: none INFO, 1-20 CAUTION, more REVIEW".to_owned(),
+            "a function is reported dead only when its callers are settled: public API, unresolved call sites of its name and an unknown call graph (symbol-tier language, file changed since the index was built) keep it and what it calls alive".to_owned(),
+            format!(
+                "completeness {}: {} function(s) in scope were not reported because their callers could not be settled (uncertain_functions)",
+                sc.completeness.as_str(),
+                sc.uncertain.len()
+            ),
+        ],
+    };
+    with_payload(s, &part)
+        .with_list(
+            ListSpelling::new(
+                "uncertain_functions",
+                "uncertain_functions_total",
+                "uncertain_functions_shown",
+                "uncertain_functions_limit",
+                "functions whose callers could not be settled",
+                "raise max_dead or narrow with path",
+            ),
+            uncertain,
+        )
+        .with_list(
+            ListSpelling::new(
+                "dead_functions",
+                "dead_functions_total",
+                "dead_functions_shown",
+                "dead_functions_limit",
+                "dead functions",
+                "raise max_dead or narrow with path",
+            ),
+            dead_rows,
+        )
 }
 
 impl Action for Dead {
@@ -158,7 +305,7 @@ impl Action for Dead {
         let want_imports = matches!(mode, Mode::All | Mode::UnusedImports);
         let want_variables = matches!(mode, Mode::All | Mode::Variables);
         let report = dead_report(
-            ctx,
+            &root,
             &opened.index,
             &model,
             &scope,
@@ -168,118 +315,32 @@ impl Action for Dead {
                 want_variables,
             },
         )?;
-        let reportable = |file_id: i64| {
-            model
-                .file(file_id)
-                .is_some_and(|f| include_tests || !f.is_test)
-        };
-        let project_dead = report
-            .dead
-            .iter()
-            .filter(|d| reportable(model.syms[d.sym].file_id))
-            .count();
-        let in_scope: Vec<&tsa_analysis::health::deadcode::DeadFunction> = report
-            .dead
-            .iter()
-            .filter(|d| {
-                let s = &model.syms[d.sym];
-                reportable(s.file_id) && scope.holds(model.path_of(s.file_id))
-            })
-            .collect();
-        let functions_in_scope = model
-            .syms
-            .iter()
-            .filter(|s| {
-                tsa_analysis::health::model::CALLABLE.contains(&s.kind.as_str())
-                    && reportable(s.file_id)
-                    && scope.holds(model.path_of(s.file_id))
-            })
-            .count();
-        // Functions kept alive only because their callers cannot be settled (the
-        // roots: what they call is kept with them).
-        let uncertain: Vec<usize> = (0..model.syms.len())
-            .filter(|&i| {
-                let s = &model.syms[i];
-                report.alive[i].is_some_and(Alive::uncertain)
-                    && reportable(s.file_id)
-                    && scope.holds(model.path_of(s.file_id))
-            })
-            .collect();
-        let completeness = if uncertain
-            .iter()
-            .any(|&i| report.alive[i] == Some(Alive::Unknown))
-        {
-            Completeness::Unknown
-        } else if uncertain.is_empty() {
-            Completeness::Complete
-        } else {
-            Completeness::LowerBound
-        };
-        let dead_total = if want_functions { in_scope.len() } else { 0 };
+        let sc = scoped(&model, &report, &scope, include_tests);
+        let dead_total = if want_functions { sc.in_scope.len() } else { 0 };
         let imports_total = report.unused_imports.len();
         let vars_total = report.variables.len();
         let sum = dead_total + imports_total + vars_total;
-
-        let dead_rows = Capped::collect(
-            in_scope.iter().map(|d| {
-                let s = &model.syms[d.sym];
-                let callees: Vec<&str> = d
-                    .dead_callees
-                    .iter()
-                    .take(10)
-                    .map(|&c| model.syms[c].qualname.as_str())
-                    .collect();
-                let callers: Vec<&str> = d
-                    .dead_callers
-                    .iter()
-                    .take(5)
-                    .map(|&c| model.syms[c].qualname.as_str())
-                    .collect();
-                json!({
-                    "name": s.name,
-                    "qualified_name": s.qualname,
-                    "kind": s.kind,
-                    "file": model.path_of(s.file_id),
-                    "line": s.line,
-                    "end_line": s.end_line,
-                    "language": model.file(s.file_id).map_or("", |f| f.language.as_str()),
-                    "reason": d.reason,
-                    "why": d.why,
-                    "dead_callee_count": d.dead_callees.len(),
-                    "dead_callees": callees.join(", "),
-                    "dead_callers": callers.join(", "),
-                })
-            }),
-            max_dead,
-        );
-        let import_rows = Capped::collect(
-            report.unused_imports.iter().map(|u| {
-                json!({"file": u.file, "line": u.line, "import_text": u.text, "unused_names": u.names.join(", ")})
-            }),
-            max_imports,
-        );
-        let var_rows = Capped::collect(
-            report.variables.iter().map(
-                |v| json!({"file": v.file, "name": v.name, "line": v.line, "language": v.language}),
-            ),
-            max_vars,
-        );
-        let stats = json!({
-            "total_dead_functions_transitive": if want_functions { project_dead } else { 0 },
-            "candidates_after_filters": dead_total,
-            "functions_in_scope": functions_in_scope,
-            "dead_functions_listed": if want_functions { dead_rows.listed() } else { 0 },
-            "dead_functions_cap": max_dead.get(),
-            "total_unused_imports": imports_total,
-            "unused_imports_listed": import_rows.listed(),
-            "unused_imports_cap": max_imports.get(),
-            "total_unreferenced_variables": vars_total,
-            "unreferenced_variables_listed": var_rows.listed(),
-            "unreferenced_variables_cap": max_vars.get(),
-            "total_functions": report.total_functions,
-            "total_call_edges": report.total_call_edges,
-            "alive_by": report.alive_by,
-        });
+        let rows = lists(&model, &report, &sc, [max_dead, max_imports, max_vars]);
+        let stats = DeadStats {
+            total_dead_functions_transitive: if want_functions { sc.project_dead } else { 0 },
+            candidates_after_filters: dead_total,
+            functions_in_scope: sc.functions_in_scope,
+            dead_functions_listed: if want_functions {
+                rows.dead.listed()
+            } else {
+                0
+            },
+            dead_functions_cap: max_dead.get(),
+            total_unused_imports: imports_total,
+            unused_imports_listed: rows.imports.listed(),
+            unused_imports_cap: max_imports.get(),
+            total_unreferenced_variables: vars_total,
+            unreferenced_variables_listed: rows.variables.listed(),
+            unreferenced_variables_cap: max_vars.get(),
+            total_functions: report.total_functions,
+            total_call_edges: report.total_call_edges,
+            alive_by: &report.alive_by,
+        };
         let verdict = match sum {
             0 => Verdict::Info,
             n if n > 20 => Verdict::Review,
@@ -293,91 +354,42 @@ impl Action for Dead {
                 scope.as_str()
             )
         };
-        let mut s = Success::new(verdict, summary)
-            .with("mode", mode.as_str())
-            .with("project_root", root.to_string_lossy().as_ref())
-            .with("path", scope.as_str())
-            .with("include_test_files", include_tests)
-            .with("stats", stats)
-            .with(
-                "entry_points",
-                json!("main-like names per language, tests, exported API (Rust pub in library crates, JS/TS export, Go exported in non-main packages), public API (trust), names imported by other files, registering decorators/annotations, route handlers, dunders, trait impls and overrides, module-level code, and any name referenced outside dead code (callbacks, aliases, __all__, dynamic calls)"),
-            );
+        let payload = DeadPayload {
+            mode: mode.as_str(),
+            project_root: root.to_string_lossy().into_owned(),
+            path: scope.as_str(),
+            include_test_files: include_tests,
+            stats,
+            entry_points: ENTRY_POINTS,
+        };
+        let mut s = with_payload(Success::new(verdict, summary), &payload);
         if want_functions {
-            let rows = Capped::collect(
-                uncertain.iter().map(|&i| {
-                    let sym = &model.syms[i];
-                    json!({
-                        "name": sym.name,
-                        "qualified_name": sym.qualname,
-                        "file": model.path_of(sym.file_id),
-                        "line": sym.line,
-                        "reason": report.alive[i].map_or("", Alive::as_str),
-                    })
-                }),
-                max_dead,
-            );
-            s = s
-                .with("completeness", completeness.as_str())
-                .with(
-                    "verdict_basis",
-                    json!([
-                        "verdict by findings in scope: none INFO, 1-20 CAUTION, more REVIEW",
-                        "a function is reported dead only when its callers are settled: public API, unresolved call sites of its name and an unknown call graph (symbol-tier language, file changed since the index was built) keep it and what it calls alive",
-                        format!(
-                            "completeness {}: {} function(s) in scope were not reported because their callers could not be settled (uncertain_functions)",
-                            completeness.as_str(),
-                            uncertain.len()
-                        ),
-                    ]),
-                )
-                .with_list(
-                    ListSpelling {
-                        list_key: "uncertain_functions",
-                        total_key: "uncertain_functions_total",
-                        listed_key: "uncertain_functions_shown",
-                        cap_key: "uncertain_functions_limit",
-                        noun: "functions whose callers could not be settled",
-                        remedy: "raise max_dead or narrow with path".into(),
-                    },
-                    rows,
-                );
-            s = s.with_list(
-                ListSpelling {
-                    list_key: "dead_functions",
-                    total_key: "dead_functions_total",
-                    listed_key: "dead_functions_shown",
-                    cap_key: "dead_functions_limit",
-                    noun: "dead functions",
-                    remedy: "raise max_dead or narrow with path".into(),
-                },
-                dead_rows,
-            );
+            s = with_functions(s, &model, &report, &sc, max_dead, rows.dead);
         }
         if want_imports {
             s = s.with_list(
-                ListSpelling {
-                    list_key: "unused_imports",
-                    total_key: "unused_imports_total",
-                    listed_key: "unused_imports_shown",
-                    cap_key: "unused_imports_limit",
-                    noun: "unused imports",
-                    remedy: "raise max_imports or narrow with path".into(),
-                },
-                import_rows,
+                ListSpelling::new(
+                    "unused_imports",
+                    "unused_imports_total",
+                    "unused_imports_shown",
+                    "unused_imports_limit",
+                    "unused imports",
+                    "raise max_imports or narrow with path",
+                ),
+                rows.imports,
             );
         }
         if want_variables {
             s = s.with_list(
-                ListSpelling {
-                    list_key: "unreferenced_variables",
-                    total_key: "unreferenced_variables_total",
-                    listed_key: "unreferenced_variables_shown",
-                    cap_key: "unreferenced_variables_limit",
-                    noun: "unreferenced variables",
-                    remedy: "raise max_variables or narrow with path".into(),
-                },
-                var_rows,
+                ListSpelling::new(
+                    "unreferenced_variables",
+                    "unreferenced_variables_total",
+                    "unreferenced_variables_shown",
+                    "unreferenced_variables_limit",
+                    "unreferenced variables",
+                    "raise max_variables or narrow with path",
+                ),
+                rows.variables,
             );
         }
         let step = if sum == 0 {

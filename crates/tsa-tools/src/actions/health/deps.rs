@@ -2,14 +2,13 @@
 //! blast radius, one file's dependencies both ways, cycles, summary, or all of it.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use tsa_analysis::health::files::{FileArg, Files, attach, blast_verdict};
 use tsa_analysis::health::model::Model;
 use tsa_envelope::{Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::{cap, open_index};
+use crate::actions::common::{cap, open_index, to_value};
 use crate::actions::health::imports::depth_arg;
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
@@ -46,6 +45,14 @@ pub enum Mode {
 }
 
 pub struct Deps;
+
+/// Calls between a file and another file, as a row of `call_dependencies` and
+/// `call_dependents`.
+#[derive(Debug, Serialize)]
+pub struct CallDepRow {
+    pub file: String,
+    pub calls: u64,
+}
 
 impl Action for Deps {
     type Args = Args;
@@ -100,11 +107,21 @@ impl Action for Deps {
                 let (out, inc) = opened.index.file_call_deps(&rel)?;
                 let call_out = out
                     .into_iter()
-                    .map(|d| json!({"file": d.file, "calls": d.calls}))
+                    .map(|d| {
+                        to_value(&CallDepRow {
+                            file: d.file,
+                            calls: d.calls,
+                        })
+                    })
                     .collect();
                 let call_in = inc
                     .into_iter()
-                    .map(|d| json!({"file": d.file, "calls": d.calls}))
+                    .map(|d| {
+                        to_value(&CallDepRow {
+                            file: d.file,
+                            calls: d.calls,
+                        })
+                    })
                     .collect();
                 let deps = files.deps_rows(id);
                 let dependents = files.dependents_rows(id);

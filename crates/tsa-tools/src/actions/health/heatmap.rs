@@ -2,19 +2,23 @@
 //! (files), file (functions) or function, with the bands low/medium/high/critical.
 
 use std::collections::BTreeMap;
+use std::num::NonZeroUsize;
+use std::path::Path;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
-use tsa_analysis::complexity::{self, FunctionCc, band};
-use tsa_analysis::health::{DepsMode, facts_of};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tsa_analysis::complexity::{FunctionCc, band};
+use tsa_analysis::health::DepsMode;
+pub(crate) use tsa_analysis::health::heatmap::band_counts;
+use tsa_analysis::health::heatmap::{FunctionHeat, file_functions, file_heat, span_heat};
 use tsa_analysis::security::resolve_in_root;
 use tsa_analysis::source::source_file;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_lang::Language;
 
 use crate::action::Action;
-use crate::actions::common::{Targets, cap, find_targets};
+use crate::actions::common::{Targets, cap, find_targets, to_value, with_payload};
 use crate::actions::health::common::{check_language, scoring, with_warnings};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
@@ -55,22 +59,48 @@ pub struct Args {
 pub struct Heatmap;
 
 pub(crate) fn fn_row(file: &str, f: &FunctionCc) -> Value {
-    json!({
-        "name": f.name, "file": file, "line": f.line, "end_line": f.end_line,
-        "complexity": f.complexity, "band": band(f.complexity),
-        "lines": f.end_line - f.line + 1, "nesting": f.nesting,
-    })
+    to_value(&FunctionHeat::of(file, f))
 }
 
-pub(crate) fn band_counts<'a>(ccs: impl Iterator<Item = &'a u32>) -> BTreeMap<&'static str, usize> {
-    let mut m: BTreeMap<&'static str, usize> = ["low", "medium", "high", "critical"]
-        .iter()
-        .map(|b| (*b, 0))
-        .collect();
-    for c in ccs {
-        *m.entry(band(*c)).or_default() += 1;
-    }
-    m
+/// The complexity bands' ranges.
+#[derive(Debug, Serialize)]
+pub struct Bands {
+    pub low: &'static str,
+    pub medium: &'static str,
+    pub high: &'static str,
+    pub critical: &'static str,
+}
+
+const BANDS: Bands = Bands {
+    low: "1-5",
+    medium: "6-10",
+    high: "11-20",
+    critical: ">=21",
+};
+
+/// The payload of mode `project` before its list.
+#[derive(Debug, Serialize)]
+pub struct ProjectHeat {
+    pub mode: &'static str,
+    pub function_count: usize,
+    pub band_counts: BTreeMap<&'static str, usize>,
+    pub bands: Bands,
+}
+
+/// The payload of mode `file` before its list.
+#[derive(Debug, Serialize)]
+pub struct FileHeatPayload<'a> {
+    pub mode: &'static str,
+    pub file_path: &'a str,
+    pub total_complexity: u32,
+    pub band_counts: BTreeMap<&'static str, usize>,
+}
+
+/// The payload of mode `function` before its list.
+#[derive(Debug, Serialize)]
+pub struct FunctionHeatPayload<'a> {
+    pub mode: &'static str,
+    pub function_name: &'a str,
 }
 
 fn spelling(key: &'static str, noun: &'static str) -> ListSpelling {
@@ -92,6 +122,135 @@ fn verdict_of(worst: u32) -> Verdict {
     }
 }
 
+/// `directory` as a `dir/` prefix (none for the whole project).
+fn dir_prefix(root: &Path, directory: Option<&str>) -> Result<Option<String>, ToolError> {
+    match directory.filter(|d| !d.is_empty() && *d != ".") {
+        Some(d) => {
+            let (abs, rel) = resolve_in_root(root, d)?;
+            if !abs.is_dir() {
+                return Err(ToolError::NotFound(rel));
+            }
+            Ok(Some(format!("{}/", rel.trim_end_matches('/'))))
+        }
+        None => Ok(None),
+    }
+}
+
+fn project(
+    ctx: &Context,
+    args: &Args,
+    lang_filter: Option<Language>,
+    limit: NonZeroUsize,
+) -> Result<Success, ToolError> {
+    let dir = dir_prefix(ctx.root()?, args.directory.as_deref())?;
+    let sc = scoring(ctx, DepsMode::Full)?;
+    let rels: Vec<String> = sc
+        .scorer
+        .indexed_files()
+        .into_iter()
+        .filter(|f| dir.as_deref().is_none_or(|d| f.path.starts_with(d)))
+        .filter(|f| lang_filter.is_none_or(|l| Language::from_path(&f.path) == Some(l)))
+        .map(|f| f.path.clone())
+        .collect();
+    let (rows, all_ccs) = file_heat(&sc.scorer, &rels);
+    let worst = all_ccs.iter().copied().max().unwrap_or(1);
+    let summary = format!(
+        "{} files, {} functions, worst cc={} ({})",
+        rows.len(),
+        all_ccs.len(),
+        worst,
+        band(worst)
+    );
+    let payload = ProjectHeat {
+        mode: "project",
+        function_count: all_ccs.len(),
+        band_counts: band_counts(all_ccs.iter()),
+        bands: BANDS,
+    };
+    Ok(with_warnings(
+        with_payload(Success::new(verdict_of(worst), summary), &payload)
+            .with_list(
+                spelling("files", "files"),
+                Capped::collect(rows.iter().map(to_value), limit),
+            )
+            .with_next_step("Open the top file with mode=file to see its functions."),
+        &sc.warnings,
+    ))
+}
+
+fn file(root: &Path, args: &Args, limit: NonZeroUsize) -> Result<Success, ToolError> {
+    let Some(fp) = args.file_path.as_deref() else {
+        return Err(ToolError::Validation(
+            "mode 'file' requires file_path".into(),
+        ));
+    };
+    let rel = source_file(root, fp)?;
+    check_language(args.language.as_deref(), &rel)?;
+    let fns = file_functions(root, &rel)?;
+    let ccs: Vec<u32> = fns.iter().map(|f| f.complexity).collect();
+    let worst = ccs.iter().copied().max().unwrap_or(1);
+    let total: u32 = ccs.iter().sum();
+    let summary = format!(
+        "{rel} {} functions, total cc={total}, worst cc={worst} ({})",
+        fns.len(),
+        band(worst)
+    );
+    let payload = FileHeatPayload {
+        mode: "file",
+        file_path: &rel,
+        total_complexity: total,
+        band_counts: band_counts(ccs.iter()),
+    };
+    Ok(with_payload(Success::new(verdict_of(worst), summary), &payload)
+        .with_list(
+            spelling("functions", "functions"),
+            Capped::collect(fns.iter().map(|f| fn_row(&rel, f)), limit),
+        )
+        .with_next_step(
+            "Functions in the high/critical bands are extraction candidates: edit action=refactor.",
+        ))
+}
+
+fn function(ctx: &Context, args: &Args, limit: NonZeroUsize) -> Result<Success, ToolError> {
+    let Some(name) = args.function_name.as_deref() else {
+        return Err(ToolError::Validation(
+            "mode 'function' requires function_name".into(),
+        ));
+    };
+    let sc = scoring(ctx, DepsMode::Full)?;
+    let defs = match find_targets(
+        ctx,
+        &sc.index,
+        "health heatmap",
+        name,
+        args.file_path.as_deref(),
+    )? {
+        Targets::Found(d) => d,
+        Targets::Missing(miss) => return Ok(miss),
+    };
+    let rows = span_heat(ctx.root()?, &defs);
+    let worst = rows.iter().map(|r| r.complexity).fold(1, u32::max);
+    let summary = format!(
+        "{name}: {} definition(s), worst cc={worst} ({})",
+        rows.len(),
+        band(worst)
+    );
+    let payload = FunctionHeatPayload {
+        mode: "function",
+        function_name: name,
+    };
+    Ok(
+        with_payload(Success::new(verdict_of(worst), summary), &payload)
+            .with_list(
+                spelling("functions", "definitions"),
+                Capped::collect(rows.iter().map(to_value), limit),
+            )
+            .with_next_step(
+                "Complexity above 10 is an extraction candidate: edit action=refactor on its file.",
+            ),
+    )
+}
+
 impl Action for Heatmap {
     type Args = Args;
     const FACADE: &'static str = "health";
@@ -110,158 +269,9 @@ impl Action for Heatmap {
             None => None,
         };
         match args.mode {
-            Mode::Project => {
-                let dir = match args
-                    .directory
-                    .as_deref()
-                    .filter(|d| !d.is_empty() && *d != ".")
-                {
-                    Some(d) => {
-                        let (abs, rel) = resolve_in_root(root, d)?;
-                        if !abs.is_dir() {
-                            return Err(ToolError::NotFound(rel));
-                        }
-                        Some(format!("{}/", rel.trim_end_matches('/')))
-                    }
-                    None => None,
-                };
-                let sc = scoring(ctx, DepsMode::Full)?;
-                let rels: Vec<String> = sc
-                    .scorer
-                    .indexed_files()
-                    .into_iter()
-                    .filter(|f| dir.as_deref().is_none_or(|d| f.path.starts_with(d)))
-                    .filter(|f| lang_filter.is_none_or(|l| Language::from_path(&f.path) == Some(l)))
-                    .map(|f| f.path.clone())
-                    .collect();
-                let mut rows: Vec<(String, u32, f64, u32, usize)> = Vec::new();
-                let mut all_ccs: Vec<u32> = Vec::new();
-                for (rel, r) in sc.scorer.score_all(&rels) {
-                    let Ok(s) = r else { continue };
-                    let ccs: Vec<u32> = s.facts.functions.iter().map(|f| f.complexity).collect();
-                    if ccs.is_empty() {
-                        continue;
-                    }
-                    let total: u32 = ccs.iter().sum();
-                    let max = *ccs.iter().max().unwrap_or(&1);
-                    all_ccs.extend(&ccs);
-                    rows.push((rel, total, total as f64 / ccs.len() as f64, max, ccs.len()));
-                }
-                rows.sort_by(|a, b| {
-                    b.1.cmp(&a.1)
-                        .then_with(|| b.3.cmp(&a.3))
-                        .then_with(|| a.0.cmp(&b.0))
-                });
-                let worst = all_ccs.iter().copied().max().unwrap_or(1);
-                let summary = format!(
-                    "{} files, {} functions, worst cc={} ({})",
-                    rows.len(),
-                    all_ccs.len(),
-                    worst,
-                    band(worst)
-                );
-                let list = Capped::collect(
-                    rows.iter().map(|(f, t, a, m, n)| {
-                        json!({"file": f, "total_complexity": t, "average_complexity": tsa_analysis::health::round1(*a),
-                               "max_complexity": m, "band": band(*m), "functions": n})
-                    }),
-                    limit,
-                );
-                Ok(with_warnings(
-                    Success::new(verdict_of(worst), summary)
-                        .with("mode", "project")
-                        .with("function_count", all_ccs.len())
-                        .with("band_counts", json!(band_counts(all_ccs.iter())))
-                        .with("bands", json!({"low": "1-5", "medium": "6-10", "high": "11-20", "critical": ">=21"}))
-                        .with_list(spelling("files", "files"), list)
-                        .with_next_step("Open the top file with mode=file to see its functions."),
-                    &sc.warnings,
-                ))
-            }
-            Mode::File => {
-                let Some(fp) = args.file_path.as_deref() else {
-                    return Err(ToolError::Validation(
-                        "mode 'file' requires file_path".into(),
-                    ));
-                };
-                let rel = source_file(root, fp)?;
-                check_language(args.language.as_deref(), &rel)?;
-                let text = tsa_analysis::security::read_text_in_root(root, &rel)?;
-                let lang =
-                    Language::from_path(&rel).ok_or_else(|| ToolError::Language(rel.clone()))?;
-                if complexity::rules(lang).is_none() {
-                    return Err(ToolError::Language(rel));
-                }
-                let cfg = tsa_analysis::health::HealthConfig::load(root)?;
-                let mut fns = facts_of(&rel, &text, &cfg).functions;
-                let ccs: Vec<u32> = fns.iter().map(|f| f.complexity).collect();
-                let worst = ccs.iter().copied().max().unwrap_or(1);
-                let total: u32 = ccs.iter().sum();
-                fns.sort_by(|a, b| b.complexity.cmp(&a.complexity).then(a.line.cmp(&b.line)));
-                let summary = format!(
-                    "{rel} {} functions, total cc={total}, worst cc={worst} ({})",
-                    fns.len(),
-                    band(worst)
-                );
-                Ok(Success::new(verdict_of(worst), summary)
-                    .with("mode", "file")
-                    .with("file_path", rel.clone())
-                    .with("total_complexity", total)
-                    .with("band_counts", json!(band_counts(ccs.iter())))
-                    .with_list(
-                        spelling("functions", "functions"),
-                        Capped::collect(fns.iter().map(|f| fn_row(&rel, f)), limit),
-                    )
-                    .with_next_step("Functions in the high/critical bands are extraction candidates: edit action=refactor."))
-            }
-            Mode::Function => {
-                let Some(name) = args.function_name.as_deref() else {
-                    return Err(ToolError::Validation(
-                        "mode 'function' requires function_name".into(),
-                    ));
-                };
-                let sc = scoring(ctx, DepsMode::Full)?;
-                let defs = match find_targets(
-                    ctx,
-                    &sc.index,
-                    "health heatmap",
-                    name,
-                    args.file_path.as_deref(),
-                )? {
-                    Targets::Found(d) => d,
-                    Targets::Missing(miss) => return Ok(miss),
-                };
-                let mut rows = Vec::new();
-                let mut worst = 1;
-                for d in &defs {
-                    let Some(lang) = Language::from_path(&d.file) else {
-                        continue;
-                    };
-                    let Some(rules) = complexity::rules(lang) else {
-                        continue;
-                    };
-                    let Ok(text) = tsa_analysis::security::read_in_root(root, &d.file) else {
-                        continue;
-                    };
-                    let Some(tree) = complexity::parse(lang, &text) else {
-                        continue;
-                    };
-                    let cc = complexity::of_span(rules, tree.root_node(), d.line, d.end_line);
-                    worst = worst.max(cc);
-                    rows.push(json!({"name": d.qualname, "file": d.file, "line": d.line, "end_line": d.end_line,
-                                     "kind": d.kind, "complexity": cc, "band": band(cc)}));
-                }
-                let summary = format!(
-                    "{name}: {} definition(s), worst cc={worst} ({})",
-                    rows.len(),
-                    band(worst)
-                );
-                Ok(Success::new(verdict_of(worst), summary)
-                    .with("mode", "function")
-                    .with("function_name", name)
-                    .with_list(spelling("functions", "definitions"), Capped::collect(rows, limit))
-                    .with_next_step("Complexity above 10 is an extraction candidate: edit action=refactor on its file."))
-            }
+            Mode::Project => project(ctx, &args, lang_filter, limit),
+            Mode::File => file(root, &args, limit),
+            Mode::Function => function(ctx, &args, limit),
         }
     }
 }

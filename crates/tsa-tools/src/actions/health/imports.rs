@@ -2,14 +2,13 @@
 //! summary, direct deps/dependents, blast radius, cycles (Tarjan SCC), coupling.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use tsa_analysis::health::files::{FileArg, Files, attach, blast_verdict, cycles_verdict};
 use tsa_analysis::health::model::Model;
 use tsa_envelope::{Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::{cap, open_index};
+use crate::actions::common::{cap, open_index, to_value};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
@@ -55,6 +54,13 @@ pub fn depth_arg(v: Option<i64>) -> Result<usize, ToolError> {
             "parameter 'max_depth' must be between 1 and 50, got {d}"
         ))),
     }
+}
+
+/// A file with its importers, as a row of `most_imported`.
+#[derive(Debug, Serialize)]
+pub struct ImportedRow<'a> {
+    pub file: &'a str,
+    pub importers: usize,
 }
 
 impl Action for Imports {
@@ -171,7 +177,7 @@ impl Action for Imports {
                 most.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(b.1)));
                 let rows = most
                     .into_iter()
-                    .map(|(n, f)| json!({"file": f, "importers": n}))
+                    .map(|(importers, file)| to_value(&ImportedRow { file, importers }))
                     .collect();
                 let summary = files.summary();
                 let cycles = summary["cycle_count"].as_u64().unwrap_or(0);

@@ -2,17 +2,20 @@
 //! call edges: the weighted module matrix, hotspots, one file's module view, and
 //! unstable modules (instability I = Ce / (Ca + Ce)).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
+use std::num::NonZeroUsize;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
-use tsa_analysis::health::files::{FileArg, Files, attach_with, instability};
+use serde::{Deserialize, Serialize};
+use tsa_analysis::health::files::{FileArg, Files, attach_with};
+use tsa_analysis::health::matrix::{
+    MatrixSummary, ModuleGraph, ModuleRow, file_relations, hotspots, summary, unstable,
+};
 use tsa_analysis::health::model::{Model, module_of};
 use tsa_envelope::{Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::{cap, open_index};
+use crate::actions::common::{cap, open_index, to_value, with_payload};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
@@ -48,53 +51,143 @@ pub enum Mode {
 
 pub struct Matrix;
 
-/// Module-to-module dependencies: (from, to) -> (import edges, call sites).
-pub struct ModuleGraph {
-    pub pairs: BTreeMap<(String, String), (u64, u64)>,
-    pub modules: BTreeSet<String>,
+/// Mode `unstable`'s threshold, before its list.
+#[derive(Debug, Serialize)]
+struct Threshold {
+    threshold: f64,
 }
 
-impl ModuleGraph {
-    pub fn build(model: &Model) -> ModuleGraph {
-        let mut pairs: BTreeMap<(String, String), (u64, u64)> = BTreeMap::new();
-        let modules: BTreeSet<String> = model
-            .files
-            .iter()
-            .map(|f| module_of(&f.path).to_owned())
-            .collect();
-        let g = model.file_graph();
-        for (f, deps) in &g.deps {
-            let a = module_of(model.path_of(*f));
-            for t in deps {
-                let b = module_of(model.path_of(*t));
-                if a != b {
-                    pairs.entry((a.to_owned(), b.to_owned())).or_default().0 += 1;
-                }
-            }
-        }
-        for ((cf, tf), n) in model.file_call_counts() {
-            let (a, b) = (module_of(model.path_of(cf)), module_of(model.path_of(tf)));
-            if a != b {
-                pairs.entry((a.to_owned(), b.to_owned())).or_default().1 += n;
-            }
-        }
-        ModuleGraph { pairs, modules }
-    }
-
-    /// Per module: (Ca, Ce) counted in distinct modules.
-    pub fn coupling(&self) -> BTreeMap<&str, (usize, usize)> {
-        let mut out: BTreeMap<&str, (usize, usize)> =
-            self.modules.iter().map(|m| (m.as_str(), (0, 0))).collect();
-        for (a, b) in self.pairs.keys() {
-            out.entry(a.as_str()).or_default().1 += 1;
-            out.entry(b.as_str()).or_default().0 += 1;
-        }
-        out
-    }
+/// Mode `file`'s file and module, before its list.
+#[derive(Debug, Serialize)]
+struct FileModule<'a> {
+    file_path: &'a str,
+    module: ModuleRow<'a>,
 }
 
-fn module_row(m: &str, ca: usize, ce: usize) -> Value {
-    json!({"module": m, "afferent": ca, "efferent": ce, "instability": instability(ca, ce)})
+/// Mode `summary`'s figures, before its list.
+#[derive(Debug, Serialize)]
+struct SummaryPart {
+    summary: MatrixSummary,
+}
+
+/// The mode, after the list.
+#[derive(Debug, Serialize)]
+struct ModeTail {
+    mode: &'static str,
+}
+
+type Coupling<'a> = BTreeMap<&'a str, (usize, usize)>;
+
+fn file_mode(
+    files: &Files<'_>,
+    id: i64,
+    rel: &str,
+    coupling: &Coupling<'_>,
+    top_k: NonZeroUsize,
+) -> Success {
+    let module = module_of(rel).to_owned();
+    let rows = file_relations(files, id, &module);
+    let (ca, ce) = coupling.get(module.as_str()).copied().unwrap_or((0, 0));
+    let n = rows.len();
+    let head = FileModule {
+        file_path: rel,
+        module: ModuleRow::new(&module, ca, ce),
+    };
+    attach_with(
+        with_payload(
+            Success::new(
+                Verdict::Info,
+                format!("matrix: {rel} ({module}) has {n} cross-module relation(s)"),
+            ),
+            &head,
+        ),
+        "relations",
+        "module relations",
+        rows.iter().map(to_value).collect(),
+        top_k,
+        "raise top_k",
+    )
+    .with_next_step("health action=imports mode=deps lists the file's imports one by one.")
+}
+
+fn modules_mode(
+    mode: Mode,
+    mg: &ModuleGraph,
+    coupling: &Coupling<'_>,
+    threshold: f64,
+    top_k: NonZeroUsize,
+) -> Success {
+    match mode {
+        Mode::Matrix => {
+            let rows = mg.pair_rows();
+            let n = rows.len();
+            attach_with(
+                Success::new(Verdict::Info, format!("matrix: {n} module dependency pair(s) among {} module(s)", mg.modules.len())),
+                "cells",
+                "module pairs",
+                rows.iter().map(to_value).collect(),
+                top_k,
+                "raise top_k",
+            )
+            .with_next_step("mode=hotspots ranks modules by total coupling; mode=unstable lists modules above threshold.")
+        }
+        Mode::Hotspots => {
+            let rows = hotspots(coupling);
+            let n = rows.len();
+            attach_with(
+                Success::new(
+                    Verdict::Info,
+                    format!("matrix: {n} coupled module(s), most coupled first"),
+                ),
+                "hotspots",
+                "modules",
+                rows.iter().map(to_value).collect(),
+                top_k,
+                "raise top_k",
+            )
+            .with_next_step("Changes in modules with high afferent coupling ripple furthest.")
+        }
+        Mode::Unstable => {
+            let rows = unstable(coupling, threshold);
+            let n = rows.len();
+            attach_with(
+                with_payload(
+                    Success::new(
+                        if n == 0 { Verdict::Info } else { Verdict::Caution },
+                        format!("matrix: {n} module(s) with instability >= {threshold}"),
+                    ),
+                    &Threshold { threshold },
+                ),
+                "unstable_modules",
+                "unstable modules",
+                rows.iter().map(to_value).collect(),
+                top_k,
+                "raise top_k",
+            )
+            .with_next_step("Unstable modules depend on many others; keep stable modules from depending on them.")
+        }
+        Mode::Summary | Mode::File => {
+            let figures = summary(mg, coupling, threshold);
+            let line = format!(
+                "matrix: {} module(s), {} dependency pair(s), {} unstable (I >= {threshold})",
+                figures.modules, figures.dependency_pairs, figures.unstable_modules
+            );
+            attach_with(
+                with_payload(
+                    Success::new(Verdict::Info, line),
+                    &SummaryPart { summary: figures },
+                ),
+                "strongest_pairs",
+                "module pairs",
+                mg.pair_rows().iter().map(to_value).collect(),
+                top_k,
+                "raise top_k",
+            )
+            .with_next_step(
+                "mode=matrix for every pair, mode=hotspots or mode=unstable for modules.",
+            )
+        }
+    }
 }
 
 impl Action for Matrix {
@@ -119,193 +212,25 @@ impl Action for Matrix {
         let model = Model::load(&opened.index)?;
         let mg = ModuleGraph::build(&model);
         let coupling = mg.coupling();
-        let mut s = match mode {
-            Mode::Matrix => {
-                let mut rows: Vec<(u64, Value)> = mg
-                    .pairs
-                    .iter()
-                    .map(|((a, b), (i, c))| {
-                        (
-                            i + c,
-                            json!({"from": a, "to": b, "imports": i, "calls": c, "weight": i + c}),
-                        )
-                    })
-                    .collect();
-                rows.sort_by_key(|r| std::cmp::Reverse(r.0));
-                let n = rows.len();
-                attach_with(
-                    Success::new(Verdict::Info, format!("matrix: {n} module dependency pair(s) among {} module(s)", mg.modules.len())),
-                    "cells",
-                    "module pairs",
-                    rows.into_iter().map(|(_, v)| v).collect(),
-                    top_k,
-                    "raise top_k",
-                )
-                .with_next_step("mode=hotspots ranks modules by total coupling; mode=unstable lists modules above threshold.")
+        let s = if mode == Mode::File {
+            let files = Files::new(&model);
+            match files.file_arg(&root, "matrix", args.file_path.as_deref())? {
+                FileArg::Found(id, rel) => file_mode(&files, id, &rel, &coupling, top_k),
+                FileArg::Missing(s) => return Ok(s),
             }
-            Mode::Hotspots => {
-                let mut rows: Vec<(&str, usize, usize)> = coupling
-                    .iter()
-                    .map(|(m, (a, e))| (*m, *a, *e))
-                    .filter(|r| r.1 + r.2 > 0)
-                    .collect();
-                rows.sort_by(|x, y| (y.1 + y.2).cmp(&(x.1 + x.2)).then(x.0.cmp(y.0)));
-                let n = rows.len();
-                attach_with(
-                    Success::new(
-                        Verdict::Info,
-                        format!("matrix: {n} coupled module(s), most coupled first"),
-                    ),
-                    "hotspots",
-                    "modules",
-                    rows.into_iter()
-                        .map(|(m, a, e)| module_row(m, a, e))
-                        .collect(),
-                    top_k,
-                    "raise top_k",
-                )
-                .with_next_step("Changes in modules with high afferent coupling ripple furthest.")
-            }
-            Mode::Unstable => {
-                let mut rows: Vec<(&str, usize, usize, f64)> = coupling
-                    .iter()
-                    .map(|(m, (a, e))| (*m, *a, *e, instability(*a, *e)))
-                    .filter(|r| r.1 + r.2 > 0 && r.3 >= threshold)
-                    .collect();
-                rows.sort_by(|x, y| y.3.total_cmp(&x.3).then(y.2.cmp(&x.2)).then(x.0.cmp(y.0)));
-                let n = rows.len();
-                attach_with(
-                    Success::new(
-                        if n == 0 { Verdict::Info } else { Verdict::Caution },
-                        format!("matrix: {n} module(s) with instability >= {threshold}"),
-                    )
-                    .with("threshold", threshold),
-                    "unstable_modules",
-                    "unstable modules",
-                    rows.into_iter().map(|(m, a, e, _)| module_row(m, a, e)).collect(),
-                    top_k,
-                    "raise top_k",
-                )
-                .with_next_step("Unstable modules depend on many others; keep stable modules from depending on them.")
-            }
-            Mode::File => {
-                let files = Files::new(&model);
-                let (id, rel) = match files.file_arg(&root, "matrix", args.file_path.as_deref())? {
-                    FileArg::Found(id, rel) => (id, rel),
-                    FileArg::Missing(s) => return Ok(s),
-                };
-                let module = module_of(&rel).to_owned();
-                let mut by_module: BTreeMap<(String, &str), u64> = BTreeMap::new();
-                for t in files.graph.deps.get(&id).into_iter().flatten() {
-                    *by_module
-                        .entry((module_of(model.path_of(*t)).to_owned(), "depends_on"))
-                        .or_default() += 1;
-                }
-                for t in files.graph.rdeps.get(&id).into_iter().flatten() {
-                    *by_module
-                        .entry((module_of(model.path_of(*t)).to_owned(), "depended_on_by"))
-                        .or_default() += 1;
-                }
-                for ((cf, tf), n) in model.file_call_counts() {
-                    if cf == id {
-                        *by_module
-                            .entry((module_of(model.path_of(tf)).to_owned(), "calls_into"))
-                            .or_default() += n;
-                    } else if tf == id {
-                        *by_module
-                            .entry((module_of(model.path_of(cf)).to_owned(), "called_from"))
-                            .or_default() += n;
-                    }
-                }
-                let rows: Vec<Value> = by_module
-                    .into_iter()
-                    .filter(|((m, _), _)| *m != module)
-                    .map(
-                        |((m, rel_kind), n)| json!({"module": m, "relation": rel_kind, "count": n}),
-                    )
-                    .collect();
-                let (ca, ce) = coupling.get(module.as_str()).copied().unwrap_or((0, 0));
-                let n = rows.len();
-                attach_with(
-                    Success::new(
-                        Verdict::Info,
-                        format!("matrix: {rel} ({module}) has {n} cross-module relation(s)"),
-                    )
-                    .with("file_path", rel.as_str())
-                    .with("module", module_row(&module, ca, ce)),
-                    "relations",
-                    "module relations",
-                    rows,
-                    top_k,
-                    "raise top_k",
-                )
-                .with_next_step(
-                    "health action=imports mode=deps lists the file's imports one by one.",
-                )
-            }
-            Mode::Summary => {
-                let connected: Vec<f64> = coupling
-                    .values()
-                    .filter(|(a, e)| a + e > 0)
-                    .map(|(a, e)| instability(*a, *e))
-                    .collect();
-                let avg = if connected.is_empty() {
-                    0.0
-                } else {
-                    (connected.iter().sum::<f64>() / connected.len() as f64 * 1000.0).round()
-                        / 1000.0
-                };
-                let unstable = connected.iter().filter(|i| **i >= threshold).count();
-                let mut rows: Vec<(u64, Value)> = mg
-                    .pairs
-                    .iter()
-                    .map(|((a, b), (i, c))| {
-                        (
-                            i + c,
-                            json!({"from": a, "to": b, "imports": i, "calls": c, "weight": i + c}),
-                        )
-                    })
-                    .collect();
-                rows.sort_by_key(|r| std::cmp::Reverse(r.0));
-                attach_with(
-                    Success::new(
-                        Verdict::Info,
-                        format!(
-                            "matrix: {} module(s), {} dependency pair(s), {unstable} unstable (I >= {threshold})",
-                            mg.modules.len(),
-                            mg.pairs.len()
-                        ),
-                    )
-                    .with(
-                        "summary",
-                        json!({
-                            "modules": mg.modules.len(),
-                            "connected_modules": connected.len(),
-                            "dependency_pairs": mg.pairs.len(),
-                            "average_instability": avg,
-                            "unstable_modules": unstable,
-                            "threshold": threshold,
-                        }),
-                    ),
-                    "strongest_pairs",
-                    "module pairs",
-                    rows.into_iter().map(|(_, v)| v).collect(),
-                    top_k,
-                    "raise top_k",
-                )
-                .with_next_step("mode=matrix for every pair, mode=hotspots or mode=unstable for modules.")
-            }
+        } else {
+            modules_mode(mode, &mg, &coupling, threshold, top_k)
         };
-        s = s.with(
-            "mode",
-            match mode {
+        let tail = ModeTail {
+            mode: match mode {
                 Mode::Summary => "summary",
                 Mode::Matrix => "matrix",
                 Mode::Hotspots => "hotspots",
                 Mode::File => "file",
                 Mode::Unstable => "unstable",
             },
-        );
+        };
+        let mut s = with_payload(s, &tail);
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);
         }

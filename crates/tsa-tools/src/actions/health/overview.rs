@@ -2,16 +2,16 @@
 //! files (highest fan-in), the dead-code summary and the most coupled files.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
-use tsa_analysis::health::deadcode::{Alive, DeadOptions};
+use serde::{Deserialize, Serialize};
+use tsa_analysis::health::dead::dead_report;
+use tsa_analysis::health::deadcode::DeadOptions;
 use tsa_analysis::health::files::{Files, attach_with};
 use tsa_analysis::health::model::{Model, Scope};
+use tsa_analysis::health::overview::{dead_production, dead_ratio, entry_points, hub_files};
 use tsa_envelope::{Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::{cap, open_index};
-use crate::actions::health::dead::dead_report;
+use crate::actions::common::{cap, open_index, to_value, with_payload};
 use crate::{Context, ToolError};
 
 /// Arguments of `health overview`.
@@ -38,6 +38,25 @@ pub struct Args {
 
 pub struct Overview;
 
+/// The project's figures.
+#[derive(Debug, Serialize)]
+pub struct OverviewFigures {
+    pub total_files: usize,
+    pub total_functions: usize,
+    pub total_call_edges: usize,
+    pub file_import_edges: usize,
+    pub import_cycles: usize,
+    pub entry_points: usize,
+    pub dead_functions: usize,
+    pub dead_ratio: f64,
+}
+
+/// The payload of `health overview` before its capped lists.
+#[derive(Debug, Serialize)]
+struct OverviewPayload {
+    summary: OverviewFigures,
+}
+
 impl Action for Overview {
     type Args = Args;
     const FACADE: &'static str = "health";
@@ -54,7 +73,7 @@ impl Action for Overview {
         let opened = open_index(ctx)?;
         let model = Model::load(&opened.index)?;
         let report = dead_report(
-            ctx,
+            ctx.root()?,
             &opened.index,
             &model,
             &Scope::default(),
@@ -64,95 +83,21 @@ impl Action for Overview {
                 want_variables: false,
             },
         )?;
-        // Entry points: functions alive by their own rule (not merely reached).
-        let entries: Vec<serde_json::Value> = model
-            .syms
-            .iter()
-            .zip(&report.alive)
-            .filter(|(_, a)| {
-                matches!(
-                    a,
-                    Some(
-                        Alive::EntryName
-                            | Alive::RouteHandler
-                            | Alive::Decorated
-                            | Alive::ModuleCode
-                    )
-                )
-            })
-            .filter(|(s, _)| tsa_analysis::health::model::CALLABLE.contains(&s.kind.as_str()))
-            .map(|(s, a)| {
-                json!({
-                    "name": s.qualname,
-                    "file": model.path_of(s.file_id),
-                    "line": s.line,
-                    "kind": a.map_or("", Alive::as_str),
-                })
-            })
-            .collect();
+        let entries = entry_points(&model, &report);
         let files = Files::new(&model);
-        let calls = model.file_call_counts();
-        // Hub files: importers plus files calling in.
-        let mut fan_in: rustc_hash::FxHashMap<i64, (usize, u64)> = rustc_hash::FxHashMap::default();
-        for (f, r) in &files.graph.rdeps {
-            fan_in.entry(*f).or_default().0 = r.len();
-        }
-        let mut callers_in: rustc_hash::FxHashMap<i64, rustc_hash::FxHashSet<i64>> =
-            Default::default();
-        for ((cf, tf), n) in &calls {
-            callers_in.entry(*tf).or_default().insert(*cf);
-            fan_in.entry(*tf).or_default().1 += n;
-        }
-        let mut hubs: Vec<(usize, u64, &str, usize)> = fan_in
-            .iter()
-            .map(|(f, (importers, incoming))| {
-                let mut dependents: rustc_hash::FxHashSet<i64> = files
-                    .graph
-                    .rdeps
-                    .get(f)
-                    .into_iter()
-                    .flatten()
-                    .copied()
-                    .collect();
-                dependents.extend(callers_in.get(f).into_iter().flatten().copied());
-                dependents.remove(f);
-                (dependents.len(), *incoming, model.path_of(*f), *importers)
-            })
-            .filter(|h| h.0 > 0)
-            .collect();
-        hubs.sort_by(|a, b| b.0.cmp(&a.0).then(b.1.cmp(&a.1)).then(a.2.cmp(b.2)));
-        let hub_rows = hubs
-            .into_iter()
-            .map(|(n, c, f, imp)| json!({"file": f, "dependent_files": n, "importers": imp, "incoming_calls": c}))
-            .collect();
-        let dead_prod: Vec<&tsa_analysis::health::deadcode::DeadFunction> = report
-            .dead
-            .iter()
-            .filter(|d| {
-                model
-                    .file(model.syms[d.sym].file_id)
-                    .is_some_and(|f| !f.is_test)
-            })
-            .collect();
-        let dead_rows = dead_prod
-            .iter()
-            .map(|d| {
-                let s = &model.syms[d.sym];
-                json!({"name": s.qualname, "file": model.path_of(s.file_id), "line": s.line, "reason": d.reason})
-            })
-            .collect();
-        let dead_n = dead_prod.len();
-        let coupled = files.coupling_rows();
-        let summary = json!({
-            "total_files": model.files.len(),
-            "total_functions": report.total_functions,
-            "total_call_edges": report.total_call_edges,
-            "file_import_edges": files.graph.edge_count(),
-            "import_cycles": files.graph.cycles().len(),
-            "entry_points": entries.len(),
-            "dead_functions": dead_n,
-            "dead_ratio": if report.total_functions == 0 { 0.0 } else { (dead_n as f64 / report.total_functions as f64 * 1000.0).round() / 1000.0 },
-        });
+        let hubs = hub_files(&model, &files);
+        let dead = dead_production(&model, &report);
+        let dead_n = dead.len();
+        let figures = OverviewFigures {
+            total_files: model.files.len(),
+            total_functions: report.total_functions,
+            total_call_edges: report.total_call_edges,
+            file_import_edges: files.graph.edge_count(),
+            import_cycles: files.graph.cycles().len(),
+            entry_points: entries.len(),
+            dead_functions: dead_n,
+            dead_ratio: dead_ratio(dead_n, report.total_functions),
+        };
         let verdict = if dead_n > 20 {
             Verdict::Review
         } else if dead_n > 0 {
@@ -160,21 +105,21 @@ impl Action for Overview {
         } else {
             Verdict::Info
         };
-        let mut s = Success::new(
-            verdict,
-            format!(
-                "overview: {} files, {} functions, {} entry point(s), {dead_n} dead function(s)",
-                model.files.len(),
-                report.total_functions,
-                entries.len()
-            ),
-        )
-        .with("summary", summary);
+        let summary = format!(
+            "overview: {} files, {} functions, {} entry point(s), {dead_n} dead function(s)",
+            model.files.len(),
+            report.total_functions,
+            entries.len()
+        );
+        let mut s = with_payload(
+            Success::new(verdict, summary),
+            &OverviewPayload { summary: figures },
+        );
         s = attach_with(
             s,
             "entry_points",
             "entry points",
-            entries,
+            entries.iter().map(to_value).collect(),
             max_entry,
             "raise max_entry_points",
         );
@@ -182,7 +127,7 @@ impl Action for Overview {
             s,
             "hub_files",
             "hub files",
-            hub_rows,
+            hubs.iter().map(to_value).collect(),
             max_hubs,
             "raise max_hubs",
         );
@@ -190,7 +135,7 @@ impl Action for Overview {
             s,
             "dead_functions",
             "dead functions",
-            dead_rows,
+            dead.iter().map(to_value).collect(),
             max_dead,
             "raise max_dead, or use health action=dead",
         );
@@ -198,7 +143,7 @@ impl Action for Overview {
             s,
             "coupled_files",
             "coupled files",
-            coupled,
+            files.coupling_rows(),
             max_coupled,
             "raise max_coupled_files",
         );

@@ -3,16 +3,14 @@
 //! and a fix, filtered by category and minimum severity.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
-use tsa_analysis::health::patterns::{rules, scan, severity_rank};
-use tsa_analysis::health::{HealthConfig, facts_of};
+use serde::{Deserialize, Serialize};
+use tsa_analysis::health::patterns::{FindingFilter, file_findings};
 use tsa_analysis::source::source_file;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_lang::Language;
 
 use crate::action::Action;
-use crate::actions::common::cap;
+use crate::actions::common::{cap, to_value, with_payload};
 use crate::actions::health::common::check_language;
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
@@ -57,6 +55,31 @@ pub struct Args {
 
 pub struct Patterns;
 
+/// Findings per severity.
+#[derive(Debug, Serialize)]
+pub struct SeverityCounts {
+    pub critical: usize,
+    pub warning: usize,
+    pub info: usize,
+}
+
+/// Findings per category.
+#[derive(Debug, Serialize)]
+pub struct CategoryCounts {
+    pub smells: usize,
+    pub security: usize,
+    pub anti_patterns: usize,
+}
+
+/// The payload of `health patterns` before its list.
+#[derive(Debug, Serialize)]
+pub struct PatternsPayload<'a> {
+    pub file_path: &'a str,
+    pub language: &'static str,
+    pub severity_counts: SeverityCounts,
+    pub category_counts: CategoryCounts,
+}
+
 impl Action for Patterns {
     type Args = Args;
     const FACADE: &'static str = "health";
@@ -84,41 +107,20 @@ impl Action for Patterns {
         };
         let text = tsa_analysis::security::read_text_in_root(root, &rel)?;
         let lang = Language::from_path(&rel).map_or("", |l| l.name());
-        let mut rows: Vec<(u8, u32, Value)> = Vec::new();
-        if want(Category::Smells) {
-            let cfg = HealthConfig::load(root)?;
-            for s in facts_of(&rel, &text, &cfg).smells {
-                let rank = severity_rank(&s.severity);
-                if rank >= min {
-                    rows.push((
-                        rank,
-                        s.line,
-                        json!({"category": "smells", "rule": s.kind, "severity": s.severity, "line": s.line,
-                               "message": s.message, "fix": s.fix}),
-                    ));
-                }
-            }
-        }
-        for f in scan(lang, &text, rules()) {
-            let c = if f.rule.category == "security" {
-                Category::Security
-            } else {
-                Category::AntiPatterns
-            };
-            let rank = severity_rank(&f.rule.severity);
-            if want(c) && rank >= min {
-                rows.push((
-                    rank,
-                    f.line,
-                    json!({"category": f.rule.category, "rule": f.rule.id, "severity": f.rule.severity,
-                           "line": f.line, "message": f.rule.message, "fix": f.rule.fix, "snippet": f.snippet}),
-                ));
-            }
-        }
-        rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
-        let count = |sev: u8| rows.iter().filter(|r| r.0 == sev).count();
+        let rows = file_findings(
+            root,
+            &rel,
+            &text,
+            FindingFilter {
+                smells: want(Category::Smells),
+                security: want(Category::Security),
+                anti_patterns: want(Category::AntiPatterns),
+                min_rank: min,
+            },
+        )?;
+        let count = |sev: u8| rows.iter().filter(|r| r.rank == sev).count();
         let (critical, warning, info) = (count(2), count(1), count(0));
-        let by_category = |c: &str| rows.iter().filter(|r| r.2["category"] == c).count();
+        let by_category = |c: &str| rows.iter().filter(|r| r.category == c).count();
         let verdict = if critical > 0 {
             Verdict::Review
         } else if warning > 0 {
@@ -132,18 +134,21 @@ impl Action for Patterns {
             "{rel} findings={} critical={critical} warning={warning} info={info}",
             rows.len()
         );
-        Ok(Success::new(verdict, summary)
-            .with("file_path", rel.clone())
-            .with("language", lang)
-            .with(
-                "severity_counts",
-                json!({"critical": critical, "warning": warning, "info": info}),
-            )
-            .with(
-                "category_counts",
-                json!({"smells": by_category("smells"), "security": by_category("security"),
-                       "anti_patterns": by_category("anti_patterns")}),
-            )
+        let payload = PatternsPayload {
+            file_path: &rel,
+            language: lang,
+            severity_counts: SeverityCounts {
+                critical,
+                warning,
+                info,
+            },
+            category_counts: CategoryCounts {
+                smells: by_category("smells"),
+                security: by_category("security"),
+                anti_patterns: by_category("anti_patterns"),
+            },
+        };
+        Ok(with_payload(Success::new(verdict, summary), &payload)
             .with_list(
                 ListSpelling {
                     list_key: "findings",
@@ -153,7 +158,7 @@ impl Action for Patterns {
                     noun: "findings",
                     remedy: "raise limit or severity_threshold".into(),
                 },
-                Capped::collect(rows.into_iter().map(|r| r.2), limit),
+                Capped::collect(rows.iter().map(to_value), limit),
             )
             .with_next_step(if critical > 0 {
                 "Fix the critical findings first (each carries its line and fix)."

@@ -4,25 +4,22 @@
 
 use std::collections::BTreeMap;
 
-use rustc_hash::{FxHashMap, FxHashSet};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
-use tsa_analysis::chain::complexity::{band, of_symbols};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tsa_analysis::chain::complexity::band;
 use tsa_analysis::health::files::attach_with;
-use tsa_analysis::health::model::{CALLABLE, Model};
-use tsa_analysis::hyphae::Universe;
-use tsa_analysis::security::resolve_in_root;
+use tsa_analysis::health::model::Model;
+use tsa_analysis::health::test_gap::{
+    Cover, GapReport, GapScope, MAX_HOPS, load_coverage, test_gaps,
+};
 use tsa_analysis::source::source_file;
 use tsa_envelope::{Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::{cap, open_index};
+use crate::actions::common::{cap, open_index, to_value, with_payload};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
-
-/// Most call hops from a test function that still count as tested.
-pub const MAX_HOPS: usize = 3;
 
 /// Arguments of `health test_gap`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -64,47 +61,197 @@ pub enum Mode {
 
 pub struct TestGap;
 
-/// How a function is covered.
-#[derive(Clone, Debug)]
-enum Cover {
-    Test { hops: usize, test: i64 },
-    Coverage,
+/// An untested function, as a row of `gaps`.
+#[derive(Debug, Serialize)]
+pub struct GapRow<'a> {
+    pub name: &'a str,
+    pub qualified_name: &'a str,
+    pub file: &'a str,
+    pub line: u32,
+    pub end_line: u32,
+    pub language: &'a str,
+    pub complexity: Option<u32>,
+    pub risk_band: Option<&'static str>,
 }
 
-fn load_coverage(
-    root: &std::path::Path,
-    input: &str,
-) -> Result<FxHashMap<String, FxHashSet<u32>>, ToolError> {
-    let (abs, rel) = resolve_in_root(root, input)?;
-    let text = std::fs::read_to_string(&abs).map_err(|_| ToolError::NotFound(rel.clone()))?;
-    let v: Value = serde_json::from_str(&text)
-        .map_err(|e| ToolError::Validation(format!("coverage_json '{rel}' is not JSON: {e}")))?;
-    let Some(files) = v.get("files").and_then(Value::as_object) else {
-        return Err(ToolError::Validation(format!(
-            "coverage_json '{rel}' has no 'files' object (expected coverage.py `coverage json` output)"
-        )));
-    };
-    let root_str = root.to_string_lossy().replace('\\', "/");
-    let mut out = FxHashMap::default();
-    for (path, data) in files {
-        let p = path.replace('\\', "/");
-        let p = p
-            .strip_prefix(&format!("{root_str}/"))
-            .unwrap_or(&p)
-            .trim_start_matches("./")
-            .to_owned();
-        let lines: FxHashSet<u32> = data
-            .get("executed_lines")
-            .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|l| l.as_u64().map(|l| l as u32))
-                    .collect()
-            })
-            .unwrap_or_default();
-        out.insert(p, lines);
+/// A covered function, as a row of `covered`.
+#[derive(Debug, Serialize)]
+pub struct CoveredRow<'a> {
+    pub name: &'a str,
+    pub qualified_name: &'a str,
+    pub file: &'a str,
+    pub line: u32,
+    /// Calls from the test that reaches it (test-covered only).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hops: Option<usize>,
+    /// `file::test` of that test, or `coverage_json`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub covered_by: Option<Option<String>>,
+}
+
+/// A file with gaps, as a row of `files` (summary mode).
+#[derive(Debug, Serialize)]
+pub struct FileGapRow<'a> {
+    pub file: &'a str,
+    pub functions: usize,
+    pub gaps: usize,
+    pub covered: usize,
+}
+
+/// The figures of `health test_gap`.
+#[derive(Debug, Serialize)]
+pub struct GapStats {
+    pub production_functions: usize,
+    pub covered: usize,
+    pub gaps: usize,
+    pub coverage_ratio: f64,
+    pub complex_gaps: usize,
+    pub test_functions: usize,
+    pub production_files: usize,
+    pub files_analysed: usize,
+    pub max_hops: usize,
+    pub coverage_json_used: bool,
+}
+
+/// The payload of `health test_gap`, in answer order (its capped lists follow).
+#[derive(Debug, Serialize)]
+pub struct GapPayload<'a> {
+    pub mode: &'static str,
+    pub stats: GapStats,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub file_path: Option<&'a str>,
+}
+
+/// The payload of a file that is not indexed.
+#[derive(Debug, Serialize)]
+struct NotIndexed<'a> {
+    file_path: &'a str,
+}
+
+fn gap_row<'a>(model: &'a Model, r: &GapReport, i: usize) -> GapRow<'a> {
+    let s = &model.syms[i];
+    let c = r.complexity_of(model, i);
+    GapRow {
+        name: &s.name,
+        qualified_name: &s.qualname,
+        file: model.path_of(s.file_id),
+        line: s.line,
+        end_line: s.end_line,
+        language: model.file(s.file_id).map_or("", |f| f.language.as_str()),
+        complexity: c,
+        risk_band: c.map(band),
     }
-    Ok(out)
+}
+
+fn covered_row<'a>(model: &'a Model, r: &GapReport, i: usize) -> CoveredRow<'a> {
+    let s = &model.syms[i];
+    let (hops, covered_by) = match &r.cover[i] {
+        Some(Cover::Test { hops, test }) => (
+            Some(*hops),
+            Some(
+                model
+                    .sym(*test)
+                    .map(|t| format!("{}::{}", model.path_of(t.file_id), t.qualname)),
+            ),
+        ),
+        Some(Cover::Coverage) => (None, Some(Some("coverage_json".to_owned()))),
+        None => (None, None),
+    };
+    CoveredRow {
+        name: &s.name,
+        qualified_name: &s.qualname,
+        file: model.path_of(s.file_id),
+        line: s.line,
+        hops,
+        covered_by,
+    }
+}
+
+/// Per file of the production functions, its functions and gaps (files with gaps
+/// only, most gaps first).
+fn file_rows<'a>(model: &'a Model, r: &GapReport) -> Vec<Value> {
+    let mut per: BTreeMap<&'a str, (usize, usize)> = BTreeMap::new();
+    for &i in &r.prod {
+        let e = per.entry(model.path_of(model.syms[i].file_id)).or_default();
+        e.0 += 1;
+        if r.cover[i].is_none() {
+            e.1 += 1;
+        }
+    }
+    let mut rows: Vec<(&str, usize, usize)> = per
+        .into_iter()
+        .map(|(f, (n, g))| (f, n, g))
+        .filter(|r| r.2 > 0)
+        .collect();
+    rows.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0)));
+    rows.into_iter()
+        .map(|(file, functions, gaps)| {
+            to_value(&FileGapRow {
+                file,
+                functions,
+                gaps,
+                covered: functions - gaps,
+            })
+        })
+        .collect()
+}
+
+/// The gaps, most complex first, then by file and line.
+fn ranked_gaps(model: &Model, r: &GapReport) -> Vec<Value> {
+    let mut ranked = r.gaps.clone();
+    ranked.sort_by(|&a, &b| {
+        r.complexity_of(model, b)
+            .unwrap_or(0)
+            .cmp(&r.complexity_of(model, a).unwrap_or(0))
+            .then(
+                model
+                    .path_of(model.syms[a].file_id)
+                    .cmp(model.path_of(model.syms[b].file_id)),
+            )
+            .then(model.syms[a].line.cmp(&model.syms[b].line))
+    });
+    ranked
+        .into_iter()
+        .map(|i| to_value(&gap_row(model, r, i)))
+        .collect()
+}
+
+fn verdict_of(model: &Model, r: &GapReport) -> Verdict {
+    if r.prod.is_empty() {
+        Verdict::Info
+    } else if r.gaps.is_empty() {
+        Verdict::Safe
+    } else if r.complex_gaps(model) > 0 {
+        Verdict::Review
+    } else {
+        Verdict::Caution
+    }
+}
+
+/// The checked file and language of a call.
+fn checked(
+    root: &std::path::Path,
+    mode: Mode,
+    args: &Args,
+) -> Result<(Option<String>, Option<String>), ToolError> {
+    let file = match (mode, args.file_path.as_deref()) {
+        (_, Some(f)) => Some(source_file(root, f)?),
+        (Mode::File, None) => {
+            return Err(ToolError::Validation(
+                "parameter 'file_path' is required for mode=file".into(),
+            ));
+        }
+        _ => None,
+    };
+    let language = args.language.as_deref().map(str::to_ascii_lowercase);
+    if let Some(l) = &language
+        && tsa_lang::Language::from_name(l).is_none()
+    {
+        return Err(ToolError::Validation(format!("unknown language '{l}'")));
+    }
+    Ok((file, language))
 }
 
 impl Action for TestGap {
@@ -121,21 +268,7 @@ impl Action for TestGap {
         let max_gaps = cap("max_gaps", args.max_gaps, 50)?;
         let include_covered = args.include_covered.unwrap_or(false);
         let root = ctx.root()?.to_path_buf();
-        let file = match (mode, args.file_path.as_deref()) {
-            (_, Some(f)) => Some(source_file(&root, f)?),
-            (Mode::File, None) => {
-                return Err(ToolError::Validation(
-                    "parameter 'file_path' is required for mode=file".into(),
-                ));
-            }
-            _ => None,
-        };
-        let language = args.language.as_deref().map(str::to_ascii_lowercase);
-        if let Some(l) = &language
-            && tsa_lang::Language::from_name(l).is_none()
-        {
-            return Err(ToolError::Validation(format!("unknown language '{l}'")));
-        }
+        let (file, language) = checked(&root, mode, &args)?;
         let coverage = match args.coverage_json.as_deref() {
             Some(c) => Some(load_coverage(&root, c)?),
             None => None,
@@ -145,255 +278,85 @@ impl Action for TestGap {
         if let Some(f) = &file
             && model.file_id_of(f).is_none()
         {
-            return Ok(
-                Success::new(Verdict::NotFound, format!("test_gap: '{f}' is not indexed"))
-                    .with("file_path", f.as_str())
-                    .with_next_step("Run index action=sync, then retry."),
+            return Ok(with_payload(
+                Success::new(Verdict::NotFound, format!("test_gap: '{f}' is not indexed")),
+                &NotIndexed { file_path: f },
+            )
+            .with_next_step("Run index action=sync, then retry."));
+        }
+        let scope = GapScope {
+            language: language.as_deref(),
+            file: file.as_deref(),
+            max_files,
+            complexity_of_all: mode == Mode::File,
+        };
+        let r = test_gaps(&root, &opened.index, &model, &scope, coverage.as_ref())?;
+        let payload = GapPayload {
+            mode: match mode {
+                Mode::Summary => "summary",
+                Mode::Gaps => "gaps",
+                Mode::File => "file",
+            },
+            stats: GapStats {
+                production_functions: r.prod.len(),
+                covered: r.covered.len(),
+                gaps: r.gaps.len(),
+                coverage_ratio: r.coverage_ratio(),
+                complex_gaps: r.complex_gaps(&model),
+                test_functions: r.tests_total,
+                production_files: r.files_total,
+                files_analysed: r.files_analysed,
+                max_hops: MAX_HOPS,
+                coverage_json_used: coverage.is_some(),
+            },
+            language: language.as_deref(),
+            file_path: file.as_deref(),
+        };
+        let summary = format!(
+            "test_gap: {} of {} production function(s) have no test within {MAX_HOPS} call hops",
+            r.gaps.len(),
+            r.prod.len()
+        );
+        let mut s = with_payload(Success::new(verdict_of(&model, &r), summary), &payload);
+        if mode == Mode::Summary {
+            let rows = file_rows(&model, &r);
+            s = attach_with(
+                s,
+                "files",
+                "files with gaps",
+                rows,
+                max_gaps,
+                "raise max_gaps",
             );
-        }
-        let is_test = |i: usize| {
-            let s = &model.syms[i];
-            s.is_test || model.file(s.file_id).is_some_and(|f| f.is_test)
-        };
-        // Walk down from every test function, MAX_HOPS levels, in memory.
-        let mut out_edges: Vec<Vec<usize>> = vec![Vec::new(); model.syms.len()];
-        for e in &model.edges {
-            if let (Some(c), Some(&t)) = (
-                e.caller.and_then(|c| model.sym_at.get(&c)),
-                model.sym_at.get(&e.target),
-            ) {
-                out_edges[*c].push(t);
-            }
-        }
-        let mut cover: Vec<Option<Cover>> = vec![None; model.syms.len()];
-        let mut frontier: Vec<(usize, i64)> = (0..model.syms.len())
-            .filter(|&i| is_test(i) && CALLABLE.contains(&model.syms[i].kind.as_str()))
-            .map(|i| (i, model.syms[i].id))
-            .collect();
-        let tests_total = frontier.len();
-        let mut seen: FxHashSet<usize> = frontier.iter().map(|(i, _)| *i).collect();
-        for hops in 1..=MAX_HOPS {
-            let mut next = Vec::new();
-            for (v, test) in frontier {
-                for &w in &out_edges[v] {
-                    if seen.insert(w) {
-                        if !is_test(w) {
-                            cover[w] = Some(Cover::Test { hops, test });
-                        }
-                        next.push((w, test));
-                    }
-                }
-            }
-            frontier = next;
-        }
-        // Production functions in scope.
-        let mut prod_files: Vec<&str> = model
-            .files
-            .iter()
-            .filter(|f| !f.is_test)
-            .filter(|f| language.as_deref().is_none_or(|l| f.language == l))
-            .filter(|f| file.as_deref().is_none_or(|p| f.path == p))
-            .map(|f| f.path.as_str())
-            .collect();
-        prod_files.sort_unstable();
-        let files_total = prod_files.len();
-        prod_files.truncate(max_files);
-        let in_files: FxHashSet<&str> = prod_files.iter().copied().collect();
-        let prod: Vec<usize> = (0..model.syms.len())
-            .filter(|&i| {
-                let s = &model.syms[i];
-                CALLABLE.contains(&s.kind.as_str())
-                    && !is_test(i)
-                    // A declaration without a body (trait/interface signature) has nothing to test.
-                    && !s.signature.trim_end().ends_with(';')
-                    && in_files.contains(model.path_of(s.file_id))
-            })
-            .collect();
-        if let Some(cov) = &coverage {
-            for &i in &prod {
-                let s = &model.syms[i];
-                if cover[i].is_none()
-                    && let Some(lines) = cov.get(model.path_of(s.file_id))
-                    && (s.line + 1..=s.end_line.max(s.line)).any(|l| lines.contains(&l))
-                {
-                    cover[i] = Some(Cover::Coverage);
-                }
-            }
-        }
-        let gaps: Vec<usize> = prod
-            .iter()
-            .copied()
-            .filter(|&i| cover[i].is_none())
-            .collect();
-        let covered: Vec<usize> = prod
-            .iter()
-            .copied()
-            .filter(|&i| cover[i].is_some())
-            .collect();
-        // Complexity of the gaps (and of the file's functions in file mode).
-        let universe = Universe::load(&opened.index)?;
-        let wanted: Vec<i64> = if mode == Mode::File {
-            prod.iter().map(|&i| model.syms[i].id).collect()
         } else {
-            gaps.iter().map(|&i| model.syms[i].id).collect()
-        };
-        let cc = of_symbols(&root, &universe, &wanted);
-        let cc_of = |i: usize| cc.get(&model.syms[i].id).copied().flatten();
-        let gap_row = |i: usize| {
-            let s = &model.syms[i];
-            let c = cc_of(i);
-            json!({
-                "name": s.name,
-                "qualified_name": s.qualname,
-                "file": model.path_of(s.file_id),
-                "line": s.line,
-                "end_line": s.end_line,
-                "language": model.file(s.file_id).map_or("", |f| f.language.as_str()),
-                "complexity": c,
-                "risk_band": c.map(band),
-            })
-        };
-        let covered_row = |i: usize| {
-            let s = &model.syms[i];
-            let mut r = json!({
-                "name": s.name,
-                "qualified_name": s.qualname,
-                "file": model.path_of(s.file_id),
-                "line": s.line,
-            });
-            match &cover[i] {
-                Some(Cover::Test { hops, test }) => {
-                    r["hops"] = json!(hops);
-                    r["covered_by"] = json!(model.sym(*test).map(|t| format!(
-                        "{}::{}",
-                        model.path_of(t.file_id),
-                        t.qualname
-                    )));
-                }
-                Some(Cover::Coverage) => r["covered_by"] = json!("coverage_json"),
-                None => {}
-            }
-            r
-        };
-        let risky = gaps
-            .iter()
-            .filter(|&&i| cc_of(i).is_some_and(|c| c > 10))
-            .count();
-        let verdict = if prod.is_empty() {
-            Verdict::Info
-        } else if gaps.is_empty() {
-            Verdict::Safe
-        } else if risky > 0 {
-            Verdict::Review
-        } else {
-            Verdict::Caution
-        };
-        let ratio = if prod.is_empty() {
-            1.0
-        } else {
-            ((covered.len() as f64 / prod.len() as f64) * 1000.0).round() / 1000.0
-        };
-        let stats = json!({
-            "production_functions": prod.len(),
-            "covered": covered.len(),
-            "gaps": gaps.len(),
-            "coverage_ratio": ratio,
-            "complex_gaps": risky,
-            "test_functions": tests_total,
-            "production_files": files_total,
-            "files_analysed": prod_files.len(),
-            "max_hops": MAX_HOPS,
-            "coverage_json_used": coverage.is_some(),
-        });
-        let mut s = Success::new(
-            verdict,
-            format!(
-                "test_gap: {} of {} production function(s) have no test within {MAX_HOPS} call hops",
-                gaps.len(),
-                prod.len()
-            ),
-        )
-        .with("mode", match mode {
-            Mode::Summary => "summary",
-            Mode::Gaps => "gaps",
-            Mode::File => "file",
-        })
-        .with("stats", stats);
-        if let Some(l) = &language {
-            s = s.with("language", l.as_str());
-        }
-        if let Some(f) = &file {
-            s = s.with("file_path", f.as_str());
-        }
-        match mode {
-            Mode::Summary => {
-                let mut per: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
-                for &i in &prod {
-                    let e = per.entry(model.path_of(model.syms[i].file_id)).or_default();
-                    e.0 += 1;
-                    if cover[i].is_none() {
-                        e.1 += 1;
-                    }
-                }
-                let mut rows: Vec<(&str, usize, usize)> = per
-                    .into_iter()
-                    .map(|(f, (n, g))| (f, n, g))
-                    .filter(|r| r.2 > 0)
-                    .collect();
-                rows.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0)));
-                let rows = rows
-                    .into_iter()
-                    .map(
-                        |(f, n, g)| json!({"file": f, "functions": n, "gaps": g, "covered": n - g}),
-                    )
+            s = attach_with(
+                s,
+                "gaps",
+                "untested functions",
+                ranked_gaps(&model, &r),
+                max_gaps,
+                "raise max_gaps, or narrow with file_path or language",
+            );
+            if include_covered || mode == Mode::File {
+                let rows = r
+                    .covered
+                    .iter()
+                    .map(|&i| to_value(&covered_row(&model, &r, i)))
                     .collect();
                 s = attach_with(
                     s,
-                    "files",
-                    "files with gaps",
+                    "covered",
+                    "covered functions",
                     rows,
                     max_gaps,
                     "raise max_gaps",
                 );
             }
-            Mode::Gaps | Mode::File => {
-                let mut ranked = gaps.clone();
-                ranked.sort_by(|&a, &b| {
-                    cc_of(b)
-                        .unwrap_or(0)
-                        .cmp(&cc_of(a).unwrap_or(0))
-                        .then(
-                            model
-                                .path_of(model.syms[a].file_id)
-                                .cmp(model.path_of(model.syms[b].file_id)),
-                        )
-                        .then(model.syms[a].line.cmp(&model.syms[b].line))
-                });
-                s = attach_with(
-                    s,
-                    "gaps",
-                    "untested functions",
-                    ranked.into_iter().map(gap_row).collect(),
-                    max_gaps,
-                    "raise max_gaps, or narrow with file_path or language",
-                );
-                if include_covered || mode == Mode::File {
-                    let rows = covered.iter().map(|&i| covered_row(i)).collect();
-                    s = attach_with(
-                        s,
-                        "covered",
-                        "covered functions",
-                        rows,
-                        max_gaps,
-                        "raise max_gaps",
-                    );
-                }
-            }
         }
-        s = s.with_next_step(if gaps.is_empty() {
-            "Every production function in scope is reached by a test.".to_owned()
+        s = s.with_next_step(if r.gaps.is_empty() {
+            "Every production function in scope is reached by a test."
         } else {
-            "Write tests for the most complex gaps first; nav action=test_map on a function shows which tests reach it.".to_owned()
+            "Write tests for the most complex gaps first; nav action=test_map on a function shows which tests reach it."
         });
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);

@@ -29,7 +29,7 @@ pub struct Args {
     /// `status` (default), `warm` or `reset`.
     #[serde(default)]
     pub mode: Option<Mode>,
-    /// Most files to index (>= 1, default 20000).
+    /// Most files to index (>= 1; default 1000000, a guard: files past it are counted and warned about).
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub max_files: Option<i64>,
@@ -46,7 +46,7 @@ impl Action for Auto {
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;
-        let max_files = cap("max_files", args.max_files, 20_000)?;
+        let max_files = cap("max_files", args.max_files, tsa_index::MAX_FILES_GUARD)?;
         let walk = WalkOptions {
             max_files: max_files.get(),
             ..WalkOptions::default()

@@ -1,15 +1,16 @@
 //! `index build`: the project summary the reference writes, and (unlike the
 //! reference) the symbol and call-graph index every other action reads.
 
+use std::collections::BTreeMap;
+
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use tsa_analysis::security::resolve_in_root;
 use tsa_envelope::{Success, Verdict};
 use tsa_index::{BuildOptions, Index, WalkOptions};
 
 use crate::action::Action;
-use crate::actions::common::build_index;
+use crate::actions::common::{build_index, with_payload};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
@@ -26,6 +27,25 @@ pub struct Args {
 }
 
 pub struct Build;
+
+/// The payload of `index build`.
+#[derive(Debug, Serialize)]
+pub struct BuildPayload<'a> {
+    pub status: &'static str,
+    pub build_duration_ms: u64,
+    pub files_scanned: usize,
+    pub files_indexed: usize,
+    pub files_cached: usize,
+    pub languages_found: Vec<&'a String>,
+    pub language_distribution: &'a BTreeMap<String, u64>,
+    pub symbols: u64,
+    pub edges_by_kind: &'a BTreeMap<String, u64>,
+    /// The roots indexed (`.` for the whole project).
+    pub roots: Vec<String>,
+    pub custom_notes: Option<String>,
+    pub index_saved_to: &'static str,
+    pub quick_start: [&'static str; 4],
+}
 
 impl Action for Build {
     type Args = Args;
@@ -74,38 +94,31 @@ impl Action for Build {
             languages.len(),
             report.elapsed_ms
         );
-        Ok(Success::new(Verdict::Info, summary)
-            .with("status", "built")
-            .with("build_duration_ms", report.elapsed_ms as u64)
-            .with("files_scanned", report.total_files)
-            .with("files_indexed", report.indexed)
-            .with("files_cached", report.cached)
-            .with("languages_found", json!(languages))
-            .with("language_distribution", json!(st.files_by_language))
-            .with("symbols", st.symbols)
-            .with("edges_by_kind", json!(st.edges_by_kind))
-            .with(
-                "roots",
-                json!(if only.is_empty() {
-                    vec![".".to_owned()]
-                } else {
-                    only
-                }),
-            )
-            .with(
-                "custom_notes",
-                notes.map(Into::into).unwrap_or(serde_json::Value::Null),
-            )
-            .with("index_saved_to", ".tsa/index.db")
-            .with(
-                "quick_start",
-                json!([
-                    "search action=symbol query=<words>",
-                    "nav action=callers function_name=<name>",
-                    "nav action=callees function_name=<name>",
-                    "index action=status"
-                ]),
-            )
+        let payload = BuildPayload {
+            status: "built",
+            build_duration_ms: report.elapsed_ms as u64,
+            files_scanned: report.total_files,
+            files_indexed: report.indexed,
+            files_cached: report.cached,
+            languages_found: languages,
+            language_distribution: &st.files_by_language,
+            symbols: st.symbols,
+            edges_by_kind: &st.edges_by_kind,
+            roots: if only.is_empty() {
+                vec![".".to_owned()]
+            } else {
+                only
+            },
+            custom_notes: notes,
+            index_saved_to: ".tsa/index.db",
+            quick_start: [
+                "search action=symbol query=<words>",
+                "nav action=callers function_name=<name>",
+                "nav action=callees function_name=<name>",
+                "index action=status",
+            ],
+        };
+        Ok(with_payload(Success::new(Verdict::Info, summary), &payload)
             .with_next_step("Ask the graph: nav action=callers function_name=<name>"))
     }
 }

@@ -1,13 +1,12 @@
 //! `index full`: cold or incremental build of the symbol and call-graph index.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::{BuildMode, BuildOptions, WalkOptions};
 
 use crate::action::Action;
-use crate::actions::common::{build_index, cap, fixed_cap};
+use crate::actions::common::{build_index, cap, fixed_cap, to_value, with_payload};
 use crate::{Context, ToolError};
 
 /// Build modes.
@@ -27,7 +26,7 @@ pub struct Args {
     /// `incremental` (default) or `full`.
     #[serde(default)]
     pub mode: Option<Mode>,
-    /// Most files to index (>= 1, default 20000).
+    /// Most files to index (>= 1; default 1000000, a guard: files past it are counted and warned about).
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub max_files: Option<i64>,
@@ -41,9 +40,65 @@ pub struct Args {
     /// Ignore .gitignore / .ignore rules (default false; .tsaignore always applies).
     #[serde(default)]
     pub no_ignore: Option<bool>,
+    /// Apply .gitignore files outside a git work tree too (default false: git, and
+    /// tsa, apply them inside one only).
+    #[serde(default)]
+    pub gitignore_outside_git: Option<bool>,
 }
 
 pub struct Full;
+
+/// A file not indexed cleanly, as a row of `file_issues`.
+#[derive(Debug, Serialize)]
+pub struct FileIssue<'a> {
+    pub file: &'a str,
+    pub status: &'static str,
+    pub reason: &'a str,
+    pub parse_errors: u32,
+}
+
+/// What the build did, phase by phase.
+#[derive(Debug, Serialize)]
+pub struct Phases {
+    pub status: &'static str,
+    pub mode_used: &'static str,
+    pub total_files: usize,
+    pub files_indexed: usize,
+    pub files_cached: usize,
+    pub files_deleted: usize,
+    pub errors: usize,
+    pub files_with_parse_errors: usize,
+    pub skipped_binary: usize,
+    pub skipped_unknown_extension: usize,
+    pub skipped_too_large: usize,
+    pub skipped_missing: usize,
+    /// Source files the ignore rules left out (counted by cold and full builds).
+    pub skipped_ignored: usize,
+    /// Source files past `max_files`, left out.
+    pub skipped_over_max_files: usize,
+    pub truncated_by_max_files: bool,
+    pub calls_resolved: usize,
+    pub workers: usize,
+}
+
+/// An ignore rule that left files out, as a row of `ignore_rules`.
+#[derive(Debug, Serialize)]
+pub struct IgnoreRuleRow<'a> {
+    pub pattern: &'a str,
+    pub file: &'a str,
+    pub files: usize,
+}
+
+/// The payload of `index full` before its list.
+#[derive(Debug, Serialize)]
+pub struct FullPayload<'a> {
+    pub mode: &'static str,
+    pub elapsed_seconds: f64,
+    pub phases: Phases,
+    /// The ignore rules that left the most source files out (at most 5).
+    pub ignore_rules: Vec<IgnoreRuleRow<'a>>,
+    pub index_path: &'static str,
+}
 
 impl Action for Full {
     type Args = Args;
@@ -53,7 +108,7 @@ impl Action for Full {
     const BRIEF: &'static str = "full or incremental build";
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
-        let max_files = cap("max_files", args.max_files, 20_000)?;
+        let max_files = cap("max_files", args.max_files, tsa_index::MAX_FILES_GUARD)?;
         let mode = match args.mode.unwrap_or(Mode::Incremental) {
             Mode::Full => BuildMode::Full,
             Mode::Incremental => BuildMode::Incremental,
@@ -66,6 +121,7 @@ impl Action for Full {
                     as u64,
                 include_hidden: args.include_hidden.unwrap_or(false),
                 no_ignore: args.no_ignore.unwrap_or(false),
+                gitignore_outside_git: args.gitignore_outside_git.unwrap_or(false),
                 ..WalkOptions::default()
             },
             // An explicit build checks the index it syncs (PRAGMA quick_check).
@@ -78,11 +134,11 @@ impl Action for Full {
             .iter()
             .filter(|f| f.status != "indexed" || f.parse_errors > 0)
             .map(|f| {
-                json!({
-                    "file": f.file,
-                    "status": f.status,
-                    "reason": f.reason,
-                    "parse_errors": f.parse_errors,
+                to_value(&FileIssue {
+                    file: &f.file,
+                    status: f.status,
+                    reason: &f.reason,
+                    parse_errors: f.parse_errors,
                 })
             })
             .collect();
@@ -96,30 +152,40 @@ impl Action for Full {
             "index full mode={} files={} indexed={} cached={} deleted={} errors={} elapsed_ms={}",
             r.mode_used, r.total_files, r.indexed, r.cached, r.deleted, r.errors, r.elapsed_ms
         );
-        let mut s = Success::new(verdict, summary)
-            .with("mode", r.mode_used)
-            .with("elapsed_seconds", (r.elapsed_ms as f64) / 1000.0)
-            .with(
-                "phases",
-                json!({
-                    "status": "completed",
-                    "mode_used": r.mode_used,
-                    "total_files": r.total_files,
-                    "files_indexed": r.indexed,
-                    "files_cached": r.cached,
-                    "files_deleted": r.deleted,
-                    "errors": r.errors,
-                    "files_with_parse_errors": r.files_with_parse_errors,
-                    "skipped_binary": r.skipped_binary,
-                    "skipped_unknown_extension": r.skipped_unknown_extension,
-                    "skipped_too_large": r.skipped_too_large,
-                    "skipped_missing": r.skipped_missing,
-                    "truncated_by_max_files": r.truncated_by_max_files,
-                    "calls_resolved": r.calls_resolved,
-                    "workers": r.workers,
-                }),
-            )
-            .with("index_path", ".tsa/index.db")
+        let payload = FullPayload {
+            mode: r.mode_used,
+            elapsed_seconds: (r.elapsed_ms as f64) / 1000.0,
+            phases: Phases {
+                status: "completed",
+                mode_used: r.mode_used,
+                total_files: r.total_files,
+                files_indexed: r.indexed,
+                files_cached: r.cached,
+                files_deleted: r.deleted,
+                errors: r.errors,
+                files_with_parse_errors: r.files_with_parse_errors,
+                skipped_binary: r.skipped_binary,
+                skipped_unknown_extension: r.skipped_unknown_extension,
+                skipped_too_large: r.skipped_too_large,
+                skipped_missing: r.skipped_missing,
+                skipped_ignored: r.skipped_ignored,
+                skipped_over_max_files: r.skipped_over_max_files,
+                truncated_by_max_files: r.truncated_by_max_files,
+                calls_resolved: r.calls_resolved,
+                workers: r.workers,
+            },
+            ignore_rules: r
+                .ignore_rules
+                .iter()
+                .map(|g| IgnoreRuleRow {
+                    pattern: &g.pattern,
+                    file: &g.file,
+                    files: g.files,
+                })
+                .collect(),
+            index_path: ".tsa/index.db",
+        };
+        let mut s = with_payload(Success::new(verdict, summary), &payload)
             .with_list(
                 ListSpelling {
                     list_key: "file_issues",
@@ -134,8 +200,8 @@ impl Action for Full {
             .with_next_step("Ask the graph: nav action=callers function_name=<name>, or search action=symbol query=<words>");
         if r.truncated_by_max_files {
             s = s.with_warning(format!(
-                "truncated_by_max_files: stopped at {} files; raise max_files",
-                max_files
+                "truncated_by_max_files: indexed {} files and left {} out; raise max_files",
+                max_files, r.skipped_over_max_files
             ));
         }
         Ok(crate::actions::index::scip::with_build_scip(s, &r))

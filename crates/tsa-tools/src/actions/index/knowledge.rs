@@ -4,15 +4,17 @@
 //! hashes, the documents, the settings); `status` tells whether the stored graph is
 //! current, writing nothing.
 
+use std::collections::BTreeMap;
+
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
-use tsa_analysis::knowledge::sidecar::{self, Settings, Sidecar};
+use serde::{Deserialize, Serialize};
+use tsa_analysis::knowledge::DocStats;
+use tsa_analysis::knowledge::sidecar::{self, Settings, Sidecar, refresh};
 use tsa_envelope::{Success, Verdict};
-use tsa_index::{BuildMode, BuildOptions, Index, WalkOptions};
+use tsa_index::{BuildMode, BuildOptions, BuildReport, Index, WalkOptions};
 
 use crate::action::Action;
-use crate::actions::common::{build_index, cap};
+use crate::actions::common::{build_index, cap, with_payload};
 use crate::{Context, ToolError};
 
 /// What to do.
@@ -65,24 +67,87 @@ pub struct Args {
 pub struct Knowledge;
 
 /// The counts of a stored graph, with the caps and the exact totals.
-fn with_counts(mut s: Success, sc: &Sidecar) -> Success {
-    s = s
-        .with("knowledge_path", sidecar::REL_PATH)
-        .with("fingerprint", sc.fingerprint.as_str())
-        .with("built_at", sc.built_at)
-        .with("age_seconds", sidecar::now().saturating_sub(sc.built_at))
-        .with("settings", json!(sc.settings))
-        .with("node_count", sc.node_total)
-        .with("nodes_stored", sc.nodes.len())
-        .with("max_nodes", sc.settings.max_nodes)
-        .with("edge_count", sc.edge_total)
-        .with("edges_stored", sc.edges.len())
-        .with("max_edges", sc.settings.max_edges)
-        .with("nodes_truncated", sc.nodes.len() < sc.node_total)
-        .with("edges_truncated", sc.edges.len() < sc.edge_total)
-        .with("nodes_by_kind", json!(sc.nodes_by_kind))
-        .with("edges_by_kind", json!(sc.edges_by_kind))
-        .with("docs", json!(sc.docs));
+#[derive(Debug, Serialize)]
+pub struct Counts<'a> {
+    pub knowledge_path: &'static str,
+    pub fingerprint: &'a str,
+    pub built_at: u64,
+    pub age_seconds: u64,
+    pub settings: Settings,
+    pub node_count: usize,
+    pub nodes_stored: usize,
+    pub max_nodes: usize,
+    pub edge_count: usize,
+    pub edges_stored: usize,
+    pub max_edges: usize,
+    pub nodes_truncated: bool,
+    pub edges_truncated: bool,
+    pub nodes_by_kind: &'a BTreeMap<String, usize>,
+    pub edges_by_kind: &'a BTreeMap<String, usize>,
+    pub docs: &'a DocStats,
+}
+
+impl<'a> Counts<'a> {
+    fn of(sc: &'a Sidecar) -> Counts<'a> {
+        Counts {
+            knowledge_path: sidecar::REL_PATH,
+            fingerprint: &sc.fingerprint,
+            built_at: sc.built_at,
+            age_seconds: sidecar::now().saturating_sub(sc.built_at),
+            settings: sc.settings,
+            node_count: sc.node_total,
+            nodes_stored: sc.nodes.len(),
+            max_nodes: sc.settings.max_nodes,
+            edge_count: sc.edge_total,
+            edges_stored: sc.edges.len(),
+            max_edges: sc.settings.max_edges,
+            nodes_truncated: sc.nodes.len() < sc.node_total,
+            edges_truncated: sc.edges.len() < sc.edge_total,
+            nodes_by_kind: &sc.nodes_by_kind,
+            edges_by_kind: &sc.edges_by_kind,
+            docs: &sc.docs,
+        }
+    }
+}
+
+/// The index sync behind a build or an update.
+#[derive(Debug, Serialize)]
+pub struct IndexSync {
+    pub total_files: usize,
+    pub files_indexed: usize,
+    pub files_cached: usize,
+    pub files_deleted: usize,
+    pub truncated_by_max_files: bool,
+}
+
+/// The payload of a build or an update, before the counts.
+#[derive(Debug, Serialize)]
+pub struct RefreshPayload {
+    pub mode: &'static str,
+    pub backend: &'static str,
+    pub rebuilt: bool,
+    pub reason: &'static str,
+    pub index_sync: IndexSync,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bytes_written: Option<u64>,
+}
+
+/// The payload of `status`, before the counts (or alone when there is no graph).
+#[derive(Debug, Serialize)]
+struct StatusPayload {
+    mode: &'static str,
+    knowledge_state: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    knowledge_path: Option<&'static str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    up_to_date: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    index_present: Option<bool>,
+}
+
+/// The counts of a stored graph (warning when it was cut).
+fn with_counts(s: Success, sc: &Sidecar) -> Success {
+    let mut s = with_payload(s, &Counts::of(sc));
     if sc.truncated() {
         s = s.with_warning(format!(
             "knowledge_truncated: stored {} of {} nodes and {} of {} edges; raise max_nodes / max_edges",
@@ -105,6 +170,16 @@ fn cut_sentence(sc: &Sidecar) -> String {
     )
 }
 
+fn index_sync(report: &BuildReport) -> IndexSync {
+    IndexSync {
+        total_files: report.total_files,
+        files_indexed: report.indexed,
+        files_cached: report.cached,
+        files_deleted: report.deleted,
+        truncated_by_max_files: report.truncated_by_max_files,
+    }
+}
+
 impl Action for Knowledge {
     type Args = Args;
     const FACADE: &'static str = "index";
@@ -116,7 +191,7 @@ impl Action for Knowledge {
         let root = ctx.root()?;
         let settings = Settings {
             include_docs: args.include_docs.unwrap_or(true),
-            max_files: cap("max_files", args.max_files, 20_000)?.get(),
+            max_files: cap("max_files", args.max_files, tsa_index::MAX_FILES_GUARD)?.get(),
             max_nodes: cap("max_nodes", args.max_nodes, 100_000)?.get(),
             max_edges: cap("max_edges", args.max_edges, 500_000)?.get(),
         };
@@ -136,49 +211,21 @@ impl Action for Knowledge {
         let report = build_index(ctx, &opts)?;
         let index = Index::open(root)?
             .ok_or_else(|| ToolError::Internal("index missing right after sync".into()))?;
-        let fingerprint = sidecar::fingerprint(&index, root, &settings)?;
-        let mut warnings = Vec::new();
-        let previous = match sidecar::load(root) {
-            Ok(p) => p,
-            Err(e) => {
-                warnings.push(format!("knowledge_unreadable: {e}; rebuilt"));
-                None
-            }
-        };
-        let reason = match (&previous, mode) {
-            (_, Mode::Build) => "forced",
-            (None, _) => "missing",
-            (Some(p), _) if p.fingerprint == fingerprint => "up_to_date",
-            (Some(p), _) if p.settings != settings => "settings_changed",
-            (Some(_), _) => "inputs_changed",
-        };
-        let (sc, bytes) = match previous {
-            Some(p) if reason == "up_to_date" => (p, None),
-            _ => {
-                let graph = tsa_analysis::knowledge::build(
-                    &index,
-                    root,
-                    settings.include_docs,
-                    settings.max_files,
-                )?;
-                let sc = Sidecar::from_graph(graph, settings, fingerprint);
-                let bytes = sidecar::save(root, &sc)?;
-                (sc, Some(bytes))
-            }
-        };
-        let rebuilt = bytes.is_some();
+        let r = refresh(&index, root, settings, mode == Mode::Build)?;
+        let sc = &r.sidecar;
+        let rebuilt = r.bytes_written.is_some();
         let verdict = if sc.truncated() || report.truncated_by_max_files {
             Verdict::Warn
         } else {
             Verdict::Info
         };
+        let mode_name = if mode == Mode::Build {
+            "build"
+        } else {
+            "update"
+        };
         let summary = format!(
-            "index knowledge mode={} {}: {} nodes, {} edges ({} documents)",
-            if mode == Mode::Build {
-                "build"
-            } else {
-                "update"
-            },
+            "index knowledge mode={mode_name} {}: {} nodes, {} edges ({} documents)",
             if rebuilt {
                 "rebuilt"
             } else {
@@ -188,38 +235,22 @@ impl Action for Knowledge {
             sc.edge_total,
             sc.docs.documents
         );
-        let mut s = Success::new(verdict, summary)
-            .with(
-                "mode",
-                if mode == Mode::Build {
-                    "build"
-                } else {
-                    "update"
-                },
-            )
-            .with("backend", "json")
-            .with("rebuilt", rebuilt)
-            .with("reason", reason)
-            .with(
-                "index_sync",
-                json!({
-                    "total_files": report.total_files,
-                    "files_indexed": report.indexed,
-                    "files_cached": report.cached,
-                    "files_deleted": report.deleted,
-                    "truncated_by_max_files": report.truncated_by_max_files,
-                }),
-            );
-        if let Some(b) = bytes {
-            s = s.with("bytes_written", b);
-        }
-        s = with_counts(s, &sc);
+        let payload = RefreshPayload {
+            mode: mode_name,
+            backend: "json",
+            rebuilt,
+            reason: r.reason,
+            index_sync: index_sync(&report),
+            bytes_written: r.bytes_written,
+        };
+        let mut s = with_counts(with_payload(Success::new(verdict, summary), &payload), sc);
         let follow = "Draw it: viz action=knowledge export_format=html (lod file|module|symbol, focus a file or definition)";
         s = s.with_next_step(if sc.truncated() {
-            format!("{}. {follow}", cut_sentence(&sc))
+            format!("{}. {follow}", cut_sentence(sc))
         } else {
             follow.to_owned()
         });
+        let mut warnings = r.warnings.clone();
         if report.truncated_by_max_files {
             warnings.push(format!(
                 "truncated_by_max_files: the index sync stopped at {} files; raise max_files",
@@ -236,13 +267,18 @@ impl Action for Knowledge {
 fn status(ctx: &Context) -> Result<Success, ToolError> {
     let root = ctx.root()?;
     let Some(sc) = sidecar::load(root)? else {
-        return Ok(
-            Success::new(Verdict::NotFound, "index knowledge: no knowledge graph yet")
-                .with("mode", "status")
-                .with("knowledge_state", "missing")
-                .with("knowledge_path", sidecar::REL_PATH)
-                .with_next_step("Build it: index action=knowledge mode=build"),
-        );
+        let payload = StatusPayload {
+            mode: "status",
+            knowledge_state: "missing",
+            knowledge_path: Some(sidecar::REL_PATH),
+            up_to_date: None,
+            index_present: None,
+        };
+        return Ok(with_payload(
+            Success::new(Verdict::NotFound, "index knowledge: no knowledge graph yet"),
+            &payload,
+        )
+        .with_next_step("Build it: index action=knowledge mode=build"));
     };
     let current = match Index::open(root)? {
         Some(index) => Some(sidecar::fingerprint(&index, root, &sc.settings)?),
@@ -255,22 +291,19 @@ fn status(ctx: &Context) -> Result<Success, ToolError> {
         sc.edge_total,
         if up_to_date { "current" } else { "stale" }
     );
-    let mut s = Success::new(
-        if up_to_date {
-            Verdict::Info
-        } else {
-            Verdict::Warn
-        },
-        summary,
-    )
-    .with("mode", "status")
-    .with(
-        "knowledge_state",
-        if up_to_date { "ready" } else { "stale" },
-    )
-    .with("up_to_date", up_to_date)
-    .with("index_present", current.is_some());
-    s = with_counts(s, &sc);
+    let payload = StatusPayload {
+        mode: "status",
+        knowledge_state: if up_to_date { "ready" } else { "stale" },
+        knowledge_path: None,
+        up_to_date: Some(up_to_date),
+        index_present: Some(current.is_some()),
+    };
+    let verdict = if up_to_date {
+        Verdict::Info
+    } else {
+        Verdict::Warn
+    };
+    let mut s = with_counts(with_payload(Success::new(verdict, summary), &payload), &sc);
     if !up_to_date {
         s = s.with_warning(
             "stale_knowledge: the index, the documents or the settings changed since it was built",

@@ -2,14 +2,14 @@
 //! (`scip-python`, `scip-typescript`, `rust-analyzer scip`, `scip-go`, ...).
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tsa_analysis::security::resolve_in_root;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::{DEFAULT_SCIP, ScipReport};
 
 use crate::action::Action;
-use crate::actions::common::{build_index, fixed_cap};
+use crate::actions::common::{build_index, fixed_cap, to_value};
 use crate::project_path::{ProjectPath, given_all};
 use crate::{Context, ToolError};
 
@@ -26,21 +26,39 @@ pub struct Args {
 pub struct Scip;
 
 /// The fields of a SCIP import, shared with `index status` and the builds.
+#[derive(Debug, Serialize)]
+pub struct ScipFields<'a> {
+    pub inputs: &'a [String],
+    pub documents: usize,
+    pub documents_fresh: usize,
+    pub documents_stale: usize,
+    pub documents_without_file: usize,
+    pub call_sites_upgraded: usize,
+    pub call_sites_added: usize,
+    pub call_sites_contradicted: usize,
+    pub call_sites_external: usize,
+    pub references_without_call_site: usize,
+    pub unmapped_targets: usize,
+    pub bytes: u64,
+    pub import_ms: u128,
+}
+
+/// [`ScipFields`] as JSON.
 pub(crate) fn report_json(r: &ScipReport) -> Value {
-    json!({
-        "inputs": r.inputs,
-        "documents": r.documents,
-        "documents_fresh": r.fresh,
-        "documents_stale": r.stale,
-        "documents_without_file": r.without_file,
-        "call_sites_upgraded": r.upgraded,
-        "call_sites_added": r.added,
-        "call_sites_contradicted": r.contradicted,
-        "call_sites_external": r.external,
-        "references_without_call_site": r.references_without_call_site,
-        "unmapped_targets": r.unmapped_targets,
-        "bytes": r.bytes,
-        "import_ms": r.ms,
+    to_value(&ScipFields {
+        inputs: &r.inputs,
+        documents: r.documents,
+        documents_fresh: r.fresh,
+        documents_stale: r.stale,
+        documents_without_file: r.without_file,
+        call_sites_upgraded: r.upgraded,
+        call_sites_added: r.added,
+        call_sites_contradicted: r.contradicted,
+        call_sites_external: r.external,
+        references_without_call_site: r.references_without_call_site,
+        unmapped_targets: r.unmapped_targets,
+        bytes: r.bytes,
+        import_ms: r.ms,
     })
 }
 
@@ -106,7 +124,7 @@ impl Action for Scip {
                     remedy: "re-run the SCIP indexer, then index action=scip".into(),
                 },
                 Capped::counted(
-                    r.stale_files.iter().map(|f| json!(f)).collect(),
+                    r.stale_files.iter().map(|f| Value::from(f.as_str())).collect(),
                     r.stale,
                     fixed_cap(20),
                 ),

@@ -70,7 +70,7 @@ impl Action for Sync {
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let root = ctx.root()?;
-        let max_files = cap("max_files", args.max_files, 20_000)?;
+        let max_files = cap("max_files", args.max_files, tsa_index::MAX_FILES_GUARD)?;
         let walk = WalkOptions {
             max_files: max_files.get(),
             ..WalkOptions::default()

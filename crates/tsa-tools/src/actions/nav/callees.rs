@@ -5,18 +5,18 @@ use std::num::NonZeroUsize;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
-use tsa_analysis::graph::Dir;
+use tsa_analysis::graph::{DefinitionBrief, Dir, definition_briefs};
 use tsa_analysis::source::{Bodies, Inlined};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::{CallRow, SymbolRow};
 
 use crate::action::Action;
 use crate::actions::common::{
-    IncludeBodies, Targets, callee_full, cap, definitions_json, find_targets, open_index, to_value,
-    with_payload,
+    IncludeBodies, Targets, callee_full, cap, find_targets, open_index, to_value, with_payload,
 };
-use crate::actions::nav::callers::{BODY_NOTE, DEFINITIONS_LISTED, Scope, run_graph};
+use crate::actions::nav::callers::{
+    BODY_NOTE, DEFAULT_LIMIT, DEFINITIONS_LISTED, Scope, run_graph,
+};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
@@ -29,7 +29,7 @@ pub struct Args {
     /// Project-relative file that defines the function, to pick one of several definitions.
     #[serde(default)]
     pub file_path: Option<ProjectPath>,
-    /// Most callees to list (>= 1, default 50; with scope=graph, most nodes and edges, default 100). The exact total is always reported.
+    /// Most callees to list (>= 1, default 10; with scope=graph, most nodes and edges, default 100). The exact total is always reported; `cursor` pages on.
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub limit: Option<i64>,
@@ -40,7 +40,7 @@ pub struct Args {
     #[serde(default)]
     #[schemars(range(min = 1, max = 20))]
     pub depth: Option<i64>,
-    /// Which callees get their definition's source inlined: `none`, `top` (default: the first 3), `all`; each body at most 40 lines.
+    /// Which callees get their definition's source inlined: `none`, `top` (default: the first 3, 4 lines each), `all` (40 lines each).
     #[serde(default)]
     pub include_bodies: Option<IncludeBodies>,
 }
@@ -169,13 +169,13 @@ pub struct CalleesPayload<'a> {
     /// The name asked for.
     pub function: &'a str,
     /// Its definitions.
-    pub definitions: Value,
+    pub definitions: Vec<DefinitionBrief>,
     /// How many distinct calls are unresolved.
     pub unresolved_callees: usize,
     /// True when several definitions share the name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ambiguous: Option<bool>,
-    /// How many, when ambiguous (the first 10 are listed under `definitions`).
+    /// How many, when ambiguous (the first 3 are listed under `definitions`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub candidate_count: Option<usize>,
 }
@@ -202,14 +202,14 @@ fn callees_answer(
     } else if bodies.any() && include != IncludeBodies::All {
         BODY_NOTE.to_owned()
     } else {
-        "Review callees above, then nav action=callers to see who else depends on them.".to_owned()
+        "Review callees above; nav action=callee_tree goes further down.".to_owned()
     };
     let ambiguous = r.defs.len() > 1;
     let payload = CalleesPayload {
         data_source: "sql",
         scope: Scope::Point.as_str(),
         function: function_name,
-        definitions: definitions_json(&r.defs[..r.defs.len().min(DEFINITIONS_LISTED)]),
+        definitions: definition_briefs(&r.defs, DEFINITIONS_LISTED),
         unresolved_callees: r.unresolved,
         ambiguous: ambiguous.then_some(true),
         candidate_count: ambiguous.then_some(r.defs.len()),
@@ -228,7 +228,7 @@ fn callees_answer(
             listed_key: "callees_listed",
             cap_key: "listed_cap",
             noun: "callees",
-            remedy: "raise limit, or qualify with ClassName.method to narrow (dynamic-dispatch names like 'execute' have huge fan-out)".into(),
+            remedy: "raise limit".into(),
         },
         listed,
     )
@@ -263,7 +263,7 @@ impl Action for Callees {
                 "parameter 'depth' applies to scope=graph only".into(),
             ));
         }
-        let limit = cap("limit", args.limit, 50)?;
+        let limit = cap("limit", args.limit, DEFAULT_LIMIT)?;
         match find_callees(ctx, &args.function_name, args.file_path.as_deref(), limit)? {
             CalleesLookup::Found(r) => callees_answer(
                 ctx,

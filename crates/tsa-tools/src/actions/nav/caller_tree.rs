@@ -11,7 +11,7 @@ use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
 use crate::actions::common::{cap, find_one, open_index, to_value, with_payload};
-use crate::actions::nav::callers::{CALLERS_VERDICT_RULE, callers_verdict};
+use crate::actions::nav::callers::{callers_rule, callers_verdict};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
@@ -137,8 +137,8 @@ pub(crate) fn run_tree(ctx: &Context, args: Args, dir: Dir) -> Result<Success, T
     .with_next_step(step)
     .with_agent("total_nodes", total);
     if let Some(tr) = &trust {
-        let mut basis = vec![CALLERS_VERDICT_RULE.to_owned()];
-        basis.extend(tr.basis());
+        let mut basis = vec![callers_rule(total, tr)];
+        basis.extend(tr.completeness_basis());
         s = tr.annotate(s.with("verdict_basis", basis));
     }
     if !t.complete {

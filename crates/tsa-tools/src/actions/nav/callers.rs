@@ -16,7 +16,9 @@ use crate::actions::common::{
 };
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
-use tsa_analysis::graph::{Dir, IndexGraph, Walk, bfs, depth_param, load_symbols};
+use tsa_analysis::graph::{
+    DefinitionBrief, Dir, IndexGraph, Walk, bfs, definition_briefs, depth_param, load_symbols,
+};
 use tsa_analysis::source::{Bodies, Inlined};
 use tsa_analysis::trust::{Assessor, Completeness, Trust};
 
@@ -29,7 +31,7 @@ pub struct Args {
     /// Project-relative file that defines the function, to pick one of several definitions.
     #[serde(default)]
     pub file_path: Option<ProjectPath>,
-    /// Most callers to list (>= 1, default 50; with scope=graph, most nodes and edges, default 100). The exact total is always reported.
+    /// Most callers to list (>= 1, default 10; with scope=graph, most nodes and edges, default 100). The exact total is always reported; `cursor` pages on.
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub limit: Option<i64>,
@@ -40,7 +42,7 @@ pub struct Args {
     #[serde(default)]
     #[schemars(range(min = 1, max = 20))]
     pub depth: Option<i64>,
-    /// Which callers get their source inlined: `none`, `top` (default: the first 3), `all`; each body at most 40 lines.
+    /// Which callers get their source inlined: `none`, `top` (default: the first 3, 4 lines around the call), `all` (40 lines each).
     #[serde(default)]
     pub include_bodies: Option<IncludeBodies>,
 }
@@ -66,11 +68,29 @@ impl Scope {
 
 pub struct Callers;
 
-/// How `nav callers` (and the caller graph and tree) choose their verdict.
-pub(crate) const CALLERS_VERDICT_RULE: &str = "NOT_FOUND only when no caller is bound, completeness is complete and it is not public API; WARN when no caller is bound and completeness is lower_bound or unknown (the empty list must not be read as 'no callers'); INFO otherwise (an incomplete graph travels in completeness and warnings)";
+/// How `nav callers` (and the caller graph and tree) choose their verdict:
+/// NOT_FOUND only when no caller is bound, completeness is complete and it is not
+/// public API; WARN when no caller is bound and completeness is lower_bound or
+/// unknown (the empty list must not be read as "no callers"); INFO otherwise (an
+/// incomplete graph travels in completeness and warnings). This names the case that
+/// applied, as the first line of `verdict_basis`.
+pub(crate) fn callers_rule(total: usize, trust: &Trust) -> String {
+    if total > 0 {
+        format!("INFO: {total} caller(s) bound")
+    } else if trust.settled() {
+        "NOT_FOUND: no caller bound, completeness complete, not public API".to_owned()
+    } else if trust.completeness == Completeness::Complete {
+        "INFO: no caller bound in the project; public API, callers outside it uncounted".to_owned()
+    } else {
+        format!(
+            "WARN: no caller bound, completeness {}: the empty list is not 'no callers'",
+            trust.completeness.as_str()
+        )
+    }
+}
 
 /// The verdict of a caller answer with `total` callers found (see
-/// [`CALLERS_VERDICT_RULE`]).
+/// [`callers_rule`]).
 pub(crate) fn callers_verdict(total: usize, trust: &Trust) -> Verdict {
     if total > 0 {
         Verdict::Info
@@ -85,11 +105,19 @@ pub(crate) fn callers_verdict(total: usize, trust: &Trust) -> Verdict {
 
 pub(crate) const BODY_NOTE: &str = MORE_BODIES;
 
+/// Callers (or callees) listed when `limit` is not given: a lean first page (the
+/// total is exact, `cursor` pages on).
+pub(crate) const DEFAULT_LIMIT: usize = 10;
+
 /// Unresolved call sites listed when `limit` is not given.
-const UNRESOLVED_LISTED: NonZeroUsize = NonZeroUsize::new(10).unwrap();
+const UNRESOLVED_LISTED: NonZeroUsize = NonZeroUsize::new(3).unwrap();
+
+/// Call lines of one caller listed in `call_lines` (the rest are counted: `(+N more)`;
+/// `call_site_count` has them all).
+const CALL_LINES_LISTED: usize = 10;
 
 /// Definitions listed beside callers or callees; `candidate_count` gives them all.
-pub(crate) const DEFINITIONS_LISTED: usize = 10;
+pub(crate) const DEFINITIONS_LISTED: usize = 3;
 
 /// One caller as a row of `callers`: a calling definition, or the module-level code
 /// of one file (`<module>`, qualified `file:<module>`).
@@ -99,8 +127,6 @@ pub struct CallerRow {
     pub name: String,
     /// Its qualified name.
     pub qualified_name: String,
-    /// Its kind (`module` for module-level code).
-    pub kind: String,
     /// The file of the call.
     pub file: String,
     /// The line of its first call.
@@ -115,7 +141,8 @@ pub struct CallerRow {
     pub confidence: f64,
     /// The source line of the first call (trimmed).
     pub call_text: Option<String>,
-    /// Every call line (`12 40 88`), when the caller calls more than once.
+    /// Its call lines (`12 40 88`, the first 10, then `(+N more)`), when the caller
+    /// calls more than once.
     pub call_lines: Option<String>,
     /// The caller's source, for the rows `include_bodies` names.
     #[serde(flatten)]
@@ -133,8 +160,6 @@ pub struct UnresolvedSite {
     pub caller: Option<String>,
     /// The call as written (`recv.name`, `Type::name`).
     pub call: String,
-    /// Its language.
-    pub language: String,
 }
 
 /// The engine of `nav callers` (scope=point).
@@ -237,7 +262,6 @@ pub fn find_callers(
                 line: r.line,
                 caller: r.caller.as_ref().map(|c| c.qualname.clone()),
                 call: callee_full(r),
-                language: r.language.clone(),
             })
             .collect(),
         trust.open.total as usize,
@@ -265,8 +289,8 @@ pub struct CallersPayload<'a> {
     pub scope: &'static str,
     /// The name asked for.
     pub function: &'a str,
-    /// Its definitions.
-    pub definitions: Value,
+    /// Its definitions (the first [`DEFINITIONS_LISTED`]).
+    pub definitions: Vec<DefinitionBrief>,
     /// Call sites over all callers.
     pub call_site_count: usize,
     /// Call sites in module-level code (listed as `<module>` rows, one per file).
@@ -278,7 +302,7 @@ pub struct CallersPayload<'a> {
     /// True when several definitions share the name.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ambiguous: Option<bool>,
-    /// How many, when ambiguous (the first 10 are listed under `definitions`).
+    /// How many, when ambiguous (the first 3 are listed under `definitions`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub candidate_count: Option<usize>,
 }
@@ -286,24 +310,21 @@ pub struct CallersPayload<'a> {
 /// A caller as a row, its body inlined within the budget of `bodies`.
 fn caller_row(r: &CallRow, lines: Vec<u32>, bodies: &mut Bodies) -> CallerRow {
     let module = format!("{}:<module>", r.file);
-    let (name, qualname, kind, span) = match r.caller.as_ref() {
+    let (name, qualname, span) = match r.caller.as_ref() {
         Some(c) => (
             c.name.as_str(),
             c.qualname.as_str(),
-            c.kind.as_str(),
             (c.file.as_str(), c.line, c.end_line),
         ),
         None => (
             "<module>",
             module.as_str(),
-            "module",
             (r.file.as_str(), r.line, r.line),
         ),
     };
     CallerRow {
         name: name.to_owned(),
         qualified_name: qualname.to_owned(),
-        kind: kind.to_owned(),
         file: r.file.clone(),
         line: r.line,
         language: r.language.clone(),
@@ -315,13 +336,18 @@ fn caller_row(r: &CallRow, lines: Vec<u32>, bodies: &mut Bodies) -> CallerRow {
             .unwrap_or_default(),
         confidence: r.confidence,
         call_text: bodies.line_text(&r.file, r.line),
-        body: bodies.inline(span.0, span.1, span.2),
+        body: bodies.inline_around(span.0, span.1, span.2, r.line),
         call_lines: (lines.len() > 1).then(|| {
-            lines
+            let mut s = lines
                 .iter()
+                .take(CALL_LINES_LISTED)
                 .map(u32::to_string)
                 .collect::<Vec<_>>()
-                .join(" ")
+                .join(" ");
+            if lines.len() > CALL_LINES_LISTED {
+                s.push_str(&format!(" (+{} more)", lines.len() - CALL_LINES_LISTED));
+            }
+            s
         }),
     }
 }
@@ -335,7 +361,7 @@ fn callers_follow_up(r: &CallersReport, function_name: &str, bodies_any: bool) -
     if total == 0 {
         if unresolved > 0 {
             format!(
-                "0 resolved callers, {unresolved} unresolved call site(s) named '{name}': the true count may be higher. Inspect unresolved_sites (nav action=callees on a listed caller shows what it calls)."
+                "0 resolved callers, {unresolved} unresolved call site(s) named '{name}': the true count may be higher; inspect unresolved_sites."
             )
         } else if trust.completeness == Completeness::Unknown {
             format!(
@@ -354,14 +380,13 @@ fn callers_follow_up(r: &CallersReport, function_name: &str, bodies_any: bool) -
         }
     } else if r.defs.len() > 1 {
         format!(
-            "{} definitions share this name; re-run with file_path or ClassName.method to narrow. {}",
+            "{} definitions: narrow with file_path or ClassName.method",
             r.defs.len(),
-            if bodies_any { BODY_NOTE } else { "" }
         )
     } else if bodies_any {
         BODY_NOTE.to_owned()
     } else {
-        "Review callers above, then nav action=callees on one of them to go deeper.".to_owned()
+        "Review callers above; nav action=caller_tree goes further up.".to_owned()
     }
 }
 
@@ -399,13 +424,13 @@ fn callers_answer(
     } else {
         format!("callers: '{function_name}' has {total} caller(s)")
     };
-    let mut basis = vec![CALLERS_VERDICT_RULE.to_owned()];
-    basis.extend(r.trust.basis());
+    let mut basis = vec![callers_rule(total, &r.trust)];
+    basis.extend(r.trust.completeness_basis());
     let payload = CallersPayload {
         data_source: "sql",
         scope: Scope::Point.as_str(),
         function: function_name,
-        definitions: definitions_json(&r.defs[..r.defs.len().min(DEFINITIONS_LISTED)]),
+        definitions: definition_briefs(&r.defs, DEFINITIONS_LISTED),
         call_site_count: r.call_sites,
         unattributed_call_sites: r.module_sites,
         module_callers: r.module_callers,
@@ -421,7 +446,7 @@ fn callers_answer(
                 listed_key: "callers_listed",
                 cap_key: "listed_cap",
                 noun: "callers",
-                remedy: "raise limit, or qualify with ClassName.method to narrow (dynamic-dispatch names like 'execute' have huge fan-in)".into(),
+                remedy: "raise limit".into(),
             },
             listed,
         )
@@ -432,7 +457,7 @@ fn callers_answer(
                 listed_key: "unresolved_sites_listed",
                 cap_key: "unresolved_sites_cap",
                 noun: "unresolved call sites",
-                remedy: "raise limit; each is a call of the same name whose target could not be determined".into(),
+                remedy: String::new(),
             },
             unresolved_list.map(|u| to_value(&u)),
         )
@@ -469,7 +494,7 @@ impl Action for Callers {
                 "parameter 'depth' applies to scope=graph only".into(),
             ));
         }
-        let limit = cap("limit", args.limit, 50)?;
+        let limit = cap("limit", args.limit, DEFAULT_LIMIT)?;
         match find_callers(ctx, &args.function_name, args.file_path.as_deref(), limit)? {
             CallersLookup::Found(r) => callers_answer(
                 ctx,
@@ -653,8 +678,8 @@ pub(crate) fn run_graph(
             .with("candidate_count", defs.len());
     }
     if let Some(t) = &trust {
-        let mut basis = vec![CALLERS_VERDICT_RULE.to_owned()];
-        basis.extend(t.basis());
+        let mut basis = vec![callers_rule(total, t)];
+        basis.extend(t.completeness_basis());
         s = t.annotate(s.with("verdict_basis", json!(basis)));
     }
     if let Some(w) = clamped {

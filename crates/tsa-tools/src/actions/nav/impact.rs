@@ -118,9 +118,11 @@ struct Unresolved {
 pub struct UnresolvedSeed {
     /// The name as given.
     pub name: String,
-    /// Close names in the index.
+    /// Close names in the index (space-separated).
+    #[serde(serialize_with = "tsa_analysis::flat::spaced")]
     pub suggestions: Vec<String>,
-    /// Files defining the name when it is not in `file_path`.
+    /// Files defining the name when it is not in `file_path` (`, `-separated).
+    #[serde(serialize_with = "tsa_analysis::flat::comma_spaced")]
     pub candidate_files: Vec<String>,
 }
 

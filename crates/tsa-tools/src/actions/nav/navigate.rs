@@ -1,20 +1,20 @@
 //! `nav navigate`: go to a definition (body inlined), its references (bound call
 //! sites, imports, subtypes) and its type hierarchy (bases and subtypes to `depth`).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Value, json};
-use tsa_analysis::graph::depth_param;
-use tsa_analysis::hierarchy::{Hierarchy, hierarchy};
+use serde_json::Value;
+use tsa_analysis::graph::{Definition, definitions, depth_param};
+use tsa_analysis::navigate::{HierarchyFor, Reference, hierarchies, references};
 use tsa_analysis::source::{Bodies, BodyBudget};
-use tsa_analysis::trust::Assessor;
+use tsa_analysis::trust::{Assessor, Trust};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
-use tsa_index::{Index, SymbolRow};
+use tsa_index::SymbolRow;
 
 use crate::action::Action;
-use crate::actions::common::{Targets, cap, definitions_json, find_targets, open_index, to_value};
+use crate::actions::common::{Targets, cap, find_targets, open_index, to_value, with_payload};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
@@ -53,67 +53,106 @@ pub struct Args {
 
 pub struct Navigate;
 
-/// References to `defs`: bound call sites, imports, and declared subtypes.
-pub(crate) fn references(index: &Index, defs: &[SymbolRow]) -> Result<Vec<Value>, ToolError> {
-    let ids: Vec<i64> = defs.iter().map(|d| d.id).collect();
-    let mut out = Vec::new();
-    for r in index.callers(&ids)? {
-        let mut v = json!({
-            "kind": "call",
-            "file": r.file,
-            "line": r.line,
-            "resolution": r.resolution.as_str(),
-            "confidence": r.confidence,
-        });
-        match &r.caller {
-            Some(c) => {
-                v["in"] = json!(c.qualname);
-                v["in_test"] = json!(c.is_test);
-            }
-            None => v["in"] = json!("<module>"),
-        }
-        if let Some(t) = &r.target {
-            v["target"] = json!(t.qualname);
-        }
-        out.push(v);
-    }
-    for d in defs {
-        for i in index.importers_of_symbol(d.id)? {
-            out.push(json!({
-                "kind": "import",
-                "file": i.file,
-                "line": i.line,
-                "module": i.module,
-                "alias": i.alias,
-                "resolution": i.resolution.as_str(),
-                "target": d.qualname,
-            }));
-        }
-    }
-    for i in index.subtypes_of(&ids)? {
-        out.push(json!({
-            "kind": i.kind,
-            "file": i.symbol.file,
-            "line": i.symbol.line,
-            "in": i.symbol.qualname,
-            "resolution": i.resolution.as_str(),
-            "target": i.target.as_ref().map(|t| t.qualname.clone()),
-        }));
-    }
-    Ok(out)
+/// The payload of `nav navigate`, in answer order (definitions, with a body, and
+/// references follow as lists; the trust fields after it).
+#[derive(Clone, Debug, Serialize)]
+pub struct NavigatePayload<'a> {
+    /// The symbol as asked.
+    pub symbol: &'a str,
+    /// The mode shown.
+    pub mode: &'static str,
+    /// The definitions, in the modes that list no bodies.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub definitions: Option<Vec<Definition>>,
+    /// With references: files holding one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub referencing_files: Option<usize>,
+    /// With references: call sites of the name left unbound.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub unresolved_call_sites: Option<u64>,
+    /// With hierarchy: one per definition (at most five).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hierarchy: Option<Vec<HierarchyFor>>,
+    /// With hierarchy: the levels walked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    /// With references: why the verdict is what it is.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub verdict_basis: Option<Vec<String>>,
 }
 
-/// A hierarchy with the definition it was asked for.
-#[derive(Serialize)]
-struct HierarchyFor {
-    /// The hierarchy.
+/// A definition with its inlined body.
+#[derive(Clone, Debug, Serialize)]
+pub struct DefinitionRow {
+    /// The definition.
     #[serde(flatten)]
-    hierarchy: Hierarchy,
-    /// Qualified name of the definition.
-    #[serde(rename = "for")]
-    of: String,
-    /// Its file.
-    file: String,
+    pub definition: Definition,
+    /// Its source, while the budget lasts.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub body: Option<Value>,
+}
+
+fn mode_name(mode: Mode) -> &'static str {
+    match mode {
+        Mode::Definition => "definition",
+        Mode::References => "references",
+        Mode::Hierarchy => "hierarchy",
+        Mode::Full => "full",
+    }
+}
+
+/// The definitions list with bodies (modes definition and full).
+fn with_bodies(ctx: &Context, s: Success, defs: &[SymbolRow]) -> Result<Success, ToolError> {
+    let mut bodies = Bodies::new(
+        ctx.root()?,
+        BodyBudget {
+            rows: 5,
+            lines_each: 80,
+            lines_total: 240,
+        },
+    );
+    let rows = definitions(defs)
+        .into_iter()
+        .zip(defs)
+        .map(|(definition, d)| {
+            to_value(&DefinitionRow {
+                definition,
+                body: bodies.body(&d.qualname, &d.file, d.line, d.end_line),
+            })
+        });
+    let rows: Vec<Value> = rows.collect();
+    let s = s.with_list(
+        ListSpelling {
+            list_key: "definitions",
+            total_key: "definition_count",
+            listed_key: "definitions_listed",
+            cap_key: "definitions_cap",
+            noun: "definitions",
+            remedy: "narrow with file_path or ClassName.method".into(),
+        },
+        Capped::collect(rows, crate::actions::common::fixed_cap(20)),
+    );
+    Ok(bodies.warn(s))
+}
+
+/// The next step for the mode and what was found.
+fn next_step(mode: Mode, defs: usize, ref_total: usize, trust: Option<&Trust>) -> String {
+    match mode {
+        Mode::Definition => "nav action=navigate mode=references lists who uses it.".to_owned(),
+        _ if defs > 1 => format!(
+            "{defs} definitions share this name; re-run with file_path or ClassName.method to narrow"
+        ),
+        _ if ref_total == 0 && trust.is_some_and(|t| !t.settled()) => {
+            format!(
+                "No resolved reference, but the graph cannot rule callers out ({}): nav action=callers lists the unresolved call sites.",
+                trust.map(|t| t.basis().join("; ")).unwrap_or_default()
+            )
+        }
+        _ if ref_total == 0 && matches!(mode, Mode::References | Mode::Full) => {
+            "No resolved reference: it may be an entry point, unused, or only called dynamically.".to_owned()
+        }
+        _ => "nav action=caller_tree shows callers transitively; nav action=impact scores the risk of changing it.".to_owned(),
+    }
 }
 
 impl Action for Navigate {
@@ -140,118 +179,65 @@ impl Action for Navigate {
             Targets::Found(d) => d,
             Targets::Missing(s) => return Ok(s.with("symbol", args.symbol.as_str())),
         };
-        let mode_name = match mode {
-            Mode::Definition => "definition",
-            Mode::References => "references",
-            Mode::Hierarchy => "hierarchy",
-            Mode::Full => "full",
+        let want_refs = matches!(mode, Mode::References | Mode::Full);
+        let refs = if want_refs {
+            references(index, &defs)?
+        } else {
+            Vec::new()
         };
-        let mut s = Success::new(
-            Verdict::Info,
-            format!("navigate: '{}' — {} definition(s)", args.symbol, defs.len()),
-        )
-        .with("symbol", args.symbol.as_str())
-        .with("mode", mode_name);
-        if matches!(mode, Mode::Definition | Mode::Full) {
-            let mut bodies = Bodies::new(
-                ctx.root()?,
-                BodyBudget {
-                    rows: 5,
-                    lines_each: 80,
-                    lines_total: 240,
-                },
-            );
-            let rows: Vec<Value> = match definitions_json(&defs) {
-                Value::Array(a) => a
-                    .into_iter()
-                    .zip(&defs)
-                    .map(|(mut v, d)| {
-                        if let Some(b) = bodies.body(&d.qualname, &d.file, d.line, d.end_line) {
-                            v["body"] = b;
-                        }
-                        v
-                    })
-                    .collect(),
-                _ => Vec::new(),
-            };
+        let trust = if want_refs {
+            Some(Assessor::new(index, ctx.root()?).assess(&defs, 0)?)
+        } else {
+            None
+        };
+        let with_defs = matches!(mode, Mode::Definition | Mode::Full);
+        let want_hierarchy = matches!(mode, Mode::Hierarchy | Mode::Full);
+        let payload = NavigatePayload {
+            symbol: &args.symbol,
+            mode: mode_name(mode),
+            definitions: (!with_defs).then(|| definitions(&defs)),
+            referencing_files: want_refs.then(|| {
+                refs.iter()
+                    .map(Reference::file)
+                    .collect::<BTreeSet<_>>()
+                    .len()
+            }),
+            unresolved_call_sites: trust.as_ref().map(|t| t.open.total),
+            hierarchy: if want_hierarchy {
+                Some(hierarchies(index, &defs, depth)?)
+            } else {
+                None
+            },
+            depth: want_hierarchy.then_some(depth),
+            verdict_basis: trust.as_ref().map(Trust::basis),
+        };
+        let mut s = with_payload(
+            Success::new(
+                Verdict::Info,
+                format!("navigate: '{}' — {} definition(s)", args.symbol, defs.len()),
+            ),
+            &payload,
+        );
+        if with_defs {
+            s = with_bodies(ctx, s, &defs)?;
+        }
+        let ref_total = refs.len();
+        if want_refs {
             s = s.with_list(
                 ListSpelling {
-                    list_key: "definitions",
-                    total_key: "definition_count",
-                    listed_key: "definitions_listed",
-                    cap_key: "definitions_cap",
-                    noun: "definitions",
-                    remedy: "narrow with file_path or ClassName.method".into(),
+                    list_key: "references",
+                    total_key: "reference_count",
+                    listed_key: "references_listed",
+                    cap_key: "listed_cap",
+                    noun: "references",
+                    remedy: "raise limit, or narrow with file_path / ClassName.method".into(),
                 },
-                Capped::collect(rows, crate::actions::common::fixed_cap(20)),
+                Capped::collect(refs.iter().map(to_value), limit),
             );
-            s = bodies.warn(s);
-        } else {
-            s = s.with("definitions", definitions_json(&defs));
         }
-        let mut ref_total = 0;
-        let mut trust = None;
-        if matches!(mode, Mode::References | Mode::Full) {
-            let refs = references(index, &defs)?;
-            ref_total = refs.len();
-            let files: BTreeSet<String> = refs
-                .iter()
-                .filter_map(|r| r["file"].as_str().map(str::to_owned))
-                .collect();
-            let t = Assessor::new(index, ctx.root()?).assess(&defs, 0)?;
-            let unresolved = t.open.total;
-            trust = Some(t);
-            s = s
-                .with_list(
-                    ListSpelling {
-                        list_key: "references",
-                        total_key: "reference_count",
-                        listed_key: "references_listed",
-                        cap_key: "listed_cap",
-                        noun: "references",
-                        remedy: "raise limit, or narrow with file_path / ClassName.method".into(),
-                    },
-                    Capped::collect(refs, limit),
-                )
-                .with("referencing_files", files.len())
-                .with("unresolved_call_sites", unresolved);
-        }
-        if matches!(mode, Mode::Hierarchy | Mode::Full) {
-            let mut h = Vec::new();
-            let mut by_type: HashMap<i64, ()> = HashMap::new();
-            for d in defs.iter().take(5) {
-                if by_type.insert(d.id, ()).is_none() {
-                    h.push(to_value(&HierarchyFor {
-                        hierarchy: hierarchy(index, d, depth)?,
-                        of: d.qualname.clone(),
-                        file: d.file.clone(),
-                    }));
-                }
-            }
-            s = s.with("hierarchy", Value::Array(h)).with("depth", depth);
-        }
-        let step = match mode {
-            Mode::Definition => "nav action=navigate mode=references lists who uses it.".to_owned(),
-            _ if defs.len() > 1 => format!(
-                "{} definitions share this name; re-run with file_path or ClassName.method to narrow",
-                defs.len()
-            ),
-            _ if ref_total == 0
-                && trust.as_ref().is_some_and(|t: &tsa_analysis::trust::Trust| !t.settled()) =>
-            {
-                format!(
-                    "No resolved reference, but the graph cannot rule callers out ({}): nav action=callers lists the unresolved call sites.",
-                    trust.as_ref().map(|t| t.basis().join("; ")).unwrap_or_default()
-                )
-            }
-            _ if ref_total == 0 && matches!(mode, Mode::References | Mode::Full) => {
-                "No resolved reference: it may be an entry point, unused, or only called dynamically.".to_owned()
-            }
-            _ => "nav action=caller_tree shows callers transitively; nav action=impact scores the risk of changing it.".to_owned(),
-        };
-        s = s.with_next_step(step);
+        s = s.with_next_step(next_step(mode, defs.len(), ref_total, trust.as_ref()));
         if let Some(t) = &trust {
-            s = t.annotate(s.with("verdict_basis", json!(t.basis())));
+            s = t.annotate(s);
         }
         if let Some(w) = clamped {
             s = s.with_warning(w);

@@ -71,14 +71,14 @@ fn spelling(
     capk: &'static str,
     noun: &'static str,
 ) -> ListSpelling {
-    ListSpelling {
-        list_key: list,
-        total_key: total,
-        listed_key: listed,
-        cap_key: capk,
+    ListSpelling::new(
+        list,
+        total,
+        listed,
+        capk,
         noun,
-        remedy: "raise limit, or turn off the include_* lists you do not need".into(),
-    }
+        "raise limit, or turn off the include_* lists you do not need",
+    )
 }
 
 /// The keys of a symbol cross-reference before its lists.

@@ -2,18 +2,14 @@
 //! path-like code spans to files that do not exist, and code spans naming functions
 //! or methods (`build()`, `Engine.run`, `Store::open`) that no definition has.
 
-use std::collections::HashSet;
-
 use globset::{Glob, GlobSetBuilder};
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
-use tsa_analysis::docrefs::{self, RefKind};
+use serde::{Deserialize, Serialize};
+use tsa_analysis::docrefs::stale_references;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
-use tsa_lang::Language;
 
 use crate::action::Action;
-use crate::actions::common::{cap, open_index};
+use crate::actions::common::{cap, open_index, to_value, with_payload};
 use crate::{Context, ToolError};
 
 /// Arguments of `project doc_sync`.
@@ -30,6 +26,14 @@ pub struct Args {
 }
 
 pub struct DocSync;
+
+/// The payload of `project doc_sync` before its list.
+#[derive(Debug, Serialize)]
+pub struct DocSyncPayload<'a> {
+    pub documents: usize,
+    pub references_checked: usize,
+    pub doc_patterns: &'a [String],
+}
 
 impl Action for DocSync {
     type Args = Args;
@@ -56,68 +60,24 @@ impl Action for DocSync {
             .map_err(|e| ToolError::Validation(e.to_string()))?;
         let opened = open_index(ctx)?;
         let index = &opened.index;
-        let (docs, _) = docrefs::walk_docs(root, &globs, usize::MAX);
-        let mut known: HashSet<String> = HashSet::new();
-        let mut stale = Vec::new();
-        let mut checked = 0usize;
-        let mut linked = Vec::new();
-        for doc in &docs {
-            let text = match tsa_analysis::security::read_text_in_root(root, doc) {
-                Ok(t) => t,
-                Err(ToolError::Linked(_)) => {
-                    linked.push(doc.clone());
-                    continue;
-                }
-                Err(_) => continue,
-            };
-            let dir = doc.rsplit_once('/').map_or("", |(d, _)| d);
-            for r in docrefs::references(&text) {
-                match r.kind {
-                    RefKind::Path { via } => {
-                        checked += 1;
-                        if docrefs::resolve_path(root, dir, &r.text).is_none() {
-                            stale.push(json!({"doc": doc, "line": r.line, "reference": r.text, "kind": "path", "via": via,
-                                "reason": "no such file or folder in the project"}));
-                        }
-                    }
-                    RefKind::Symbol { owner, name } => {
-                        checked += 1;
-                        if known.contains(&r.text) {
-                            continue;
-                        }
-                        let builtin = Language::ALL.iter().any(|l| l.is_builtin(&name));
-                        if builtin {
-                            continue;
-                        }
-                        let defs = index.find_symbols(&name, None, None)?;
-                        let found = match &owner {
-                            Some(o) => {
-                                defs.iter().any(|d| d.owner.as_deref() == Some(o.as_str()) || d.qualname.contains(o.as_str()))
-                                // `module.func()`: the owner may be a module, not a type.
-                                || (!o.starts_with(|c: char| c.is_uppercase()) && !defs.is_empty())
-                            }
-                            None => !defs.is_empty(),
-                        };
-                        if found {
-                            known.insert(r.text);
-                        } else {
-                            stale.push(json!({"doc": doc, "line": r.line, "reference": r.text, "kind": "symbol",
-                                "reason": if defs.is_empty() { "no definition of this name in the index" } else { "the name exists, but not on that owner" }}));
-                        }
-                    }
-                    RefKind::Ident => {}
-                }
-            }
-        }
-        let listed = Capped::collect(stale, limit);
+        let check = stale_references(root, index, &globs)?;
+        let listed = Capped::collect(check.stale.iter().map(to_value), limit);
         let total = listed.total();
-        let mut s = Success::new(
-            if total == 0 { Verdict::Info } else { Verdict::Caution },
-            format!("doc_sync: {total} stale reference(s) in {} document(s), {checked} checked", docs.len()),
+        let payload = DocSyncPayload {
+            documents: check.documents,
+            references_checked: check.checked,
+            doc_patterns: &patterns,
+        };
+        let mut s = with_payload(
+            Success::new(
+                if total == 0 { Verdict::Info } else { Verdict::Caution },
+                format!(
+                    "doc_sync: {total} stale reference(s) in {} document(s), {} checked",
+                    check.documents, check.checked
+                ),
+            ),
+            &payload,
         )
-        .with("documents", docs.len())
-        .with("references_checked", checked)
-        .with("doc_patterns", json!(patterns))
         .with_list(
             ListSpelling {
                 list_key: "stale_references",
@@ -137,6 +97,6 @@ impl Action for DocSync {
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);
         }
-        Ok(tsa_analysis::security::warn_linked(s, &linked))
+        Ok(tsa_analysis::security::warn_linked(s, &check.linked))
     }
 }

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
 use serde::Deserialize;
-use serde_json::json;
+use serde_json::Value;
 use tsa_analysis::text_search::list_files;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
@@ -127,7 +127,7 @@ impl Action for Files {
                     noun: "files",
                     remedy: "raise limit, or narrow with pattern, extensions or roots".into(),
                 },
-                Capped::collect(files.into_iter().map(|f| json!(f)), limit),
+                Capped::collect(files.into_iter().map(Value::from), limit),
             );
         }
         s = s.with_next_step(if total == 0 {

@@ -73,24 +73,6 @@ fn wanted(sections: Option<Vec<String>>) -> Result<Vec<&'static str>, ToolError>
         .collect())
 }
 
-fn spelling(
-    list_key: &'static str,
-    total_key: &'static str,
-    listed_key: &'static str,
-    cap_key: &'static str,
-    noun: &'static str,
-    remedy: &str,
-) -> ListSpelling {
-    ListSpelling {
-        list_key,
-        total_key,
-        listed_key,
-        cap_key,
-        noun,
-        remedy: remedy.to_owned(),
-    }
-}
-
 fn rate(part: u64, whole: u64) -> f64 {
     if whole == 0 {
         0.0
@@ -495,7 +477,7 @@ fn call_graph_section(
     ));
     let remedy = "raise limit, or nav action=impact on one function for its full risk";
     out.lists.push((
-        spelling(
+        ListSpelling::new(
             "fan_in_top",
             "fan_in_node_count",
             "fan_in_top_listed",
@@ -506,7 +488,7 @@ fn call_graph_section(
         cg.fan_in,
     ));
     out.lists.push((
-        spelling(
+        ListSpelling::new(
             "fan_out_top",
             "fan_out_node_count",
             "fan_out_top_listed",
@@ -517,7 +499,7 @@ fn call_graph_section(
         cg.fan_out,
     ));
     out.lists.push((
-        spelling(
+        ListSpelling::new(
             "call_cycles",
             "call_cycle_count",
             "call_cycles_listed",
@@ -592,7 +574,7 @@ fn complexity_section(
         stats.max_complexity
     ));
     out.lists.push((
-        spelling(
+        ListSpelling::new(
             "complex_functions",
             "complex_function_count",
             "complex_functions_listed",
@@ -653,7 +635,7 @@ fn health_section(
         })
         .collect();
     out.lists.push((
-        spelling(
+        ListSpelling::new(
             "worst_files",
             "worst_file_count",
             "worst_files_listed",

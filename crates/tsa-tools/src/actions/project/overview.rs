@@ -4,13 +4,12 @@
 use std::collections::BTreeMap;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
-use tsa_analysis::health::{DepsMode, Scorer};
+use serde::{Deserialize, Serialize};
+use tsa_analysis::project::{entry_points, folders, grade_distribution};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::{cap, fixed_cap, open_index};
+use crate::actions::common::{cap, fixed_cap, open_index, to_value, with_payload};
 use crate::{Context, ToolError};
 
 /// Arguments of `project overview`.
@@ -28,8 +27,28 @@ pub struct Args {
 
 pub struct Overview;
 
-/// Names that start a program.
-const ENTRY_NAMES: [&str; 4] = ["main", "__main__", "create_app", "run_server"];
+/// The call graph's size.
+#[derive(Debug, Serialize)]
+pub struct CallGraphSize<'a> {
+    pub call_edges: u64,
+    pub by_resolution: &'a BTreeMap<String, u64>,
+}
+
+/// The payload of `project overview` before its capped lists.
+#[derive(Debug, Serialize)]
+pub struct OverviewPayload<'a> {
+    pub files_by_language: &'a BTreeMap<String, u64>,
+    pub symbols_by_kind: &'a BTreeMap<String, u64>,
+    pub call_graph: CallGraphSize<'a>,
+}
+
+/// The payload after the lists.
+#[derive(Debug, Serialize)]
+pub struct OverviewTail {
+    pub max_depth: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub grade_distribution: Option<BTreeMap<String, usize>>,
+}
 
 impl Action for Overview {
     type Args = Args;
@@ -44,91 +63,54 @@ impl Action for Overview {
         let index = &opened.index;
         let st = index.status()?;
         let files = index.files()?;
-        // Folder -> indexed files below it, to `depth` levels.
-        let mut folders: BTreeMap<String, usize> = BTreeMap::new();
-        for f in &files {
-            let parts: Vec<&str> = f.split('/').collect();
-            for n in 1..parts.len().min(depth + 1) {
-                *folders.entry(parts[..n].join("/")).or_default() += 1;
-            }
-        }
-        let mut entries = Vec::new();
-        for f in &files {
-            let base = f.rsplit('/').next().unwrap_or(f);
-            let stem = base.split('.').next().unwrap_or(base);
-            let main_file = matches!(
-                stem,
-                "main" | "__main__" | "manage" | "app" | "server" | "cli"
-            );
-            for s in index.symbols_in_file(f)? {
-                let entry = matches!(s.kind.as_str(), "function" | "method")
-                    && s.owner.is_none()
-                    && ENTRY_NAMES.contains(&s.name.as_str());
-                if entry || (main_file && s.kind == "function" && s.name == "main") {
-                    entries.push(json!({"name": s.qualname, "file": s.file, "line": s.line, "language": s.language}));
-                }
-            }
-            if base == "__main__.py" {
-                entries
-                    .push(json!({"name": "__main__", "file": f, "line": 1, "language": "python"}));
-            }
-        }
-        let structure = Capped::collect(
-            folders
-                .into_iter()
-                .map(|(folder, n)| json!({"folder": folder, "files": n})),
-            fixed_cap(200),
+        let entries = entry_points(index, &files)?;
+        let payload = OverviewPayload {
+            files_by_language: &st.files_by_language,
+            symbols_by_kind: &st.symbols_by_kind,
+            call_graph: CallGraphSize {
+                call_edges: st.calls,
+                by_resolution: &st.calls_by_resolution,
+            },
+        };
+        let summary = format!(
+            "overview: {} files, {} symbols, {} call edges ({} languages)",
+            st.files,
+            st.symbols,
+            st.calls,
+            st.files_by_language.len()
         );
-        let mut s = Success::new(
-            Verdict::Info,
-            format!(
-                "overview: {} files, {} symbols, {} call edges ({} languages)",
-                st.files,
-                st.symbols,
-                st.calls,
-                st.files_by_language.len()
-            ),
-        )
-        .with("files_by_language", json!(st.files_by_language))
-        .with("symbols_by_kind", json!(st.symbols_by_kind))
-        .with(
-            "call_graph",
-            json!({"call_edges": st.calls, "by_resolution": st.calls_by_resolution}),
-        )
-        .with_list(
-            ListSpelling {
-                list_key: "structure",
-                total_key: "folder_count",
-                listed_key: "folders_listed",
-                cap_key: "folders_cap",
-                noun: "folders",
-                remedy: "lower max_depth".into(),
+        let s = with_payload(Success::new(Verdict::Info, summary), &payload)
+            .with_list(
+                ListSpelling {
+                    list_key: "structure",
+                    total_key: "folder_count",
+                    listed_key: "folders_listed",
+                    cap_key: "folders_cap",
+                    noun: "folders",
+                    remedy: "lower max_depth".into(),
+                },
+                Capped::collect(folders(&files, depth).iter().map(to_value), fixed_cap(200)),
+            )
+            .with_list(
+                ListSpelling {
+                    list_key: "entry_points",
+                    total_key: "entry_point_count",
+                    listed_key: "entry_points_listed",
+                    cap_key: "entry_points_cap",
+                    noun: "entry points",
+                    remedy: "health action=overview lists entry points with more rules".into(),
+                },
+                Capped::collect(entries.iter().map(to_value), fixed_cap(30)),
+            );
+        let tail = OverviewTail {
+            max_depth: depth,
+            grade_distribution: if args.include_health {
+                Some(grade_distribution(ctx.root()?, index, &files)?)
+            } else {
+                None
             },
-            structure,
-        )
-        .with_list(
-            ListSpelling {
-                list_key: "entry_points",
-                total_key: "entry_point_count",
-                listed_key: "entry_points_listed",
-                cap_key: "entry_points_cap",
-                noun: "entry points",
-                remedy: "health action=overview lists entry points with more rules".into(),
-            },
-            Capped::collect(entries, fixed_cap(30)),
-        )
-        .with("max_depth", depth);
-        if args.include_health {
-            let scorer = Scorer::new(ctx.root()?, index, DepsMode::Full)?;
-            let mut dist: BTreeMap<String, usize> = BTreeMap::new();
-            for (_, r) in scorer.score_all(&files) {
-                if let Ok(score) = r {
-                    *dist.entry(score.grade.to_string()).or_default() += 1;
-                }
-            }
-            s = s.with("grade_distribution", json!(dist));
-        }
-        s = s.with_next_step(
+        };
+        let mut s = with_payload(s, &tail).with_next_step(
             "health action=project grades the files; nav action=callers on an entry point starts a trace.",
         );
         if let Some(w) = opened.built_now {

@@ -2,15 +2,14 @@
 //! tsa and those the project keeps, and whether each is installed in the project.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use tsa_analysis::security::resolve_in_root;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::cap;
+use crate::actions::common::{cap, to_value, with_payload};
 use crate::project_path::ProjectPath;
-use crate::skills::{BUILTIN, DEFAULT_DIR, in_dir, parse};
+use crate::skills::{BUILTIN, DEFAULT_DIR, Skill, in_dir, parse};
 use crate::{Context, ToolError};
 
 /// Arguments of `project skills`.
@@ -27,6 +26,41 @@ pub struct Args {
 }
 
 pub struct Skills;
+
+/// A skill, as a row of `skills`.
+#[derive(Debug, Serialize)]
+pub struct SkillRow<'a> {
+    pub name: &'a str,
+    pub description: &'a str,
+    pub tools: String,
+    pub steps: usize,
+    /// `builtin` or `project`.
+    pub source: &'static str,
+    pub installed: bool,
+    pub path: String,
+}
+
+fn row(s: &Skill, source: &'static str, installed: bool, path: String) -> serde_json::Value {
+    to_value(&SkillRow {
+        name: &s.name,
+        description: &s.description,
+        tools: s.tools.join(", "),
+        steps: s.steps,
+        source,
+        installed,
+        path,
+    })
+}
+
+#[derive(Debug, Serialize)]
+struct SkillsRoot<'a> {
+    skills_root: &'a str,
+}
+
+#[derive(Debug, Serialize)]
+struct NotInstalled {
+    not_installed: usize,
+}
 
 impl Action for Skills {
     type Args = Args;
@@ -46,21 +80,23 @@ impl Action for Skills {
         for (folder, text) in BUILTIN {
             let Some(s) = parse(text) else { continue };
             let installed = project.iter().any(|(f, _)| f == folder);
-            rows.push(json!({
-                "name": s.name, "description": s.description, "tools": s.tools.join(", "), "steps": s.steps,
-                "source": "builtin", "installed": installed,
-                "path": format!("{dir_rel}/{folder}/SKILL.md"),
-            }));
+            rows.push(row(
+                &s,
+                "builtin",
+                installed,
+                format!("{dir_rel}/{folder}/SKILL.md"),
+            ));
         }
         for (folder, s) in &project {
             if BUILTIN.iter().any(|(b, _)| b == folder) {
                 continue;
             }
-            rows.push(json!({
-                "name": s.name, "description": s.description, "tools": s.tools.join(", "), "steps": s.steps,
-                "source": "project", "installed": true,
-                "path": format!("{dir_rel}/{folder}/SKILL.md"),
-            }));
+            rows.push(row(
+                s,
+                "project",
+                true,
+                format!("{dir_rel}/{folder}/SKILL.md"),
+            ));
         }
         let missing = BUILTIN
             .iter()
@@ -75,15 +111,19 @@ impl Action for Skills {
         } else {
             "Every built-in skill is installed; follow the one that matches the task.".to_owned()
         };
-        Ok(Success::new(
-            Verdict::Info,
-            format!(
-                "skills: {total} ({} built in, {} in {dir_rel})",
-                BUILTIN.len(),
-                project.len()
+        let s = with_payload(
+            Success::new(
+                Verdict::Info,
+                format!(
+                    "skills: {total} ({} built in, {} in {dir_rel})",
+                    BUILTIN.len(),
+                    project.len()
+                ),
             ),
+            &SkillsRoot {
+                skills_root: &dir_rel,
+            },
         )
-        .with("skills_root", dir_rel.as_str())
         .with_list(
             ListSpelling {
                 list_key: "skills",
@@ -94,8 +134,13 @@ impl Action for Skills {
                 remedy: "raise limit".into(),
             },
             listed,
+        );
+        Ok(with_payload(
+            s,
+            &NotInstalled {
+                not_installed: missing,
+            },
         )
-        .with("not_installed", missing)
         .with_next_step(step))
     }
 }

@@ -2,12 +2,12 @@
 //! (nothing external: search, walking, git and storage are compiled in).
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use tsa_envelope::{Success, Verdict};
 use tsa_lang::{Language, Tier};
 
 use crate::action::Action;
+use crate::actions::common::with_payload;
 use crate::{Context, ToolError};
 
 /// `project tools` takes no parameters.
@@ -16,6 +16,56 @@ use crate::{Context, ToolError};
 pub struct Args {}
 
 pub struct Tools;
+
+/// A tool compiled in.
+#[derive(Debug, Serialize)]
+pub struct InProcess {
+    pub available: bool,
+    pub how: String,
+    pub external_binary_needed: bool,
+}
+
+fn in_process(how: String) -> InProcess {
+    InProcess {
+        available: true,
+        how,
+        external_binary_needed: false,
+    }
+}
+
+/// Tree-sitter with its ABI and grammars.
+#[derive(Debug, Serialize)]
+pub struct TreeSitter {
+    pub available: bool,
+    pub abi: usize,
+    pub languages: usize,
+}
+
+/// What the build has compiled in.
+#[derive(Debug, Serialize)]
+pub struct ToolSet {
+    pub ripgrep: InProcess,
+    pub fd: InProcess,
+    pub git: InProcess,
+    pub sqlite: InProcess,
+    pub tree_sitter: TreeSitter,
+}
+
+/// Languages per tier.
+#[derive(Debug, Serialize)]
+pub struct ByTier {
+    pub full: Vec<&'static str>,
+    pub symbol: Vec<&'static str>,
+    pub structure: Vec<&'static str>,
+}
+
+/// The payload of `project tools`.
+#[derive(Debug, Serialize)]
+pub struct ToolsPayload {
+    pub tools: ToolSet,
+    pub external_tools_needed: bool,
+    pub languages: ByTier,
+}
 
 impl Action for Tools {
     type Args = Args;
@@ -34,29 +84,43 @@ impl Action for Tools {
                 .map(|l| l.name())
                 .collect::<Vec<_>>()
         };
-        let tools = json!({
-            "ripgrep": {"available": true, "how": "in process (grep-searcher, grep-regex)", "external_binary_needed": false},
-            "fd": {"available": true, "how": "in process (ignore walker)", "external_binary_needed": false},
-            "git": {"available": true, "how": format!("in process (libgit2 {major}.{minor}.{patch})"), "external_binary_needed": false},
-            "sqlite": {"available": true, "how": format!("bundled SQLite {} with FTS5", tsa_index::sqlite_version()), "external_binary_needed": false},
-            "tree_sitter": {"available": true, "abi": tree_sitter::LANGUAGE_VERSION, "languages": Language::ALL.len()},
-        });
-        Ok(Success::new(
-            Verdict::Info,
-            format!(
-                "tools: everything in process; {} languages ({} full, {} symbol, {} structure)",
-                Language::ALL.len(),
-                by_tier(Tier::Full).len(),
-                by_tier(Tier::Symbol).len(),
-                by_tier(Tier::Structure).len()
+        let payload = ToolsPayload {
+            tools: ToolSet {
+                ripgrep: in_process("in process (grep-searcher, grep-regex)".to_owned()),
+                fd: in_process("in process (ignore walker)".to_owned()),
+                git: in_process(format!("in process (libgit2 {major}.{minor}.{patch})")),
+                sqlite: in_process(format!(
+                    "bundled SQLite {} with FTS5",
+                    tsa_index::sqlite_version()
+                )),
+                tree_sitter: TreeSitter {
+                    available: true,
+                    abi: tree_sitter::LANGUAGE_VERSION,
+                    languages: Language::ALL.len(),
+                },
+            },
+            external_tools_needed: false,
+            languages: ByTier {
+                full: by_tier(Tier::Full),
+                symbol: by_tier(Tier::Symbol),
+                structure: by_tier(Tier::Structure),
+            },
+        };
+        Ok(with_payload(
+            Success::new(
+                Verdict::Info,
+                format!(
+                    "tools: everything in process; {} languages ({} full, {} symbol, {} structure)",
+                    Language::ALL.len(),
+                    payload.languages.full.len(),
+                    payload.languages.symbol.len(),
+                    payload.languages.structure.len()
+                ),
             ),
+            &payload,
         )
-        .with("tools", tools)
-        .with("external_tools_needed", false)
-        .with(
-            "languages",
-            json!({"full": by_tier(Tier::Full), "symbol": by_tier(Tier::Symbol), "structure": by_tier(Tier::Structure)}),
-        )
-        .with_next_step("project action=parser language=<name> checks one language's grammar and queries."))
+        .with_next_step(
+            "project action=parser language=<name> checks one language's grammar and queries.",
+        ))
     }
 }

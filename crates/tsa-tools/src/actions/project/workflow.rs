@@ -15,19 +15,19 @@ use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value, json};
-use tsa_analysis::chain::fan_counts;
+use serde_json::{Map, Value};
 use tsa_analysis::health::DepsMode;
-use tsa_analysis::health::model::{CALLABLE, Scope};
-use tsa_analysis::hyphae::Universe;
-use tsa_analysis::security::resolve_in_root;
-use tsa_analysis::source::source_file;
+use tsa_analysis::health::model::Scope;
+use tsa_analysis::workflow::{
+    FocusFunction, Target, files_in, focus_functions, stale_count, target_of,
+};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
-use tsa_index::{WalkOptions, pending_changes};
-use tsa_lang::{Language, is_test_path};
+use tsa_lang::Language;
 
 use crate::action::Action;
-use crate::actions::common::{cap, fixed_cap, open_index, to_value};
+use crate::actions::common::{
+    cap, fixed_cap, open_index, to_value, with_agent_fields, with_payload,
+};
 use crate::actions::edit::safe::{
     self as edit_safe, EditType, RiskFactor, SafeReport, downstream, test_command,
 };
@@ -76,32 +76,30 @@ pub const PHASES: [(&str, &str); 5] = [
 ];
 
 /// One tool call of the procedure, with the same call spelled for the CLI (its
-/// number is set once the procedure is complete).
-fn call(tool: &str, action: &str, args: Value, why: &str) -> Step {
+/// number is set once the procedure is complete); `args` in the order given.
+fn call(tool: &str, action: &str, args: &[(&str, Value)], why: &str) -> Step {
     let mut cli = format!("tsa {tool} {action}");
-    if let Value::Object(m) = &args {
-        for (k, v) in m {
-            let text = match v {
-                Value::String(s) => s.clone(),
-                Value::Array(a) => a
-                    .iter()
-                    .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_owned))
-                    .collect::<Vec<_>>()
-                    .join(","),
-                other => other.to_string(),
-            };
-            let quoted = if text.is_empty() || text.contains([' ', '\'', '"', '$', '*', '|']) {
-                format!("'{}'", text.replace('\'', "'\\''"))
-            } else {
-                text
-            };
-            cli.push_str(&format!(" --{} {quoted}", k.replace('_', "-")));
-        }
+    for (k, v) in args {
+        let text = match v {
+            Value::String(s) => s.clone(),
+            Value::Array(a) => a
+                .iter()
+                .map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_owned))
+                .collect::<Vec<_>>()
+                .join(","),
+            other => other.to_string(),
+        };
+        let quoted = if text.is_empty() || text.contains([' ', '\'', '"', '$', '*', '|']) {
+            format!("'{}'", text.replace('\'', "'\\''"))
+        } else {
+            text
+        };
+        cli.push_str(&format!(" --{} {quoted}", k.replace('_', "-")));
     }
     let mut mcp = Map::new();
-    mcp.insert("action".into(), json!(action));
-    if let Value::Object(m) = args {
-        mcp.extend(m);
+    mcp.insert("action".into(), Value::from(action));
+    for (k, v) in args {
+        mcp.insert((*k).to_owned(), v.clone());
     }
     Step {
         tool: Some(tool.to_owned()),
@@ -111,6 +109,11 @@ fn call(tool: &str, action: &str, args: Value, why: &str) -> Step {
         why: why.to_owned(),
         step: 0,
     }
+}
+
+/// A string argument.
+fn text(v: &str) -> Value {
+    Value::from(v)
 }
 
 /// A shell command step (the project's own test runner).
@@ -123,49 +126,6 @@ fn shell(command: &str, why: &str) -> Step {
         why: why.to_owned(),
         step: 0,
     }
-}
-
-/// What the target is.
-enum Target {
-    Project,
-    Folder(String),
-    File(String),
-}
-
-impl Target {
-    fn path(&self) -> &str {
-        match self {
-            Target::Project => ".",
-            Target::Folder(p) | Target::File(p) => p,
-        }
-    }
-    fn kind(&self) -> &'static str {
-        match self {
-            Target::Project => "project",
-            Target::Folder(_) => "folder",
-            Target::File(_) => "file",
-        }
-    }
-}
-
-fn target_of(root: &Path, input: Option<&str>) -> Result<Target, ToolError> {
-    let raw = input.map(str::trim).unwrap_or("");
-    if raw.is_empty() || raw == "." || raw == "./" {
-        return Ok(Target::Project);
-    }
-    let (abs, rel) = resolve_in_root(root, raw)?;
-    if !abs.exists() {
-        return Err(ToolError::NotFound(rel));
-    }
-    if abs.is_dir() {
-        let rel = rel.trim_end_matches('/').to_owned();
-        return Ok(if rel.is_empty() || rel == "." {
-            Target::Project
-        } else {
-            Target::Folder(rel)
-        });
-    }
-    Ok(Target::File(source_file(root, raw)?))
 }
 
 /// The project's test command for the target's files: one per language, the run a
@@ -214,25 +174,6 @@ pub struct Phase {
     pub goal: &'static str,
     /// Its steps, in order.
     pub steps: Vec<Step>,
-}
-
-/// A production callable of the target, ranked by resolved fan-in.
-#[derive(Clone, Debug, Serialize)]
-pub struct FocusFunction {
-    /// Qualified name.
-    pub name: String,
-    /// Definition kind.
-    pub kind: String,
-    /// Its file, project-relative.
-    pub file: String,
-    /// First line.
-    pub line: u32,
-    /// Last line.
-    pub end_line: u32,
-    /// Resolved callers.
-    pub fan_in: usize,
-    /// Resolved callees.
-    pub fan_out: usize,
 }
 
 /// A file target's risk: the figures of `edit safe` (a file that does not parse has
@@ -332,65 +273,6 @@ impl TargetRisk {
             TargetRisk::Folder(f) => f.lowest_graded_files.first().map(|w| w.file.as_str()),
         }
     }
-}
-
-/// The target's production callables, most called first.
-fn focus_functions(
-    index: &tsa_index::Index,
-    scope: &Scope,
-) -> Result<Vec<FocusFunction>, ToolError> {
-    let universe = Universe::load(index)?;
-    let in_target: Vec<i64> = universe
-        .syms
-        .iter()
-        .filter(|s| CALLABLE.contains(&s.kind.as_str()) && !s.is_test)
-        .filter(|s| {
-            universe
-                .file_of(s)
-                .is_some_and(|f| scope.holds(&f.path) && !is_test_path(&f.path))
-        })
-        .map(|s| s.id)
-        .collect();
-    let fans = fan_counts(index, &universe, &in_target)?;
-    let mut ranked: Vec<(usize, usize, i64)> = in_target
-        .iter()
-        .map(|id| {
-            let f = fans.get(id).copied().unwrap_or_default();
-            (f.fan_in, f.fan_out, *id)
-        })
-        .collect();
-    let name_line = |id: i64| {
-        universe.get(id).map_or((String::new(), 0), |s| {
-            (
-                universe
-                    .file_of(s)
-                    .map(|f| f.path.clone())
-                    .unwrap_or_default(),
-                s.line,
-            )
-        })
-    };
-    ranked.sort_by(|a, b| {
-        b.0.cmp(&a.0)
-            .then_with(|| b.1.cmp(&a.1))
-            .then_with(|| name_line(a.2).cmp(&name_line(b.2)))
-    });
-    Ok(ranked
-        .iter()
-        .filter_map(|(fan_in, fan_out, id)| {
-            let s = universe.get(*id)?;
-            let file = universe.file_of(s)?;
-            Some(FocusFunction {
-                name: s.qualname.clone(),
-                kind: s.kind.clone(),
-                file: file.path.clone(),
-                line: s.line,
-                end_line: s.end_line,
-                fan_in: *fan_in,
-                fan_out: *fan_out,
-            })
-        })
-        .collect())
 }
 
 /// A file's risk and test command, from `edit safe`'s engine.
@@ -512,9 +394,12 @@ struct Plan<'a> {
 
 impl Plan<'_> {
     /// `{function_name, file_path}` of the top focus function.
-    fn fn_args(&self) -> Option<Value> {
+    fn fn_args(&self) -> Option<[(&'static str, Value); 2]> {
         let t = self.top?;
-        Some(json!({"function_name": t.name, "file_path": t.file}))
+        Some([
+            ("function_name", text(&t.name)),
+            ("file_path", text(&t.file)),
+        ])
     }
 
     fn top_name(&self) -> &str {
@@ -522,10 +407,10 @@ impl Plan<'_> {
     }
 
     /// Folder-wide calls take the folder as `directory`.
-    fn with_dir(&self, mode: &str) -> Value {
-        let mut a = json!({"mode": mode});
+    fn with_dir(&self, mode: &str) -> Vec<(&'static str, Value)> {
+        let mut a = vec![("mode", text(mode))];
         if let Target::Folder(d) = self.target {
-            a["directory"] = json!(d);
+            a.push(("directory", text(d)));
         }
         a
     }
@@ -534,14 +419,14 @@ impl Plan<'_> {
         steps.push(call(
             "index",
             "status",
-            json!({}),
+            &[],
             "up_to_date must be true before any answer is trusted",
         ));
         if self.stale > 0 {
             steps.push(call(
                 "index",
                 "sync",
-                json!({}),
+                &[],
                 &format!(
                     "{} file(s) under the target changed since the last build",
                     self.stale
@@ -555,20 +440,20 @@ impl Plan<'_> {
             steps.push(call(
                 "structure",
                 "outline",
-                json!({"file_path": rel}),
+                &[("file_path", text(rel))],
                 "every definition of the file with its lines",
             ));
             steps.push(call(
                 "health",
                 "imports",
-                json!({"mode": "dependents", "file_path": rel}),
+                &[("mode", text("dependents")), ("file_path", text(rel))],
                 "the files that import it: they break if its API changes",
             ));
         } else {
             steps.push(call(
                 "structure",
                 "sitemap",
-                self.with_dir("summary"),
+                &self.with_dir("summary"),
                 &format!(
                     "{} indexed file(s) and their top definitions",
                     self.files.len()
@@ -582,27 +467,27 @@ impl Plan<'_> {
             steps.push(call(
                 "edit",
                 "safe",
-                json!({"file_path": rel, "edit_type": "refactor"}),
+                &[("file_path", text(rel)), ("edit_type", text("refactor"))],
                 "the pre-edit gate: risk factors, downstream files, checklist (set edit_type to the planned edit)",
             ));
             steps.push(call(
                 "health",
                 "file",
-                json!({"file_path": rel}),
+                &[("file_path", text(rel))],
                 "the grade and the dimension that loses points",
             ));
         } else {
             steps.push(call(
                 "health",
                 "heatmap",
-                self.with_dir("project"),
+                &self.with_dir("project"),
                 "the most complex files of the target",
             ));
             if let Some(w) = self.risk.lowest_graded_file() {
                 steps.push(call(
                     "edit",
                     "safe",
-                    json!({"file_path": w, "edit_type": "refactor"}),
+                    &[("file_path", text(w)), ("edit_type", text("refactor"))],
                     "the lowest-graded file is where an edit is riskiest",
                 ));
             }
@@ -611,7 +496,7 @@ impl Plan<'_> {
             steps.push(call(
                 "nav",
                 "impact",
-                a,
+                &a,
                 &format!(
                     "blast radius of {}, the most called function of the target",
                     self.top_name()
@@ -626,7 +511,11 @@ impl Plan<'_> {
             steps.push(call(
                 "structure",
                 "read",
-                json!({"file_path": t.file, "start_line": t.line, "end_line": t.end_line}),
+                &[
+                    ("file_path", text(&t.file)),
+                    ("start_line", Value::from(t.line)),
+                    ("end_line", Value::from(t.end_line)),
+                ],
                 &format!("the body of {top_name} only"),
             ));
         }
@@ -635,7 +524,7 @@ impl Plan<'_> {
             steps.push(call(
                 "nav",
                 "callees",
-                a,
+                &a,
                 &format!("what {top_name} relies on"),
             ));
         }
@@ -643,7 +532,7 @@ impl Plan<'_> {
             steps.push(call(
                 "structure",
                 "read",
-                json!({"file_path": self.tpath}),
+                &[("file_path", text(self.tpath))],
                 "the file defines no function: read it whole",
             ));
         }
@@ -655,7 +544,7 @@ impl Plan<'_> {
             steps.push(call(
                 "nav",
                 "callers",
-                a,
+                &a,
                 &format!("every caller of {top_name} must still work after the edit"),
             ));
         }
@@ -663,7 +552,7 @@ impl Plan<'_> {
             steps.push(call(
                 "nav",
                 "test_map",
-                json!({"symbol": t.name, "file_path": t.file}),
+                &[("symbol", text(&t.name)), ("file_path", text(&t.file))],
                 &format!("the tests that reach {top_name}"),
             ));
         }
@@ -677,7 +566,10 @@ impl Plan<'_> {
             steps.push(call(
                 "edit",
                 "impact",
-                json!({"mode": "diff", "scope_paths": [self.tpath]}),
+                &[
+                    ("mode", text("diff")),
+                    ("scope_paths", Value::from(vec![self.tpath])),
+                ],
                 "after the edit: changed symbols, affected files, tests to run and the verification command",
             ));
         } else {
@@ -686,7 +578,7 @@ impl Plan<'_> {
             steps.push(call(
                 "index",
                 "sync",
-                json!({}),
+                &[],
                 "after the edit (no git repository, so no edit action=impact): refresh the index, then repeat the callers step",
             ));
         }
@@ -715,18 +607,179 @@ impl Plan<'_> {
     }
 }
 
+/// The payload of a target with no indexed source file.
+#[derive(Debug, Serialize)]
+struct NothingIndexed<'a> {
+    target_path: &'a str,
+    target_kind: &'static str,
+}
+
 /// The answer for a target with no indexed source file.
 fn nothing_indexed(target: &Target) -> Success {
     let tpath = target.path();
-    Success::new(
-        Verdict::NotFound,
-        format!("workflow {tpath}: no indexed source file"),
+    let payload = NothingIndexed {
+        target_path: tpath,
+        target_kind: target.kind(),
+    };
+    with_payload(
+        Success::new(
+            Verdict::NotFound,
+            format!("workflow {tpath}: no indexed source file"),
+        ),
+        &payload,
     )
-    .with("target_path", tpath)
-    .with("target_kind", target.kind())
     .with_next_step(format!(
         "Nothing under '{tpath}' is in the index: check the path with project action=files path={tpath}, or refresh with index action=sync."
     ))
+}
+
+/// The payload of `project workflow`, in answer order (the capped lists
+/// `focus_functions` and `files` follow it).
+#[derive(Debug, Serialize)]
+pub struct WorkflowPayload<'a> {
+    /// The target, `.` for the project.
+    pub target_path: &'a str,
+    /// `project`, `folder` or `file`.
+    pub target_kind: &'static str,
+    /// Always `SMART`.
+    pub workflow: &'static str,
+    /// The phases' names, in order.
+    pub phase_names: Vec<&'static str>,
+    /// Indexed files under the target.
+    pub file_count: usize,
+    /// Whether no file under the target changed since the last build.
+    pub index_up_to_date_for_target: bool,
+    /// Files under the target changed since the last build.
+    pub stale_file_count: usize,
+    /// Whether the project is a git repository.
+    pub git_repository: bool,
+    /// The target's current risk.
+    pub risk: &'a TargetRisk,
+    /// The project's test command for the target.
+    pub test_command: &'a str,
+    /// The procedure.
+    pub phases: &'a [Phase],
+    /// Steps over all phases.
+    pub step_count: usize,
+    /// Built-in skills that fit the procedure.
+    pub related_skills: Vec<&'static str>,
+    /// When the work is done.
+    pub stop_condition: &'static str,
+}
+
+/// The `agent_summary` additions of `project workflow`.
+#[derive(Debug, Serialize)]
+pub struct WorkflowAgent<'a> {
+    /// The target's risk level.
+    pub risk: &'static str,
+    /// The test command.
+    pub verification_command: &'a str,
+    /// When the work is done.
+    pub stop_condition: &'static str,
+}
+
+/// The target's facts from the index: its files, stale count and focus functions.
+struct Facts {
+    files: Vec<String>,
+    stale: usize,
+    focus: Vec<FocusFunction>,
+}
+
+/// The answer for a target with indexed files.
+fn answer(
+    target: &Target,
+    facts: &Facts,
+    verdict: Verdict,
+    risk: &TargetRisk,
+    test_cmd: &str,
+    in_git: bool,
+    limit: std::num::NonZeroUsize,
+) -> Success {
+    let tpath = target.path();
+    let (files, stale) = (&facts.files, facts.stale);
+    let phases = Plan {
+        target,
+        tpath,
+        files,
+        stale,
+        top: facts.focus.first(),
+        risk,
+        test_cmd,
+        in_git,
+    }
+    .phases();
+    let n: usize = phases.iter().map(|p| p.steps.len()).sum();
+    let risk_word = risk.risk_level();
+    let first = phases
+        .first()
+        .and_then(|p| p.steps.first())
+        .and_then(|s| s.cli.clone())
+        .unwrap_or_else(|| "tsa index status".to_owned());
+    let stop = if in_git {
+        "stop when the test command passes after the edit and edit action=impact shows no unexpected affected files"
+    } else {
+        "stop when the test command passes after the edit and every caller of the focus functions still works"
+    };
+    let payload = WorkflowPayload {
+        target_path: tpath,
+        target_kind: target.kind(),
+        workflow: "SMART",
+        phase_names: PHASES.iter().map(|p| p.0).collect(),
+        file_count: files.len(),
+        index_up_to_date_for_target: stale == 0,
+        stale_file_count: stale,
+        git_repository: in_git,
+        risk,
+        test_command: test_cmd,
+        phases: &phases,
+        step_count: n,
+        related_skills: crate::skills::BUILTIN
+            .iter()
+            .map(|(name, _)| *name)
+            .filter(|n| ["safe-edit", "trace-call-chain", "score-health"].contains(n))
+            .collect(),
+        stop_condition: stop,
+    };
+    let summary = format!(
+        "workflow {tpath} ({}) files={} risk={risk_word} verdict={} steps={n}{}",
+        target.kind(),
+        files.len(),
+        verdict.as_str(),
+        if stale == 0 { "" } else { " index=stale" }
+    );
+    let s = with_payload(Success::new(verdict, summary), &payload)
+        .with_list(
+            ListSpelling {
+                list_key: "focus_functions",
+                total_key: "focus_function_count",
+                listed_key: "focus_functions_listed",
+                cap_key: "limit",
+                noun: "functions",
+                remedy: "raise limit, or health action=dead / nav action=impact per function"
+                    .into(),
+            },
+            Capped::collect(facts.focus.iter().map(to_value), limit),
+        )
+        .with_list(
+            ListSpelling {
+                list_key: "files",
+                total_key: "target_file_count",
+                listed_key: "files_listed",
+                cap_key: "files_cap",
+                noun: "indexed files",
+                remedy: "project action=files path=<target> lists them all".into(),
+            },
+            Capped::collect(files.iter().map(|f| text(f)), fixed_cap(50)),
+        );
+    with_agent_fields(
+        s,
+        &WorkflowAgent {
+            risk: risk_word,
+            verification_command: test_cmd,
+            stop_condition: stop,
+        },
+    )
+    .with_next_step(format!("Follow the phases in order; first: {first}"))
 }
 
 impl Action for Workflow {
@@ -743,120 +796,28 @@ impl Action for Workflow {
         let opened = open_index(ctx)?;
         let index = &opened.index;
         let scope = Scope::new(root, Some(target.path()))?;
-        let files: Vec<String> = index
-            .files()?
-            .into_iter()
-            .filter(|f| scope.holds(f))
-            .collect();
+        let files = files_in(index, &scope)?;
         let tpath = target.path().to_owned();
         let mut warnings: Vec<String> = opened.built_now.into_iter().collect();
         if files.is_empty() {
             return Ok(nothing_indexed(&target));
         }
-
         // Set: is the index current for the target?
-        let pending = pending_changes(root, &WalkOptions::default())?;
-        let stale = pending
-            .new
-            .iter()
-            .chain(&pending.modified)
-            .chain(&pending.deleted)
-            .filter(|f| scope.holds(f))
-            .count();
-
+        let stale = stale_count(root, &scope)?;
         // Focus functions: the target's production callables, most called first.
         let focus = focus_functions(index, &scope)?;
-
         // Analyze: the target's current risk, from the engine that owns it.
         let (verdict, risk, test_cmd) = match &target {
             Target::File(rel) => file_risk(ctx, rel)?,
             Target::Folder(_) | Target::Project => folder_risk(ctx, &files, &tpath, &mut warnings)?,
         };
-
-        // The procedure.
         let in_git = tsa_analysis::git::Repo::open(root).is_ok();
-        let phases = Plan {
-            target: &target,
-            tpath: &tpath,
-            files: &files,
+        let facts = Facts {
+            files,
             stale,
-            top: focus.first(),
-            risk: &risk,
-            test_cmd: &test_cmd,
-            in_git,
-        }
-        .phases();
-        let n: usize = phases.iter().map(|p| p.steps.len()).sum();
-        let risk_word = risk.risk_level();
-        let skills: Vec<&str> = crate::skills::BUILTIN
-            .iter()
-            .map(|(name, _)| *name)
-            .filter(|n| ["safe-edit", "trace-call-chain", "score-health"].contains(n))
-            .collect();
-        let first = phases
-            .first()
-            .and_then(|p| p.steps.first())
-            .and_then(|s| s.cli.clone())
-            .unwrap_or_else(|| "tsa index status".to_owned());
-        let stop = if in_git {
-            "stop when the test command passes after the edit and edit action=impact shows no unexpected affected files"
-        } else {
-            "stop when the test command passes after the edit and every caller of the focus functions still works"
+            focus,
         };
-        let mut s = Success::new(
-            verdict,
-            format!(
-                "workflow {tpath} ({}) files={} risk={risk_word} verdict={} steps={n}{}",
-                target.kind(),
-                files.len(),
-                verdict.as_str(),
-                if stale == 0 { "" } else { " index=stale" }
-            ),
-        )
-        .with("target_path", tpath.as_str())
-        .with("target_kind", target.kind())
-        .with("workflow", "SMART")
-        .with(
-            "phase_names",
-            json!(PHASES.iter().map(|p| p.0).collect::<Vec<_>>()),
-        )
-        .with("file_count", files.len())
-        .with("index_up_to_date_for_target", stale == 0)
-        .with("stale_file_count", stale)
-        .with("git_repository", in_git)
-        .with("risk", to_value(&risk))
-        .with("test_command", test_cmd.as_str())
-        .with("phases", to_value(&phases))
-        .with("step_count", n)
-        .with("related_skills", json!(skills))
-        .with("stop_condition", stop)
-        .with_list(
-            ListSpelling {
-                list_key: "focus_functions",
-                total_key: "focus_function_count",
-                listed_key: "focus_functions_listed",
-                cap_key: "limit",
-                noun: "functions",
-                remedy: "raise limit, or health action=dead / nav action=impact per function"
-                    .into(),
-            },
-            Capped::collect(focus.iter().map(to_value), limit),
-        )
-        .with_list(
-            ListSpelling {
-                list_key: "files",
-                total_key: "target_file_count",
-                listed_key: "files_listed",
-                cap_key: "files_cap",
-                noun: "indexed files",
-                remedy: "project action=files path=<target> lists them all".into(),
-            },
-            Capped::collect(files.iter().map(|f| json!(f)), fixed_cap(50)),
-        )
-        .with_agent("risk", risk_word)
-        .with_agent("verification_command", test_cmd.as_str())
-        .with_agent("stop_condition", stop)
-        .with_next_step(format!("Follow the phases in order; first: {first}"));
+        let mut s = answer(&target, &facts, verdict, &risk, &test_cmd, in_git, limit);
         if stale > 0 {
             warnings.push(format!(
                 "stale_index: {stale} file(s) under {tpath} changed since the last build"
@@ -878,12 +839,15 @@ mod tests {
         let c = call(
             "edit",
             "impact",
-            json!({"mode": "diff", "scope_paths": ["a b", "c"]}),
+            &[
+                ("mode", text("diff")),
+                ("scope_paths", Value::from(vec!["a b", "c"])),
+            ],
             "why",
         );
         let arguments = c.arguments.unwrap_or_default();
         assert_eq!(arguments["action"], "impact");
-        assert_eq!(arguments["scope_paths"], json!(["a b", "c"]));
+        assert_eq!(arguments["scope_paths"], Value::from(vec!["a b", "c"]));
         assert_eq!(
             c.cli.as_deref(),
             Some("tsa edit impact --mode diff --scope-paths 'a b,c'")
@@ -891,7 +855,7 @@ mod tests {
         let r = call(
             "structure",
             "read",
-            json!({"file_path": "x.py", "start_line": 3}),
+            &[("file_path", text("x.py")), ("start_line", Value::from(3))],
             "",
         );
         assert_eq!(

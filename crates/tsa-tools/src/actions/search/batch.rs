@@ -4,14 +4,14 @@
 use std::time::{Duration, Instant};
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
-use tsa_analysis::text_search::{CaseMode, FileFilter, Limits, MatchSpec, search};
+use serde::{Deserialize, Serialize};
+use tsa_analysis::text_batch::{BatchReport, BatchSearch, SearchSummary, run_batch};
+use tsa_analysis::text_search::{CaseMode, FileFilter, MatchSpec};
 use tsa_envelope::{Capped, ListSpelling, Success};
 
 use crate::action::Action;
-use crate::actions::common::fixed_cap;
-use crate::actions::text_common::{MAX_CAP, resolve_roots, row_json, verdict};
+use crate::actions::common::{fixed_cap, to_value, with_payload};
+use crate::actions::text_common::{MAX_CAP, resolve_roots, verdict};
 use crate::{Context, ToolError};
 
 /// One search of a batch.
@@ -60,6 +60,20 @@ pub struct Args {
 pub struct Batch;
 
 const DEFAULT_RESULTS: usize = 20;
+
+/// The payload of `search batch`, in answer order (the rows of every search
+/// follow as one list).
+#[derive(Clone, Debug, Serialize)]
+pub struct BatchPayload<'a> {
+    /// Searches run.
+    pub query_count: usize,
+    /// What each found.
+    pub queries: &'a [SearchSummary],
+    /// Every total is exact.
+    pub total_count_known: bool,
+    /// The whole batch's duration.
+    pub elapsed_ms: u64,
+}
 
 impl Action for Batch {
     type Args = Args;
@@ -123,82 +137,36 @@ impl Action for Batch {
                 parallel: true,
                 ..FileFilter::default()
             };
-            prepared.push((label, spec, filter, cap));
-        }
-        let mut summaries = Vec::new();
-        let mut rows: Vec<Value> = Vec::new();
-        let mut grand_total = 0usize;
-        let mut cap_sum = 0usize;
-        let mut any_truncated = false;
-        let mut all_known = true;
-        for (i, (label, spec, filter, cap)) in prepared.iter().enumerate() {
-            let out = search(
-                root,
-                filter,
+            prepared.push(BatchSearch {
+                label,
                 spec,
-                Limits {
-                    rows_per_file: *cap,
-                    deadline,
-                    file_limit: None,
-                },
-            )
-            .map_err(|e| match e {
-                ToolError::Validation(m) => {
-                    ToolError::Validation(format!("queries[{i}] ('{label}'): {m}"))
-                }
-                other => other,
-            })?;
-            let listed: Vec<Value> = out
-                .files
-                .iter()
-                .flat_map(|f| f.rows.iter().map(move |r| (f, r)))
-                .take(*cap)
-                .map(|(f, r)| {
-                    let mut v = row_json(&f.file, r);
-                    if let Some(o) = v.as_object_mut() {
-                        o.insert("label".into(), json!(label));
-                        o.insert("query_index".into(), json!(i));
-                    }
-                    v
-                })
-                .collect();
-            let truncated = out.total > listed.len();
-            any_truncated |= truncated;
-            all_known &= !out.timed_out;
-            grand_total += out.total;
-            cap_sum += cap;
-            let mut summary = json!({
-                "label": label,
-                "pattern": spec.pattern,
-                "case_sensitive": spec.case_sensitive(),
-                "total_matches": out.total,
-                "count": listed.len(),
-                "listed_cap": cap,
-                "truncated": truncated,
-                "file_count": out.files.len(),
-                "total_count_known": !out.timed_out,
-                "elapsed_ms": out.elapsed_ms,
+                filter,
+                cap,
             });
-            if out.timed_out {
-                summary["total_count_at_least"] = json!(out.total);
-            }
-            summaries.push(summary);
-            rows.extend(listed);
         }
-        let found = summaries
-            .iter()
-            .filter(|s| s["total_matches"].as_u64().unwrap_or(0) > 0)
-            .count();
+        let BatchReport {
+            summaries,
+            rows,
+            grand_total,
+            cap_sum,
+            any_truncated,
+            all_known,
+        } = run_batch(root, &prepared, deadline)?;
+        let found = summaries.iter().filter(|s| s.total_matches > 0).count();
         let (v, risk) = verdict(grand_total, any_truncated || !all_known, all_known);
         let line = format!(
             "search_batch: {n} searches, {grand_total} matches, {found} of {n} found anything{}",
             if any_truncated { " (truncated)" } else { "" }
         );
-        let list = Capped::counted(rows, grand_total, fixed_cap(cap_sum));
-        let not_found: Vec<String> = summaries
+        let list = Capped::counted(
+            rows.iter().map(to_value).collect(),
+            grand_total,
+            fixed_cap(cap_sum),
+        );
+        let not_found: Vec<&str> = summaries
             .iter()
-            .filter(|s| s["total_matches"] == 0)
-            .filter_map(|s| s["label"].as_str().map(str::to_owned))
+            .filter(|s| s.total_matches == 0)
+            .map(|s| s.label.as_str())
             .collect();
         let step = if not_found.is_empty() {
             "Read matches in context with structure action=read, or rerun one search with search action=content".to_owned()
@@ -208,11 +176,13 @@ impl Action for Batch {
                 not_found.join(", ")
             )
         };
-        let mut s = Success::new(v, line)
-            .with("query_count", n)
-            .with("queries", Value::Array(summaries))
-            .with("total_count_known", all_known)
-            .with("elapsed_ms", started.elapsed().as_millis() as u64)
+        let payload = BatchPayload {
+            query_count: n,
+            queries: &summaries,
+            total_count_known: all_known,
+            elapsed_ms: started.elapsed().as_millis() as u64,
+        };
+        let mut s = with_payload(Success::new(v, line), &payload)
             .with_list(
                 ListSpelling {
                     list_key: "results",

@@ -200,6 +200,6 @@ impl Action for Content {
         };
         let prepared = prepare(root, &flags, &mut filter)?;
         let out = run(ctx, &filter, &prepared)?;
-        answer("search_content", &prepared, out, Vec::new())
+        answer("search_content", &prepared, out, &serde_json::Map::new())
     }
 }

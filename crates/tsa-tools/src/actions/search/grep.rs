@@ -3,8 +3,7 @@
 //! search of `search content` over the files found.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
 use tsa_analysis::text_search::EntryKind;
 
 use crate::action::Action;
@@ -137,6 +136,19 @@ pub struct Args {
 
 pub struct Grep;
 
+/// The keys `search grep` adds to a text search's payload (after its common keys).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct GrepFiles {
+    /// Files discovery found.
+    pub files_discovered: usize,
+    /// Files searched (at most file_limit).
+    pub files_searched: usize,
+    /// The file_limit given.
+    pub file_limit: Option<usize>,
+    /// Whether file_limit left discovered files unsearched.
+    pub files_truncated: bool,
+}
+
 impl Action for Grep {
     type Args = Args;
     const FACADE: &'static str = "search";
@@ -219,12 +231,12 @@ impl Action for Grep {
             "search_grep",
             &prepared,
             out,
-            vec![
-                ("files_discovered", json!(discovered)),
-                ("files_searched", json!(searched)),
-                ("file_limit", json!(file_limit)),
-                ("files_truncated", json!(files_truncated)),
-            ],
+            &GrepFiles {
+                files_discovered: discovered,
+                files_searched: searched,
+                file_limit,
+                files_truncated,
+            },
         )?;
         if files_truncated {
             s = s.with_warning(format!(

@@ -255,7 +255,7 @@ impl Action for Symbol {
             kind_filter: format!("{kind:?}").to_lowercase(),
         };
         let include = args.include_bodies.unwrap_or_default();
-        let mut bodies = Bodies::new(ctx.root()?, include.rows().budget());
+        let mut bodies = Bodies::new(ctx.root()?, include.rows().definition_budget());
         let listed = found.hits.clone().map(|(score, s)| {
             to_value(&SymbolHit {
                 body: bodies.inline(&s.file, s.line, s.end_line),

@@ -2,24 +2,19 @@
 //! kind, range, visibility, parameters and return type) as `full`, `compact` or `csv`.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tsa_analysis::file_table::{CSV_HEADER, Statistics, TableRow, statistics};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
-use tsa_lang::DefKind;
 
 use crate::action::Action;
-use crate::actions::common::fixed_cap;
-use crate::actions::structure::common::{
-    Loaded, is_field, kind_counts, load, param_count, params_of, tier_name, visibility,
-    write_output,
-};
+use crate::actions::common::{fixed_cap, to_value, with_payload};
+use crate::actions::structure::common::{load, tier_name, write_output};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
 /// Most table rows one answer lists.
 const MAX_ROWS: usize = 200;
-const CSV_HEADER: &str =
-    "type,name,qualified_name,parent,start_line,end_line,lines,visibility,params,return_type";
 
 /// Table layout.
 #[derive(Debug, Clone, Copy, Deserialize, JsonSchema, PartialEq, Eq, Default)]
@@ -56,65 +51,31 @@ pub struct Args {
 
 pub struct Analyze;
 
-fn csv_field(s: &str) -> String {
-    if s.contains([',', '"', '\n']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.to_owned()
-    }
-}
-
-/// The full row of definition `i`.
-pub fn table_row(f: &Loaded, i: usize) -> Value {
-    let d = &f.extract.defs[i];
-    let callable = d.kind.is_callable();
-    let params = if callable {
-        params_of(&d.name, &d.signature)
-    } else {
-        None
-    };
-    let kind = if is_field(&f.extract, d) {
-        "field"
-    } else {
-        d.kind.as_str()
-    };
-    json!({
-        "type": kind,
-        "name": d.name,
-        "qualified_name": d.qualname,
-        "parent": f.parent_name(i),
-        "start_line": d.line,
-        "end_line": d.end_line,
-        "lines": d.end_line.saturating_sub(d.line) + 1,
-        "visibility": if d.kind == DefKind::Section { "n/a" } else { visibility(f.lang.name(), &d.name, &d.signature) },
-        "params": params.as_deref().map(param_count),
-        "return_type": if callable { tsa_lang::return_type(f.lang, &d.name, &d.signature) } else { None },
-        "signature": d.signature,
-    })
-}
-
-fn csv_line(r: &Value) -> String {
-    let s = |k: &str| match &r[k] {
-        Value::Null => String::new(),
-        Value::String(s) => csv_field(s),
-        other => other.to_string(),
-    };
-    [
-        "type",
-        "name",
-        "qualified_name",
-        "parent",
-        "start_line",
-        "end_line",
-        "lines",
-        "visibility",
-        "params",
-        "return_type",
-    ]
-    .iter()
-    .map(|k| s(k))
-    .collect::<Vec<_>>()
-    .join(",")
+/// The payload of `structure analyze`, in answer order (the table follows as a list).
+#[derive(Clone, Debug, Serialize)]
+pub struct AnalyzePayload<'a> {
+    /// The file, project-relative.
+    pub file_path: &'a str,
+    /// The language it was parsed as.
+    pub language: &'static str,
+    /// The language's support tier.
+    pub tier: &'static str,
+    /// `full`, `compact` or `csv`.
+    pub format_type: &'static str,
+    /// Definition counts.
+    pub statistics: Statistics,
+    /// With csv: the columns.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub csv_header: Option<&'static str>,
+    /// The file written, with output_file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_file: Option<String>,
+    /// With suppress_output: the rows written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub row_count: Option<usize>,
+    /// With suppress_output: true.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suppressed: Option<bool>,
 }
 
 impl Action for Analyze {
@@ -127,61 +88,32 @@ impl Action for Analyze {
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let f = load(ctx, &args.file_path, args.language.as_deref())?;
         let format = args.format_type.unwrap_or_default();
-        let full: Vec<Value> = f.ordered().into_iter().map(|i| table_row(&f, i)).collect();
-        let rows: Vec<Value> = match format {
-            FormatType::Full => full.clone(),
-            FormatType::Compact => full
-                .iter()
-                .map(|r| {
-                    json!({
-                        "type": r["type"],
-                        "name": r["qualified_name"],
-                        "lines": format!("{}-{}", r["start_line"], r["end_line"]),
-                        "visibility": r["visibility"],
-                    })
-                })
-                .collect(),
-            FormatType::Csv => full.iter().map(|r| Value::String(csv_line(r))).collect(),
-        };
         let x = &f.extract;
-        let count = |k: DefKind| x.defs.iter().filter(|d| d.kind == k).count();
-        let fields = x.defs.iter().filter(|d| is_field(x, d)).count();
-        let stats = json!({
-            "line_count": f.line_count(),
-            "definitions": x.defs.len(),
-            "classes": x.defs.iter().filter(|d| d.kind.is_type() && d.kind != DefKind::Impl).count(),
-            "methods": count(DefKind::Method),
-            "functions": count(DefKind::Function),
-            "fields": fields,
-            "sections": count(DefKind::Section),
-            "imports": x.imports.len(),
-            "call_sites": x.calls.len(),
-            "parse_errors": x.parse_errors,
-            "kinds": kind_counts(x),
-        });
-        let format_name = match format {
-            FormatType::Full => "full",
-            FormatType::Compact => "compact",
-            FormatType::Csv => "csv",
+        let full: Vec<TableRow> = f
+            .ordered()
+            .into_iter()
+            .map(|i| TableRow::of(f.lang, x, i))
+            .collect();
+        let rows: Vec<Value> = match format {
+            FormatType::Full => full.iter().map(to_value).collect(),
+            FormatType::Compact => full.iter().map(|r| to_value(&r.compact())).collect(),
+            FormatType::Csv => full.iter().map(|r| Value::String(r.csv())).collect(),
         };
-        let mut out = Success::new(
-            Verdict::Info,
-            format!(
-                "analyze {}: {} definitions in {} lines ({})",
-                f.rel,
-                x.defs.len(),
-                f.line_count(),
-                f.lang.name()
-            ),
-        )
-        .with("file_path", f.rel.clone())
-        .with("language", f.lang.name())
-        .with("tier", tier_name(f.lang))
-        .with("format_type", format_name)
-        .with("statistics", stats);
-        if format == FormatType::Csv {
-            out = out.with("csv_header", CSV_HEADER);
-        }
+        let mut payload = AnalyzePayload {
+            file_path: &f.rel,
+            language: f.lang.name(),
+            tier: tier_name(f.lang),
+            format_type: match format {
+                FormatType::Full => "full",
+                FormatType::Compact => "compact",
+                FormatType::Csv => "csv",
+            },
+            statistics: statistics(x, f.line_count()),
+            csv_header: (format == FormatType::Csv).then_some(CSV_HEADER),
+            output_file: None,
+            row_count: None,
+            suppressed: None,
+        };
         if let Some(target) = &args.output_file {
             let body = match format {
                 FormatType::Csv => {
@@ -194,14 +126,31 @@ impl Action for Analyze {
                 }
                 _ => serde_json::to_string_pretty(&rows).unwrap_or_default() + "\n",
             };
-            out = out.with("output_file", write_output(ctx.root()?, target, &body)?);
+            payload.output_file = Some(write_output(ctx.root()?, target, &body)?);
         } else if args.suppress_output {
             return Err(ToolError::Validation(
                 "suppress_output=true needs output_file (else nothing would be returned)".into(),
             ));
         }
         if args.suppress_output {
-            return Ok(out.with("row_count", rows.len()).with("suppressed", true));
+            payload.row_count = Some(rows.len());
+            payload.suppressed = Some(true);
+        }
+        let mut out = with_payload(
+            Success::new(
+                Verdict::Info,
+                format!(
+                    "analyze {}: {} definitions in {} lines ({})",
+                    f.rel,
+                    x.defs.len(),
+                    f.line_count(),
+                    f.lang.name()
+                ),
+            ),
+            &payload,
+        );
+        if args.suppress_output {
+            return Ok(out);
         }
         if x.parse_errors > 0 {
             out = out.with_warning(format!(
@@ -220,21 +169,5 @@ impl Action for Analyze {
             },
             Capped::collect(rows, fixed_cap(MAX_ROWS)),
         ))
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn csv_quotes_what_needs_quoting() {
-        assert_eq!(csv_field("a,b"), "\"a,b\"");
-        assert_eq!(csv_field("say \"hi\""), "\"say \"\"hi\"\"\"");
-        assert_eq!(csv_field("plain"), "plain");
-        let r = json!({"type": "method", "name": "f", "qualified_name": "A.f", "parent": "A",
-            "start_line": 1, "end_line": 3, "lines": 3, "visibility": "public",
-            "params": 2, "return_type": null});
-        assert_eq!(csv_line(&r), "method,f,A.f,A,1,3,3,public,2,");
     }
 }

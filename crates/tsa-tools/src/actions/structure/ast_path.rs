@@ -3,13 +3,13 @@
 //! (outline) or the nodes beside the one at the line (siblings).
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
-use tree_sitter::{Node, Parser, Point};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tsa_analysis::ast_view::{View, ast_view};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::{cap, fixed_cap};
+use crate::actions::common::{cap, fixed_cap, to_value, with_payload};
 use crate::actions::structure::common::load;
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
@@ -55,46 +55,24 @@ pub struct Args {
 
 pub struct AstPath;
 
-fn node_row(n: Node<'_>, src: &[u8], depth: usize) -> Value {
-    let mut row = json!({
-        "depth": depth,
-        "type": n.kind(),
-        "start_line": n.start_position().row + 1,
-        "end_line": n.end_position().row + 1,
-    });
-    if let Some(name) = n.child_by_field_name("name")
-        && let Ok(t) = name.utf8_text(src)
-    {
-        row["name"] = json!(t.chars().take(80).collect::<String>());
-    }
-    if n.is_error() || n.is_missing() {
-        row["error"] = json!(true);
-    }
-    row
-}
-
-/// The innermost named node at the first non-blank column of `line` (1-based).
-fn node_at<'t>(root: Node<'t>, text: &str, line: usize) -> Node<'t> {
-    let l = text.lines().nth(line - 1).unwrap_or("");
-    let col = l.len() - l.trim_start().len();
-    let p = Point::new(line - 1, col);
-    root.named_descendant_for_point_range(p, p).unwrap_or(root)
-}
-
-/// The subtree of `n` down to `max` levels, in source order (an explicit stack:
-/// `max` may exceed what the thread's stack would hold).
-fn outline_rows(n: Node<'_>, src: &[u8], depth: usize, max: usize, out: &mut Vec<Value>) {
-    let mut stack = vec![(n, depth)];
-    let mut cursor = n.walk();
-    while let Some((n, depth)) = stack.pop() {
-        out.push(node_row(n, src, depth));
-        if depth >= max {
-            continue;
-        }
-        let start = stack.len();
-        stack.extend(n.named_children(&mut cursor).map(|c| (c, depth + 1)));
-        stack[start..].reverse();
-    }
+/// The payload of `structure ast_path`, in answer order (the nodes follow as a list).
+#[derive(Clone, Debug, Serialize)]
+pub struct AstPathPayload<'a> {
+    /// The file, project-relative.
+    pub file_path: &'a str,
+    /// The language it was parsed as.
+    pub language: &'static str,
+    /// The view.
+    pub mode: &'static str,
+    /// The line asked (null for the outline of the whole file).
+    pub line: Option<usize>,
+    /// Kind of the innermost node at the line.
+    pub node_type: &'a str,
+    /// Lines in the file.
+    pub line_count: usize,
+    /// With outline: the levels shown.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_depth: Option<usize>,
 }
 
 impl Action for AstPath {
@@ -124,94 +102,20 @@ impl Action for AstPath {
             }
             (Some(l), _) => Some(l as usize),
         };
-        let mut parser = Parser::new();
-        parser
-            .set_language(&f.lang.grammar())
-            .map_err(|_| ToolError::Internal(format!("no grammar for {}", f.lang.name())))?;
-        let tree = parser
-            .parse(f.text.as_bytes(), None)
-            .ok_or_else(|| ToolError::Internal(format!("cannot parse '{}'", f.rel)))?;
-        let src = f.text.as_bytes();
-        let root = tree.root_node();
-        let target = line.map(|l| node_at(root, &f.text, l));
-        let mut chain: Vec<Node<'_>> = Vec::new();
-        if let Some(t) = target {
-            let mut at = Some(t);
-            while let Some(n) = at {
-                chain.push(n);
-                at = n.parent();
-            }
-            chain.reverse();
-        }
-        let x = &f.extract;
-        // Enclosing definitions, outermost first (by extent, then nesting).
-        let mut scopes: Vec<usize> = match line {
-            Some(l) => (0..x.defs.len())
-                .filter(|&i| x.defs[i].line as usize <= l && l <= x.defs[i].end_line as usize)
-                .collect(),
-            None => Vec::new(),
+        let view = match mode {
+            Mode::Path => View::Path,
+            Mode::Scope => View::Scope,
+            Mode::Outline => View::Outline,
+            Mode::Siblings => View::Siblings,
         };
-        scopes.sort_by_key(|&i| (f.depth(i), x.defs[i].start_byte));
-        let (rows, noun): (Vec<Value>, &str) = match mode {
-            Mode::Path => (
-                chain
-                    .iter()
-                    .enumerate()
-                    .map(|(d, n)| node_row(*n, src, d))
-                    .collect(),
-                "path nodes",
-            ),
-            Mode::Scope => (
-                scopes
-                    .iter()
-                    .enumerate()
-                    .map(|(d, &i)| {
-                        let def = &x.defs[i];
-                        json!({
-                            "depth": d,
-                            "kind": def.kind.as_str(),
-                            "name": def.name,
-                            "qualified_name": def.qualname,
-                            "start_line": def.line,
-                            "end_line": def.end_line,
-                            "signature": def.signature,
-                        })
-                    })
-                    .collect(),
-                "enclosing scopes",
-            ),
-            Mode::Outline => {
-                // The innermost definition's node, else the whole file.
-                let start = scopes
-                    .last()
-                    .and_then(|&i| {
-                        let d = &x.defs[i];
-                        root.descendant_for_byte_range(d.start_byte, d.end_byte)
-                    })
-                    .unwrap_or(root);
-                let mut out = Vec::new();
-                outline_rows(start, src, 0, max_depth, &mut out);
-                (out, "subtree nodes")
-            }
-            Mode::Siblings => {
-                let t = target.unwrap_or(root);
-                let rows = match t.parent() {
-                    Some(p) => {
-                        let mut cursor = p.walk();
-                        p.named_children(&mut cursor)
-                            .map(|c| {
-                                let mut r = node_row(c, src, 0);
-                                r.as_object_mut().map(|o| o.remove("depth"));
-                                r["is_target"] = json!(c.id() == t.id());
-                                r
-                            })
-                            .collect()
-                    }
-                    None => vec![node_row(t, src, 0)],
-                };
-                (rows, "sibling nodes")
-            }
+        let v = ast_view(f.lang, &f.rel, &f.text, &f.extract, line, view, max_depth)?;
+        let noun = match mode {
+            Mode::Path => "path nodes",
+            Mode::Scope => "enclosing scopes",
+            Mode::Outline => "subtree nodes",
+            Mode::Siblings => "sibling nodes",
         };
+        let rows: Vec<Value> = v.rows.iter().map(to_value).collect();
         let mode_name = match mode {
             Mode::Path => "path",
             Mode::Scope => "scope",
@@ -219,30 +123,33 @@ impl Action for AstPath {
             Mode::Siblings => "siblings",
         };
         let at = line.map(|l| format!(":{l}")).unwrap_or_default();
-        let innermost = target.map(|t| t.kind()).unwrap_or(root.kind());
-        let mut out = Success::new(
-            Verdict::Info,
-            format!(
-                "ast_path {}{at} ({mode_name}): {} {noun}, innermost node {innermost}",
-                f.rel,
-                rows.len()
+        let innermost = v.innermost.as_str();
+        let payload = AstPathPayload {
+            file_path: &f.rel,
+            language: f.lang.name(),
+            mode: mode_name,
+            line,
+            node_type: innermost,
+            line_count: count,
+            max_depth: (mode == Mode::Outline).then_some(max_depth),
+        };
+        let mut out = with_payload(
+            Success::new(
+                Verdict::Info,
+                format!(
+                    "ast_path {}{at} ({mode_name}): {} {noun}, innermost node {innermost}",
+                    f.rel,
+                    rows.len()
+                ),
             ),
-        )
-        .with("file_path", f.rel.clone())
-        .with("language", f.lang.name())
-        .with("mode", mode_name)
-        .with("line", line)
-        .with("node_type", innermost)
-        .with("line_count", count);
-        if mode == Mode::Outline {
-            out = out.with("max_depth", max_depth);
-        }
+            &payload,
+        );
         out = out.with_next_step(if mode == Mode::Scope && rows.is_empty() {
             "the line is at module level (no enclosing definition); use mode=path for the node path"
         } else {
             "other views of the same line: mode=path|scope|outline|siblings"
         });
-        if root.has_error() {
+        if v.has_error {
             out = out.with_warning(format!("{} has syntax errors", f.rel));
         }
         Ok(out.with_list(

@@ -2,21 +2,17 @@
 //! (read from the declarations), its bases, and the members it inherits by walking
 //! the resolved bases (overridden members listed once, as overrides).
 
-use std::collections::HashSet;
-
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use tsa_analysis::class_members::{BaseRow, OtherDefinition, class_members};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
-use tsa_index::SymbolRow;
 
 use crate::action::Action;
-use crate::actions::common::{fixed_cap, open_index};
-use crate::actions::structure::common::{TYPE_KINDS, find_types, language_arg, visibility};
+use crate::actions::common::{fixed_cap, open_index, to_value, with_payload};
+use crate::actions::structure::common::{find_types, language_arg, visibility};
 use crate::{Context, ToolError};
 
 const MAX_ROWS: usize = 200;
-const MAX_BASE_DEPTH: usize = 10;
 
 /// Arguments of `structure class_detail`.
 #[derive(Debug, Deserialize, JsonSchema)]
@@ -31,23 +27,32 @@ pub struct Args {
 
 pub struct ClassDetail;
 
-fn member_row(m: &SymbolRow, home: &str) -> Value {
-    let mut r = json!({
-        "name": m.name,
-        "kind": m.kind,
-        "line": m.line,
-        "end_line": m.end_line,
-        "visibility": visibility(&m.language, &m.name, &m.signature),
-        "signature": m.signature,
-    });
-    if m.file != home {
-        r["file"] = json!(m.file);
-    }
-    let sig = format!(" {} ", m.signature);
-    if sig.contains(" static ") || sig.contains("@staticmethod") || sig.contains("(cls") {
-        r["static"] = json!(true);
-    }
-    r
+/// The payload of `structure class_detail`, in answer order (methods, fields,
+/// inherited members, overrides, nested types and other definitions follow as lists).
+#[derive(Clone, Debug, Serialize)]
+pub struct DetailPayload<'a> {
+    /// The class as asked.
+    pub class_name: &'a str,
+    /// The type described.
+    pub qualified_name: &'a str,
+    /// Its kind.
+    pub kind: &'a str,
+    /// Its file.
+    pub file: &'a str,
+    /// Its first line.
+    pub line: u32,
+    /// Its last line.
+    pub end_line: u32,
+    /// Its language.
+    pub language: &'a str,
+    /// Its declaration header.
+    pub signature: &'a str,
+    /// Its visibility.
+    pub visibility: &'static str,
+    /// Its declared bases.
+    pub bases: &'a [BaseRow],
+    /// Base names no project type resolved, at any level.
+    pub unresolved_bases: &'a [String],
 }
 
 fn list(
@@ -57,14 +62,14 @@ fn list(
     capk: &'static str,
     noun: &'static str,
 ) -> ListSpelling {
-    ListSpelling {
-        list_key: key,
-        total_key: total,
-        listed_key: listed,
-        cap_key: capk,
+    ListSpelling::new(
+        key,
+        total,
+        listed,
+        capk,
         noun,
-        remedy: "outline the file with structure action=outline, or read the type with structure action=read".into(),
-    }
+        "outline the file with structure action=outline, or read the type with structure action=read",
+    )
 }
 
 impl Action for ClassDetail {
@@ -86,113 +91,37 @@ impl Action for ClassDetail {
             Err(miss) => return Ok(miss),
         };
         let ty = &types[0];
-        let members = index.members_of(ty)?;
-        let own: HashSet<&str> = members.iter().map(|m| m.name.as_str()).collect();
-        let methods: Vec<Value> = members
-            .iter()
-            .filter(|m| matches!(m.kind.as_str(), "method" | "function"))
-            .map(|m| member_row(m, &ty.file))
-            .collect();
-        let fields: Vec<Value> = members
-            .iter()
-            .filter(|m| m.kind == "variable")
-            .map(|m| member_row(m, &ty.file))
-            .collect();
-        let nested: Vec<Value> = members
-            .iter()
-            .filter(|m| TYPE_KINDS.contains(&m.kind.as_str()))
-            .map(|m| member_row(m, &ty.file))
-            .collect();
-        // Bases, level by level through resolved targets.
-        let direct = index.bases_of(&[ty.id])?;
-        let bases: Vec<Value> = direct
-            .iter()
-            .map(|b| {
-                json!({
-                    "base": b.base_name,
-                    "relation": b.kind,
-                    "resolution": b.resolution.as_str(),
-                    "qualified_name": b.target.as_ref().map(|t| t.qualname.clone()),
-                    "file": b.target.as_ref().map(|t| t.file.clone()),
-                    "line": b.target.as_ref().map(|t| t.line),
-                })
-            })
-            .collect();
-        let mut seen_types: HashSet<i64> = HashSet::from([ty.id]);
-        let mut seen_members: HashSet<String> = own.iter().map(|s| (*s).to_owned()).collect();
-        let mut inherited = Vec::new();
-        let mut overrides = Vec::new();
-        let mut unresolved: Vec<String> = direct
-            .iter()
-            .filter(|b| b.target.is_none())
-            .map(|b| b.base_name.clone())
-            .collect();
-        let mut frontier: Vec<SymbolRow> = direct.into_iter().filter_map(|b| b.target).collect();
-        let mut level = 1;
-        while !frontier.is_empty() && level <= MAX_BASE_DEPTH {
-            let mut next = Vec::new();
-            for base in frontier {
-                if !seen_types.insert(base.id) {
-                    continue;
-                }
-                for m in index.members_of(&base)? {
-                    if !matches!(m.kind.as_str(), "method" | "function" | "variable") {
-                        continue;
-                    }
-                    if own.contains(m.name.as_str()) {
-                        if m.kind != "variable" {
-                            overrides.push(json!({"name": m.name, "overrides": format!("{}.{}", base.qualname, m.name), "file": m.file, "line": m.line}));
-                        }
-                        continue;
-                    }
-                    if !seen_members.insert(m.name.clone()) {
-                        continue;
-                    }
-                    let mut r = member_row(&m, "");
-                    r["from"] = json!(base.qualname);
-                    r["depth"] = json!(level);
-                    inherited.push(r);
-                }
-                for b in index.bases_of(&[base.id])? {
-                    match b.target {
-                        Some(t) => next.push(t),
-                        None => unresolved.push(b.base_name),
-                    }
-                }
-            }
-            frontier = next;
-            level += 1;
-        }
-        unresolved.sort();
-        unresolved.dedup();
-        let mut out = Success::new(
-            Verdict::Info,
-            format!(
-                "class_detail {}: {} {} at {}:{}, {} methods, {} fields, {} inherited",
-                name,
-                ty.kind,
-                ty.qualname,
-                ty.file,
-                ty.line,
-                methods.len(),
-                fields.len(),
-                inherited.len()
+        let m = class_members(index, ty)?;
+        let payload = DetailPayload {
+            class_name: name,
+            qualified_name: &ty.qualname,
+            kind: &ty.kind,
+            file: &ty.file,
+            line: ty.line,
+            end_line: ty.end_line,
+            language: &ty.language,
+            signature: &ty.signature,
+            visibility: visibility(&ty.language, &ty.name, &ty.signature),
+            bases: &m.bases,
+            unresolved_bases: &m.unresolved_bases,
+        };
+        let mut out = with_payload(
+            Success::new(
+                Verdict::Info,
+                format!(
+                    "class_detail {}: {} {} at {}:{}, {} methods, {} fields, {} inherited",
+                    name,
+                    ty.kind,
+                    ty.qualname,
+                    ty.file,
+                    ty.line,
+                    m.methods.len(),
+                    m.fields.len(),
+                    m.inherited.len()
+                ),
             ),
+            &payload,
         )
-        .with("class_name", name)
-        .with("qualified_name", ty.qualname.clone())
-        .with("kind", ty.kind.clone())
-        .with("file", ty.file.clone())
-        .with("line", ty.line)
-        .with("end_line", ty.end_line)
-        .with("language", ty.language.clone())
-        .with("signature", ty.signature.clone())
-        .with(
-            "visibility",
-            visibility(&ty.language, &ty.name, &ty.signature),
-        )
-        .with("bases", Value::Array(bases))
-        .with("unresolved_bases", json!(unresolved))
         .with_list(
             list(
                 "methods",
@@ -201,7 +130,7 @@ impl Action for ClassDetail {
                 "methods_cap",
                 "methods",
             ),
-            Capped::collect(methods, fixed_cap(MAX_ROWS)),
+            Capped::collect(m.methods.iter().map(to_value), fixed_cap(MAX_ROWS)),
         )
         .with_list(
             list(
@@ -211,7 +140,7 @@ impl Action for ClassDetail {
                 "fields_cap",
                 "fields",
             ),
-            Capped::collect(fields, fixed_cap(MAX_ROWS)),
+            Capped::collect(m.fields.iter().map(to_value), fixed_cap(MAX_ROWS)),
         )
         .with_list(
             list(
@@ -221,7 +150,7 @@ impl Action for ClassDetail {
                 "inherited_cap",
                 "inherited members",
             ),
-            Capped::collect(inherited, fixed_cap(MAX_ROWS)),
+            Capped::collect(m.inherited.iter().map(to_value), fixed_cap(MAX_ROWS)),
         )
         .with_list(
             list(
@@ -231,9 +160,9 @@ impl Action for ClassDetail {
                 "overrides_cap",
                 "overrides",
             ),
-            Capped::collect(overrides, fixed_cap(MAX_ROWS)),
+            Capped::collect(m.overrides.iter().map(to_value), fixed_cap(MAX_ROWS)),
         );
-        if !nested.is_empty() {
+        if !m.nested.is_empty() {
             out = out.with_list(
                 list(
                     "nested_types",
@@ -242,11 +171,13 @@ impl Action for ClassDetail {
                     "nested_types_cap",
                     "nested types",
                 ),
-                Capped::collect(nested, fixed_cap(MAX_ROWS)),
+                Capped::collect(m.nested.iter().map(to_value), fixed_cap(MAX_ROWS)),
             );
         }
         if types.len() > 1 {
-            let others = types[1..].iter().map(|t| json!({"qualified_name": t.qualname, "kind": t.kind, "file": t.file, "line": t.line, "language": t.language}));
+            let others = types[1..]
+                .iter()
+                .map(|t| to_value(&OtherDefinition::from(t)));
             out = out
                 .with_list(list("other_definitions", "other_definition_count", "other_definitions_listed", "other_definitions_cap", "other definitions"), Capped::collect(others, fixed_cap(50)))
                 .with_warning(format!(

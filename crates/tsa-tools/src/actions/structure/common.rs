@@ -3,11 +3,12 @@
 //! outline rows from one extraction, visibility, parameter and return splitting,
 //! and `output_file` writing inside the root.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
-use serde_json::{Value, json};
-use tsa_analysis::security::resolve_in_root;
-use tsa_lang::{Def, DefKind, DefaultVisibility, FileExtract, Language, Tier};
+use serde::Serialize;
+pub use tsa_analysis::read_range::read_text;
+pub use tsa_analysis::signature::visibility;
+use tsa_lang::{Def, DefKind, FileExtract, Language, Tier};
 
 use crate::{Context, ToolError};
 
@@ -72,34 +73,6 @@ pub fn language_arg(value: Option<&str>) -> Result<Option<Language>, ToolError> 
     }
 }
 
-/// Reads `input` inside the project root: exists, is a file, not binary, UTF-8,
-/// of a known language (by extension, or `language` when given).
-pub fn read_text(
-    root: &Path,
-    input: &str,
-    language: Option<Language>,
-) -> Result<(PathBuf, String, Language, String), ToolError> {
-    let (abs, rel) = resolve_in_root(root, input)?;
-    if !abs.exists() {
-        return Err(ToolError::NotFound(rel));
-    }
-    if abs.is_dir() {
-        return Err(ToolError::Validation(format!(
-            "file_path must be a file, got directory '{rel}'"
-        )));
-    }
-    let lang = match language.or_else(|| Language::from_path(&rel)) {
-        Some(l) => l,
-        None => return Err(ToolError::Language(rel)),
-    };
-    let bytes = tsa_analysis::security::read_in_root(root, &rel)?;
-    if bytes[..bytes.len().min(8192)].contains(&0) {
-        return Err(ToolError::Binary(rel));
-    }
-    let text = String::from_utf8(bytes).map_err(|_| ToolError::Encoding(rel.clone()))?;
-    Ok((abs, rel, lang, text))
-}
-
 /// Reads and parses one file.
 pub fn load(ctx: &Context, input: &str, language: Option<&str>) -> Result<Loaded, ToolError> {
     let root = ctx.root()?;
@@ -124,10 +97,7 @@ pub fn tier_name(lang: Language) -> &'static str {
     }
 }
 
-/// Whether a definition is a field (a variable directly inside a type).
-pub fn is_field(x: &FileExtract, d: &Def) -> bool {
-    d.kind == DefKind::Variable && d.parent.is_some_and(|p| x.defs[p].kind.is_type())
-}
+pub use tsa_analysis::file_table::{is_field, kind_counts};
 
 /// Whether an outline shows `d`: fields only on request; code-language locals never.
 pub fn shown_in_outline(lang: Language, x: &FileExtract, d: &Def, include_fields: bool) -> bool {
@@ -144,172 +114,63 @@ pub fn shown_in_outline(lang: Language, x: &FileExtract, d: &Def, include_fields
     d.parent.is_none() || d.parent.is_some_and(|p| x.defs[p].kind == DefKind::Module)
 }
 
-/// Visibility as the declaration states it (`public`, `private`, `protected`,
-/// `internal`), or by naming convention (Python `_x`, Go lower case); `unknown`
-/// when the language says nothing.
-pub fn visibility(language: &str, name: &str, signature: &str) -> &'static str {
-    // The modifiers are the words right before the name (annotations and comments
-    // earlier in the header do not count).
-    let at = signature
-        .find(&format!("{name}("))
-        .or_else(|| signature.find(&format!("{name}<")))
-        .or_else(|| signature.rfind(name))
-        .unwrap_or(signature.len());
-    let prefix = &signature[..at];
-    let words: Vec<&str> = prefix.split_whitespace().rev().take(6).collect();
-    let has = |w: &str| words.contains(&w);
-    if words.iter().any(|w| w.starts_with("pub(")) {
-        return "crate";
-    }
-    if has("pub") || has("public") || has("export") || has("open") {
-        return "public";
-    }
-    if has("private") || has("fileprivate") {
-        return "private";
-    }
-    if has("protected") {
-        return "protected";
-    }
-    if has("internal") {
-        return "internal";
-    }
-    let rule = Language::from_name(language).and_then(|l| l.conventions().default_visibility.get());
-    match rule {
-        Some(DefaultVisibility::Underscore) => {
-            if name.starts_with("__") && name.ends_with("__") {
-                "public"
-            } else if name.starts_with('_') {
-                "private"
-            } else {
-                "public"
-            }
-        }
-        Some(DefaultVisibility::Capitalised) => {
-            if name.chars().next().is_some_and(char::is_uppercase) {
-                "public"
-            } else {
-                "package"
-            }
-        }
-        Some(DefaultVisibility::LeadingMark) => {
-            if name.starts_with('#') || name.starts_with('_') {
-                "private"
-            } else {
-                "public"
-            }
-        }
-        Some(DefaultVisibility::Fixed(v)) => v,
-        None => "unknown",
-    }
-}
-
-/// The parameter list of a signature: the text inside the first balanced `(...)`
-/// after the name (empty when the signature has none).
-pub fn params_of(name: &str, signature: &str) -> Option<String> {
-    let from = signature.find(name).map(|i| i + name.len()).unwrap_or(0);
-    let rest = &signature[from..];
-    // The first `(` outside generic brackets (`fn f<T: Fn(u8)>(a: T)`).
-    let mut angle = 0i32;
-    let mut open = None;
-    for (i, c) in rest.char_indices() {
-        match c {
-            '<' => angle += 1,
-            '>' if angle > 0 => angle -= 1,
-            '(' if angle == 0 => {
-                open = Some(i);
-                break;
-            }
-            _ => {}
-        }
-    }
-    let open = open?;
-    let mut depth = 0usize;
-    for (i, c) in rest[open..].char_indices() {
-        match c {
-            '(' => depth += 1,
-            ')' => {
-                depth -= 1;
-                if depth == 0 {
-                    let inner = &rest[open + 1..open + i];
-                    return Some(inner.split_whitespace().collect::<Vec<_>>().join(" "));
-                }
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-/// Number of parameters in a parameter list (top-level commas).
-pub fn param_count(params: &str) -> usize {
-    if params.trim().is_empty() {
-        return 0;
-    }
-    let mut depth = 0i32;
-    let mut n = 1;
-    for c in params.chars() {
-        match c {
-            '(' | '[' | '{' | '<' => depth += 1,
-            ')' | ']' | '}' | '>' => depth -= 1,
-            ',' if depth == 0 => n += 1,
-            _ => {}
-        }
-    }
-    n
-}
-
-/// `name(params) -> ret  start-end`, the one-line signature form.
-pub fn signature_line(lang: Language, d: &Def) -> String {
-    let params = params_of(&d.name, &d.signature).unwrap_or_default();
-    let ret = tsa_lang::return_type(lang, &d.name, &d.signature);
-    match ret {
-        Some(r) => format!("{}({params}) -> {r}  {}-{}", d.name, d.line, d.end_line),
-        None => format!("{}({params})  {}-{}", d.name, d.line, d.end_line),
-    }
+/// One outline row of a definition.
+#[derive(Clone, Debug, Serialize)]
+pub struct OutlineRow<'a> {
+    /// Bare name.
+    pub name: &'a str,
+    /// Definition kind.
+    pub kind: &'static str,
+    /// Qualified name.
+    pub qualified_name: &'a str,
+    /// First line.
+    pub line: u32,
+    /// Last line.
+    pub end_line: u32,
+    /// Nesting depth (0 = top level).
+    pub depth: usize,
+    /// The enclosing definition's qualified name.
+    pub parent: Option<&'a str>,
+    /// The declaration header (absent for a structure-tier entry without one).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signature: Option<&'a str>,
+    /// The owner type, when it is not the enclosing definition.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub owner: Option<&'a str>,
+    /// Declared bases, comma-separated.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bases: Option<String>,
+    /// Present (true) for a test.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub is_test: Option<bool>,
 }
 
 /// One outline row of definition `i`.
-pub fn outline_row(f: &Loaded, i: usize) -> Value {
+pub fn outline_row(f: &Loaded, i: usize) -> OutlineRow<'_> {
     let d = &f.extract.defs[i];
-    let mut row = json!({
-        "name": d.name,
-        "kind": d.kind.as_str(),
-        "qualified_name": d.qualname,
-        "line": d.line,
-        "end_line": d.end_line,
-        "depth": f.depth(i),
-        "parent": f.parent_name(i),
-    });
-    if f.lang.tier() != Tier::Structure || !d.signature.is_empty() {
-        row["signature"] = json!(d.signature);
-    }
-    if let Some(o) = &d.owner
-        && d.parent.is_none_or(|p| f.extract.defs[p].name != *o)
-    {
-        row["owner"] = json!(o);
-    }
-    if !d.bases.is_empty() {
-        row["bases"] = json!(
+    OutlineRow {
+        name: &d.name,
+        kind: d.kind.as_str(),
+        qualified_name: &d.qualname,
+        line: d.line,
+        end_line: d.end_line,
+        depth: f.depth(i),
+        parent: f.parent_name(i),
+        signature: (f.lang.tier() != Tier::Structure || !d.signature.is_empty())
+            .then_some(d.signature.as_str()),
+        owner: d
+            .owner
+            .as_deref()
+            .filter(|o| d.parent.is_none_or(|p| f.extract.defs[p].name != *o)),
+        bases: (!d.bases.is_empty()).then(|| {
             d.bases
                 .iter()
                 .map(|b| b.name.as_str())
                 .collect::<Vec<_>>()
                 .join(", ")
-        );
+        }),
+        is_test: d.is_test.then_some(true),
     }
-    if d.is_test {
-        row["is_test"] = json!(true);
-    }
-    row
-}
-
-/// Counts of definitions by kind.
-pub fn kind_counts(x: &FileExtract) -> Value {
-    let mut m = std::collections::BTreeMap::<&str, usize>::new();
-    for d in &x.defs {
-        *m.entry(d.kind.as_str()).or_default() += 1;
-    }
-    json!(m)
 }
 
 /// Resolves an `output_file` inside the root and writes `content` there.
@@ -324,8 +185,7 @@ pub fn write_output(root: &Path, output_file: &str, content: &str) -> Result<Str
     Ok(rel)
 }
 
-/// Symbol kinds that are types (what class_tree / class_detail accept).
-pub const TYPE_KINDS: [&str; 6] = ["class", "struct", "enum", "trait", "interface", "type"];
+pub use tsa_analysis::class_members::TYPE_KINDS;
 
 /// The type definitions `input` (optionally qualified) names, or the NOT_FOUND answer
 /// (with close names as suggestions) to give instead. Never answers for another name.
@@ -374,14 +234,14 @@ pub fn find_types(
     if let Some(other) = all.first() {
         return Ok(Err(miss
             .with("found_kind", other.kind.clone())
-            .with("suggestions", json!([]))
+            .with("suggestions", Vec::<String>::new())
             .with_next_step(format!(
                 "'{input}' is a {} ({}:{}), not a class or type; use nav action=callers or structure action=outline on {}",
                 other.kind, other.file, other.line, other.file
             ))));
     }
     let suggestions: Vec<String> = index.suggest(name, 5)?;
-    miss = miss.with("suggestions", json!(suggestions));
+    miss = miss.with("suggestions", suggestions.clone());
     let step = match suggestions.first() {
         Some(s) => format!("Class '{input}' is not in the index. Did you mean '{s}'?"),
         None => format!(
@@ -394,45 +254,6 @@ pub fn find_types(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn params_and_counts() {
-        assert_eq!(
-            params_of("run", "def run(self, x: int = 3) -> str").as_deref(),
-            Some("self, x: int = 3")
-        );
-        assert_eq!(
-            params_of("f", "fn f<T: Fn(u8)>(a: (u8, u8), b: T)").as_deref(),
-            Some("a: (u8, u8), b: T")
-        );
-        assert_eq!(params_of("x", "x = 3"), None);
-        assert_eq!(param_count(""), 0);
-        assert_eq!(param_count("a: Map<K, V>, b"), 2);
-        assert_eq!(param_count("self"), 1);
-    }
-
-    #[test]
-    fn visibility_from_declarations_and_names() {
-        assert_eq!(visibility("rust", "f", "pub fn f()"), "public");
-        assert_eq!(visibility("rust", "f", "pub(crate) fn f()"), "crate");
-        assert_eq!(visibility("rust", "f", "fn f()"), "private");
-        assert_eq!(visibility("python", "_h", "def _h(self)"), "private");
-        assert_eq!(
-            visibility("python", "__init__", "def __init__(self)"),
-            "public"
-        );
-        assert_eq!(visibility("java", "m", "protected void m()"), "protected");
-        assert_eq!(visibility("go", "get", "func (s *S) get()"), "package");
-        assert_eq!(visibility("go", "Get", "func (s *S) Get()"), "public");
-        assert_eq!(
-            visibility(
-                "java",
-                "rawArea",
-                "@Override // tsa: def method C.rawArea protected double rawArea()"
-            ),
-            "protected"
-        );
-    }
 
     #[test]
     fn language_names_are_checked() {

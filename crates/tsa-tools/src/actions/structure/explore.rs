@@ -1,18 +1,15 @@
 //! `structure explore`: a source bundle for one or more symbols (or a free-text
 //! query): their definitions (code of the first 3), caller counts and callees, by file.
 
-use std::collections::{HashMap, HashSet};
-
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use tsa_analysis::explore::{ExploreLookup, MissingName, explore};
 use tsa_analysis::source::Bodies;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
-use tsa_index::SymbolRow;
 
 use crate::action::Action;
 use crate::actions::common::{
-    IncludeBodies, SUGGESTED_MISSES, fixed_cap, open_index, split_qualified,
+    IncludeBodies, SUGGESTED_MISSES, fixed_cap, open_index, to_value, with_payload,
 };
 use crate::{Context, ToolError};
 
@@ -57,6 +54,48 @@ fn ranged(name: &str, v: Option<i64>, default: i64, max: i64) -> Result<usize, T
     }
 }
 
+/// The payload of `structure explore`, in answer order (the symbols and files
+/// follow as lists, then `missing` when some names matched nothing).
+#[derive(Clone, Debug, Serialize)]
+pub struct ExplorePayload<'a> {
+    /// The names or the query (first 64 characters).
+    pub query: &'a str,
+    /// Whether code is inlined.
+    pub include_code: bool,
+}
+
+/// The payload of `structure explore` when nothing matched.
+#[derive(Clone, Debug, Serialize)]
+pub struct NothingPayload<'a> {
+    /// The names or the query (first 64 characters).
+    pub query: &'a str,
+    /// Close names, over every miss.
+    pub suggestions: Vec<String>,
+}
+
+/// The NOT_FOUND answer, with the close names of every miss.
+fn nothing_found(subject: &str, missing: Vec<MissingName>) -> Success {
+    let suggestions: Vec<String> = missing.into_iter().flat_map(|m| m.suggestions).collect();
+    let step = match suggestions.first() {
+        Some(s) => format!("no definition matches '{subject}'. Did you mean '{s}'?"),
+        None => format!(
+            "no definition matches '{subject}'; try search action=symbol or search action=content"
+        ),
+    };
+    let payload = NothingPayload {
+        query: subject,
+        suggestions,
+    };
+    with_payload(
+        Success::new(
+            Verdict::NotFound,
+            format!("explore '{subject}': nothing found"),
+        ),
+        &payload,
+    )
+    .with_next_step(step)
+}
+
 impl Action for Explore {
     type Args = Args;
     const FACADE: &'static str = "structure";
@@ -89,8 +128,6 @@ impl Action for Explore {
         }
         let opened = open_index(ctx)?;
         let index = &opened.index;
-        let mut matched: Vec<SymbolRow> = Vec::new();
-        let mut missing: Vec<Value> = Vec::new();
         let subject = if names.is_empty() {
             query.unwrap_or_default().to_owned()
         } else {
@@ -101,144 +138,40 @@ impl Action for Explore {
             head if head.len() < subject.len() => format!("{head}…"),
             _ => subject,
         };
-        if names.is_empty() {
-            let q = query.unwrap_or_default();
-            let (rows, _) = index.search(q, None, &[], (max_symbols * 4).max(100))?;
-            matched.extend(
-                rows.into_iter()
-                    .map(|(s, _)| s)
-                    .filter(|s| s.kind != "impl"),
-            );
-            if matched.is_empty() {
-                missing.push(json!({"name": q, "suggestions": index.suggest(q, 5)?}));
-            }
-        } else {
-            for n in &names {
-                let (owner, name) = split_qualified(n);
-                let defs: Vec<SymbolRow> = index
-                    .find_symbols(name, owner, None)?
-                    .into_iter()
-                    .filter(|s| !matches!(s.kind.as_str(), "impl" | "module"))
-                    .collect();
-                if defs.is_empty() {
-                    // Close names for the first few misses only.
-                    let suggestions = if missing.len() < SUGGESTED_MISSES {
-                        index.suggest(name, 5)?
-                    } else {
-                        Vec::new()
-                    };
-                    missing.push(json!({"name": n, "suggestions": suggestions}));
-                }
-                matched.extend(defs);
-            }
-        }
-        let mut seen = HashSet::new();
-        matched.retain(|s| seen.insert(s.id));
-        if matched.is_empty() {
-            let suggestions: Vec<Value> = missing
-                .iter()
-                .flat_map(|m| m["suggestions"].as_array().cloned().unwrap_or_default())
-                .collect();
-            let first = suggestions
-                .first()
-                .and_then(Value::as_str)
-                .map(str::to_owned);
-            let mut miss = Success::new(
-                Verdict::NotFound,
-                format!("explore '{subject}': nothing found"),
-            )
-            .with("query", subject.clone())
-            .with("suggestions", Value::Array(suggestions));
-            miss = miss.with_next_step(match first {
-                Some(s) => format!("no definition matches '{subject}'. Did you mean '{s}'?"),
-                None => format!("no definition matches '{subject}'; try search action=symbol or search action=content"),
-            });
-            return Ok(miss);
-        }
-        // Files in order of first appearance; the bundle keeps the first max_files.
-        let mut file_order: Vec<String> = Vec::new();
-        let mut per_file: HashMap<String, usize> = HashMap::new();
-        for s in &matched {
-            if !per_file.contains_key(&s.file) {
-                file_order.push(s.file.clone());
-            }
-            *per_file.entry(s.file.clone()).or_default() += 1;
-        }
-        let kept_files: HashSet<&str> = file_order
-            .iter()
-            .take(max_files)
-            .map(String::as_str)
-            .collect();
-        let kept: Vec<&SymbolRow> = matched
-            .iter()
-            .filter(|s| kept_files.contains(s.file.as_str()))
-            .take(max_symbols)
-            .collect();
-        let ids: Vec<i64> = kept.iter().map(|s| s.id).collect();
-        let mut callers: HashMap<i64, usize> = HashMap::new();
-        for e in index.edges_to(&ids)? {
-            *callers.entry(e.target).or_default() += 1;
-        }
-        let out_edges = index.edges_from(&ids)?;
-        let targets: Vec<i64> = out_edges.iter().map(|e| e.target).collect();
-        let names_by_id = index.symbols_by_id(&targets)?;
-        let mut callees: HashMap<i64, Vec<String>> = HashMap::new();
-        for e in &out_edges {
-            if let Some(t) = names_by_id.get(&e.target) {
-                let v = callees.entry(e.caller).or_default();
-                if !v.contains(&t.qualname) {
-                    v.push(t.qualname.clone());
-                }
-            }
-        }
-        let root = ctx.root()?;
         let include = if include_code {
             args.include_bodies.unwrap_or_default()
         } else {
             IncludeBodies::None
         };
-        let mut bodies = Bodies::new(root, include.rows().budget());
-        let rows: Vec<Value> = kept
-            .iter()
-            .map(|s| {
-                let cs = callees.get(&s.id).cloned().unwrap_or_default();
-                let mut r = json!({
-                    "name": s.name,
-                    "qualified_name": s.qualname,
-                    "kind": s.kind,
-                    "file": s.file,
-                    "line": s.line,
-                    "end_line": s.end_line,
-                    "language": s.language,
-                    "signature": s.signature,
-                    "caller_count": callers.get(&s.id).copied().unwrap_or(0),
-                    "callee_count": cs.len(),
-                    "callees": cs.iter().take(10).map(String::as_str).collect::<Vec<_>>().join(", "),
-                    "is_test": s.is_test,
-                });
-                // Flat and uniform (one TOON table): the code and the lines cut
-                // from it, null for rows without code.
-                let b = bodies.inline(&s.file, s.line, s.end_line);
-                r["code"] = json!(b.body);
-                r["code_cut_lines"] = json!(b.body_cut_lines);
-                r
-            })
-            .collect();
-        let total = matched.len();
-        let file_rows = file_order
-            .iter()
-            .map(|f| json!({"file": f, "symbols": per_file[f]}));
-        let mut out = Success::new(
-            Verdict::Info,
-            format!(
-                "explore '{subject}': {} definitions in {} files ({} in the bundle)",
-                total,
-                file_order.len(),
-                rows.len()
+        let mut bodies = Bodies::new(ctx.root()?, include.rows().definition_budget());
+        let b = match explore(
+            index,
+            &names,
+            query.unwrap_or_default(),
+            max_files,
+            max_symbols,
+            SUGGESTED_MISSES,
+            &mut bodies,
+        )? {
+            ExploreLookup::Found(b) => b,
+            ExploreLookup::Missing(missing) => return Ok(nothing_found(&subject, missing)),
+        };
+        let payload = ExplorePayload {
+            query: &subject,
+            include_code,
+        };
+        let mut out = with_payload(
+            Success::new(
+                Verdict::Info,
+                format!(
+                    "explore '{subject}': {} definitions in {} files ({} in the bundle)",
+                    b.total,
+                    b.files.len(),
+                    b.rows.len()
+                ),
             ),
+            &payload,
         )
-        .with("query", subject.clone())
-        .with("include_code", include_code)
         .with_list(
             ListSpelling {
                 list_key: "symbols",
@@ -250,7 +183,11 @@ impl Action for Explore {
                     "raise maxSymbols (<= 50) or maxFiles (<= 30), or name the symbols you need"
                         .into(),
             },
-            Capped::counted(rows, total, fixed_cap(max_symbols)),
+            Capped::counted(
+                b.rows.iter().map(to_value).collect(),
+                b.total,
+                fixed_cap(max_symbols),
+            ),
         )
         .with_list(
             ListSpelling {
@@ -261,11 +198,11 @@ impl Action for Explore {
                 noun: "files",
                 remedy: "raise maxFiles (<= 30)".into(),
             },
-            Capped::collect(file_rows, fixed_cap(max_files)),
+            Capped::collect(b.files.iter().map(to_value), fixed_cap(max_files)),
         );
-        if !missing.is_empty() {
+        if !b.missing.is_empty() {
             out = out
-                .with("missing", Value::Array(missing))
+                .with("missing", to_value(&b.missing))
                 .with_warning("some names were not found: see `missing` (each with suggestions)");
         }
         out = out.with_next_step(if bodies.any() && include != IncludeBodies::All {

@@ -1,9 +1,10 @@
 //! `structure outline`: the nested outline of one file (types with their members,
 //! line ranges, signatures), parsed directly — every language, structure tier included.
 
+use std::collections::BTreeMap;
+
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::Value;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
@@ -52,7 +53,7 @@ pub struct OutlinePayload {
     /// Top-level entries shown.
     pub top_level_count: usize,
     /// Definitions per kind.
-    pub kinds: Value,
+    pub kinds: BTreeMap<&'static str, usize>,
     /// Parse errors in the file.
     pub parse_errors: u32,
 }
@@ -85,7 +86,7 @@ impl Action for Outline {
             .ordered()
             .into_iter()
             .filter(|&i| shown_in_outline(f.lang, x, &x.defs[i], args.include_fields))
-            .map(|i| outline_row(&f, i))
+            .map(|i| to_value(&outline_row(&f, i)))
             .collect();
         let rows = crate::actions::common::uniform_rows(rows);
         let top_level = rows.iter().filter(|r| r["depth"] == 0).count();

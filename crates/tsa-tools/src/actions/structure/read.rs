@@ -3,13 +3,14 @@
 //! file is refused with the file's line count, never clamped silently.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tsa_analysis::read_range::{Batch, BatchFile, Range, RangeRead, read_batch, read_range};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::fixed_cap;
-use crate::actions::structure::common::{read_text, write_output};
+use crate::actions::common::{fixed_cap, to_value, with_payload};
+use crate::actions::structure::common::write_output;
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
@@ -128,54 +129,66 @@ pub fn bound(v: Option<&Value>) -> Result<Option<i64>, ToolError> {
     }
 }
 
-/// A checked, 1-based inclusive line range of a file with `count` lines.
-fn check_range(
-    rel: &str,
-    count: usize,
-    start: i64,
-    end: Option<i64>,
-    allow_truncate: bool,
-) -> Result<(usize, usize, Option<String>), ToolError> {
-    let count_i = count as i64;
-    if start < 1 {
-        return Err(ToolError::Validation(format!(
-            "start_line must be >= 1 (lines are 1-based), got {start}; {rel} has {count} lines"
-        )));
-    }
-    if start > count_i {
-        return Err(ToolError::Validation(format!(
-            "start_line {start} is past the end of {rel}, which has {count} lines"
-        )));
-    }
-    let end = end.unwrap_or(count_i);
-    if end < start {
-        return Err(ToolError::Validation(format!(
-            "end_line {end} is before start_line {start} ({rel} has {count} lines)"
-        )));
-    }
-    if end > count_i {
-        if allow_truncate {
-            return Ok((
-                start as usize,
-                count,
-                Some(format!(
-                    "end_line {end} is past the end of {rel} ({count} lines): read to line {count} (allow_truncate)"
-                )),
-            ));
-        }
-        return Err(ToolError::Validation(format!(
-            "end_line {end} is past the end of {rel}, which has {count} lines; pass end_line <= {count} or allow_truncate=true"
-        )));
-    }
-    Ok((start as usize, end as usize, None))
+/// The metadata of a `text` or `json` read (a `raw` read has none).
+#[derive(Clone, Debug, Serialize)]
+pub struct ReadMeta {
+    /// The language the file was read as (null for plain text).
+    pub language: Option<&'static str>,
+    /// Lines in the file.
+    pub total_lines: usize,
+    /// `text` or `json`.
+    pub format: &'static str,
+    /// The first line's starting column, when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub start_column: Option<i64>,
+    /// The last line's ending column, when given.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub end_column: Option<i64>,
 }
 
-fn char_slice(s: &str, from: usize, to: Option<usize>) -> String {
-    let chars = s.chars().skip(from);
-    match to {
-        Some(t) => chars.take(t.saturating_sub(from)).collect(),
-        None => chars.collect(),
-    }
+/// The payload of `structure read` (single form), in answer order (the lines
+/// follow as a list unless suppressed).
+#[derive(Clone, Debug, Serialize)]
+pub struct ReadPayload {
+    /// The file, project-relative.
+    pub file_path: String,
+    /// First line read.
+    pub start_line: usize,
+    /// Last line read.
+    pub end_line: usize,
+    /// Metadata, except with format=raw.
+    #[serde(flatten)]
+    pub meta: Option<ReadMeta>,
+    /// Present (true) when end_line was clamped.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub clamped: Option<bool>,
+    /// The file written, with output_file.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub output_file: Option<String>,
+    /// With suppress_output: the lines written.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line_count: Option<usize>,
+    /// With suppress_output: true.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub suppressed: Option<bool>,
+}
+
+/// One line with format=json.
+#[derive(Clone, Debug, Serialize)]
+pub struct LineRow {
+    /// Its number.
+    pub line: usize,
+    /// Its text.
+    pub text: String,
+}
+
+/// The payload of `structure read` (batch form; the sections follow as a list).
+#[derive(Clone, Debug, Serialize)]
+pub struct BatchPayload {
+    /// Files asked.
+    pub file_count: usize,
+    /// Sections that could not be read.
+    pub failed_count: usize,
 }
 
 impl Read {
@@ -184,115 +197,79 @@ impl Read {
         let start = bound(args.start_line.as_ref())?.ok_or_else(|| {
             ToolError::Validation("read action requires file_path and start_line".into())
         })?;
-        let end = bound(args.end_line.as_ref())?;
-        let start_col = bound(args.start_column.as_ref())?;
-        let end_col = bound(args.end_column.as_ref())?;
-        let (_, rel, lang, text) = read_text(root, file, None)
-            .map(|(a, r, l, t)| (a, r, Some(l), t))
-            .or_else(|e| match e {
-                // Plain text files (no grammar) can be read too.
-                ToolError::Language(_) => read_plain(root, file),
-                e => Err(e),
-            })?;
-        let all: Vec<&str> = text.lines().collect();
-        let count = all.len();
-        if count == 0 {
-            return Err(ToolError::Validation(format!(
-                "{rel} is empty (0 lines): there is no line {start} to read"
-            )));
-        }
-        let (first, last, clamp) = check_range(&rel, count, start, end, args.allow_truncate)?;
-        let mut lines: Vec<String> = all[first - 1..last]
-            .iter()
-            .map(|s| (*s).to_owned())
-            .collect();
-        for (name, v) in [("start_column", start_col), ("end_column", end_col)] {
-            if let Some(c) = v
-                && c < 0
-            {
-                return Err(ToolError::Validation(format!(
-                    "{name} must be >= 0 (columns are 0-based), got {c}"
-                )));
-            }
-        }
-        if let Some(ec) = end_col {
-            let width = lines.last().map(|l| l.chars().count()).unwrap_or(0);
-            if ec as usize > width {
-                return Err(ToolError::Validation(format!(
-                    "end_column {ec} is past the end of line {last} of {rel}, which has {width} characters"
-                )));
-            }
-            if first == last && start_col.is_some_and(|sc| sc > ec) {
-                return Err(ToolError::Validation(format!(
-                    "end_column {ec} is before start_column {} on line {first}",
-                    start_col.unwrap_or(0)
-                )));
-            }
-            if let Some(l) = lines.last_mut() {
-                *l = char_slice(l, 0, Some(ec as usize));
-            }
-        }
-        if let Some(sc) = start_col {
-            let width = all[first - 1].chars().count();
-            if sc as usize > width {
-                return Err(ToolError::Validation(format!(
-                    "start_column {sc} is past the end of line {first} of {rel}, which has {width} characters"
-                )));
-            }
-            if let Some(l) = lines.first_mut() {
-                *l = char_slice(l, sc as usize, None);
-            }
-        }
+        let range = Range {
+            start,
+            end: bound(args.end_line.as_ref())?,
+            start_column: bound(args.start_column.as_ref())?,
+            end_column: bound(args.end_column.as_ref())?,
+            allow_truncate: args.allow_truncate,
+        };
+        let RangeRead {
+            rel,
+            lang,
+            total_lines: count,
+            first,
+            last,
+            lines,
+            clamp,
+        } = read_range(root, file, &range)?;
         let format = args.format.unwrap_or_default();
-        let mut out = Success::new(
-            Verdict::Info,
-            format!(
-                "read {rel}:{first}-{last} ({} lines of {count})",
-                last - first + 1
-            ),
-        )
-        .with("file_path", rel.clone())
-        .with("start_line", first)
-        .with("end_line", last);
-        if format != Format::Raw {
-            out = out
-                .with("language", lang.map(|l| l.name()))
-                .with("total_lines", count)
-                .with(
-                    "format",
-                    match format {
-                        Format::Json => "json",
-                        _ => "text",
-                    },
-                );
-            if let Some(c) = start_col {
-                out = out.with("start_column", c);
-            }
-            if let Some(c) = end_col {
-                out = out.with("end_column", c);
-            }
-        }
-        if let Some(w) = clamp {
-            out = out.with_warning(w).with("clamped", true);
-        }
+        let mut payload = ReadPayload {
+            file_path: rel.clone(),
+            start_line: first,
+            end_line: last,
+            meta: (format != Format::Raw).then(|| ReadMeta {
+                language: lang.map(|l| l.name()),
+                total_lines: count,
+                format: match format {
+                    Format::Json => "json",
+                    _ => "text",
+                },
+                start_column: range.start_column,
+                end_column: range.end_column,
+            }),
+            clamped: clamp.is_some().then_some(true),
+            output_file: None,
+            line_count: None,
+            suppressed: None,
+        };
         if let Some(target) = &args.output_file {
             let mut body = lines.join("\n");
             body.push('\n');
-            let written = write_output(root, target, &body)?;
-            out = out.with("output_file", written);
+            payload.output_file = Some(write_output(root, target, &body)?);
         } else if args.suppress_output {
             return Err(ToolError::Validation(
                 "suppress_output=true needs output_file (else nothing would be returned)".into(),
             ));
         }
         if args.suppress_output {
-            return Ok(out.with("line_count", lines.len()).with("suppressed", true));
+            payload.line_count = Some(lines.len());
+            payload.suppressed = Some(true);
+        }
+        let mut out = with_payload(
+            Success::new(
+                Verdict::Info,
+                format!(
+                    "read {rel}:{first}-{last} ({} lines of {count})",
+                    last - first + 1
+                ),
+            ),
+            &payload,
+        );
+        if let Some(w) = clamp {
+            out = out.with_warning(w);
+        }
+        if args.suppress_output {
+            return Ok(out);
         }
         let rows: Vec<Value> = lines
             .into_iter()
             .enumerate()
             .map(|(k, l)| match format {
-                Format::Json => json!({"line": first + k, "text": l}),
+                Format::Json => to_value(&LineRow {
+                    line: first + k,
+                    text: l,
+                }),
                 _ => Value::String(l),
             })
             .collect();
@@ -329,107 +306,47 @@ impl Read {
                 "requests must hold at least one {file_path, sections} entry".into(),
             ));
         }
-        let mut rows: Vec<Value> = Vec::new();
-        let mut lines_left = MAX_LINES;
-        let mut failed = 0usize;
-        for req in requests {
-            // Every batch path is checked against the root before anything is read.
-            tsa_analysis::security::resolve_in_root(root, &req.file_path)?;
-            if req.sections.is_empty() {
-                return Err(ToolError::Validation(format!(
-                    "requests entry for '{}' has no sections",
-                    req.file_path
-                )));
-            }
-            let loaded = read_text(root, &req.file_path, None)
-                .map(|(a, r, l, t)| (a, r, Some(l), t))
-                .or_else(|e| match e {
-                    ToolError::Language(_) => read_plain(root, &req.file_path),
-                    e => Err(e),
-                });
-            for sec in &req.sections {
-                let start = bound(Some(&sec.start_line))?;
-                let end = bound(sec.end_line.as_ref())?;
-                let result =
-                    loaded
-                        .as_ref()
-                        .map_err(|e| e.to_string())
-                        .and_then(|(_, rel, _, text)| {
-                            let all: Vec<&str> = text.lines().collect();
-                            let start =
-                                start.ok_or("read action requires file_path and start_line")?;
-                            check_range(
-                                rel,
-                                all.len(),
-                                start,
-                                Some(end.unwrap_or(start)),
-                                args.allow_truncate,
-                            )
-                            .map_err(|e| e.to_string())
-                            .map(|(a, b, w)| (rel.clone(), all[a - 1..b].join("\n"), a, b, w))
-                        });
-                match result {
-                    Ok((rel, content, a, b, warning)) => {
-                        let n = b - a + 1;
-                        let shown = n.min(lines_left);
-                        let content = if shown < n {
-                            content.lines().take(shown).collect::<Vec<_>>().join("\n")
-                        } else {
-                            content
-                        };
-                        lines_left -= shown;
-                        let mut row = json!({
-                            "file_path": rel, "start_line": a, "end_line": b,
-                            "line_count": n, "content": content,
-                        });
-                        if shown < n {
-                            row["content_truncated"] = json!(true);
-                            row["lines_shown"] = json!(shown);
-                        }
-                        if let Some(w) = warning {
-                            row["warning"] = json!(w);
-                        }
-                        rows.push(row);
-                    }
-                    Err(msg) => {
-                        if args.fail_fast {
-                            return Err(ToolError::Validation(format!(
-                                "read batch stopped (fail_fast) at {}: {msg}",
-                                req.file_path
-                            )));
-                        }
-                        failed += 1;
-                        rows.push(json!({
-                            "file_path": req.file_path,
-                            "start_line": start,
-                            "end_line": end,
-                            "error": msg,
-                        }));
-                    }
-                }
-            }
-        }
-        let n = rows.len();
+        let files: Vec<BatchFile<'_, Section>> = requests
+            .iter()
+            .map(|r| BatchFile {
+                file_path: &r.file_path,
+                sections: &r.sections,
+            })
+            .collect();
+        let Batch { sections, failed } = read_batch(
+            root,
+            &files,
+            |sec: &Section| Ok((bound(Some(&sec.start_line))?, bound(sec.end_line.as_ref())?)),
+            args.allow_truncate,
+            args.fail_fast,
+            MAX_LINES,
+        )?;
+        let n = sections.len();
         let verdict = if failed > 0 {
             Verdict::Warn
         } else {
             Verdict::Info
         };
-        let mut out = Success::new(
-            verdict,
-            format!(
-                "read batch: {} sections from {} files{}",
-                n,
-                requests.len(),
-                if failed > 0 {
-                    format!(", {failed} failed")
-                } else {
-                    String::new()
-                }
+        let payload = BatchPayload {
+            file_count: requests.len(),
+            failed_count: failed,
+        };
+        let mut out = with_payload(
+            Success::new(
+                verdict,
+                format!(
+                    "read batch: {} sections from {} files{}",
+                    n,
+                    requests.len(),
+                    if failed > 0 {
+                        format!(", {failed} failed")
+                    } else {
+                        String::new()
+                    }
+                ),
             ),
+            &payload,
         )
-        .with("file_count", requests.len())
-        .with("failed_count", failed)
         .with_list(
             ListSpelling {
                 list_key: "sections",
@@ -439,35 +356,13 @@ impl Read {
                 noun: "sections",
                 remedy: "split the requests into smaller batches".into(),
             },
-            Capped::collect(rows, fixed_cap(MAX_SECTIONS)),
+            Capped::collect(sections.iter().map(to_value), fixed_cap(MAX_SECTIONS)),
         );
         if failed > 0 {
             out = out.with_next_step("fix the sections that carry an `error` (each names the file's line count) and re-read them");
         }
         Ok(out)
     }
-}
-
-/// A file with no grammar (plain text): same checks, no language.
-fn read_plain(
-    root: &std::path::Path,
-    input: &str,
-) -> Result<
-    (
-        std::path::PathBuf,
-        String,
-        Option<tsa_lang::Language>,
-        String,
-    ),
-    ToolError,
-> {
-    let (abs, rel) = tsa_analysis::security::resolve_in_root(root, input)?;
-    let bytes = tsa_analysis::security::read_in_root(root, &rel)?;
-    if bytes[..bytes.len().min(8192)].contains(&0) {
-        return Err(ToolError::Binary(rel));
-    }
-    let text = String::from_utf8(bytes).map_err(|_| ToolError::Encoding(rel.clone()))?;
-    Ok((abs, rel, None, text))
 }
 
 impl Action for Read {
@@ -497,16 +392,16 @@ mod tests {
 
     #[test]
     fn bounds_accept_ints_integral_floats_and_strings() {
-        assert_eq!(bound(Some(&json!(3))).unwrap(), Some(3));
-        assert_eq!(bound(Some(&json!(3.0))).unwrap(), Some(3));
-        assert_eq!(bound(Some(&json!(" 12 "))).unwrap(), Some(12));
+        assert_eq!(bound(Some(&Value::from(3))).unwrap(), Some(3));
+        assert_eq!(bound(Some(&Value::from(3.0))).unwrap(), Some(3));
+        assert_eq!(bound(Some(&Value::from(" 12 "))).unwrap(), Some(12));
         assert_eq!(bound(None).unwrap(), None);
         for bad in [
-            json!(3.5),
-            json!("3a"),
-            json!("0x10"),
-            json!(true),
-            json!([1]),
+            Value::from(3.5),
+            Value::from("3a"),
+            Value::from("0x10"),
+            Value::from(true),
+            Value::from(vec![1]),
         ] {
             let e = bound(Some(&bad)).unwrap_err().to_string();
             assert!(
@@ -514,21 +409,5 @@ mod tests {
                 "{e}"
             );
         }
-    }
-
-    #[test]
-    fn ranges_are_refused_not_clamped() {
-        assert_eq!(check_range("a", 10, 2, Some(4), false).unwrap().0, 2);
-        let e = check_range("a", 10, 11, None, false)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("10 lines"), "{e}");
-        assert!(check_range("a", 10, 0, None, false).is_err());
-        assert!(check_range("a", 10, 5, Some(4), false).is_err());
-        assert!(check_range("a", 10, 5, Some(40), false).is_err());
-        let (a, b, w) = check_range("a", 10, 5, Some(40), true).unwrap();
-        assert_eq!((a, b), (5, 10));
-        assert!(w.unwrap().contains("allow_truncate"));
-        assert_eq!(check_range("a", 10, 3, None, false).unwrap().1, 10);
     }
 }

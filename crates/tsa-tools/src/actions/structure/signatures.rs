@@ -2,13 +2,13 @@
 //! `name(params) -> ret  start-end`, grouped by owning type.
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use tsa_analysis::file_table::signatures;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::fixed_cap;
-use crate::actions::structure::common::{load, signature_line};
+use crate::actions::common::{fixed_cap, to_value, with_payload};
+use crate::actions::structure::common::load;
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
@@ -27,6 +27,17 @@ pub struct Args {
 
 pub struct Signatures;
 
+/// The payload of `structure signatures`, in answer order (the lines follow as a list).
+#[derive(Clone, Debug, Serialize)]
+pub struct SignaturesPayload<'a> {
+    /// The file, project-relative.
+    pub file_path: &'a str,
+    /// The language it was parsed as.
+    pub language: &'static str,
+    /// Types with at least one method.
+    pub class_count: usize,
+}
+
 impl Action for Signatures {
     type Args = Args;
     const FACADE: &'static str = "structure";
@@ -36,43 +47,23 @@ impl Action for Signatures {
 
     fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
         let f = load(ctx, &args.file_path, args.language.as_deref())?;
-        let x = &f.extract;
-        // Groups in order of first appearance: module-level functions under `null`.
-        let mut groups: Vec<(Option<String>, Vec<usize>)> = Vec::new();
-        for i in f.ordered() {
-            let d = &x.defs[i];
-            if !d.kind.is_callable() {
-                continue;
-            }
-            let key = d.owner.clone();
-            match groups.iter_mut().find(|(k, _)| *k == key) {
-                Some((_, v)) => v.push(i),
-                None => groups.push((key, vec![i])),
-            }
-        }
-        let class_count = groups.iter().filter(|(k, _)| k.is_some()).count();
-        let rows: Vec<_> = groups
-            .iter()
-            .flat_map(|(k, v)| {
-                v.iter().map(move |&i| {
-                    json!({
-                        "class": k,
-                        "signature": signature_line(f.lang, &x.defs[i]),
-                    })
-                })
-            })
-            .collect();
+        let (rows, class_count) = signatures(f.lang, &f.extract, &f.ordered());
         let n = rows.len();
-        let mut out = Success::new(
-            Verdict::Info,
-            format!(
-                "signatures {}: {} functions/methods in {} classes",
-                f.rel, n, class_count
+        let payload = SignaturesPayload {
+            file_path: &f.rel,
+            language: f.lang.name(),
+            class_count,
+        };
+        let mut out = with_payload(
+            Success::new(
+                Verdict::Info,
+                format!(
+                    "signatures {}: {} functions/methods in {} classes",
+                    f.rel, n, class_count
+                ),
             ),
-        )
-        .with("file_path", f.rel.clone())
-        .with("language", f.lang.name())
-        .with("class_count", class_count);
+            &payload,
+        );
         out = out.with_next_step(if n == 0 {
             format!(
                 "{} declares no functions or methods; try structure action=outline",
@@ -90,7 +81,7 @@ impl Action for Signatures {
                 noun: "signatures",
                 remedy: "use structure action=outline with a larger listed_cap, or action=class_detail per class".into(),
             },
-            Capped::collect(rows, fixed_cap(MAX_ROWS)),
+            Capped::collect(rows.iter().map(to_value), fixed_cap(MAX_ROWS)),
         ))
     }
 }

@@ -1,18 +1,15 @@
 //! `structure sitemap`: the symbol map of a directory (or the project) from the
 //! index — files with their counts and their definitions, capped honestly.
 
-use std::collections::{BTreeMap, HashMap};
-
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
+use serde::{Deserialize, Serialize};
 use tsa_analysis::security::resolve_in_root;
+use tsa_analysis::sitemap::{modules, sitemap};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
-use tsa_lang::is_test_path;
 
 use crate::action::Action;
-use crate::actions::common::{cap, open_index};
-use crate::actions::structure::common::{language_arg, visibility};
+use crate::actions::common::{cap, open_index, to_value, with_payload};
+use crate::actions::structure::common::language_arg;
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
@@ -56,6 +53,27 @@ pub struct Args {
 
 pub struct Sitemap;
 
+/// The payload of `structure sitemap`, in answer order (modules, files and
+/// definitions follow as lists, as the mode asks).
+#[derive(Clone, Debug, Serialize)]
+pub struct SitemapPayload<'a> {
+    /// The folder mapped (`.` for the project).
+    pub directory: &'a str,
+    /// The mode.
+    pub mode: &'static str,
+    /// The language asked for, if any.
+    pub language: Option<&'static str>,
+}
+
+/// The payload of `structure sitemap` when no indexed file is under the folder.
+#[derive(Clone, Debug, Serialize)]
+pub struct MissPayload<'a> {
+    /// The folder asked.
+    pub directory: &'a str,
+    /// The mode.
+    pub mode: &'static str,
+}
+
 impl Action for Sitemap {
     type Args = Args;
     const FACADE: &'static str = "structure";
@@ -86,20 +104,24 @@ impl Action for Sitemap {
         };
         let opened = open_index(ctx)?;
         let index = &opened.index;
-        let files = index.files_under(&prefix, language)?;
+        let map = sitemap(index, &prefix, language, mode == Mode::Api)?;
         let mode_name = match mode {
             Mode::Full => "full",
             Mode::Api => "api",
             Mode::Module => "module",
             Mode::Flat => "flat",
         };
-        if files.is_empty() {
-            let mut miss = Success::new(
-                Verdict::NotFound,
-                format!("sitemap {shown_dir}: no indexed source files"),
+        if map.files.is_empty() {
+            let mut miss = with_payload(
+                Success::new(
+                    Verdict::NotFound,
+                    format!("sitemap {shown_dir}: no indexed source files"),
+                ),
+                &MissPayload {
+                    directory: &shown_dir,
+                    mode: mode_name,
+                },
             )
-            .with("directory", shown_dir.clone())
-            .with("mode", mode_name)
             .with_next_step(
                 "only indexed languages are mapped (structure-tier files such as HTML, CSS, Markdown, SQL, YAML, JSON are not); outline those with structure action=outline, or widen directory/language",
             );
@@ -108,77 +130,22 @@ impl Action for Sitemap {
             }
             return Ok(miss);
         }
-        let symbols = index.symbols_under(&prefix, language)?;
-        let parents: HashMap<i64, Option<i64>> =
-            symbols.iter().map(|s| (s.symbol.id, s.parent)).collect();
-        let depth = |mut id: i64| {
-            let mut d = 0usize;
-            while let Some(Some(p)) = parents.get(&id) {
-                d += 1;
-                id = *p;
-                if d > 64 {
-                    break;
-                }
-            }
-            d
-        };
-        let mut per_file: HashMap<&str, (usize, usize, usize)> = HashMap::new();
-        for s in &symbols {
-            let e = per_file.entry(s.symbol.file.as_str()).or_default();
-            e.0 += 1;
-            if matches!(
-                s.symbol.kind.as_str(),
-                "class" | "struct" | "enum" | "trait" | "interface" | "type"
-            ) {
-                e.1 += 1;
-            }
-            if matches!(s.symbol.kind.as_str(), "function" | "method") {
-                e.2 += 1;
-            }
-        }
-        let kept: Vec<&tsa_index::NestedSymbol> = symbols
-            .iter()
-            .filter(|s| s.symbol.kind != "impl")
-            .filter(|s| match mode {
-                Mode::Api => {
-                    !s.symbol.is_test
-                        && !is_test_path(&s.symbol.file)
-                        && depth(s.symbol.id) <= 1
-                        && visibility(&s.symbol.language, &s.symbol.name, &s.symbol.signature)
-                            == "public"
-                }
-                _ => true,
-            })
-            .collect();
-        let mut out = Success::new(
-            Verdict::Info,
-            format!(
-                "sitemap {shown_dir} ({mode_name}): {} files, {} definitions",
-                files.len(),
-                kept.len()
+        let mut out = with_payload(
+            Success::new(
+                Verdict::Info,
+                format!(
+                    "sitemap {shown_dir} ({mode_name}): {} files, {} definitions",
+                    map.files.len(),
+                    map.symbols.len()
+                ),
             ),
-        )
-        .with("directory", shown_dir.clone())
-        .with("mode", mode_name)
-        .with("language", language);
+            &SitemapPayload {
+                directory: &shown_dir,
+                mode: mode_name,
+                language,
+            },
+        );
         if mode == Mode::Module {
-            let mut modules: BTreeMap<String, (usize, usize, Vec<String>)> = BTreeMap::new();
-            for (path, lang) in &files {
-                let dir = path
-                    .rsplit_once('/')
-                    .map(|(d, _)| d)
-                    .unwrap_or(".")
-                    .to_owned();
-                let m = modules.entry(dir).or_default();
-                m.0 += 1;
-                m.1 += per_file.get(path.as_str()).map(|c| c.0).unwrap_or(0);
-                if !m.2.contains(lang) {
-                    m.2.push(lang.clone());
-                }
-            }
-            let rows = modules.into_iter().map(
-                |(m, (f, s, l))| json!({"module": m, "files": f, "definitions": s, "languages": l}),
-            );
             out = out.with_list(
                 ListSpelling {
                     list_key: "modules",
@@ -188,14 +155,10 @@ impl Action for Sitemap {
                     noun: "modules",
                     remedy: "raise max_files, or narrow directory".into(),
                 },
-                Capped::collect(rows, max_files),
+                Capped::collect(modules(&map.files).iter().map(to_value), max_files),
             );
         }
         if mode != Mode::Flat {
-            let rows = files.iter().map(|(path, lang)| {
-                let (n, t, f) = per_file.get(path.as_str()).copied().unwrap_or_default();
-                json!({"file": path, "language": lang, "definitions": n, "types": t, "functions": f})
-            });
             out = out.with_list(
                 ListSpelling {
                     list_key: "files",
@@ -205,29 +168,13 @@ impl Action for Sitemap {
                     noun: "files",
                     remedy: "raise max_files, or narrow directory/language".into(),
                 },
-                Capped::collect(rows, max_files),
+                Capped::collect(map.files.iter().map(to_value), max_files),
             );
         }
         if mode != Mode::Module {
-            let rows = kept.iter().map(|s| {
-                let y = &s.symbol;
-                match mode {
-                    Mode::Flat => json!({
-                        "qualified_name": y.qualname, "kind": y.kind,
-                        "file": y.file, "line": y.line,
-                    }),
-                    _ => {
-                        let mut r: Value = json!({
-                            "file": y.file, "name": y.name, "qualified_name": y.qualname,
-                            "kind": y.kind, "line": y.line, "end_line": y.end_line,
-                            "depth": depth(y.id), "signature": y.signature,
-                        });
-                        if y.is_test {
-                            r["is_test"] = json!(true);
-                        }
-                        r
-                    }
-                }
+            let rows = map.symbols.iter().map(|p| match mode {
+                Mode::Flat => to_value(&p.flat()),
+                _ => to_value(&p.full()),
             });
             out = out.with_list(
                 ListSpelling {

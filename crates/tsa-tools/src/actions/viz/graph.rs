@@ -2,19 +2,21 @@
 //! flowchart (or a Graphology JSON graph for Sigma), capped at `max_edges` with the
 //! exact total of edges kept.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
-use tsa_analysis::graph::{Dir, IndexGraph, One, bfs, depth_param, load_symbols};
+use serde::{Deserialize, Serialize};
+use tsa_analysis::call_graph::{
+    Drawing, call_edges, drawing, keep_around, keep_file, one_per_pair,
+};
+use tsa_analysis::graph::{One, depth_param};
 use tsa_analysis::mermaid;
 use tsa_analysis::source::source_file;
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
-use tsa_index::Edge;
+use tsa_index::SymbolRow;
 
 use crate::action::Action;
-use crate::actions::common::{cap, find_one, open_index};
+use crate::actions::common::{cap, find_one, open_index, to_value, with_payload};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
@@ -81,6 +83,115 @@ pub struct Args {
 
 pub struct Graph;
 
+/// `attributes` of the Sigma graph.
+#[derive(Debug, Serialize)]
+pub struct SigmaAttributes {
+    pub name: String,
+}
+
+/// `options` of the Sigma graph.
+#[derive(Debug, Serialize)]
+pub struct SigmaOptions {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub multi: bool,
+    #[serde(rename = "allowSelfLoops")]
+    pub allow_self_loops: bool,
+}
+
+/// A node's attributes.
+#[derive(Debug, Serialize)]
+pub struct NodeLabel<'a> {
+    pub label: &'a str,
+}
+
+/// A node of the Sigma graph.
+#[derive(Debug, Serialize)]
+pub struct SigmaNode<'a> {
+    pub key: &'a str,
+    pub attributes: NodeLabel<'a>,
+}
+
+/// An edge of the Sigma graph.
+#[derive(Debug, Serialize)]
+pub struct SigmaEdge<'a> {
+    pub key: String,
+    pub source: &'a str,
+    pub target: &'a str,
+}
+
+/// The Graphology-compatible graph for Sigma.js.
+#[derive(Debug, Serialize)]
+pub struct SigmaGraph<'a> {
+    pub attributes: SigmaAttributes,
+    pub options: SigmaOptions,
+    pub nodes: Vec<SigmaNode<'a>>,
+    pub edges: Vec<SigmaEdge<'a>>,
+}
+
+impl<'a> SigmaGraph<'a> {
+    fn of(subject: &str, d: &'a Drawing) -> SigmaGraph<'a> {
+        SigmaGraph {
+            attributes: SigmaAttributes {
+                name: format!("call graph of {subject}"),
+            },
+            options: SigmaOptions {
+                kind: "directed",
+                multi: false,
+                allow_self_loops: true,
+            },
+            nodes: d
+                .nodes
+                .iter()
+                .map(|(id, label)| SigmaNode {
+                    key: id,
+                    attributes: NodeLabel { label },
+                })
+                .collect(),
+            edges: d
+                .pairs
+                .iter()
+                .map(|(a, b)| SigmaEdge {
+                    key: format!("{a}->{b}"),
+                    source: a,
+                    target: b,
+                })
+                .collect(),
+        }
+    }
+}
+
+/// The payload of `viz graph` before its capped list: the picture is `mermaid`
+/// text or a Sigma `graph`.
+#[derive(Debug, Serialize)]
+pub struct GraphPayload<'a> {
+    pub mode: &'static str,
+    pub subject: &'a str,
+    pub node_count: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mermaid: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub graph: Option<SigmaGraph<'a>>,
+}
+
+/// A call edge drawn, as a row of `edges`.
+#[derive(Debug, Serialize)]
+pub struct EdgeRow<'a> {
+    pub source: Option<&'a str>,
+    pub source_file: Option<&'a str>,
+    pub target: Option<&'a str>,
+    pub target_file: Option<&'a str>,
+    pub line: u32,
+    pub resolution: &'static str,
+    pub confidence: f64,
+}
+
+/// After the list, when test code was left out.
+#[derive(Debug, Serialize)]
+struct TestsExcluded {
+    tests_excluded: bool,
+}
+
 impl Action for Graph {
     type Args = Args;
     const FACADE: &'static str = "viz";
@@ -98,11 +209,8 @@ impl Action for Graph {
         let opened = open_index(ctx)?;
         let index = &opened.index;
         let mut warnings: Vec<String> = depth_warning.into_iter().collect();
-        let mut syms = HashMap::new();
-        let mut edges: Vec<Edge> = index.all_edges()?;
-        if !include_tests {
-            edges.retain(|e| !e.caller_is_test && !e.target_is_test);
-        }
+        let mut syms: HashMap<i64, SymbolRow> = HashMap::new();
+        let mut edges = call_edges(index, include_tests)?;
         let subject = match mode {
             Mode::Full => "project".to_owned(),
             Mode::File => {
@@ -112,16 +220,7 @@ impl Action for Graph {
                     ));
                 };
                 let file = source_file(ctx.root()?, f)?;
-                load_symbols(
-                    index,
-                    &mut syms,
-                    edges.iter().flat_map(|e| [e.caller, e.target]),
-                )?;
-                edges.retain(|e| {
-                    [e.caller, e.target]
-                        .iter()
-                        .any(|id| syms.get(id).is_some_and(|s| s.file == file))
-                });
+                keep_file(index, &mut syms, &mut edges, &file)?;
                 file
             }
             Mode::Function => {
@@ -137,89 +236,53 @@ impl Action for Graph {
                         d
                     }
                 };
-                let mut g = IndexGraph::new(index);
-                let mut keep: HashSet<i64> = HashSet::from([def.id]);
-                for dir in [Dir::Up, Dir::Down] {
-                    keep.extend(
-                        bfs(&mut g, &[def.id], dir, depth)?
-                            .nodes
-                            .iter()
-                            .map(|(n, _)| *n),
-                    );
-                }
-                edges.retain(|e| keep.contains(&e.caller) && keep.contains(&e.target));
+                keep_around(index, &mut edges, def.id, depth)?;
                 def.qualname
             }
         };
-        // One edge per (caller, target) pair, first call line kept.
-        let mut seen = HashSet::new();
-        edges.retain(|e| seen.insert((e.caller, e.target)));
+        one_per_pair(&mut edges);
         let listed = Capped::collect(edges, max_edges);
-        load_symbols(
-            index,
-            &mut syms,
-            listed.items().iter().flat_map(|e| [e.caller, e.target]),
-        )?;
-        let id_of = |id: i64| {
-            syms.get(&id)
-                .map(|s| mermaid::node_id(&s.qualname, &s.file))
-                .unwrap_or_else(|| format!("sym{id}"))
-        };
-        let mut nodes: Vec<(String, String)> = Vec::new();
-        let mut node_ids: HashSet<i64> = HashSet::new();
-        for e in listed.items() {
-            for id in [e.caller, e.target] {
-                if node_ids.insert(id)
-                    && let Some(s) = syms.get(&id)
-                {
-                    nodes.push((id_of(id), mermaid::label(&s.qualname, &s.file)));
-                }
-            }
-        }
-        let pairs: Vec<(String, String)> = listed
-            .items()
-            .iter()
-            .map(|e| (id_of(e.caller), id_of(e.target)))
-            .collect();
+        let d = drawing(index, &mut syms, listed.items())?;
         let direction = format!("{:?}", args.direction.unwrap_or_default());
-        let format = args.visualization_format.unwrap_or_default();
         let total = listed.total();
-        let node_count = nodes.len();
-        let picture = match format {
-            Format::Mermaid => json!(mermaid::flowchart(&direction, &nodes, &pairs, total)),
-            Format::Sigma => json!({
-                "attributes": {"name": format!("call graph of {subject}")},
-                "options": {"type": "directed", "multi": false, "allowSelfLoops": true},
-                "nodes": nodes.iter().map(|(id, label)| json!({"key": id, "attributes": {"label": label}})).collect::<Vec<_>>(),
-                "edges": pairs.iter().map(|(a, b)| json!({"key": format!("{a}->{b}"), "source": a, "target": b})).collect::<Vec<_>>(),
-            }),
+        let node_count = d.nodes.len();
+        let (mermaid, graph) = match args.visualization_format.unwrap_or_default() {
+            Format::Mermaid => (
+                Some(mermaid::flowchart(&direction, &d.nodes, &d.pairs, total)),
+                None,
+            ),
+            Format::Sigma => (None, Some(SigmaGraph::of(&subject, &d))),
+        };
+        let payload = GraphPayload {
+            mode: match mode {
+                Mode::Full => "full",
+                Mode::File => "file",
+                Mode::Function => "function",
+            },
+            subject: &subject,
+            node_count,
+            mermaid,
+            graph,
         };
         let rows = listed.map(|e| {
             let s = syms.get(&e.caller);
             let t = syms.get(&e.target);
-            json!({
-                "source": s.map(|s| s.qualname.clone()),
-                "source_file": s.map(|s| s.file.clone()),
-                "target": t.map(|t| t.qualname.clone()),
-                "target_file": t.map(|t| t.file.clone()),
-                "line": e.line,
-                "resolution": e.resolution.as_str(),
-                "confidence": e.confidence,
+            to_value(&EdgeRow {
+                source: s.map(|s| s.qualname.as_str()),
+                source_file: s.map(|s| s.file.as_str()),
+                target: t.map(|t| t.qualname.as_str()),
+                target_file: t.map(|t| t.file.as_str()),
+                line: e.line,
+                resolution: e.resolution.as_str(),
+                confidence: e.confidence,
             })
         });
-        let mut s = Success::new(
-            Verdict::Info,
-            format!("graph {subject}: {node_count} node(s), {total} call edge(s)"),
-        )
-        .with("mode", format!("{mode:?}").to_lowercase())
-        .with("subject", subject.as_str())
-        .with("node_count", node_count)
-        .with(
-            match format {
-                Format::Mermaid => "mermaid",
-                Format::Sigma => "graph",
-            },
-            picture,
+        let mut s = with_payload(
+            Success::new(
+                Verdict::Info,
+                format!("graph {subject}: {node_count} node(s), {total} call edge(s)"),
+            ),
+            &payload,
         )
         .with_list(
             ListSpelling {
@@ -236,13 +299,16 @@ impl Action for Graph {
         )
         .with_next_step(if total == 0 {
             "No resolved call edges here; nav action=callers shows unresolved call sites."
-                .to_owned()
         } else {
             "Render the mermaid text, or open viz action=knowledge for an interactive page."
-                .to_owned()
         });
         if !include_tests {
-            s = s.with("tests_excluded", true);
+            s = with_payload(
+                s,
+                &TestsExcluded {
+                    tests_excluded: true,
+                },
+            );
         }
         for w in warnings {
             s = s.with_warning(w);

@@ -4,19 +4,21 @@
 //! itself an importable serialized graph) or a self-contained HTML page written
 //! inside the project.
 
-use std::collections::HashSet;
-use std::path::Path;
+use std::collections::BTreeMap;
+use std::num::NonZeroUsize;
+use std::path::{Path, PathBuf};
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::{Value, json};
-use tsa_analysis::knowledge::view::{self, Lod, Projected};
-use tsa_analysis::knowledge::{self, Graph, NodeKind, count_kinds, page, sidecar};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tsa_analysis::knowledge::focus::{current, find_focus, suggestions};
+use tsa_analysis::knowledge::view::{self, Lod};
+use tsa_analysis::knowledge::{Graph, count_kinds, page, sidecar};
 use tsa_analysis::security::resolve_in_root;
 use tsa_envelope::{Capped, ListLink, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::{cap, open_index, split_qualified};
+use crate::actions::common::{cap, open_index, to_value, with_payload};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
@@ -74,156 +76,237 @@ pub struct Args {
 
 pub struct Knowledge;
 
-/// Where the graph came from, and warnings about it.
-struct Source {
-    graph: Graph,
-    from: &'static str,
-    warnings: Vec<String>,
+/// The payload of an unknown focus.
+#[derive(Debug, Serialize)]
+struct FocusNotFound<'a> {
+    focus: &'a str,
+    lod: &'static str,
+    suggestions: Vec<String>,
 }
 
-fn load_graph(ctx: &Context) -> Result<Source, ToolError> {
-    let root = ctx.root()?;
-    let opened = open_index(ctx)?;
-    let mut warnings: Vec<String> = opened.built_now.into_iter().collect();
-    let stored = match sidecar::load(root) {
-        Ok(s) => s,
-        Err(e) => {
-            warnings.push(format!(
-                "knowledge_unreadable: {e}; built from the index instead"
-            ));
-            None
-        }
+/// `attributes` of the Graphology graph.
+#[derive(Debug, Serialize)]
+pub struct GraphAttributes<'a> {
+    pub name: String,
+    pub lod: &'static str,
+    pub source: &'static str,
+    pub node_count: usize,
+    pub edge_count: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub focus: Option<&'a str>,
+}
+
+/// `options` of the Graphology graph.
+#[derive(Debug, Serialize)]
+pub struct GraphOptions {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub multi: bool,
+    #[serde(rename = "allowSelfLoops")]
+    pub allow_self_loops: bool,
+}
+
+const OPTIONS: GraphOptions = GraphOptions {
+    kind: "directed",
+    multi: true,
+    allow_self_loops: false,
+};
+
+/// The graph an HTML page draws.
+#[derive(Debug, Serialize)]
+struct PageGraph<'a> {
+    attributes: &'a GraphAttributes<'a>,
+    options: GraphOptions,
+    nodes: &'a [Value],
+    edges: &'a [Value],
+}
+
+/// The payload of `viz knowledge`, in answer order (the format's part follows).
+#[derive(Debug, Serialize)]
+pub struct KnowledgePayload<'a> {
+    pub export_format: &'static str,
+    pub lod: &'static str,
+    pub source: &'static str,
+    pub nodes_by_kind: BTreeMap<String, usize>,
+    pub edges_by_kind: BTreeMap<String, usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub focus: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub focus_nodes: Option<usize>,
+}
+
+/// The Graphology part before its lists.
+#[derive(Debug, Serialize)]
+struct GraphologyHead<'a> {
+    attributes: &'a GraphAttributes<'a>,
+    options: GraphOptions,
+}
+
+/// The HTML part: where the page went and what it draws.
+#[derive(Debug, Serialize)]
+pub struct HtmlPart<'a> {
+    pub output_path: &'a str,
+    pub html_bytes: usize,
+    pub node_count: usize,
+    pub nodes_drawn: usize,
+    pub max_nodes: usize,
+    pub edge_count: usize,
+    pub edges_drawn: usize,
+    pub max_edges: usize,
+    pub nodes_truncated: bool,
+    pub edges_truncated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub html: Option<&'a str>,
+}
+
+/// The checked place of the HTML page (absolute, project-relative).
+fn page_path(root: &Path, args: &Args) -> Result<(PathBuf, String), ToolError> {
+    let wanted = args.output_path.as_deref().unwrap_or(".tsa/knowledge.html");
+    let (abs, rel) = resolve_in_root(root, wanted)?;
+    let ext = abs
+        .extension()
+        .map(|e| e.to_string_lossy().to_lowercase())
+        .unwrap_or_default();
+    if ext != "html" && ext != "htm" {
+        return Err(ToolError::Validation(format!(
+            "output_path must name an .html file, got '{wanted}'"
+        )));
+    }
+    if abs.is_dir() {
+        return Err(ToolError::Validation(format!(
+            "output_path '{wanted}' is a folder"
+        )));
+    }
+    Ok((abs, rel))
+}
+
+/// The answer when the focus names nothing of the graph.
+fn focus_not_found(g: &Graph, f: &str, lod: Lod, warnings: Vec<String>) -> Success {
+    let sugg = suggestions(g, f);
+    let step = match sugg.first() {
+        Some(s) => format!(
+            "'{f}' is no file, folder, document or definition of the knowledge graph. Did you mean '{s}'?"
+        ),
+        None => format!(
+            "'{f}' is no file, folder, document or definition of the knowledge graph; pass a project path or a definition name (Class.method)"
+        ),
     };
-    let settings = stored.as_ref().map(|s| s.settings).unwrap_or_default();
-    if let Some(sc) = stored {
-        if sidecar::fingerprint(&opened.index, root, &sc.settings)? == sc.fingerprint {
-            if sc.truncated() {
-                warnings.push(format!(
-                    "knowledge_sidecar_truncated: it holds {} of {} nodes and {} of {} edges; rebuild with higher caps (index action=knowledge max_nodes=... max_edges=...)",
-                    sc.nodes.len(),
-                    sc.node_total,
-                    sc.edges.len(),
-                    sc.edge_total
-                ));
-            }
-            return Ok(Source {
-                graph: sc.graph(),
-                from: "sidecar",
-                warnings,
-            });
-        }
-        warnings.push(
-            "stale_knowledge: .tsa/knowledge.json is out of date, so the graph was built from the index now; refresh it with index action=knowledge".to_owned(),
-        );
+    let payload = FocusNotFound {
+        focus: f,
+        lod: lod.as_str(),
+        suggestions: sugg,
+    };
+    let mut s = with_payload(
+        Success::new(
+            Verdict::NotFound,
+            format!("viz knowledge: focus '{f}' not found"),
+        ),
+        &payload,
+    )
+    .with_next_step(step);
+    for w in warnings {
+        s = s.with_warning(w);
     }
-    let graph = knowledge::build(
-        &opened.index,
-        root,
-        settings.include_docs,
-        settings.max_files,
-    )?;
-    Ok(Source {
-        graph,
-        from: "index",
-        warnings,
-    })
+    s
 }
 
-/// The projected nodes the focus names, or `None` when nothing matches.
-fn find_focus(
-    root: &Path,
-    g: &Graph,
-    p: &Projected<'_>,
-    lod: Lod,
-    focus: &str,
-) -> Result<Option<Vec<usize>>, ToolError> {
-    let f = focus.trim();
-    if f.is_empty() {
-        return Err(ToolError::Validation(
-            "parameter 'focus' must be a non-empty string".into(),
-        ));
-    }
-    let path_like = f.contains('/') || f.contains('\\') || f == "." || root.join(f).exists();
-    let mut base: Vec<&knowledge::Node> = Vec::new();
-    if path_like {
-        let (_, rel) = resolve_in_root(root, f)?;
-        let rel = if rel.is_empty() {
-            ".".to_owned()
-        } else {
-            rel.trim_end_matches('/').to_owned()
-        };
-        let ids: HashSet<String> = ["file", "doc", "module"]
-            .iter()
-            .map(|k| format!("{k}:{rel}"))
-            .collect();
-        base.extend(g.nodes.iter().filter(|n| ids.contains(&n.id)));
-    }
-    if base.is_empty() && !f.contains('/') {
-        let (owner, name) = split_qualified(f);
-        base.extend(g.nodes.iter().filter(|n| {
-            n.kind == NodeKind::Symbol
-                && (n.qualname.as_deref() == Some(f)
-                    || n.name.as_deref() == Some(name)
-                        && owner.is_none_or(|o| {
-                            n.qualname
-                                .as_deref()
-                                .is_some_and(|q| q.split(['.', ':']).rev().skip(1).any(|s| s == o))
-                        }))
-        }));
-    }
-    if base.is_empty() {
-        return Ok(None);
-    }
-    let mut seeds = Vec::new();
-    for n in base {
-        match view::stand_in(n, lod).and_then(|id| p.at.get(id.as_str()).copied()) {
-            Some(i) => seeds.push(i),
-            // A folder at file level: everything drawn under it.
-            None if n.kind == NodeKind::Module => {
-                let prefix = format!("{}/", n.path);
-                seeds.extend(
-                    p.nodes
-                        .iter()
-                        .enumerate()
-                        .filter(|(_, m)| n.path == "." || m.path.starts_with(&prefix))
-                        .map(|(i, _)| i),
-                );
-            }
-            None => {}
-        }
-    }
-    let mut seen = HashSet::new();
-    seeds.retain(|s| seen.insert(*s));
-    Ok((!seeds.is_empty()).then_some(seeds))
+/// The drawn graph: its attributes, nodes and edges with their totals.
+struct Drawn<'a> {
+    attributes: GraphAttributes<'a>,
+    nodes: Vec<Value>,
+    edges: Vec<Value>,
+    node_total: usize,
+    edge_total: usize,
+    remedy: &'static str,
 }
 
-/// Up to five names or paths close to `focus`.
-fn suggestions(g: &Graph, focus: &str) -> Vec<String> {
-    // Compared by its first 64 characters: the cost never grows with the input.
-    let f = tsa_analysis::suggest::clip(focus.trim()).to_lowercase();
-    let tail = f.rsplit(['/', '.', ':']).next().unwrap_or(&f).to_owned();
-    let mut scored: Vec<(f64, String)> = Vec::new();
-    let mut seen = HashSet::new();
-    for n in &g.nodes {
-        let shown = match n.kind {
-            NodeKind::Symbol => n.qualname.clone().unwrap_or_else(|| n.label.clone()),
-            _ => n.path.clone(),
-        };
-        let key = match n.kind {
-            NodeKind::Symbol => n.name.clone().unwrap_or_default().to_lowercase(),
-            _ => n.path.rsplit('/').next().unwrap_or(&n.path).to_lowercase(),
-        };
-        let mut score = strsim::normalized_levenshtein(&tail, &key)
-            .max(strsim::normalized_levenshtein(&f, &shown.to_lowercase()));
-        if !tail.is_empty() && (key.contains(&tail) || tail.contains(&key) && !key.is_empty()) {
-            score = score.max(0.75);
-        }
-        if score >= 0.5 && seen.insert(shown.clone()) {
-            scored.push((score, shown));
-        }
-    }
-    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
-    scored.into_iter().take(5).map(|(_, s)| s).collect()
+fn graphology_part(
+    s: Success,
+    d: Drawn<'_>,
+    max_nodes: NonZeroUsize,
+    max_edges: NonZeroUsize,
+) -> Success {
+    let head = GraphologyHead {
+        attributes: &d.attributes,
+        options: OPTIONS,
+    };
+    with_payload(s, &head)
+        .with_list(
+            ListSpelling {
+                list_key: "nodes",
+                total_key: "node_count",
+                listed_key: "nodes_listed",
+                cap_key: "max_nodes",
+                noun: "nodes",
+                remedy: d.remedy.into(),
+            },
+            Capped::counted(d.nodes, d.node_total, max_nodes),
+        )
+        .with_list(
+            ListSpelling {
+                list_key: "edges",
+                total_key: "edge_count",
+                listed_key: "edges_listed",
+                cap_key: "max_edges",
+                noun: "edges",
+                remedy: d.remedy.into(),
+            },
+            Capped::counted(d.edges, d.edge_total, max_edges),
+        )
+        // A max_chars cut never leaves an edge to a dropped node
+        // (Graphology refuses such an import).
+        .with_link(ListLink {
+            nodes: "nodes",
+            key: "key",
+            edges: "edges",
+            ends: ["source", "target"],
+        })
+}
+
+/// Writes the page and adds where it went; returns the answer and the next step.
+#[allow(clippy::too_many_arguments)]
+fn html_part(
+    s: Success,
+    d: &Drawn<'_>,
+    out: (PathBuf, String),
+    title: &str,
+    max_nodes: NonZeroUsize,
+    max_edges: NonZeroUsize,
+    include_html: bool,
+    follow: &str,
+) -> Result<Success, ToolError> {
+    let (abs, rel) = out;
+    let graph = to_value(&PageGraph {
+        attributes: &d.attributes,
+        options: OPTIONS,
+        nodes: &d.nodes,
+        edges: &d.edges,
+    });
+    let html = page::render(title, &graph);
+    sidecar::write_atomic(&abs, html.as_bytes())?;
+    let (nodes_kept, edges_kept) = (d.nodes.len(), d.edges.len());
+    let cut = nodes_kept < d.node_total || edges_kept < d.edge_total;
+    let part = HtmlPart {
+        output_path: &rel,
+        html_bytes: html.len(),
+        node_count: d.node_total,
+        nodes_drawn: nodes_kept,
+        max_nodes: max_nodes.get(),
+        edge_count: d.edge_total,
+        edges_drawn: edges_kept,
+        max_edges: max_edges.get(),
+        nodes_truncated: nodes_kept < d.node_total,
+        edges_truncated: edges_kept < d.edge_total,
+        html: include_html.then_some(html.as_str()),
+    };
+    Ok(with_payload(s, &part).with_next_step(if cut {
+        format!(
+            "showing {nodes_kept} of {} nodes and {edges_kept} of {} edges — {}. {follow}",
+            d.node_total, d.edge_total, d.remedy
+        )
+    } else {
+        follow.to_owned()
+    }))
 }
 
 impl Action for Knowledge {
@@ -247,25 +330,7 @@ impl Action for Knowledge {
         }
         // The page's place is checked before any work.
         let out = match format {
-            ExportFormat::Html => {
-                let wanted = args.output_path.as_deref().unwrap_or(".tsa/knowledge.html");
-                let (abs, rel) = resolve_in_root(root, wanted)?;
-                let ext = abs
-                    .extension()
-                    .map(|e| e.to_string_lossy().to_lowercase())
-                    .unwrap_or_default();
-                if ext != "html" && ext != "htm" {
-                    return Err(ToolError::Validation(format!(
-                        "output_path must name an .html file, got '{wanted}'"
-                    )));
-                }
-                if abs.is_dir() {
-                    return Err(ToolError::Validation(format!(
-                        "output_path '{wanted}' is a folder"
-                    )));
-                }
-                Some((abs, rel))
-            }
+            ExportFormat::Html => Some(page_path(root, &args)?),
             ExportFormat::Graphology => None,
         };
         let lod = match args.lod.unwrap_or_default() {
@@ -273,34 +338,15 @@ impl Action for Knowledge {
             LodArg::File => Lod::File,
             LodArg::Module => Lod::Module,
         };
-        let src = load_graph(ctx)?;
-        let projected = view::project(&src.graph, lod);
+        let opened = open_index(ctx)?;
+        let cur = current(&opened.index, root)?;
+        let warnings: Vec<String> = opened.built_now.into_iter().chain(cur.warnings).collect();
+        let projected = view::project(&cur.graph, lod);
+        let focus = args.focus.as_deref().map(str::trim);
         let seeds = match args.focus.as_deref() {
-            Some(f) => match find_focus(root, &src.graph, &projected, lod, f)? {
+            Some(f) => match find_focus(root, &cur.graph, &projected, lod, f)? {
                 Some(s) => s,
-                None => {
-                    let sugg = suggestions(&src.graph, f);
-                    let step = match sugg.first() {
-                        Some(s) => format!(
-                            "'{f}' is no file, folder, document or definition of the knowledge graph. Did you mean '{s}'?"
-                        ),
-                        None => format!(
-                            "'{f}' is no file, folder, document or definition of the knowledge graph; pass a project path or a definition name (Class.method)"
-                        ),
-                    };
-                    let mut s = Success::new(
-                        Verdict::NotFound,
-                        format!("viz knowledge: focus '{f}' not found"),
-                    )
-                    .with("focus", f)
-                    .with("lod", lod.as_str())
-                    .with("suggestions", json!(sugg))
-                    .with_next_step(step);
-                    for w in src.warnings {
-                        s = s.with_warning(w);
-                    }
-                    return Ok(s);
-                }
+                None => return Ok(focus_not_found(&cur.graph, f, lod, warnings)),
             },
             None => Vec::new(),
         };
@@ -310,144 +356,66 @@ impl Action for Knowledge {
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
-        let mut attributes = json!({
-            "name": format!("knowledge graph of {project_name}"),
-            "lod": lod.as_str(),
-            "source": src.from,
-            "node_count": sel.node_total,
-            "edge_count": sel.edge_total,
-        });
-        if let Some(f) = &args.focus {
-            attributes["focus"] = json!(f.trim());
-        }
-        let options = json!({"type": "directed", "multi": true, "allowSelfLoops": false});
-        let nodes_by_kind = count_kinds(
-            nodes
-                .iter()
-                .filter_map(|n| n["attributes"]["kind"].as_str()),
-        );
-        let edges_by_kind = count_kinds(
-            edges
-                .iter()
-                .filter_map(|e| e["attributes"]["kind"].as_str()),
-        );
-        let (nodes_kept, edges_kept) = (nodes.len(), edges.len());
+        let kinds = |rows: &[Value]| {
+            count_kinds(rows.iter().filter_map(|n| n["attributes"]["kind"].as_str()))
+        };
+        let payload = KnowledgePayload {
+            export_format: match format {
+                ExportFormat::Graphology => "graphology",
+                ExportFormat::Html => "html",
+            },
+            lod: lod.as_str(),
+            source: cur.from,
+            nodes_by_kind: kinds(&nodes),
+            edges_by_kind: kinds(&edges),
+            focus,
+            focus_nodes: focus.map(|_| seeds.len()),
+        };
         let summary = format!(
             "knowledge graph lod={}{}: {} of {} nodes, {} of {} edges",
             lod.as_str(),
-            args.focus
-                .as_deref()
-                .map(|f| format!(" around {}", f.trim()))
-                .unwrap_or_default(),
-            nodes_kept,
+            focus.map(|f| format!(" around {f}")).unwrap_or_default(),
+            nodes.len(),
             sel.node_total,
-            edges_kept,
+            edges.len(),
             sel.edge_total
         );
-        let remedy = if args.focus.is_some() {
-            "raise max_nodes / max_edges, or focus on something smaller"
-        } else {
-            "raise max_nodes / max_edges, pass focus, or use lod=module"
+        let drawn = Drawn {
+            attributes: GraphAttributes {
+                name: format!("knowledge graph of {project_name}"),
+                lod: lod.as_str(),
+                source: cur.from,
+                node_count: sel.node_total,
+                edge_count: sel.edge_total,
+                focus,
+            },
+            nodes,
+            edges,
+            node_total: sel.node_total,
+            edge_total: sel.edge_total,
+            remedy: if focus.is_some() {
+                "raise max_nodes / max_edges, or focus on something smaller"
+            } else {
+                "raise max_nodes / max_edges, pass focus, or use lod=module"
+            },
         };
-        let mut s = Success::new(Verdict::Info, summary)
-            .with(
-                "export_format",
-                match format {
-                    ExportFormat::Graphology => "graphology",
-                    ExportFormat::Html => "html",
-                },
-            )
-            .with("lod", lod.as_str())
-            .with("source", src.from)
-            .with("nodes_by_kind", json!(nodes_by_kind))
-            .with("edges_by_kind", json!(edges_by_kind));
-        if let Some(f) = &args.focus {
-            s = s.with("focus", f.trim()).with("focus_nodes", seeds.len());
-        }
-        let follow = match format {
-            ExportFormat::Graphology => {
-                "Import the answer with Graphology (Graph.from), or draw it: viz action=knowledge export_format=html"
-            }
-            ExportFormat::Html => {
-                "Open output_path in a browser: drag to pan, wheel to zoom, click a node for its neighbours"
-            }
+        let s = with_payload(Success::new(Verdict::Info, summary), &payload);
+        let mut s = match out {
+            None => graphology_part(s, drawn, max_nodes, max_edges).with_next_step(
+                "Import the answer with Graphology (Graph.from), or draw it: viz action=knowledge export_format=html",
+            ),
+            Some(out) => html_part(
+                s,
+                &drawn,
+                out,
+                &format!("tsa knowledge graph: {project_name} ({})", lod.as_str()),
+                max_nodes,
+                max_edges,
+                args.include_html.unwrap_or(false),
+                "Open output_path in a browser: drag to pan, wheel to zoom, click a node for its neighbours",
+            )?,
         };
-        match format {
-            ExportFormat::Graphology => {
-                s = s
-                    .with("attributes", attributes)
-                    .with("options", options)
-                    .with_list(
-                        ListSpelling {
-                            list_key: "nodes",
-                            total_key: "node_count",
-                            listed_key: "nodes_listed",
-                            cap_key: "max_nodes",
-                            noun: "nodes",
-                            remedy: remedy.into(),
-                        },
-                        Capped::counted(nodes, sel.node_total, max_nodes),
-                    )
-                    .with_list(
-                        ListSpelling {
-                            list_key: "edges",
-                            total_key: "edge_count",
-                            listed_key: "edges_listed",
-                            cap_key: "max_edges",
-                            noun: "edges",
-                            remedy: remedy.into(),
-                        },
-                        Capped::counted(edges, sel.edge_total, max_edges),
-                    )
-                    // A max_chars cut never leaves an edge to a dropped node
-                    // (Graphology refuses such an import).
-                    .with_link(ListLink {
-                        nodes: "nodes",
-                        key: "key",
-                        edges: "edges",
-                        ends: ["source", "target"],
-                    })
-                    .with_next_step(follow);
-            }
-            ExportFormat::Html => {
-                let Some((abs, rel)) = out else {
-                    return Err(ToolError::Internal("html without an output path".into()));
-                };
-                let graph: Value = json!({
-                    "attributes": attributes,
-                    "options": options,
-                    "nodes": nodes,
-                    "edges": edges,
-                });
-                let title = format!("tsa knowledge graph: {project_name} ({})", lod.as_str());
-                let html = page::render(&title, &graph);
-                sidecar::write_atomic(&abs, html.as_bytes())?;
-                let cut = nodes_kept < sel.node_total || edges_kept < sel.edge_total;
-                s = s
-                    .with("output_path", rel.as_str())
-                    .with("html_bytes", html.len())
-                    .with("node_count", sel.node_total)
-                    .with("nodes_drawn", nodes_kept)
-                    .with("max_nodes", max_nodes.get())
-                    .with("edge_count", sel.edge_total)
-                    .with("edges_drawn", edges_kept)
-                    .with("max_edges", max_edges.get())
-                    .with("nodes_truncated", nodes_kept < sel.node_total)
-                    .with("edges_truncated", edges_kept < sel.edge_total);
-                if args.include_html.unwrap_or(false) {
-                    s = s.with("html", html);
-                }
-                s = s.with_next_step(if cut {
-                    format!(
-                        "showing {nodes_kept} of {} nodes and {edges_kept} of {} edges — {remedy}. {follow}",
-                        sel.node_total, sel.edge_total
-                    )
-                } else {
-                    follow.to_owned()
-                });
-            }
-        }
-        for w in src.warnings {
+        for w in warnings {
             s = s.with_warning(w);
         }
         Ok(s)

@@ -3,18 +3,19 @@
 //! diagrams along the shortest call path, activity diagrams from a function's
 //! parse tree, and a state diagram of an enum's members.
 
-use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 
 use schemars::JsonSchema;
-use serde::Deserialize;
-use serde_json::json;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use tsa_analysis::graph::{Dir, IndexGraph, One, depth_param, shortest_paths};
 use tsa_analysis::mermaid;
+use tsa_analysis::uml::{Grouping, activity_steps, class_id, import_weights};
 use tsa_envelope::{Capped, ListSpelling, Success, Verdict};
 use tsa_index::{Index, SymbolRow};
 
 use crate::action::Action;
-use crate::actions::common::{cap, find_one, open_index};
+use crate::actions::common::{cap, find_one, open_index, to_value, with_payload};
 use crate::project_path::ProjectPath;
 use crate::{Context, ToolError};
 
@@ -87,16 +88,74 @@ pub struct Args {
 
 pub struct Uml;
 
-/// A Mermaid class id: letters, digits and `_`.
-fn class_id(name: &str) -> String {
-    let id: String = name
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '_' })
-        .collect();
-    if id.starts_with(|c: char| c.is_ascii_digit()) {
-        format!("C{id}")
-    } else {
-        id
+/// The payload every diagram shares, before its relations.
+#[derive(Debug, Serialize)]
+pub struct UmlPayload<'a> {
+    pub diagram: &'static str,
+    pub subject: &'a str,
+    pub mermaid: String,
+}
+
+/// An inheritance edge of a class diagram.
+#[derive(Debug, Serialize)]
+pub struct ClassRelation {
+    pub parent: String,
+    pub child: String,
+    pub kind: &'static str,
+    /// Whether the base is a project class.
+    pub resolved: bool,
+}
+
+/// Imports between two packages or components.
+#[derive(Debug, Serialize)]
+pub struct ImportRelation {
+    pub from: String,
+    pub to: String,
+    pub imports: usize,
+}
+
+/// A call of a sequence diagram.
+#[derive(Debug, Clone, Serialize)]
+pub struct CallStep {
+    pub from: String,
+    pub to: String,
+    pub line: u32,
+}
+
+/// A step of an activity diagram.
+#[derive(Debug, Serialize)]
+pub struct ActivityStep {
+    pub step: &'static str,
+    pub line: usize,
+}
+
+/// A state of a state diagram.
+#[derive(Debug, Serialize)]
+pub struct StateRow<'a> {
+    pub state: &'a str,
+}
+
+/// A sequence diagram with no call path.
+#[derive(Debug, Serialize)]
+struct NoPath {
+    diagram: &'static str,
+    mermaid: &'static str,
+}
+
+/// How many shortest paths a sequence diagram had to choose from.
+#[derive(Debug, Serialize)]
+struct PathCount {
+    path_count: u64,
+}
+
+fn diagram_name(d: Diagram) -> &'static str {
+    match d {
+        Diagram::Class => "class",
+        Diagram::Package => "package",
+        Diagram::Component => "component",
+        Diagram::Sequence => "sequence",
+        Diagram::Activity => "activity",
+        Diagram::State => "state",
     }
 }
 
@@ -106,20 +165,22 @@ fn answer(
     diagram: Diagram,
     subject: &str,
     text: String,
-    relations: Capped<serde_json::Value>,
+    relations: Capped<Value>,
     next: &str,
 ) -> Success {
     let total = relations.total();
-    Success::new(
-        Verdict::Info,
-        format!(
-            "uml {}: {subject}, {total} relation(s)",
-            format!("{diagram:?}").to_lowercase()
+    let payload = UmlPayload {
+        diagram: diagram_name(diagram),
+        subject,
+        mermaid: text,
+    };
+    with_payload(
+        Success::new(
+            Verdict::Info,
+            format!("uml {}: {subject}, {total} relation(s)", payload.diagram),
         ),
+        &payload,
     )
-    .with("diagram", format!("{diagram:?}").to_lowercase())
-    .with("subject", subject)
-    .with("mermaid", text)
     .with_list(
         ListSpelling {
             list_key: "relations",
@@ -217,8 +278,13 @@ fn class_diagram(index: &Index, args: &Args, ctx: &Context) -> Result<Success, T
             classes.len()
         ));
     }
-    let rel = listed.map(|(p, c, kind, resolved)| {
-        json!({"parent": p, "child": c, "kind": kind, "resolved": resolved})
+    let rel = listed.map(|(parent, child, kind, resolved)| {
+        to_value(&ClassRelation {
+            parent,
+            child,
+            kind,
+            resolved,
+        })
     });
     Ok(answer(
         Diagram::Class,
@@ -235,34 +301,12 @@ fn import_diagram(index: &Index, args: &Args, diagram: Diagram) -> Result<Succes
     let max_edges = cap("max_edges", args.max_edges, 100)?;
     let depth = cap("package_depth", args.package_depth, 2)?.get();
     let tests = args.include_tests.unwrap_or(false);
-    let group = |file: &str| -> String {
-        match diagram {
-            Diagram::Package => {
-                let parts: Vec<&str> = file.split('/').collect();
-                let dirs = &parts[..parts.len().saturating_sub(1)];
-                if dirs.is_empty() {
-                    "(root)".to_owned()
-                } else {
-                    dirs[..dirs.len().min(depth)].join("/")
-                }
-            }
-            _ => file.to_owned(),
-        }
+    let grouping = match diagram {
+        Diagram::Package => Grouping::Packages(depth),
+        _ => Grouping::Components,
     };
     // Every resolved import between two project files, in one query.
-    let mut weights: BTreeMap<(String, String), usize> = BTreeMap::new();
-    for imp in index.file_imports()? {
-        let (f, t) = (imp.file.as_str(), imp.target_file.as_str());
-        if !tests && (tsa_lang::is_test_path(f) || tsa_lang::is_test_path(t)) {
-            continue;
-        }
-        let (a, b) = (group(f), group(t));
-        if a != b {
-            *weights.entry((a, b)).or_default() += 1;
-        }
-    }
-    let mut edges: Vec<((String, String), usize)> = weights.into_iter().collect();
-    edges.sort_by(|x, y| y.1.cmp(&x.1).then_with(|| x.0.cmp(&y.0)));
+    let edges = import_weights(index, grouping, tests)?;
     let listed = Capped::collect(edges, max_edges);
     let mut nodes = Vec::new();
     let mut pairs = Vec::new();
@@ -275,7 +319,7 @@ fn import_diagram(index: &Index, args: &Args, diagram: Diagram) -> Result<Succes
     let text = mermaid::flowchart("LR", &nodes, &pairs, listed.total())
         .replace("call edges", "import edges")
         .replace("No call edges found", "No import edges found");
-    let rel = listed.map(|((a, b), n)| json!({"from": a, "to": b, "imports": n}));
+    let rel = listed.map(|((from, to), imports)| to_value(&ImportRelation { from, to, imports }));
     Ok(answer(
         diagram,
         if diagram == Diagram::Package {
@@ -308,17 +352,18 @@ fn sequence(index: &Index, args: &Args, ctx: &Context) -> Result<Success, ToolEr
     let mut g = IndexGraph::new(index);
     let paths = shortest_paths(&mut g, &[a.id], &[b.id], Dir::Down, depth, max_paths)?;
     let Some(path) = paths.paths.first() else {
-        return Ok(Success::new(
-            Verdict::NotFound,
-            format!(
-                "uml sequence: no call path from {} to {} within {depth} calls",
-                a.qualname, b.qualname
+        return Ok(with_payload(
+            Success::new(
+                Verdict::NotFound,
+                format!(
+                    "uml sequence: no call path from {} to {} within {depth} calls",
+                    a.qualname, b.qualname
+                ),
             ),
-        )
-        .with("diagram", "sequence")
-        .with(
-            "mermaid",
-            "sequenceDiagram\n  Note over caller: no call path found\n",
+            &NoPath {
+                diagram: "sequence",
+                mermaid: "sequenceDiagram\n  Note over caller: no call path found\n",
+            },
         )
         .with_next_step("Raise max_depth, or check nav action=callers on the target."));
     };
@@ -346,21 +391,29 @@ fn sequence(index: &Index, args: &Args, ctx: &Context) -> Result<Success, ToolEr
             class_id(&name(from)),
             class_id(&name(to))
         ));
-        steps.push(json!({"from": name(from), "to": name(to), "line": line}));
+        steps.push(CallStep {
+            from: name(from),
+            to: name(to),
+            line,
+        });
     }
     let listed = Capped::counted(
-        steps.clone(),
+        steps.iter().map(to_value).collect(),
         steps.len(),
         cap("max_edges", args.max_edges, 100)?,
     );
-    Ok(answer(
-        Diagram::Sequence,
-        &format!("{} -> {}", a.qualname, b.qualname),
-        text,
-        listed,
-        "nav action=call_path lists every shortest path with bodies.",
-    )
-    .with("path_count", paths.total))
+    Ok(with_payload(
+        answer(
+            Diagram::Sequence,
+            &format!("{} -> {}", a.qualname, b.qualname),
+            text,
+            listed,
+            "nav action=call_path lists every shortest path with bodies.",
+        ),
+        &PathCount {
+            path_count: paths.total,
+        },
+    ))
 }
 
 /// Control flow of one function: one node per branching or looping statement in
@@ -375,54 +428,7 @@ fn activity(index: &Index, args: &Args, ctx: &Context) -> Result<Success, ToolEr
         One::Answer(s) => return Ok(s),
         One::Found(d, _) => d,
     };
-    let Some(lang) = tsa_lang::Language::from_path(&def.file) else {
-        return Err(ToolError::Language(def.file));
-    };
-    let text = tsa_analysis::security::read_text_in_root(ctx.root()?, &def.file)?;
-    let mut parser = tree_sitter::Parser::new();
-    parser
-        .set_language(&lang.grammar())
-        .map_err(|e| ToolError::Internal(e.to_string()))?;
-    let tree = parser
-        .parse(&text, None)
-        .ok_or_else(|| ToolError::Internal("parse failed".into()))?;
-    let (first, last) = (def.line as usize - 1, def.end_line as usize - 1);
-    let mut steps: Vec<(String, usize)> = Vec::new();
-    let mut stack = vec![tree.root_node()];
-    while let Some(n) = stack.pop() {
-        let row = n.start_position().row;
-        if n.end_position().row < first || row > last {
-            continue;
-        }
-        let kind = n.kind();
-        let step = if !n.is_named() {
-            None
-        } else if kind.contains("if")
-            && (kind.ends_with("statement") || kind.ends_with("expression"))
-        {
-            Some("decision")
-        } else if ["for", "while", "loop", "do_statement"]
-            .iter()
-            .any(|k| kind.starts_with(k))
-        {
-            Some("loop")
-        } else if kind.starts_with("return") {
-            Some("return")
-        } else if kind.contains("try") && kind.ends_with("statement") {
-            Some("try")
-        } else {
-            None
-        };
-        if let Some(s) = step
-            && row > first
-        {
-            steps.push((s.to_owned(), row + 1));
-        }
-        let mut c = n.walk();
-        let children: Vec<_> = n.children(&mut c).collect();
-        stack.extend(children.into_iter().rev());
-    }
-    steps.sort_by_key(|(_, l)| *l);
+    let steps = activity_steps(ctx.root()?, &def)?;
     let mut mm = String::from("flowchart TD\n    start([\"start ");
     mm.push_str(&def.qualname.replace('"', "'"));
     mm.push_str("\"])\n");
@@ -431,16 +437,19 @@ fn activity(index: &Index, args: &Args, ctx: &Context) -> Result<Success, ToolEr
     for (i, (kind, line)) in steps.iter().enumerate() {
         let id = format!("s{i}");
         let label = format!("{kind} (line {line})");
-        let shape = match kind.as_str() {
+        let shape = match *kind {
             "decision" => format!("{id}{{\"{label}\"}}"),
             "return" => format!("{id}([\"{label}\"])"),
             _ => format!("{id}[\"{label}\"]"),
         };
         mm.push_str(&format!("    {shape}\n    {prev} --> {id}\n"));
-        if kind == "loop" {
+        if *kind == "loop" {
             mm.push_str(&format!("    {id} -->|repeat| {id}\n"));
         }
-        rel.push(json!({"step": kind, "line": line}));
+        rel.push(to_value(&ActivityStep {
+            step: kind,
+            line: *line,
+        }));
         prev = id;
     }
     mm.push_str(&format!("    done([\"end\"])\n    {prev} --> done\n"));
@@ -479,7 +488,7 @@ fn state(index: &Index, args: &Args, ctx: &Context) -> Result<Success, ToolError
         text.push_str("    note \"no members found\"\n");
     }
     let listed = Capped::collect(
-        states.iter().map(|s| json!({"state": s})),
+        states.iter().map(|s| to_value(&StateRow { state: s })),
         cap("max_nodes", args.max_nodes, 50)?,
     );
     Ok(answer(
@@ -515,17 +524,5 @@ impl Action for Uml {
             s = s.with_warning(w);
         }
         Ok(s)
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::class_id;
-
-    #[test]
-    fn class_ids_are_mermaid_safe() {
-        assert_eq!(class_id("Foo"), "Foo");
-        assert_eq!(class_id("a.b<T>"), "a_b_T_");
-        assert_eq!(class_id("1x"), "C1x");
     }
 }
