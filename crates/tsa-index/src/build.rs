@@ -770,6 +770,18 @@ fn file_row<'a>(f: &'a SourceFile, hash: &'a [u8]) -> FileRow<'a> {
     }
 }
 
+/// The type a definition's signature states: a callable's return type, or the
+/// type an alias stands for.
+fn written_type(lang: Language, kind: tsa_lang::DefKind, name: &str, sig: &str) -> Option<String> {
+    if kind.is_callable() {
+        return_type(lang, name, sig)
+    } else if kind == tsa_lang::DefKind::Type {
+        tsa_lang::alias_target(sig)
+    } else {
+        None
+    }
+}
+
 /// A cold build: every file is new. The resolution model is built from the
 /// extractions in memory, so calls are written already resolved (no read-back).
 fn write_cold(
@@ -840,13 +852,8 @@ fn write_cold(
                 name: intern(&d.name),
                 kind: d.kind,
                 owner: d.owner.as_deref().map(&mut intern),
-                returns: if d.kind.is_callable() {
-                    return_type(f.language, &d.name, &d.signature).map(|t| intern(&t))
-                } else if d.kind == tsa_lang::DefKind::Type {
-                    tsa_lang::alias_target(&d.signature).map(|t| intern(&t))
-                } else {
-                    None
-                },
+                returns: written_type(f.language, d.kind, &d.name, &d.signature)
+                    .map(|t| intern(&t)),
                 parent: d.parent.map(|p| base + p),
                 is_test: d.is_test || is_test,
                 self_name: d.self_name.as_deref().map(Arc::from),
@@ -854,6 +861,7 @@ fn write_cold(
                 default_export: d.signature.starts_with("export default "),
                 callback_sig: takes_callback(f.language, d.kind, &d.signature)
                     .then(|| Arc::from(d.signature.as_str())),
+                file_local: crate::resolve::is_file_local(f.language, d.kind, &d.signature),
             });
         }
         imports.push(
@@ -1421,15 +1429,9 @@ fn load_symbols(
             };
             sym_idx.insert(id, syms.len());
             parents.push(r.get::<_, Option<i64>>(7)?);
-            let returns = if kind.is_callable() {
-                let sig = r.get_ref(10)?.as_str().unwrap_or("");
-                return_type(files_lang[file], &name, sig).map(Arc::from)
-            } else if kind == tsa_lang::DefKind::Type {
-                let sig = r.get_ref(10)?.as_str().unwrap_or("");
-                tsa_lang::alias_target(sig).map(Arc::from)
-            } else {
-                None
-            };
+            let sig = r.get_ref(10)?.as_str().unwrap_or("");
+            let lang = files_lang[file];
+            let returns = written_type(lang, kind, &name, sig).map(Arc::from);
             syms.push(MSym {
                 id,
                 file,
@@ -1441,15 +1443,9 @@ fn load_symbols(
                 is_test: r.get(8)?,
                 self_name: r.get::<_, Option<String>>(9)?.map(Arc::from),
                 bases: Vec::new(),
-                default_export: r
-                    .get_ref(10)?
-                    .as_str()
-                    .unwrap_or("")
-                    .starts_with("export default "),
-                callback_sig: {
-                    let sig = r.get_ref(10)?.as_str().unwrap_or("");
-                    takes_callback(files_lang[file], kind, sig).then(|| Arc::from(sig))
-                },
+                default_export: sig.starts_with("export default "),
+                callback_sig: takes_callback(lang, kind, sig).then(|| Arc::from(sig)),
+                file_local: crate::resolve::is_file_local(lang, kind, sig),
             });
         }
         // Parent chains of a partial load: fetch the parents not loaded yet.

@@ -1,7 +1,8 @@
 //! The project's layout as its manifests state it: Python source roots
 //! (`pyproject.toml`, `setup.cfg`, `setup.py`), Go module paths (`go.mod`), Rust
 //! crates with their names and path dependencies (`Cargo.toml`), and JS/TS
-//! packages (`package.json`). The resolver reads it to tell a project import from
+//! packages (`package.json`), C and C++ include folders (`compile_commands.json`:
+//! its `-I`, `-isystem`, `-iquote` and `-idirafter` folders). The resolver reads it to tell a project import from
 //! a third-party one; a build stores it (meta key `layout`) and re-resolves every
 //! call when it changes.
 
@@ -10,7 +11,8 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 /// File names the walk hands to [`Layout::read`].
-pub const MANIFESTS: [&str; 6] = [
+pub const MANIFESTS: [&str; 7] = [
+    "compile_commands.json",
     "pyproject.toml",
     "setup.cfg",
     "setup.py",
@@ -21,6 +23,12 @@ pub const MANIFESTS: [&str; 6] = [
 
 /// Largest manifest read (bigger ones are generated or not manifests).
 const MAX_MANIFEST: u64 = 512 * 1024;
+
+/// Largest `compile_commands.json` read (a whole kernel's is about 60 MiB).
+const MAX_COMPILE_COMMANDS: u64 = 256 * 1024 * 1024;
+
+/// Most include folders kept from a `compile_commands.json`.
+const MAX_INCLUDE_DIRS: usize = 512;
 
 /// What the manifests say, project-relative and `/`-separated (`""` is the root).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -35,6 +43,11 @@ pub struct Layout {
     pub rust_crates: Vec<RustCrate>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub js_packages: Vec<JsPackage>,
+    /// C and C++ include folders a `compile_commands.json` names, in the order its
+    /// commands first name them (project-relative; folders outside the project are
+    /// left out). Empty: the resolver infers them from the tree.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub c_include_dirs: Vec<String>,
 }
 
 /// A `go.mod`: the folder it sits in and the module path it declares.
@@ -99,9 +112,20 @@ impl Layout {
         let mut out = Layout::default();
         let mut cargo: Vec<(String, toml_edit::Document<String>)> = Vec::new();
         for rel in manifests {
-            let Ok(Ok(bytes)) = crate::read_confined_capped(root, rel, MAX_MANIFEST) else {
+            let name = rel.rsplit('/').next().unwrap_or(rel);
+            let cap = if name == "compile_commands.json" {
+                MAX_COMPILE_COMMANDS
+            } else {
+                MAX_MANIFEST
+            };
+            let Ok(Ok(bytes)) = crate::read_confined_capped(root, rel, cap) else {
                 continue;
             };
+            if name == "compile_commands.json" {
+                out.c_include_dirs
+                    .extend(compile_commands_dirs(root, dir_of(rel), &bytes));
+                continue;
+            }
             let text = String::from_utf8_lossy(&bytes);
             let dir = dir_of(rel);
             match rel.rsplit('/').next().unwrap_or(rel) {
@@ -139,6 +163,9 @@ impl Layout {
         out.go_modules.sort_by(|a, b| a.dir.cmp(&b.dir));
         out.rust_crates.sort_by(|a, b| a.dir.cmp(&b.dir));
         out.js_packages.sort_by(|a, b| a.dir.cmp(&b.dir));
+        let mut seen = std::collections::HashSet::new();
+        out.c_include_dirs.retain(|d| seen.insert(d.clone()));
+        out.c_include_dirs.truncate(MAX_INCLUDE_DIRS);
         out
     }
 
@@ -152,6 +179,78 @@ impl Layout {
         s.and_then(|s| serde_json::from_str(s).ok())
             .unwrap_or_default()
     }
+}
+
+/// One command of a compilation database.
+#[derive(Deserialize)]
+struct CompileCommand {
+    #[serde(default)]
+    directory: String,
+    #[serde(default)]
+    arguments: Vec<String>,
+    #[serde(default)]
+    command: String,
+}
+
+/// The include folders of a `compile_commands.json` at `dir` (project-relative),
+/// project-relative, in the order the commands first name them.
+fn compile_commands_dirs(root: &Path, dir: &str, bytes: &[u8]) -> Vec<String> {
+    let Ok(commands) = serde_json::from_slice::<Vec<CompileCommand>>(bytes) else {
+        return Vec::new();
+    };
+    let root_text = root.to_string_lossy().replace('\\', "/");
+    let root_text = root_text.trim_end_matches('/');
+    let mut out: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    for c in &commands {
+        // The command's folder, project-relative (absolute under the root, or
+        // relative to the database's own folder).
+        let cwd = match c.directory.strip_prefix(root_text) {
+            Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+                rest.trim_start_matches('/').to_owned()
+            }
+            _ if c.directory.is_empty() => dir.to_owned(),
+            _ if !c.directory.starts_with('/') => match join(dir, &c.directory) {
+                Some(d) => d,
+                None => continue,
+            },
+            _ => continue,
+        };
+        let words: Vec<&str> = if c.arguments.is_empty() {
+            c.command.split_whitespace().collect()
+        } else {
+            c.arguments.iter().map(String::as_str).collect()
+        };
+        let mut it = words.iter().peekable();
+        while let Some(w) = it.next() {
+            let flag = ["-I", "-isystem", "-iquote", "-idirafter"]
+                .into_iter()
+                .find(|f| w.starts_with(f));
+            let Some(flag) = flag else { continue };
+            let attached = w[flag.len()..].trim_matches('"');
+            let path = if attached.is_empty() {
+                match it.next() {
+                    Some(p) => p.trim_matches('"'),
+                    None => break,
+                }
+            } else {
+                attached
+            };
+            let rel = match path.strip_prefix(root_text) {
+                Some(rest) if rest.is_empty() || rest.starts_with('/') => {
+                    Some(rest.trim_start_matches('/').to_owned())
+                }
+                _ if path.starts_with('/') => None,
+                _ => join(&cwd, path),
+            };
+            if let Some(rel) = rel
+                && seen.insert(rel.clone())
+            {
+                out.push(rel);
+            }
+        }
+    }
+    out
 }
 
 fn str_at(item: Option<&toml_edit::Item>) -> Option<&str> {
@@ -506,6 +605,23 @@ fn js_package(dir: &str, text: &str) -> Option<JsPackage> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn compile_commands_name_include_folders_inside_the_project() {
+        let db = r#"[
+          {"directory": "/src/linux", "file": "mm/slab.c",
+           "command": "gcc -I./arch/x86/include -I ./include -isystem /usr/include -iquote include/uapi -c mm/slab.c"},
+          {"directory": "/src/linux/tools/perf", "file": "main.c",
+           "arguments": ["cc", "-I../include", "-I", "/src/linux/include", "-Dx", "main.c"]},
+          {"directory": "/elsewhere", "file": "x.c", "arguments": ["cc", "-Iinclude"]}
+        ]"#;
+        let dirs = compile_commands_dirs(Path::new("/src/linux"), "", db.as_bytes());
+        assert_eq!(
+            dirs,
+            ["arch/x86/include", "include", "include/uapi", "tools/include"]
+        );
+        assert!(compile_commands_dirs(Path::new("/src/linux"), "", b"not json").is_empty());
+    }
 
     fn toml(s: &str) -> toml_edit::Document<String> {
         s.to_owned().parse().unwrap()

@@ -25,6 +25,10 @@ pub struct SymbolRow {
     pub is_test: bool,
 }
 
+/// A call row with its ordering key: path, line, id, and whether it is a further
+/// target of its site (`alt`).
+type KeyedCall = (String, u32, i64, bool, CallRow);
+
 /// A stored call site with both ends.
 #[derive(Clone, Debug)]
 pub struct CallRow {
@@ -237,27 +241,33 @@ impl Index {
         clause: &str,
         ids: &[i64],
     ) -> Result<Vec<CallRow>, IndexError> {
-        let mut keyed: Vec<(String, u32, i64, CallRow)> = Vec::new();
+        Ok(self
+            .keyed_calls(clause, ids)?
+            .into_iter()
+            .map(|(_, _, _, _, row)| row)
+            .collect())
+    }
+
+    /// [`Self::calls_where`], each row with its path, line, id and whether it is a
+    /// further target (`alt`) of a site.
+    fn keyed_calls(&self, clause: &str, ids: &[i64]) -> Result<Vec<KeyedCall>, IndexError> {
+        let mut keyed: Vec<KeyedCall> = Vec::new();
         for chunk in ids.chunks(CALLS_CHUNK) {
             keyed.extend(self.calls_chunk(clause, chunk)?);
         }
         if ids.len() > CALLS_CHUNK {
             keyed.sort_by(|a, b| (&a.0, a.1, a.2).cmp(&(&b.0, b.1, b.2)));
         }
-        Ok(keyed.into_iter().map(|(_, _, _, row)| row).collect())
+        Ok(keyed)
     }
 
-    fn calls_chunk(
-        &self,
-        clause: &str,
-        ids: &[i64],
-    ) -> Result<Vec<(String, u32, i64, CallRow)>, IndexError> {
+    fn calls_chunk(&self, clause: &str, ids: &[i64]) -> Result<Vec<KeyedCall>, IndexError> {
         let marks = vec!["?"; ids.len()].join(",");
         let sql = format!(
             "SELECT c.line, cf.path, cf.language, cn.name, c.receiver, c.path_call, c.resolution, c.confidence,
                     s.id, n.name, s.kind, s.qualname, o.name, f.path, f.language, s.line, s.end_line, s.signature, s.is_test,
                     t.id, tn.name, t.kind, t.qualname, tow.name, tf.path, tf.language, t.line, t.end_line, t.signature, t.is_test,
-                    c.package, c.id
+                    c.package, c.id, c.alt
              FROM calls c
              JOIN files cf ON cf.id = c.file_id
              JOIN names cn ON cn.id = c.callee_id
@@ -287,7 +297,7 @@ impl Index {
                 target: opt_symbol_at(r, 19)?,
                 package: r.get(30)?,
             };
-            Ok((row.file.clone(), row.line, r.get(31)?, row))
+            Ok((row.file.clone(), row.line, r.get(31)?, r.get(32)?, row))
         })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
@@ -362,9 +372,27 @@ impl Index {
         Ok(h.finalize().to_hex().to_string())
     }
 
-    /// Call sites bound to any of `targets`.
+    /// Call sites bound to any of `targets`, each once: a site whose first target
+    /// and a further one (a build variant) are both among `targets` is one row.
     pub fn callers(&self, targets: &[i64]) -> Result<Vec<CallRow>, IndexError> {
-        self.calls_where("c.target_id", targets)
+        let rows = self.keyed_calls("c.target_id", targets)?;
+        let site = |r: &CallRow| {
+            (
+                r.file.clone(),
+                r.line,
+                r.caller.as_ref().map(|c| c.id),
+                r.callee_name.clone(),
+                r.receiver.clone(),
+            )
+        };
+        let firsts: std::collections::HashSet<_> =
+            rows.iter().filter(|k| !k.3).map(|k| site(&k.4)).collect();
+        let mut alts_seen = std::collections::HashSet::new();
+        Ok(rows
+            .into_iter()
+            .filter(|k| !k.3 || (!firsts.contains(&site(&k.4)) && alts_seen.insert(site(&k.4))))
+            .map(|k| k.4)
+            .collect())
     }
 
     /// Call sites inside any of `callers`.

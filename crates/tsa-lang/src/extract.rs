@@ -386,6 +386,17 @@ pub fn extract_with(
     src: &[u8],
     hook: Option<&FactsHook>,
 ) -> Result<FileExtract, ExtractError> {
+    let mut x = extract_tree(lang, src, hook)?;
+    crate::macro_calls::add(lang, src, &mut x);
+    Ok(x)
+}
+
+/// The one walk over the parse tree behind [`extract_with`].
+fn extract_tree(
+    lang: Language,
+    src: &[u8],
+    hook: Option<&FactsHook>,
+) -> Result<FileExtract, ExtractError> {
     let queries = compiled(lang)?;
     let spec = lang.spec();
     // Attribute-like macros blanked (C, C++): the same offsets, a parsable header.

@@ -5,6 +5,7 @@
 mod conventions;
 mod extract;
 mod languages;
+mod macro_calls;
 mod model;
 mod noise;
 mod returns;

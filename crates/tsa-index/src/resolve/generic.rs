@@ -16,7 +16,7 @@ use super::{Binding, ImportBinding, MCall, MFile, MImport, Model, Resolution, bo
 /// Path indexes over the project's files.
 pub(super) struct Modules {
     /// Project-relative path -> file.
-    by_path: HashMap<String, usize>,
+    pub(super) by_path: HashMap<String, usize>,
     /// Directory -> files directly in it.
     by_dir: HashMap<String, Vec<usize>>,
     /// Dotted path suffixes without extension (`com.x.Foo`, `x.Foo`, `Foo`) -> files.
@@ -105,6 +105,28 @@ fn same_family(m: &Model, lang: Language, files: Vec<usize>) -> Vec<usize> {
 }
 
 fn module(m: &Model, file: usize, imp: &MImport) -> Module {
+    let lang = m.files[file].lang;
+    let spec = imp.module.trim();
+    // C, C++: the compiler's include search.
+    if lang.family() == tsa_lang::Family::C && !spec.is_empty() && !lang.is_stdlib_module(spec) {
+        let inc = &m.includes;
+        let (files, _) = super::c_family::include(
+            &m.files,
+            &m.generic.by_path,
+            &inc.dirs,
+            inc.stated,
+            file,
+            spec,
+        );
+        if !files.is_empty() {
+            return Module::Files(files);
+        }
+    }
+    module_by_style(m, file, imp)
+}
+
+/// [`module`] by the language's module style.
+fn module_by_style(m: &Model, file: usize, imp: &MImport) -> Module {
     let lang = m.files[file].lang;
     let mods = &m.generic;
     let spec = imp.module.trim();
@@ -552,6 +574,37 @@ fn method(m: &Model, call: &MCall<'_>, owner: &str, name: &str) -> Option<Bindin
     m.inherited(call, starts, name)
 }
 
+/// Go: a bare call bound in the package's other files (one folder is one package;
+/// `_test.go` files are seen by tests only).
+fn go_package(m: &Model, call: &MCall<'_>, test: bool) -> Option<Binding> {
+    let (file, name) = (call.file, call.callee);
+    let lang = m.files[file].lang;
+    let plain = |s: usize| callable(m.syms[s].kind) && m.syms[s].owner.is_none();
+    let path = &m.files[file].path;
+    let test_file = path.ends_with("_test.go");
+    let package: Vec<usize> = m
+        .generic
+        .by_dir
+        .get(dir_of(path))
+        .into_iter()
+        .flatten()
+        .copied()
+        .filter(|&f| {
+            f != file
+                && m.files[f].lang == lang
+                && (test_file || !m.files[f].path.ends_with("_test.go"))
+        })
+        .collect();
+    let cands: Vec<usize> = top_level(m, &package, name)
+        .into_iter()
+        .filter(|&s| plain(s))
+        .collect();
+    if let Some(s) = m.unique(cands.clone(), test) {
+        return Some(bound(s, 0.95));
+    }
+    m.build_variants(&cands, test)
+}
+
 pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
     let file = call.file;
     let lang = m.files[file].lang;
@@ -598,34 +651,8 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
             {
                 return local(s);
             }
-            // Go: the package's other files (one folder is one package; `_test.go`
-            // files are seen by tests only).
-            if go {
-                let path = &m.files[file].path;
-                let test_file = path.ends_with("_test.go");
-                let package: Vec<usize> = m
-                    .generic
-                    .by_dir
-                    .get(dir_of(path))
-                    .into_iter()
-                    .flatten()
-                    .copied()
-                    .filter(|&f| {
-                        f != file
-                            && m.files[f].lang == lang
-                            && (test_file || !m.files[f].path.ends_with("_test.go"))
-                    })
-                    .collect();
-                let cands: Vec<usize> = top_level(m, &package, name)
-                    .into_iter()
-                    .filter(|&s| plain(s))
-                    .collect();
-                if let Some(s) = m.unique(cands.clone(), test) {
-                    return bound(s, 0.95);
-                }
-                if let Some(b) = m.build_variants(&cands, test) {
-                    return b;
-                }
+            if go && let Some(b) = go_package(m, call, test) {
+                return b;
             }
             // 2. A name bound by an import.
             if let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == name) {
@@ -652,6 +679,12 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                     Target::Outside(r) => Binding::class(r),
                     Target::Unknown => Binding::UNKNOWN,
                 };
+            }
+            // C, C++: the headers the file reaches, then the linker.
+            if lang.family() == tsa_lang::Family::C
+                && let Some(b) = super::c_family::resolve_bare(m, call, test)
+            {
+                return b;
             }
             // 3. Names brought in by wildcard / namespace / include imports.
             let mut via_imports = Vec::new();
@@ -683,6 +716,7 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                     callable(k)
                         && k != DefKind::Method
                         && lang.can_call(m.files[m.syms[s].file].lang)
+                        && !m.syms[s].file_local
                 })
                 .collect();
             match m.unique_fallback(cands, call) {

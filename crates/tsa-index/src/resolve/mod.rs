@@ -7,6 +7,7 @@
 //! A binding never crosses languages, and a production caller is never bound to a
 //! test-only definition when a production one exists.
 
+mod c_family;
 mod generic;
 mod python;
 mod rust;
@@ -17,6 +18,8 @@ use std::sync::Arc;
 use tsa_lang::{DefKind, Language, ModuleStyle};
 
 use crate::layout::Layout;
+
+pub use c_family::is_file_local;
 
 /// How a call site was resolved (stored as a small integer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -117,6 +120,8 @@ pub struct MSym {
     /// JS/TS callables that take a function: the signature, whose parameter types
     /// type the parameters of callbacks passed to them.
     pub callback_sig: Option<Arc<str>>,
+    /// Seen by its own file only (a C or C++ `static` function).
+    pub file_local: bool,
 }
 
 /// An import binding of the model.
@@ -266,6 +271,10 @@ pub struct Model {
     python: python::Modules,
     rust: rust::Modules,
     generic: generic::Modules,
+    /// The include graph of C and C++ files.
+    includes: c_family::Includes,
+    /// Tells models apart (per-thread caches key on it).
+    uid: u64,
     /// (owner type name, field name) -> (file, the field's type as written).
     fields: HashMap<FieldKey, Vec<(usize, Arc<str>)>>,
 }
@@ -323,7 +332,12 @@ impl Model {
         let python = python::Modules::new(&files, &layout.python_roots);
         let rust = rust::Modules::new(&files, &layout.rust_crates);
         let generic = generic::Modules::new(&files, layout);
+        let includes =
+            c_family::Includes::new(&files, &imports, &generic.by_path, &layout.c_include_dirs);
+        static NEXT_UID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Model {
+            includes,
+            uid: NEXT_UID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
             fields: HashMap::default(),
             generic,
             files,
