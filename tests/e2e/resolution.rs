@@ -143,3 +143,22 @@ fn a_newtype_s_callers_reach_the_inner_method_and_no_js_or_python_call_binds_to_
         }
     }
 }
+
+#[test]
+fn c_headers_bind_within_the_tree_their_include_folder_serves() {
+    let p = project("c_kernel");
+    // tools/include holds linux/kernel.h and linux/slab.h too: drivers/ code never
+    // reaches them, tools/ code reaches only them.
+    let v = callers(&p.root, "kmalloc", Some("tools/include/linux/slab.h"));
+    assert_eq!(caller_files(&v), ["tools/perf/main.c:5"], "{v}");
+    let v = callers(&p.root, "kmalloc", Some("include/linux/slab.h"));
+    assert_eq!(caller_files(&v), ["drivers/char/mem.c:9"], "{v}");
+    // kfree: the linker's variants, the site listed once.
+    let v = callers(&p.root, "kfree", None);
+    assert_eq!(
+        caller_files(&v),
+        ["drivers/char/mem.c:14", "tools/perf/main.c:6"],
+        "{v}"
+    );
+    assert_eq!(v["call_site_count"], 2, "{v}");
+}

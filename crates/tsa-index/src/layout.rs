@@ -618,7 +618,12 @@ mod tests {
         let dirs = compile_commands_dirs(Path::new("/src/linux"), "", db.as_bytes());
         assert_eq!(
             dirs,
-            ["arch/x86/include", "include", "include/uapi", "tools/include"]
+            [
+                "arch/x86/include",
+                "include",
+                "include/uapi",
+                "tools/include"
+            ]
         );
         assert!(compile_commands_dirs(Path::new("/src/linux"), "", b"not json").is_empty());
     }

@@ -4,8 +4,10 @@
 //!   the including file, then the include folders, which a `compile_commands.json`
 //!   names (`-I`, `-isystem`, `-iquote`, `-idirafter`) or, without one, every
 //!   folder named `include` (and its `uapi`) in the tree, then the project root.
-//!   When several folders hold the header (`arch/*/include/asm/page.h`), the ones
-//!   nearest the including file win (`tools/` code gets `tools/include`); more than
+//!   When several folders hold the header, the ones serving the including file's
+//!   subtree win (a folder serves the tree above its `include`: `drivers/` never
+//!   gets `tools/include`), then the nearest (`tools/` code gets `tools/include`
+//!   over `include/`); more than
 //!   [`MAX_HEADERS`] equally near ones bind to none rather than to a guess; among
 //!   a database's folders equally near, the first in its order wins, as in the
 //!   compiler.
@@ -15,7 +17,7 @@
 //!   source file. Definitions compiled against the same include folders as the
 //!   caller win (the kernel's `kfree` over a copy under `tools/`); several left are
 //!   build variants (`mm/slab.c`, `mm/slub.c`), each a target of the call.
-//! - A `static` function of a source file is seen by that file only.
+//! - A `static` function or a macro of a source file is seen by that file only.
 
 use std::cell::RefCell;
 
@@ -27,20 +29,37 @@ use super::{Alt, Binding, MCall, MFile, MImport, Model, Resolution, bound};
 /// Most headers one include may bind to when several folders hold it equally near.
 const MAX_HEADERS: usize = 4;
 
+/// Most external definitions one call binds to as build variants; a name defined
+/// in more source files than this (one per architecture) stays `unknown`, counted
+/// as an open call site rather than written once per definition.
+const MAX_LINKED: usize = 8;
+
 /// Header extensions: a function defined in one is not a link target of its own.
 const HEADER_EXTENSIONS: &[&str] = &["h", "hh", "hpp", "hxx", "h++", "inc", "inl", "tcc"];
+
+/// The include folders and the headers under them.
+#[derive(Default)]
+pub(super) struct Folders {
+    /// The folders searched, in order.
+    dirs: Vec<String>,
+    /// Per folder: the subtree it serves, the folder holding its `include`
+    /// (`tools/include` serves `tools/`, `include/uapi` the whole tree).
+    scopes: Vec<String>,
+    /// They are a compilation database's (its order decides ties).
+    stated: bool,
+    /// A header's path below a folder (`linux/slab.h`) -> (file, folder index), every
+    /// folder that holds it.
+    by_rel: HashMap<String, Vec<(u32, u16)>>,
+}
 
 /// The include graph of the project's C and C++ files.
 #[derive(Default)]
 pub(super) struct Includes {
-    /// The include folders searched, in order.
-    pub(super) dirs: Vec<String>,
-    /// The folders are a compilation database's (its order decides ties).
-    pub(super) stated: bool,
+    pub(super) folders: Folders,
     /// Per file: the files its includes bind to.
     edges: Vec<Vec<u32>>,
     /// Per file: the include folders (indexes) its angle includes were found in.
-    folders: Vec<Vec<u16>>,
+    used: Vec<Vec<u16>>,
     /// Any C-family file at all (else nothing here is ever asked).
     any: bool,
 }
@@ -81,10 +100,15 @@ pub(super) fn is_header(path: &str) -> bool {
         .is_some_and(|(_, ext)| HEADER_EXTENSIONS.contains(&ext))
 }
 
-/// Whether a definition is `static` at file scope (C, C++): seen by its file only.
+/// Whether a definition is seen by its own file only (C, C++): a `static`
+/// function, or a macro (`#define` has no linkage: other files see it only by
+/// including its file).
 pub fn is_file_local(lang: tsa_lang::Language, kind: DefKind, signature: &str) -> bool {
     if lang.family() != Family::C || kind != DefKind::Function {
         return false;
+    }
+    if signature.trim_start().starts_with('#') {
+        return true;
     }
     let head = signature.split('(').next().unwrap_or("");
     head.split(|c: char| !(c.is_alphanumeric() || c == '_'))
@@ -123,7 +147,58 @@ fn folders(files: &[MFile], stated: &[String]) -> Vec<String> {
             .cmp(&b.matches('/').count())
             .then(a.cmp(b))
     });
+    out.truncate(u16::MAX as usize);
     out
+}
+
+/// The subtree an include folder serves: the folder above its last `include`
+/// segment (`arch/x86/include/uapi` -> `arch/x86`); the whole tree for one without.
+fn scope_of(dir: &str) -> &str {
+    let mut end = None;
+    let mut at = 0;
+    for seg in dir.split('/') {
+        if seg == "include" {
+            end = Some(at);
+        }
+        at += seg.len() + 1;
+    }
+    match end {
+        Some(e) => dir[..e].trim_end_matches('/'),
+        None => "",
+    }
+}
+
+impl Folders {
+    fn new(files: &[MFile], stated: &[String]) -> Folders {
+        let dirs = folders(files, stated);
+        let index: HashMap<&str, u16> = dirs
+            .iter()
+            .enumerate()
+            .map(|(i, d)| (d.as_str(), i as u16))
+            .collect();
+        let mut by_rel: HashMap<String, Vec<(u32, u16)>> = HashMap::default();
+        for (k, f) in files.iter().enumerate() {
+            if f.lang.family() != Family::C {
+                continue;
+            }
+            // Every ancestor folder of the file that is an include folder.
+            for (at, _) in f.path.match_indices('/') {
+                if let Some(&i) = index.get(&f.path[..at]) {
+                    by_rel
+                        .entry(f.path[at + 1..].to_owned())
+                        .or_default()
+                        .push((k as u32, i));
+                }
+            }
+        }
+        let scopes = dirs.iter().map(|d| scope_of(d).to_owned()).collect();
+        Folders {
+            dirs,
+            scopes,
+            stated: !stated.is_empty(),
+            by_rel,
+        }
+    }
 }
 
 impl Includes {
@@ -136,12 +211,10 @@ impl Includes {
         if !files.iter().any(|f| f.lang.family() == Family::C) {
             return Includes::default();
         }
-        let folders = folders(files, stated);
         let mut out = Includes {
-            dirs: Vec::new(),
-            stated: !stated.is_empty(),
+            folders: Folders::new(files, stated),
             edges: vec![Vec::new(); files.len()],
-            folders: vec![Vec::new(); files.len()],
+            used: vec![Vec::new(); files.len()],
             any: true,
         };
         for (k, f) in files.iter().enumerate() {
@@ -149,19 +222,17 @@ impl Includes {
                 continue;
             }
             for imp in &imports[k] {
-                let (targets, folder) =
-                    include(files, by_path, &folders, !stated.is_empty(), k, &imp.module);
+                let (targets, folder) = include(files, by_path, &out.folders, k, &imp.module);
                 out.edges[k].extend(targets.iter().map(|&t| t as u32));
                 if let Some(i) = folder
-                    && !out.folders[k].contains(&i)
+                    && !out.used[k].contains(&i)
                 {
-                    out.folders[k].push(i);
+                    out.used[k].push(i);
                 }
             }
             out.edges[k].sort_unstable();
             out.edges[k].dedup();
         }
-        out.dirs = folders;
         out
     }
 
@@ -186,8 +257,7 @@ impl Includes {
 pub(super) fn include(
     files: &[MFile],
     by_path: &HashMap<String, usize>,
-    folders: &[String],
-    stated: bool,
+    folders: &Folders,
     from: usize,
     spec: &str,
 ) -> (Vec<usize>, Option<u16>) {
@@ -210,21 +280,38 @@ pub(super) fn include(
     {
         return (vec![f], None);
     }
-    let mut cands: Vec<(usize, usize, u16)> = Vec::new();
-    for (i, folder) in folders.iter().enumerate() {
-        if let Some(p) = join(folder, clean)
-            && let Some(f) = found(&p)
-        {
-            cands.push((f, shared_segments(folder, here), i as u16));
-        }
-    }
+    let clean = clean.trim_start_matches("./");
+    let mut cands: Vec<(usize, usize, u16)> = folders
+        .by_rel
+        .get(clean)
+        .into_iter()
+        .flatten()
+        .filter(|(f, _)| lang.can_call(files[*f as usize].lang))
+        .map(|&(f, i)| {
+            let near = shared_segments(&folders.dirs[i as usize], here);
+            (f as usize, near, i)
+        })
+        .collect();
     if cands.is_empty() {
         return (found(clean).into_iter().collect(), None);
+    }
+    // Folders that serve the including file's subtree first (the kernel's
+    // `include/` over `tools/include` for `drivers/`); none: every folder.
+    let serves = |i: u16| {
+        let sc = &folders.scopes[i as usize];
+        sc.is_empty()
+            || here
+                .strip_prefix(sc.as_str())
+                .is_some_and(|r| r.starts_with('/'))
+    };
+    if cands.iter().any(|c| serves(c.2)) {
+        cands.retain(|c| serves(c.2));
     }
     let best = cands.iter().map(|c| c.1).max().unwrap_or(0);
     cands.retain(|c| c.1 == best);
     // A compilation database's folders are searched in order: the first wins.
-    if stated {
+    if folders.stated {
+        cands.sort_by_key(|c| c.2);
         cands.truncate(1);
     }
     if cands.len() > MAX_HEADERS {
@@ -294,17 +381,20 @@ pub(super) fn resolve_bare(m: &Model, call: &MCall<'_>, test: bool) -> Option<Bi
         .into_iter()
         .filter(|&s| !m.syms[s].file_local && !is_header(&m.files[m.syms[s].file].path))
         .collect();
-    let mine = &m.includes.folders[call.file];
+    let mine = &m.includes.used[call.file];
     let alike: Vec<usize> = linked
         .iter()
         .copied()
         .filter(|&s| {
-            m.includes.folders[m.syms[s].file]
+            m.includes.used[m.syms[s].file]
                 .iter()
                 .any(|f| mine.contains(f))
         })
         .collect();
-    let linked = if alike.is_empty() { linked } else { alike };
+    let mut linked = if alike.is_empty() { linked } else { alike };
+    if linked.len() > MAX_LINKED {
+        linked.clear();
+    }
     // A header's macro or inline beside an external function of the same name are
     // alternatives of the configuration (`#ifdef`): each is a target, the header's
     // first.
@@ -350,6 +440,10 @@ mod tests {
 
     #[test]
     fn paths_and_linkage() {
+        assert_eq!(super::scope_of("tools/include"), "tools");
+        assert_eq!(super::scope_of("include/uapi"), "");
+        assert_eq!(super::scope_of("arch/x86/include/uapi"), "arch/x86");
+        assert_eq!(super::scope_of("hdr"), "");
         assert_eq!(
             join("arch/x86/include", "asm/page.h").as_deref(),
             Some("arch/x86/include/asm/page.h")
@@ -379,5 +473,10 @@ mod tests {
             "int f(int (*cb)(int), int static_x)"
         ));
         assert!(!is_file_local(c, DefKind::Struct, "static struct x"));
+        assert!(is_file_local(
+            c,
+            DefKind::Function,
+            "#define pr_err(fmt, ...)"
+        ));
     }
 }

@@ -109,12 +109,10 @@ fn module(m: &Model, file: usize, imp: &MImport) -> Module {
     let spec = imp.module.trim();
     // C, C++: the compiler's include search.
     if lang.family() == tsa_lang::Family::C && !spec.is_empty() && !lang.is_stdlib_module(spec) {
-        let inc = &m.includes;
         let (files, _) = super::c_family::include(
             &m.files,
             &m.generic.by_path,
-            &inc.dirs,
-            inc.stated,
+            &m.includes.folders,
             file,
             spec,
         );
