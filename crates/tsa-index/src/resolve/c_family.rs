@@ -24,6 +24,7 @@ use std::cell::RefCell;
 use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use tsa_lang::{DefKind, Family};
 
+use super::generic::{dir_of, join};
 use super::{Alt, Binding, MCall, MFile, MImport, Model, Resolution, bound};
 
 /// Most headers one include may bind to when several folders hold it equally near.
@@ -62,29 +63,6 @@ pub(super) struct Includes {
     used: Vec<Vec<u16>>,
     /// Any C-family file at all (else nothing here is ever asked).
     any: bool,
-}
-
-fn dir_of(path: &str) -> &str {
-    path.rsplit_once('/').map_or("", |(d, _)| d)
-}
-
-/// Joins `rel` onto `dir` lexically; `None` when `..` climbs above the root.
-fn join(dir: &str, rel: &str) -> Option<String> {
-    let mut parts: Vec<&str> = if dir.is_empty() {
-        Vec::new()
-    } else {
-        dir.split('/').collect()
-    };
-    for seg in rel.split('/') {
-        match seg {
-            "" | "." => {}
-            ".." => {
-                parts.pop()?;
-            }
-            s => parts.push(s),
-        }
-    }
-    Some(parts.join("/"))
 }
 
 /// How many leading path segments `a` and `b` share.
@@ -436,6 +414,7 @@ fn bind(m: &Model, reached: Vec<usize>, linked: Vec<usize>, test: bool) -> Optio
 #[cfg(test)]
 mod tests {
     use super::{is_file_local, is_header, join, shared_segments};
+
     use tsa_lang::{DefKind, Language};
 
     #[test]

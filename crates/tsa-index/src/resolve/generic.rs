@@ -27,7 +27,7 @@ pub(super) struct Modules {
     js_packages: Vec<JsPackage>,
 }
 
-fn dir_of(path: &str) -> &str {
+pub(super) fn dir_of(path: &str) -> &str {
     path.rsplit_once('/').map(|(d, _)| d).unwrap_or("")
 }
 
@@ -79,7 +79,7 @@ enum Module {
 }
 
 /// Joins `rel` onto `dir` lexically; `None` when `..` climbs above the root.
-fn join(dir: &str, rel: &str) -> Option<String> {
+pub(super) fn join(dir: &str, rel: &str) -> Option<String> {
     let mut parts: Vec<&str> = if dir.is_empty() {
         Vec::new()
     } else {
