@@ -311,17 +311,7 @@ pub fn summary(index: &Index, max_depth: usize) -> Result<ClassSummary, ToolErro
 mod tests {
     use super::*;
 
-    fn index_of(files: &[(&str, &str)]) -> (tempfile::TempDir, Index) {
-        let dir = tempfile::tempdir().unwrap();
-        for (path, text) in files {
-            let p = dir.path().join(path);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        }
-        tsa_index::build(dir.path(), &tsa_index::BuildOptions::default()).unwrap();
-        let index = Index::open(dir.path()).unwrap().unwrap();
-        (dir, index)
-    }
+    use crate::test_support::index_of;
 
     fn named(ix: &Index, name: &str) -> Vec<SymbolRow> {
         let mut v = ix.symbols_in_file("shapes.py").unwrap();

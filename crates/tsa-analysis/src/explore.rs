@@ -244,15 +244,13 @@ mod tests {
 
     #[test]
     fn a_bundle_by_names_and_by_query() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("a.py"),
-            "def helper():\n    return 1\n\n\ndef build():\n    return helper()\n",
-        )
-        .unwrap();
-        std::fs::write(dir.path().join("b.py"), "def build_all():\n    pass\n").unwrap();
-        tsa_index::build(dir.path(), &tsa_index::BuildOptions::default()).unwrap();
-        let ix = Index::open(dir.path()).unwrap().unwrap();
+        let (dir, ix) = crate::test_support::index_of(&[
+            (
+                "a.py",
+                "def helper():\n    return 1\n\n\ndef build():\n    return helper()\n",
+            ),
+            ("b.py", "def build_all():\n    pass\n"),
+        ]);
         let budget = BodyBudget {
             rows: 1,
             lines_each: 40,

@@ -47,6 +47,8 @@ pub mod source;
 pub mod suggest;
 pub mod task_context;
 pub mod test_map;
+#[cfg(test)]
+mod test_support;
 pub mod text_batch;
 pub mod text_search;
 pub mod trees;

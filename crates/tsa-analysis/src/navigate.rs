@@ -239,19 +239,16 @@ mod tests {
 
     #[test]
     fn calls_imports_and_subtypes_are_references() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("base.py"),
-            "class Base:\n    pass\n\n\ndef make():\n    return Base()\n",
-        )
-        .unwrap();
-        std::fs::write(
-            dir.path().join("sub.py"),
-            "from base import Base\n\n\nclass Sub(Base):\n    pass\n",
-        )
-        .unwrap();
-        tsa_index::build(dir.path(), &tsa_index::BuildOptions::default()).unwrap();
-        let ix = Index::open(dir.path()).unwrap().unwrap();
+        let (_dir, ix) = crate::test_support::index_of(&[
+            (
+                "base.py",
+                "class Base:\n    pass\n\n\ndef make():\n    return Base()\n",
+            ),
+            (
+                "sub.py",
+                "from base import Base\n\n\nclass Sub(Base):\n    pass\n",
+            ),
+        ]);
         let defs: Vec<SymbolRow> = ix
             .symbols_in_file("base.py")
             .unwrap()

@@ -273,15 +273,10 @@ mod tests {
     use crate::source::BodyBudget;
 
     fn project() -> (tempfile::TempDir, Index) {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(
-            dir.path().join("app.py"),
+        crate::test_support::index_of(&[(
+            "app.py",
             "def parse_config(path):\n    return load(path)\n\n\ndef load(path):\n    return open(path)\n\n\ndef main():\n    return parse_config('x')\n",
-        )
-        .unwrap();
-        tsa_index::build(dir.path(), &tsa_index::BuildOptions::default()).unwrap();
-        let ix = Index::open(dir.path()).unwrap().unwrap();
-        (dir, ix)
+        )])
     }
 
     fn budget(rows: usize) -> BodyBudget {

@@ -407,17 +407,7 @@ mod tests {
     use crate::chain::{Params, parse::parse, run as run_chain};
     use crate::source::BodyBudget;
 
-    fn index_of(files: &[(&str, &str)]) -> (tempfile::TempDir, Index) {
-        let dir = tempfile::tempdir().unwrap();
-        for (path, text) in files {
-            let p = dir.path().join(path);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(p, text).unwrap();
-        }
-        tsa_index::build(dir.path(), &tsa_index::BuildOptions::default()).unwrap();
-        let index = Index::open(dir.path()).unwrap().unwrap();
-        (dir, index)
-    }
+    use crate::test_support::index_of;
 
     const APP: &str = "def helper():\n    return 1\n\n\ndef build():\n    if helper():\n        return 2\n    return helper()\n";
     const TEST: &str = "from app import build\n\n\ndef test_build():\n    assert build()\n";
