@@ -21,8 +21,10 @@ use crate::heal::{self, Quarantined, State};
 use crate::layout::Layout;
 use crate::resolve::{Binding, MCall, MField, MFile, MImport, MSym, Model, Resolution};
 use crate::scip_import::{self, DEFAULT_SCIP, ScipReport};
-use crate::store::{self, CallBinding, FileRow, Resolved, Writer};
+use crate::store::{self, FileRow, Writer};
 use crate::walk::{SourceFile, WalkOptions, walk};
+
+mod cold;
 
 /// Full wipes and rebuilds; incremental re-parses only files whose content changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -320,28 +322,34 @@ fn build_locked(
         (BuildMode::Incremental, Some(conn)) => stored_files(conn)?,
         _ => HashMap::new(),
     };
+    let cold = opts.mode == BuildMode::Full || stored.is_empty();
     let t = Instant::now();
     let total = walked.files.len();
     let done = AtomicUsize::new(0);
-    opts.report("parse", 0, total);
-    let outcomes: Vec<Outcome> = walked
-        .files
-        .par_iter()
-        .map(|f| {
-            let o = examine(
-                root,
-                f,
-                stored.get(&f.rel),
-                opts.walk.max_file_size,
-                opts.facts.as_ref(),
-            );
-            let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-            if n.is_multiple_of(32) || n == total {
-                opts.report("parse", n, total);
-            }
-            o
-        })
-        .collect();
+    // A cold build parses as it writes (see `cold`).
+    let outcomes: Vec<Outcome> = if cold {
+        Vec::new()
+    } else {
+        opts.report("parse", 0, total);
+        walked
+            .files
+            .par_iter()
+            .map(|f| {
+                let o = examine(
+                    root,
+                    f,
+                    stored.get(&f.rel),
+                    opts.walk.max_file_size,
+                    opts.facts.as_ref(),
+                );
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if n.is_multiple_of(32) || n == total {
+                    opts.report("parse", n, total);
+                }
+                o
+            })
+            .collect()
+    };
     let parse_ms = t.elapsed().as_millis();
     let mut report = BuildReport {
         mode_used: opts.mode.as_str(),
@@ -365,8 +373,9 @@ fn build_locked(
             too_large_reason(*len, opts.walk.max_file_size),
         ));
     }
-    opts.report("write", total, total);
-    let cold = opts.mode == BuildMode::Full || stored.is_empty();
+    if !cold {
+        opts.report("write", total, total);
+    }
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -377,14 +386,8 @@ fn build_locked(
         let (mut fresh, tmp) = store::open_fresh(root)?;
         let written = (|| {
             let tx = fresh.transaction()?;
-            write_cold(
-                &tx,
-                &walked.files,
-                outcomes,
-                &layout,
-                opts.walk.max_file_size,
-                &mut report,
-            )?;
+            cold::write(&tx, root, &walked.files, &layout, opts, &mut report)?;
+            opts.report("write", total, total);
             let t = Instant::now();
             tx.execute_batch(store::INDEXES)?;
             store::set_meta(&tx, "layout", &layout.to_json())?;
@@ -782,214 +785,6 @@ fn written_type(lang: Language, kind: tsa_lang::DefKind, name: &str, sig: &str) 
     }
 }
 
-/// A cold build: every file is new. The resolution model is built from the
-/// extractions in memory, so calls are written already resolved (no read-back).
-fn write_cold(
-    tx: &rusqlite::Transaction<'_>,
-    files: &[SourceFile],
-    outcomes: Vec<Outcome>,
-    layout: &Layout,
-    max_size: u64,
-    report: &mut BuildReport,
-) -> Result<(), IndexError> {
-    let t = Instant::now();
-    let mut parsed: Vec<(&SourceFile, [u8; 32], FileExtract)> = Vec::new();
-    for (f, outcome) in files.iter().zip(outcomes) {
-        match outcome {
-            Outcome::Parsed { hash, x } => parsed.push((f, hash, x)),
-            Outcome::Binary => {
-                report.skipped_binary += 1;
-                report
-                    .files
-                    .push(status(&f.rel, "skipped", "binary content (NUL bytes)"));
-            }
-            Outcome::Vanished(reason) => {
-                report.skipped_missing += 1;
-                report.files.push(status(&f.rel, "skipped", reason));
-            }
-            Outcome::TooLarge(len) => {
-                report.skipped_too_large += 1;
-                report
-                    .files
-                    .push(status(&f.rel, "skipped", too_large_reason(len, max_size)));
-            }
-            Outcome::Failed(reason) => {
-                report.errors += 1;
-                report.files.push(status(&f.rel, "error", reason));
-            }
-            // Nothing is stored, so nothing is unchanged.
-            Outcome::Unchanged | Outcome::Touched => {}
-        }
-    }
-    // The model: file ids 1.., symbol ids 1.. in insertion order.
-    let mut mfiles = Vec::with_capacity(parsed.len());
-    let mut syms = Vec::new();
-    let mut imports = Vec::with_capacity(parsed.len());
-    let mut first_sym = Vec::with_capacity(parsed.len());
-    let mut interned: HashMap<String, Arc<str>> = HashMap::new();
-    let mut intern = |s: &str| -> Arc<str> {
-        if let Some(a) = interned.get(s) {
-            return Arc::clone(a);
-        }
-        let a: Arc<str> = Arc::from(s);
-        interned.insert(s.to_owned(), Arc::clone(&a));
-        a
-    };
-    for (k, (f, _, x)) in parsed.iter().enumerate() {
-        let is_test = is_test_path(&f.rel);
-        mfiles.push(MFile {
-            id: k as i64 + 1,
-            path: f.rel.clone(),
-            lang: f.language,
-            is_test,
-        });
-        let base = syms.len();
-        first_sym.push(base);
-        for d in &x.defs {
-            syms.push(MSym {
-                id: syms.len() as i64 + 1,
-                file: k,
-                name: intern(&d.name),
-                kind: d.kind,
-                owner: d.owner.as_deref().map(&mut intern),
-                returns: written_type(f.language, d.kind, &d.name, &d.signature)
-                    .map(|t| intern(&t)),
-                parent: d.parent.map(|p| base + p),
-                is_test: d.is_test || is_test,
-                self_name: d.self_name.as_deref().map(Arc::from),
-                bases: d.bases.iter().map(|b| intern(&b.name)).collect(),
-                default_export: d.signature.starts_with("export default "),
-                callback_sig: takes_callback(f.language, d.kind, &d.signature)
-                    .then(|| Arc::from(d.signature.as_str())),
-                file_local: crate::resolve::is_file_local(f.language, d.kind, &d.signature),
-            });
-        }
-        imports.push(
-            x.imports
-                .iter()
-                .map(|i| MImport {
-                    module: i.module.clone(),
-                    name: i.name.clone(),
-                    alias: i.alias.clone(),
-                    level: i.level,
-                })
-                .collect::<Vec<_>>(),
-        );
-    }
-    let mfields: Vec<MField> = parsed
-        .iter()
-        .enumerate()
-        .flat_map(|(k, (_, _, x))| x.fields.iter().map(move |f| (k, f)))
-        .map(|(k, f)| MField {
-            file: k,
-            owner: intern(&f.owner),
-            name: intern(&f.name),
-            ty: intern(&f.ty),
-        })
-        .collect();
-    let model = Model::new(mfiles, syms, imports, layout).with_fields(mfields);
-    type FileBindings = (
-        Vec<CallBinding>,
-        Vec<(usize, CallBinding)>,
-        Vec<(Option<i64>, Option<i64>, i64)>,
-        Vec<(Option<i64>, i64)>,
-    );
-    let bindings: Vec<FileBindings> = parsed
-        .par_iter()
-        .enumerate()
-        .map(|(k, (_, _, x))| {
-            let base = first_sym[k];
-            let sym_id = |s: usize| model.syms[s].id;
-            let mut alts = Vec::new();
-            let calls = x
-                .calls
-                .iter()
-                .enumerate()
-                .map(|(i, c)| {
-                    let b = model.resolve(&MCall {
-                        file: k,
-                        caller: c.enclosing.map(|e| base + e),
-                        callee: &c.callee,
-                        receiver: c.receiver.as_deref(),
-                        receiver_type: c.receiver_type.as_deref(),
-                        shadowed: c.shadowed,
-                        path: c.path,
-                    });
-                    alts.extend(b.alts.iter().map(|a| {
-                        (
-                            i,
-                            CallBinding {
-                                target: sym_id(a.target),
-                                resolution: a.resolution.code() as u8,
-                                confidence: a.confidence as f32,
-                            },
-                        )
-                    }));
-                    CallBinding {
-                        target: b.target.map(sym_id).unwrap_or(0),
-                        resolution: b.resolution.code() as u8,
-                        confidence: b.confidence as f32,
-                    }
-                })
-                .collect();
-            let imports = model.imports[k]
-                .iter()
-                .map(|imp| {
-                    let b = model.resolve_import(k, imp);
-                    (
-                        b.file.map(|f| model.files[f].id),
-                        b.target.map(sym_id),
-                        b.resolution.code(),
-                    )
-                })
-                .collect();
-            let bases = x
-                .defs
-                .iter()
-                .enumerate()
-                .flat_map(|(i, d)| d.bases.iter().map(move |b| (base + i, b)))
-                .map(|(s, b)| {
-                    let r = model.resolve_base(s, &b.name);
-                    (r.target.map(sym_id), r.resolution.code())
-                })
-                .collect();
-            (calls, alts, imports, bases)
-        })
-        .collect();
-    report.resolve_ms = t.elapsed().as_millis();
-    checkpoint("resolve");
-    // Bindings hold ids only: the model can go before the rows are written.
-    drop(model);
-    let t = Instant::now();
-    let mut w = Writer::cold(tx);
-    for (k, ((f, hash, x), (calls, alts, imports, bases))) in
-        parsed.iter().zip(&bindings).enumerate()
-    {
-        report.calls_resolved += calls
-            .iter()
-            .filter(|c| i64::from(c.resolution) != Resolution::Unknown.code())
-            .count();
-        let resolved = Resolved {
-            file_id: k as i64 + 1,
-            first_symbol_id: first_sym[k] as i64 + 1,
-            calls,
-            alts,
-            imports,
-            bases,
-        };
-        w.insert_file(&file_row(f, hash), x, Some(&resolved))?;
-        checkpoint("write");
-        report.indexed += 1;
-        report.new_files += 1;
-        if x.parse_errors > 0 {
-            report.files_with_parse_errors += 1;
-        }
-        report.files.push(indexed_status(f, hash, x));
-    }
-    report.write_ms = t.elapsed().as_millis();
-    Ok(())
-}
-
 /// Names whose bindings a change to `file_ids` can alter: the names it defines and
 /// the names it imports.
 fn names_of_files(
@@ -1140,7 +935,7 @@ fn write_incremental(
                 } else {
                     report.updated_files += 1;
                 }
-                let id = w.insert_file(&file_row(f, &hash), &x, None)?;
+                let id = w.insert_file(&file_row(f, &hash), &x)?;
                 checkpoint("write");
                 changed_ids.push(id);
                 affected_names.extend(x.defs.iter().map(|d| d.name.clone()));

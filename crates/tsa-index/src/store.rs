@@ -405,22 +405,6 @@ pub struct CallBinding {
     pub confidence: f32,
 }
 
-/// Resolved bindings of one file, written with its rows (cold builds resolve
-/// before writing; incremental builds write `None` and resolve after).
-pub struct Resolved<'a> {
-    pub file_id: i64,
-    pub first_symbol_id: i64,
-    /// Per call site: (target symbol id, resolution code, confidence).
-    pub calls: &'a [CallBinding],
-    /// Further targets of call sites, by call index (ascending): each is written as
-    /// a row of its own (`alt = 1`) beside the site's row.
-    pub alts: &'a [(usize, CallBinding)],
-    /// Per import: (target file id, target symbol id, resolution code).
-    pub imports: &'a [(Option<i64>, Option<i64>, i64)],
-    /// Per base of every definition, in order: (target symbol id, resolution code).
-    pub bases: &'a [(Option<i64>, i64)],
-}
-
 /// Writes files inside one transaction, interning names as it goes.
 pub struct Writer<'t> {
     tx: &'t Transaction<'t>,
@@ -565,17 +549,12 @@ impl<'t> Writer<'t> {
         Ok(())
     }
 
-    /// Inserts a file and everything extracted from it; with `resolved`, at the given
-    /// ids and with final bindings, else at fresh ids and unresolved. Returns the file id.
-    pub fn insert_file(
-        &mut self,
-        file: &FileRow<'_>,
-        x: &FileExtract,
-        resolved: Option<&Resolved<'_>>,
-    ) -> Result<i64, IndexError> {
-        let ids = self.insert_defs(file, x, resolved.map(|r| (r.file_id, r.first_symbol_id)))?;
-        self.insert_refs(ids.0, &ids.1, x, resolved)?;
-        Ok(ids.0)
+    /// Inserts a file and everything extracted from it at fresh ids, its references
+    /// unresolved (an incremental build resolves them after). Returns the file id.
+    pub fn insert_file(&mut self, file: &FileRow<'_>, x: &FileExtract) -> Result<i64, IndexError> {
+        let (file_id, ids) = self.insert_defs(file, x, None)?;
+        self.insert_refs(file_id, &ids, x)?;
+        Ok(file_id)
     }
 
     /// Inserts the file row, its definitions and their FTS rows, at the given
@@ -633,91 +612,148 @@ impl<'t> Writer<'t> {
         Ok((file_id, ids))
     }
 
-    /// Inserts a file's bases, call sites and imports, resolved or not.
+    /// Inserts a file's bases, call sites, fields and imports, unresolved.
     pub fn insert_refs(
         &mut self,
         file_id: i64,
         ids: &[i64],
         x: &FileExtract,
-        resolved: Option<&Resolved<'_>>,
     ) -> Result<(), IndexError> {
-        let mut base_at = 0usize;
         for (i, d) in x.defs.iter().enumerate() {
             for b in &d.bases {
                 let base_id = self.name_id(&b.name)?;
-                let (target, resolution) = resolved
-                    .and_then(|r| r.bases.get(base_at).copied())
-                    .unwrap_or((None, 5));
-                base_at += 1;
-                let kind = match b.kind {
-                    tsa_lang::BaseKind::Extends => 0,
-                    tsa_lang::BaseKind::Implements => 1,
-                };
-                self.inserts()?
-                    .inherit
-                    .execute(params![file_id, ids[i], base_id, kind, target, resolution])?;
+                self.insert_inherit(file_id, ids[i], base_id, b.kind, None, 5)?;
             }
         }
-        let alts = resolved.map_or(&[][..], |r| r.alts);
-        let mut alt_at = 0usize;
-        for (i, c) in x.calls.iter().enumerate() {
+        for c in &x.calls {
             let callee_id = self.name_id(&c.callee)?;
-            let row = |b: CallBinding| {
-                let confidence = (f64::from(b.confidence) * 1000.0).round() / 1000.0;
-                (
-                    (b.target != 0).then_some(b.target),
-                    i64::from(b.resolution),
-                    confidence,
-                )
+            let site = CallRow {
+                file_id,
+                caller_id: c.enclosing.map(|i| ids[i]),
+                callee_id,
+                receiver: c.receiver.as_deref(),
+                receiver_type: c.receiver_type.as_deref(),
+                shadowed: c.shadowed,
+                path: c.path,
+                line: c.line,
             };
-            let primary = resolved
-                .and_then(|r| r.calls.get(i).copied())
-                .map(row)
-                .unwrap_or((None, 5, 0.0));
-            let mut rows = vec![(primary, false)];
-            while let Some(&(k, b)) = alts.get(alt_at)
-                && k <= i
-            {
-                if k == i {
-                    rows.push((row(b), true));
-                }
-                alt_at += 1;
-            }
-            for ((target, resolution, confidence), alt) in rows {
-                self.inserts()?.call.execute(params![
-                    file_id,
-                    c.enclosing.map(|i| ids[i]),
-                    callee_id,
-                    c.receiver,
-                    c.receiver_type,
-                    c.shadowed,
-                    c.path,
-                    c.line,
-                    target,
-                    resolution,
-                    confidence,
-                    alt
-                ])?;
-            }
+            self.insert_call(&site, None, false)?;
         }
-        for f in &x.fields {
+        self.insert_fields(file_id, &x.fields)?;
+        for imp in &x.imports {
+            let row = ImportRow {
+                module: &imp.module,
+                name: imp.name.as_deref(),
+                alias: &imp.alias,
+                level: imp.level,
+                line: imp.line,
+            };
+            self.insert_import(file_id, &row, (None, None, 5))?;
+        }
+        Ok(())
+    }
+
+    /// One inheritance row.
+    pub(crate) fn insert_inherit(
+        &mut self,
+        file_id: i64,
+        symbol_id: i64,
+        base_id: i64,
+        kind: tsa_lang::BaseKind,
+        target: Option<i64>,
+        resolution: i64,
+    ) -> Result<(), IndexError> {
+        let kind = match kind {
+            tsa_lang::BaseKind::Extends => 0,
+            tsa_lang::BaseKind::Implements => 1,
+        };
+        self.inserts()?.inherit.execute(params![
+            file_id, symbol_id, base_id, kind, target, resolution
+        ])?;
+        Ok(())
+    }
+
+    /// One call row: the site's first target (`alt` false, unresolved without a
+    /// binding) or a further one.
+    pub(crate) fn insert_call(
+        &mut self,
+        site: &CallRow<'_>,
+        binding: Option<CallBinding>,
+        alt: bool,
+    ) -> Result<(), IndexError> {
+        let (target, resolution, confidence) = binding.map_or((None, 5, 0.0), |b| {
+            (
+                (b.target != 0).then_some(b.target),
+                i64::from(b.resolution),
+                (f64::from(b.confidence) * 1000.0).round() / 1000.0,
+            )
+        });
+        self.inserts()?.call.execute(params![
+            site.file_id,
+            site.caller_id,
+            site.callee_id,
+            site.receiver,
+            site.receiver_type,
+            site.shadowed,
+            site.path,
+            site.line,
+            target,
+            resolution,
+            confidence,
+            alt
+        ])?;
+        Ok(())
+    }
+
+    /// The fields a file declares with their types.
+    pub(crate) fn insert_fields(
+        &mut self,
+        file_id: i64,
+        fields: &[tsa_lang::Field],
+    ) -> Result<(), IndexError> {
+        for f in fields {
             let owner = self.name_id(&f.owner)?;
             let name = self.name_id(&f.name)?;
             self.inserts()?
                 .field
                 .execute(params![file_id, owner, name, f.ty])?;
         }
-        for (i, imp) in x.imports.iter().enumerate() {
-            let (tfile, tsym, resolution) = resolved
-                .and_then(|r| r.imports.get(i).copied())
-                .unwrap_or((None, None, 5));
-            self.inserts()?.import.execute(params![
-                file_id, imp.module, imp.name, imp.alias, imp.level, imp.line, tfile, tsym,
-                resolution
-            ])?;
-        }
         Ok(())
     }
+
+    /// One import row with its binding (target file id, target symbol id, resolution).
+    pub(crate) fn insert_import(
+        &mut self,
+        file_id: i64,
+        imp: &ImportRow<'_>,
+        (tfile, tsym, resolution): (Option<i64>, Option<i64>, i64),
+    ) -> Result<(), IndexError> {
+        self.inserts()?.import.execute(params![
+            file_id, imp.module, imp.name, imp.alias, imp.level, imp.line, tfile, tsym, resolution
+        ])?;
+        Ok(())
+    }
+}
+
+/// A call site's columns, shared by its first target's row and its variants'.
+pub(crate) struct CallRow<'a> {
+    pub file_id: i64,
+    pub caller_id: Option<i64>,
+    pub callee_id: i64,
+    pub receiver: Option<&'a str>,
+    pub receiver_type: Option<&'a str>,
+    pub shadowed: bool,
+    pub path: bool,
+    pub line: u32,
+}
+
+/// An import's columns.
+pub(crate) struct ImportRow<'a> {
+    pub module: &'a str,
+    pub name: Option<&'a str>,
+    pub alias: &'a str,
+    pub level: u32,
+    pub line: u32,
 }
 
 /// Sets a meta value.

@@ -104,6 +104,37 @@ fn same_family(m: &Model, lang: Language, files: Vec<usize>) -> Vec<usize> {
         .collect()
 }
 
+/// (model, file, the files each of its wildcard imports binds to).
+type WildcardFiles = Option<(u64, usize, Vec<Vec<usize>>)>;
+
+thread_local! {
+    /// The last file whose wildcard, namespace and include imports a thread bound:
+    /// (model, file, the files of each). Its calls are resolved one after another.
+    static WILDCARDS: std::cell::RefCell<WildcardFiles> =
+        const { std::cell::RefCell::new(None) };
+}
+
+/// `f` over the files each wildcard, namespace or include import of `file` binds
+/// to, bound once per file and thread rather than once per call site.
+fn with_wildcard_files<R>(m: &Model, file: usize, f: impl FnOnce(&[Vec<usize>]) -> R) -> R {
+    WILDCARDS.with(|cell| {
+        let mut cell = cell.borrow_mut();
+        let fresh = !matches!(&*cell, Some((uid, k, _)) if *uid == m.uid && *k == file);
+        if fresh {
+            let files = m.imports[file]
+                .iter()
+                .filter(|i| i.alias == "*" || i.alias.is_empty())
+                .filter_map(|imp| match module(m, file, imp) {
+                    Module::Files(files) => Some(files),
+                    _ => None,
+                })
+                .collect();
+            *cell = Some((m.uid, file, files));
+        }
+        f(cell.as_ref().map_or(&[][..], |c| &c.2))
+    })
+}
+
 fn module(m: &Model, file: usize, imp: &MImport) -> Module {
     let lang = m.files[file].lang;
     let spec = imp.module.trim();
@@ -685,19 +716,13 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                 return b;
             }
             // 3. Names brought in by wildcard / namespace / include imports.
-            let mut via_imports = Vec::new();
-            for imp in m.imports[file]
-                .iter()
-                .filter(|i| i.alias == "*" || i.alias.is_empty())
-            {
-                if let Module::Files(files) = module(m, file, imp) {
-                    via_imports.extend(
-                        top_level(m, &files, name)
-                            .into_iter()
-                            .filter(|&s| callable(m.syms[s].kind)),
-                    );
-                }
-            }
+            let via_imports = with_wildcard_files(m, file, |files| {
+                files
+                    .iter()
+                    .flat_map(|files| top_level(m, files, name))
+                    .filter(|&s| callable(m.syms[s].kind))
+                    .collect::<Vec<_>>()
+            });
             if let Some(s) = m.unique(via_imports, test) {
                 return bound(s, 0.8);
             }

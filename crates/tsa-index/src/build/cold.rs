@@ -1,0 +1,488 @@
+//! A cold build, streamed: files are parsed in batches on all cores while this
+//! thread writes the batch before (file rows, definitions, search rows, fields);
+//! what resolution needs is kept in compact tables (names interned once, call
+//! sites as ids), never every file's extraction at once. Then the model is built,
+//! call sites are resolved in batches on all cores while this thread writes the
+//! rows of the batch before, already bound (no read-back, no update).
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc::sync_channel;
+use std::time::Instant;
+
+use rayon::prelude::*;
+use rustc_hash::FxHashMap;
+use tsa_lang::{BaseKind, FileExtract, is_test_path};
+
+use super::{
+    BuildOptions, BuildReport, Outcome, examine, file_row, indexed_status, status, takes_callback,
+    too_large_reason, written_type,
+};
+use crate::IndexError;
+use crate::fault::checkpoint;
+use crate::layout::Layout;
+use crate::resolve::{MCall, MField, MFile, MImport, MSym, Model, Resolution};
+use crate::store::{CallBinding, CallRow, ImportRow, Writer};
+use crate::walk::SourceFile;
+
+/// Files parsed per batch: enough that both cores stay busy to the batch's end,
+/// few enough that a batch's extractions are a few megabytes.
+const PARSE_BATCH: usize = 512;
+/// Files resolved per batch.
+const RESOLVE_BATCH: usize = 2048;
+/// No string id.
+const NONE: u32 = u32::MAX;
+
+/// Strings held once: names, receivers, types.
+#[derive(Default)]
+struct Interner {
+    ids: FxHashMap<Arc<str>, u32>,
+    strs: Vec<Arc<str>>,
+}
+
+impl Interner {
+    fn id(&mut self, s: &str) -> u32 {
+        if let Some(&id) = self.ids.get(s) {
+            return id;
+        }
+        let a: Arc<str> = Arc::from(s);
+        let id = self.strs.len() as u32;
+        self.strs.push(Arc::clone(&a));
+        self.ids.insert(a, id);
+        id
+    }
+
+    fn arc(&mut self, s: &str) -> Arc<str> {
+        let id = self.id(s);
+        Arc::clone(&self.strs[id as usize])
+    }
+
+    fn opt(&mut self, s: Option<&str>) -> u32 {
+        s.map_or(NONE, |s| self.id(s))
+    }
+
+    fn get(&self, id: u32) -> Option<&str> {
+        (id != NONE).then(|| &*self.strs[id as usize])
+    }
+}
+
+/// A call site as resolution and its row need it (24 bytes).
+struct Site {
+    callee: u32,
+    receiver: u32,
+    receiver_type: u32,
+    /// The enclosing definition's model index, [`NONE`] at module level.
+    caller: u32,
+    line: u32,
+    shadowed: bool,
+    path: bool,
+}
+
+/// A base a definition names.
+struct BaseRef {
+    sym: u32,
+    name: u32,
+    kind: BaseKind,
+}
+
+/// Everything kept of the parsed files until their references are written.
+#[derive(Default)]
+struct Kept {
+    strings: Interner,
+    files: Vec<MFile>,
+    syms: Vec<MSym>,
+    imports: Vec<Vec<MImport>>,
+    fields: Vec<MField>,
+    /// Per file: where its sites and bases start (one entry more than files).
+    site_start: Vec<usize>,
+    base_start: Vec<usize>,
+    sites: Vec<Site>,
+    bases: Vec<BaseRef>,
+    import_lines: Vec<Vec<u32>>,
+}
+
+impl Kept {
+    /// Takes what resolution needs of file `f`'s extraction (its model id is the
+    /// next one) before the extraction is dropped.
+    fn keep(&mut self, f: &SourceFile, x: &FileExtract) {
+        let k = self.files.len();
+        let is_test = is_test_path(&f.rel);
+        self.files.push(MFile {
+            id: k as i64 + 1,
+            path: f.rel.clone(),
+            lang: f.language,
+            is_test,
+        });
+        let base = self.syms.len();
+        self.site_start.push(self.sites.len());
+        self.base_start.push(self.bases.len());
+        let s = &mut self.strings;
+        for (i, d) in x.defs.iter().enumerate() {
+            let sym = MSym {
+                id: self.syms.len() as i64 + 1,
+                file: k,
+                name: s.arc(&d.name),
+                kind: d.kind,
+                owner: d.owner.as_deref().map(|o| s.arc(o)),
+                returns: written_type(f.language, d.kind, &d.name, &d.signature).map(|t| s.arc(&t)),
+                parent: d.parent.map(|p| base + p),
+                is_test: d.is_test || is_test,
+                self_name: d.self_name.as_deref().map(|n| s.arc(n)),
+                bases: d.bases.iter().map(|b| s.arc(&b.name)).collect(),
+                default_export: d.signature.starts_with("export default "),
+                callback_sig: takes_callback(f.language, d.kind, &d.signature)
+                    .then(|| Arc::from(d.signature.as_str())),
+                file_local: crate::resolve::is_file_local(f.language, d.kind, &d.signature),
+            };
+            self.syms.push(sym);
+            for b in &d.bases {
+                self.bases.push(BaseRef {
+                    sym: (base + i) as u32,
+                    name: s.id(&b.name),
+                    kind: b.kind,
+                });
+            }
+        }
+        for c in &x.calls {
+            self.sites.push(Site {
+                callee: s.id(&c.callee),
+                receiver: s.opt(c.receiver.as_deref()),
+                receiver_type: s.opt(c.receiver_type.as_deref()),
+                caller: c.enclosing.map_or(NONE, |e| (base + e) as u32),
+                line: c.line,
+                shadowed: c.shadowed,
+                path: c.path,
+            });
+        }
+        self.imports.push(
+            x.imports
+                .iter()
+                .map(|i| MImport {
+                    module: i.module.clone(),
+                    name: i.name.clone(),
+                    alias: i.alias.clone(),
+                    level: i.level,
+                })
+                .collect(),
+        );
+        self.import_lines
+            .push(x.imports.iter().map(|i| i.line).collect());
+        for fl in &x.fields {
+            self.fields.push(MField {
+                file: k,
+                owner: s.arc(&fl.owner),
+                name: s.arc(&fl.name),
+                ty: s.arc(&fl.ty),
+            });
+        }
+    }
+
+    /// Closes the per-file offsets.
+    fn close(&mut self) {
+        self.site_start.push(self.sites.len());
+        self.base_start.push(self.bases.len());
+    }
+}
+
+/// One file's bindings: per site, its first target; further targets by site;
+/// per import (file id, symbol id, resolution); per base (symbol id, resolution).
+struct Bound {
+    calls: Vec<CallBinding>,
+    alts: Vec<(usize, CallBinding)>,
+    imports: Vec<(Option<i64>, Option<i64>, i64)>,
+    bases: Vec<(Option<i64>, i64)>,
+}
+
+fn packed(target: Option<i64>, resolution: Resolution, confidence: f64) -> CallBinding {
+    CallBinding {
+        target: target.unwrap_or(0),
+        resolution: resolution.code() as u8,
+        confidence: confidence as f32,
+    }
+}
+
+/// Resolves every site, import and base of file `k`.
+fn bind_file(model: &Model, kept: &Kept, k: usize) -> Bound {
+    let sym_id = |s: usize| model.syms[s].id;
+    let mut alts = Vec::new();
+    let sites = &kept.sites[kept.site_start[k]..kept.site_start[k + 1]];
+    let calls = sites
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let b = model.resolve(&MCall {
+                file: k,
+                caller: (c.caller != NONE).then_some(c.caller as usize),
+                callee: kept.strings.get(c.callee).unwrap_or_default(),
+                receiver: kept.strings.get(c.receiver),
+                receiver_type: kept.strings.get(c.receiver_type),
+                shadowed: c.shadowed,
+                path: c.path,
+            });
+            alts.extend(b.alts.iter().map(|a| {
+                (
+                    i,
+                    packed(Some(sym_id(a.target)), a.resolution, a.confidence),
+                )
+            }));
+            packed(b.target.map(sym_id), b.resolution, b.confidence)
+        })
+        .collect();
+    let imports = model.imports[k]
+        .iter()
+        .map(|imp| {
+            let b = model.resolve_import(k, imp);
+            (
+                b.file.map(|f| model.files[f].id),
+                b.target.map(sym_id),
+                b.resolution.code(),
+            )
+        })
+        .collect();
+    let bases = kept.bases[kept.base_start[k]..kept.base_start[k + 1]]
+        .iter()
+        .map(|b| {
+            let r =
+                model.resolve_base(b.sym as usize, kept.strings.get(b.name).unwrap_or_default());
+            (r.target.map(sym_id), r.resolution.code())
+        })
+        .collect();
+    Bound {
+        calls,
+        alts,
+        imports,
+        bases,
+    }
+}
+
+/// Writes file `k`'s bases, sites (each target a row) and imports.
+fn write_refs(
+    w: &mut Writer<'_>,
+    model: &Model,
+    kept: &Kept,
+    k: usize,
+    b: &Bound,
+) -> Result<usize, IndexError> {
+    let file_id = k as i64 + 1;
+    for (r, &(target, resolution)) in kept.bases[kept.base_start[k]..kept.base_start[k + 1]]
+        .iter()
+        .zip(&b.bases)
+    {
+        let name = kept.strings.get(r.name).unwrap_or_default();
+        let base_id = w.name_id(name)?;
+        let symbol_id = model.syms[r.sym as usize].id;
+        w.insert_inherit(file_id, symbol_id, base_id, r.kind, target, resolution)?;
+    }
+    let sites = &kept.sites[kept.site_start[k]..kept.site_start[k + 1]];
+    let mut alt_at = 0usize;
+    let mut resolved = 0;
+    for (i, (c, &first)) in sites.iter().zip(&b.calls).enumerate() {
+        let callee_id = w.name_id(kept.strings.get(c.callee).unwrap_or_default())?;
+        let row = CallRow {
+            file_id,
+            caller_id: (c.caller != NONE).then(|| model.syms[c.caller as usize].id),
+            callee_id,
+            receiver: kept.strings.get(c.receiver),
+            receiver_type: kept.strings.get(c.receiver_type),
+            shadowed: c.shadowed,
+            path: c.path,
+            line: c.line,
+        };
+        if i64::from(first.resolution) != Resolution::Unknown.code() {
+            resolved += 1;
+        }
+        w.insert_call(&row, Some(first), false)?;
+        while let Some(&(s, alt)) = b.alts.get(alt_at)
+            && s == i
+        {
+            w.insert_call(&row, Some(alt), true)?;
+            alt_at += 1;
+        }
+    }
+    for ((imp, &line), &binding) in model.imports[k]
+        .iter()
+        .zip(&kept.import_lines[k])
+        .zip(&b.imports)
+    {
+        let row = ImportRow {
+            module: &imp.module,
+            name: imp.name.as_deref(),
+            alias: &imp.alias,
+            level: imp.level,
+            line,
+        };
+        w.insert_import(file_id, &row, binding)?;
+    }
+    Ok(resolved)
+}
+
+/// Runs `make` for batches `0..batches` on another thread (it drives the rayon
+/// pool) while this one `consume`s each finished batch in order: the writer
+/// overlaps the parse or the resolution of the next batch, and at most two
+/// batches are held at once. On a rayon worker (no thread to spare without
+/// risking the pool) the two alternate instead.
+fn pipeline<T: Send>(
+    batches: usize,
+    make: impl Fn(usize) -> T + Sync,
+    mut consume: impl FnMut(T) -> Result<(), IndexError>,
+) -> Result<(), IndexError> {
+    if rayon::current_thread_index().is_some() {
+        for b in 0..batches {
+            consume(make(b))?;
+        }
+        return Ok(());
+    }
+    let (send, recv) = sync_channel::<T>(1);
+    let make = &make;
+    std::thread::scope(|s| {
+        s.spawn(move || {
+            for b in 0..batches {
+                // The consumer stopped (an error): stop making.
+                if send.send(make(b)).is_err() {
+                    break;
+                }
+            }
+        });
+        let consumed = (|| {
+            for t in recv.iter() {
+                consume(t)?;
+            }
+            Ok(())
+        })();
+        // Unblocks the making thread if the consumer stopped early.
+        drop(recv);
+        consumed
+    })
+}
+
+/// Records a file that was not parsed.
+fn skipped(report: &mut BuildReport, f: &SourceFile, outcome: Outcome, max_size: u64) {
+    match outcome {
+        Outcome::Binary => {
+            report.skipped_binary += 1;
+            report
+                .files
+                .push(status(&f.rel, "skipped", "binary content (NUL bytes)"));
+        }
+        Outcome::Vanished(reason) => {
+            report.skipped_missing += 1;
+            report.files.push(status(&f.rel, "skipped", reason));
+        }
+        Outcome::TooLarge(len) => {
+            report.skipped_too_large += 1;
+            report
+                .files
+                .push(status(&f.rel, "skipped", too_large_reason(len, max_size)));
+        }
+        Outcome::Failed(reason) => {
+            report.errors += 1;
+            report.files.push(status(&f.rel, "error", reason));
+        }
+        // Nothing is stored, so nothing is unchanged; parsed files are not skipped.
+        Outcome::Unchanged | Outcome::Touched | Outcome::Parsed { .. } => {}
+    }
+}
+
+/// Parses `files` in batches on the rayon pool (another thread drives it) while
+/// this thread writes each finished batch and keeps what resolution needs.
+fn parse_and_write_defs(
+    w: &mut Writer<'_>,
+    root: &std::path::Path,
+    files: &[SourceFile],
+    opts: &BuildOptions,
+    report: &mut BuildReport,
+) -> Result<Kept, IndexError> {
+    let max_size = opts.walk.max_file_size;
+    let total = files.len();
+    let done = AtomicUsize::new(0);
+    opts.report("parse", 0, total);
+    let mut kept = Kept::default();
+    let batches = files.len().div_ceil(PARSE_BATCH);
+    let parse = |b: usize| -> Vec<Outcome> {
+        files[b * PARSE_BATCH..((b + 1) * PARSE_BATCH).min(total)]
+            .par_iter()
+            .map(|f| {
+                let o = examine(root, f, None, max_size, opts.facts.as_ref());
+                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+                if n.is_multiple_of(32) || n == total {
+                    opts.report("parse", n, total);
+                }
+                o
+            })
+            .collect()
+    };
+    let mut b = 0;
+    pipeline(batches, parse, |outcomes| {
+        for (f, outcome) in files[b * PARSE_BATCH..].iter().zip(outcomes) {
+            let Outcome::Parsed { hash, x } = outcome else {
+                skipped(report, f, outcome, max_size);
+                continue;
+            };
+            let k = kept.files.len() as i64;
+            w.insert_defs(
+                &file_row(f, &hash),
+                &x,
+                Some((k + 1, kept.syms.len() as i64 + 1)),
+            )?;
+            w.insert_fields(k + 1, &x.fields)?;
+            kept.keep(f, &x);
+            checkpoint("write");
+            report.indexed += 1;
+            report.new_files += 1;
+            if x.parse_errors > 0 {
+                report.files_with_parse_errors += 1;
+            }
+            report.files.push(indexed_status(f, &hash, &x));
+        }
+        b += 1;
+        Ok(())
+    })?;
+    kept.close();
+    Ok(kept)
+}
+
+/// A cold build's rows: every file is new, ids are 1.. in walk order.
+pub(super) fn write(
+    tx: &rusqlite::Transaction<'_>,
+    root: &std::path::Path,
+    files: &[SourceFile],
+    layout: &Layout,
+    opts: &BuildOptions,
+    report: &mut BuildReport,
+) -> Result<(), IndexError> {
+    let t = Instant::now();
+    let mut w = Writer::cold(tx);
+    let mut kept = parse_and_write_defs(&mut w, root, files, opts, report)?;
+    report.parse_ms = t.elapsed().as_millis();
+    let t = Instant::now();
+    // Progress never goes back: the files are all parsed.
+    opts.report("resolve", files.len(), files.len());
+    let model = Model::new(
+        std::mem::take(&mut kept.files),
+        std::mem::take(&mut kept.syms),
+        std::mem::take(&mut kept.imports),
+        layout,
+    )
+    .with_fields(std::mem::take(&mut kept.fields));
+    let n = model.files.len();
+    let batches = n.div_ceil(RESOLVE_BATCH);
+    let span = |b: usize| b * RESOLVE_BATCH..((b + 1) * RESOLVE_BATCH).min(n);
+    let bind = |b: usize| -> Vec<Bound> {
+        span(b)
+            .into_par_iter()
+            .map(|k| bind_file(&model, &kept, k))
+            .collect()
+    };
+    let mut b = 0;
+    pipeline(batches, bind, |bound| {
+        for (k, bound) in span(b).zip(&bound) {
+            report.calls_resolved += write_refs(&mut w, &model, &kept, k, bound)?;
+            checkpoint("write");
+        }
+        b += 1;
+        Ok(())
+    })?;
+    checkpoint("resolve");
+    report.resolve_ms = t.elapsed().as_millis();
+    Ok(())
+}
