@@ -257,6 +257,10 @@ pub fn open_fresh(root: &Path) -> Result<(Connection, std::path::PathBuf), Index
     conn.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
     conn.pragma_update(None, "temp_store", "MEMORY")?;
     conn.pragma_update(None, "cache_size", -8_000)?;
+    // The secondary indexes are built after the bulk insert: their sorts may use
+    // every core.
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    conn.pragma_update(None, "threads", cores.min(8) as i64)?;
     conn.execute_batch(SCHEMA)?;
     conn.execute(
         "INSERT INTO meta(key, value) VALUES('schema_version', ?1)",

@@ -1,9 +1,9 @@
-//! A cold build, streamed: files are parsed in batches on all cores while this
-//! thread writes the batch before (file rows, definitions, search rows, fields);
-//! what resolution needs is kept in compact tables (names interned once, call
-//! sites as ids), never every file's extraction at once. Then the model is built,
-//! call sites are resolved in batches on all cores while this thread writes the
-//! rows of the batch before, already bound (no read-back, no update).
+//! A cold build, streamed: files are parsed on all cores while this thread writes
+//! each finished one in walk order (file row, definitions, search rows, fields);
+//! what resolution needs is kept in compact tables (strings interned once, a call
+//! site as ids and flags), never every file's extraction at once. Then the model
+//! is built, and files' call sites, imports and bases are bound on all cores while
+//! this thread writes their rows, already bound (no read-back, no update).
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -25,11 +25,10 @@ use crate::resolve::{MCall, MField, MFile, MImport, MSym, Model, Resolution};
 use crate::store::{CallBinding, CallRow, ImportRow, Writer};
 use crate::walk::SourceFile;
 
-/// Files parsed per batch: enough that both cores stay busy to the batch's end,
-/// few enough that a batch's extractions are a few megabytes.
-const PARSE_BATCH: usize = 512;
-/// Files resolved per batch.
-const RESOLVE_BATCH: usize = 2048;
+/// Finished items that may wait in the channel for the consumer.
+const AHEAD: usize = 64;
+/// Items per batch where the work cannot be streamed (see [`ordered`]).
+const BATCH: usize = 512;
 /// No string id.
 const NONE: u32 = u32::MAX;
 
@@ -316,40 +315,51 @@ fn write_refs(
     Ok(resolved)
 }
 
-/// Runs `make` for batches `0..batches` on another thread (it drives the rayon
-/// pool) while this one `consume`s each finished batch in order: the writer
-/// overlaps the parse or the resolution of the next batch, and at most two
-/// batches are held at once. On a rayon worker (no thread to spare without
-/// risking the pool) the two alternate instead.
-fn pipeline<T: Send>(
-    batches: usize,
+/// Runs `make(i)` for every `i` in `0..n` on the rayon pool (driven from another
+/// thread, items taken in order as workers free up) while this thread `consume`s
+/// the results in index order: the writer overlaps the work that feeds it, and
+/// only the items finished ahead of the one awaited are held (a few dozen; a slow
+/// file holds the others back only as long as it takes). On a rayon worker (no
+/// thread to spare without risking the pool) batches alternate instead.
+fn ordered<T: Send>(
+    n: usize,
     make: impl Fn(usize) -> T + Sync,
-    mut consume: impl FnMut(T) -> Result<(), IndexError>,
+    mut consume: impl FnMut(usize, T) -> Result<(), IndexError>,
 ) -> Result<(), IndexError> {
     if rayon::current_thread_index().is_some() {
-        for b in 0..batches {
-            consume(make(b))?;
+        for start in (0..n).step_by(BATCH) {
+            let made: Vec<T> = (start..(start + BATCH).min(n))
+                .into_par_iter()
+                .map(&make)
+                .collect();
+            for (i, t) in (start..).zip(made) {
+                consume(i, t)?;
+            }
         }
         return Ok(());
     }
-    let (send, recv) = sync_channel::<T>(1);
+    let (send, recv) = sync_channel::<(usize, T)>(AHEAD);
     let make = &make;
     std::thread::scope(|s| {
         s.spawn(move || {
-            for b in 0..batches {
-                // The consumer stopped (an error): stop making.
-                if send.send(make(b)).is_err() {
-                    break;
-                }
-            }
+            // Stops at the first refused send: the consumer stopped (an error).
+            let _ = (0..n)
+                .par_bridge()
+                .try_for_each_with(send, |send, i| send.send((i, make(i))));
         });
         let consumed = (|| {
-            for t in recv.iter() {
-                consume(t)?;
+            let mut ahead: std::collections::BTreeMap<usize, T> = Default::default();
+            let mut next = 0;
+            for (i, t) in recv.iter() {
+                ahead.insert(i, t);
+                while let Some(t) = ahead.remove(&next) {
+                    consume(next, t)?;
+                    next += 1;
+                }
             }
             Ok(())
         })();
-        // Unblocks the making thread if the consumer stopped early.
+        // Unblocks the making side if the consumer stopped early.
         drop(recv);
         consumed
     })
@@ -383,8 +393,8 @@ fn skipped(report: &mut BuildReport, f: &SourceFile, outcome: Outcome, max_size:
     }
 }
 
-/// Parses `files` in batches on the rayon pool (another thread drives it) while
-/// this thread writes each finished batch and keeps what resolution needs.
+/// Parses `files` on the rayon pool while this thread writes each, in walk order,
+/// and keeps what resolution needs.
 fn parse_and_write_defs(
     w: &mut Writer<'_>,
     root: &std::path::Path,
@@ -397,44 +407,35 @@ fn parse_and_write_defs(
     let done = AtomicUsize::new(0);
     opts.report("parse", 0, total);
     let mut kept = Kept::default();
-    let batches = files.len().div_ceil(PARSE_BATCH);
-    let parse = |b: usize| -> Vec<Outcome> {
-        files[b * PARSE_BATCH..((b + 1) * PARSE_BATCH).min(total)]
-            .par_iter()
-            .map(|f| {
-                let o = examine(root, f, None, max_size, opts.facts.as_ref());
-                let n = done.fetch_add(1, Ordering::Relaxed) + 1;
-                if n.is_multiple_of(32) || n == total {
-                    opts.report("parse", n, total);
-                }
-                o
-            })
-            .collect()
-    };
-    let mut b = 0;
-    pipeline(batches, parse, |outcomes| {
-        for (f, outcome) in files[b * PARSE_BATCH..].iter().zip(outcomes) {
-            let Outcome::Parsed { hash, x } = outcome else {
-                skipped(report, f, outcome, max_size);
-                continue;
-            };
-            let k = kept.files.len() as i64;
-            w.insert_defs(
-                &file_row(f, &hash),
-                &x,
-                Some((k + 1, kept.syms.len() as i64 + 1)),
-            )?;
-            w.insert_fields(k + 1, &x.fields)?;
-            kept.keep(f, &x);
-            checkpoint("write");
-            report.indexed += 1;
-            report.new_files += 1;
-            if x.parse_errors > 0 {
-                report.files_with_parse_errors += 1;
-            }
-            report.files.push(indexed_status(f, &hash, &x));
+    let parse = |i: usize| {
+        let o = examine(root, &files[i], None, max_size, opts.facts.as_ref());
+        let n = done.fetch_add(1, Ordering::Relaxed) + 1;
+        if n.is_multiple_of(32) || n == total {
+            opts.report("parse", n, total);
         }
-        b += 1;
+        o
+    };
+    ordered(total, parse, |i, outcome| {
+        let f = &files[i];
+        let Outcome::Parsed { hash, x } = outcome else {
+            skipped(report, f, outcome, max_size);
+            return Ok(());
+        };
+        let k = kept.files.len() as i64;
+        w.insert_defs(
+            &file_row(f, &hash),
+            &x,
+            Some((k + 1, kept.syms.len() as i64 + 1)),
+        )?;
+        w.insert_fields(k + 1, &x.fields)?;
+        kept.keep(f, &x);
+        checkpoint("write");
+        report.indexed += 1;
+        report.new_files += 1;
+        if x.parse_errors > 0 {
+            report.files_with_parse_errors += 1;
+        }
+        report.files.push(indexed_status(f, &hash, &x));
         Ok(())
     })?;
     kept.close();
@@ -465,24 +466,72 @@ pub(super) fn write(
     )
     .with_fields(std::mem::take(&mut kept.fields));
     let n = model.files.len();
-    let batches = n.div_ceil(RESOLVE_BATCH);
-    let span = |b: usize| b * RESOLVE_BATCH..((b + 1) * RESOLVE_BATCH).min(n);
-    let bind = |b: usize| -> Vec<Bound> {
-        span(b)
-            .into_par_iter()
-            .map(|k| bind_file(&model, &kept, k))
-            .collect()
-    };
-    let mut b = 0;
-    pipeline(batches, bind, |bound| {
-        for (k, bound) in span(b).zip(&bound) {
-            report.calls_resolved += write_refs(&mut w, &model, &kept, k, bound)?;
+    ordered(
+        n,
+        |k| bind_file(&model, &kept, k),
+        |k, bound| {
+            report.calls_resolved += write_refs(&mut w, &model, &kept, k, &bound)?;
             checkpoint("write");
-        }
-        b += 1;
-        Ok(())
-    })?;
+            Ok(())
+        },
+    )?;
     checkpoint("resolve");
     report.resolve_ms = t.elapsed().as_millis();
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ordered;
+    use crate::IndexError;
+
+    /// Items are consumed in index order, whatever order they finish in.
+    fn run(n: usize) -> Vec<usize> {
+        let mut seen = Vec::new();
+        ordered(
+            n,
+            |i| {
+                // Early items finish last.
+                std::thread::sleep(std::time::Duration::from_micros(((n - i) % 7) as u64 * 50));
+                i * 10
+            },
+            |i, t| {
+                assert_eq!(t, i * 10);
+                seen.push(i);
+                Ok(())
+            },
+        )
+        .unwrap();
+        seen
+    }
+
+    #[test]
+    fn streams_in_order_from_any_thread() {
+        assert_eq!(run(1500), (0..1500).collect::<Vec<_>>());
+        // On a rayon worker (a build run inside a pool of one thread) it alternates
+        // batches instead of waiting on work the pool cannot start.
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(1)
+            .build()
+            .unwrap();
+        assert_eq!(pool.install(|| run(1500)), (0..1500).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_failing_consumer_stops_the_stream() {
+        let mut consumed = 0;
+        let r = ordered(
+            100_000,
+            |i| i,
+            |i, _| {
+                consumed += 1;
+                if i == 10 {
+                    return Err(IndexError::Busy);
+                }
+                Ok(())
+            },
+        );
+        assert!(matches!(r, Err(IndexError::Busy)));
+        assert_eq!(consumed, 11);
+    }
 }
