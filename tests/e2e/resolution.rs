@@ -162,3 +162,20 @@ fn c_headers_bind_within_the_tree_their_include_folder_serves() {
     );
     assert_eq!(v["call_site_count"], 2, "{v}");
 }
+
+#[test]
+fn a_header_that_stops_including_another_unbinds_its_includers_calls_on_sync() {
+    let p = project("c_kernel");
+    let v = callers(&p.root, "kmalloc", Some("include/linux/slab.h"));
+    assert_eq!(caller_files(&v), ["drivers/char/mem.c:9"], "{v}");
+    // kernel.h no longer includes slab.h: mem.c reaches no kmalloc any more (the
+    // one it had is a header's inline, which no linker finds).
+    let kernel_h = p.root.join("include/linux/kernel.h");
+    let text = std::fs::read_to_string(&kernel_h).unwrap();
+    assert!(text.contains("#include <linux/slab.h>"), "{text}");
+    std::fs::write(&kernel_h, text.replace("#include <linux/slab.h>", "")).unwrap();
+    let (_, s) = json(&p.root, &["index", "sync"]);
+    assert_eq!(s["success"], true, "{s}");
+    let v = callers(&p.root, "kmalloc", Some("include/linux/slab.h"));
+    assert_eq!(caller_files(&v), Vec::<String>::new(), "{v}");
+}

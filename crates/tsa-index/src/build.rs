@@ -785,6 +785,30 @@ fn written_type(lang: Language, kind: tsa_lang::DefKind, name: &str, sig: &str) 
     }
 }
 
+/// Whether C or C++ file `f`, stored before, includes other headers now (or in
+/// another order). Other languages: `false` (their imports bind names, which the
+/// names a sync re-binds cover).
+fn includes_changed(
+    tx: &rusqlite::Transaction<'_>,
+    f: &SourceFile,
+    x: &FileExtract,
+) -> Result<bool, IndexError> {
+    if f.language.family() != tsa_lang::Family::C {
+        return Ok(false);
+    }
+    let old: Vec<String> = tx
+        .prepare_cached(
+            "SELECT i.module FROM imports i JOIN files f ON f.id = i.file_id
+             WHERE f.path = ?1 ORDER BY i.id",
+        )?
+        .query_map([&f.rel], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    Ok(!old
+        .iter()
+        .map(String::as_str)
+        .eq(x.imports.iter().map(|i| i.module.as_str())))
+}
+
 /// Names whose bindings a change to `file_ids` can alter: the names it defines and
 /// the names it imports.
 fn names_of_files(
@@ -814,7 +838,11 @@ fn names_of_files(
             Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
         })? {
             let (alias, name) = row?;
-            out.insert(alias);
+            // An include or a side-effect import binds no name: it is no name's
+            // binding (the empty alias would re-bind every include of the project).
+            if !alias.is_empty() {
+                out.insert(alias);
+            }
             out.extend(name);
         }
     }
@@ -929,6 +957,11 @@ fn write_incremental(
                 report.cached += 1;
             }
             Outcome::Parsed { hash, x } => {
+                // A C or C++ file whose includes changed changes what every file
+                // including it reaches: their sites are re-bound too.
+                if !structure_changed && includes_changed(tx, f, &x)? {
+                    structure_changed = true;
+                }
                 if w.delete_file(&f.rel)?.is_none() {
                     structure_changed = true;
                     report.new_files += 1;
@@ -939,7 +972,12 @@ fn write_incremental(
                 checkpoint("write");
                 changed_ids.push(id);
                 affected_names.extend(x.defs.iter().map(|d| d.name.clone()));
-                affected_names.extend(x.imports.iter().map(|i| i.alias.clone()));
+                affected_names.extend(
+                    x.imports
+                        .iter()
+                        .filter(|i| !i.alias.is_empty())
+                        .map(|i| i.alias.clone()),
+                );
                 new_fields.extend(
                     x.fields
                         .iter()
