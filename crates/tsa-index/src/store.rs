@@ -400,7 +400,7 @@ pub struct FileRow<'a> {
     pub is_test: bool,
 }
 
-/// One call site's binding, packed (16 bytes: cold builds hold one per call site).
+/// One call site's binding, packed (16 bytes; a cold build holds those of files in flight).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct CallBinding {
     /// Target symbol id, 0 for none (ids start at 1).
