@@ -785,6 +785,27 @@ fn written_type(lang: Language, kind: tsa_lang::DefKind, name: &str, sig: &str) 
     }
 }
 
+/// What a freshly parsed file brings into a sync's re-binding: the names it defines
+/// and imports (an include's empty alias names nothing), and its typed fields.
+fn names_brought(
+    x: &FileExtract,
+    names: &mut HashSet<String>,
+    fields: &mut HashSet<(String, String, String)>,
+) {
+    names.extend(x.defs.iter().map(|d| d.name.clone()));
+    names.extend(
+        x.imports
+            .iter()
+            .filter(|i| !i.alias.is_empty())
+            .map(|i| i.alias.clone()),
+    );
+    fields.extend(
+        x.fields
+            .iter()
+            .map(|f| (f.owner.clone(), f.name.clone(), f.ty.clone())),
+    );
+}
+
 /// Whether C or C++ file `f`, stored before, includes other headers now (or in
 /// another order). Other languages: `false` (their imports bind names, which the
 /// names a sync re-binds cover).
@@ -971,18 +992,7 @@ fn write_incremental(
                 let id = w.insert_file(&file_row(f, &hash), &x)?;
                 checkpoint("write");
                 changed_ids.push(id);
-                affected_names.extend(x.defs.iter().map(|d| d.name.clone()));
-                affected_names.extend(
-                    x.imports
-                        .iter()
-                        .filter(|i| !i.alias.is_empty())
-                        .map(|i| i.alias.clone()),
-                );
-                new_fields.extend(
-                    x.fields
-                        .iter()
-                        .map(|f| (f.owner.clone(), f.name.clone(), f.ty.clone())),
-                );
+                names_brought(&x, &mut affected_names, &mut new_fields);
                 report.indexed += 1;
                 if x.parse_errors > 0 {
                     report.files_with_parse_errors += 1;
