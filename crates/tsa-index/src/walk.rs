@@ -150,8 +150,13 @@ const IGNORE_FILES: [(&str, bool); 3] = [
 /// entries per the options, never following symlinks, and never the vendored and
 /// generated folders, the index itself or `.git`.
 fn walker(root: &Path, opts: &WalkOptions) -> ignore::Walk {
-    ignore::WalkBuilder::new(root)
-        .hidden(!opts.include_hidden)
+    walker_builder(root, opts).build()
+}
+
+/// The builder of [`walker`] (a parallel walk is built from it too).
+fn walker_builder(root: &Path, opts: &WalkOptions) -> ignore::WalkBuilder {
+    let mut b = ignore::WalkBuilder::new(root);
+    b.hidden(!opts.include_hidden)
         .git_ignore(!opts.no_ignore)
         .git_global(false)
         .git_exclude(!opts.no_ignore)
@@ -164,8 +169,8 @@ fn walker(root: &Path, opts: &WalkOptions) -> ignore::Walk {
         .filter_entry(|e| {
             let name = e.file_name().to_string_lossy();
             !(e.file_type().is_some_and(|t| t.is_dir()) && is_skipped_dir(&name))
-        })
-        .build()
+        });
+    b
 }
 
 /// Folders no walk enters: vendored and generated code, the index, `.git`.
@@ -182,49 +187,25 @@ pub fn walk_dirs(root: &Path, opts: &WalkOptions) -> Vec<PathBuf> {
         .collect()
 }
 
-/// Walks `root` (never following symlinks out of it) and sorts the result by path.
+/// Walks `root` (never following symlinks out of it) on every core and sorts the
+/// result by path.
 pub fn walk(root: &Path, opts: &WalkOptions) -> WalkResult {
-    let mut out = WalkResult::default();
-    let walker = walker(root, opts);
-    for entry in walker.flatten() {
-        if !entry.file_type().is_some_and(|t| t.is_file()) {
-            continue;
-        }
-        let Some(rel) = relative(root, entry.path()) else {
-            continue;
-        };
-        if crate::layout::MANIFESTS.contains(&rel.rsplit('/').next().unwrap_or(&rel)) {
-            out.manifests.push(rel.clone());
-        }
-        let Some(language) = Language::from_path(&rel) else {
-            out.skipped_unknown_extension += 1;
-            continue;
-        };
-        if language.tier() == Tier::Structure {
-            out.skipped_structure_only += 1;
-            continue;
-        }
-        let Ok(meta) = entry.metadata() else { continue };
-        if meta.len() > opts.max_file_size {
-            out.skipped_too_large += 1;
-            out.too_large.push((rel, meta.len()));
-            continue;
-        }
-        if out.files.len() >= opts.max_files {
-            out.truncated_by_max_files = true;
-            out.skipped_over_max_files += 1;
-            continue;
-        }
-        out.files.push(SourceFile {
-            rel,
-            abs: entry.path().to_path_buf(),
-            language,
-            size: meta.len(),
-            mtime_ns: mtime_ns(&meta),
-        });
-    }
+    let found = std::sync::Mutex::new(WalkResult::default());
+    walker_builder(root, opts).build_parallel().run(|| {
+        let found = &found;
+        Box::new(move |entry| {
+            if let Ok(entry) = entry {
+                let seen = look_at(root, &entry, opts.max_file_size);
+                let mut out = found.lock().unwrap_or_else(|e| e.into_inner());
+                take(&mut out, seen, opts.max_files);
+            }
+            ignore::WalkState::Continue
+        })
+    });
+    let mut out = found.into_inner().unwrap_or_else(|e| e.into_inner());
     out.files.sort_by(|a, b| a.rel.cmp(&b.rel));
     out.manifests.sort();
+    out.too_large.sort();
     if opts.count_ignored && !opts.no_ignore {
         let walked: std::collections::HashSet<&str> =
             out.files.iter().map(|f| f.rel.as_str()).collect();
@@ -233,6 +214,69 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> WalkResult {
         out.ignore_rules = rules;
     }
     out
+}
+
+/// What the walk makes of one entry (besides its being a manifest).
+enum Seen {
+    Nothing,
+    Unknown,
+    StructureOnly,
+    TooLarge(String, u64),
+    Source(SourceFile),
+}
+
+/// Reads one walked entry (a file's metadata only): its path when it is a
+/// manifest, and what it is.
+fn look_at(root: &Path, entry: &ignore::DirEntry, max_size: u64) -> (Option<String>, Seen) {
+    if !entry.file_type().is_some_and(|t| t.is_file()) {
+        return (None, Seen::Nothing);
+    }
+    let Some(rel) = relative(root, entry.path()) else {
+        return (None, Seen::Nothing);
+    };
+    let manifest = crate::layout::MANIFESTS
+        .contains(&rel.rsplit('/').next().unwrap_or(&rel))
+        .then(|| rel.clone());
+    let Some(language) = Language::from_path(&rel) else {
+        return (manifest, Seen::Unknown);
+    };
+    if language.tier() == Tier::Structure {
+        return (manifest, Seen::StructureOnly);
+    }
+    let Ok(meta) = entry.metadata() else {
+        return (manifest, Seen::Nothing);
+    };
+    if meta.len() > max_size {
+        return (manifest, Seen::TooLarge(rel, meta.len()));
+    }
+    let file = SourceFile {
+        rel,
+        abs: entry.path().to_path_buf(),
+        language,
+        size: meta.len(),
+        mtime_ns: mtime_ns(&meta),
+    };
+    (manifest, Seen::Source(file))
+}
+
+/// Counts or keeps what [`look_at`] saw.
+fn take(out: &mut WalkResult, (manifest, seen): (Option<String>, Seen), max_files: usize) {
+    out.manifests.extend(manifest);
+    match seen {
+        Seen::Nothing => {}
+        Seen::Unknown => out.skipped_unknown_extension += 1,
+        Seen::StructureOnly => out.skipped_structure_only += 1,
+        Seen::TooLarge(rel, len) => {
+            out.skipped_too_large += 1;
+            out.too_large.push((rel, len));
+        }
+        Seen::Source(file) if out.files.len() >= max_files => {
+            drop(file);
+            out.truncated_by_max_files = true;
+            out.skipped_over_max_files += 1;
+        }
+        Seen::Source(file) => out.files.push(file),
+    }
 }
 
 /// The source files the ignore rules left out, and the rules that did it: a walk of
