@@ -1212,14 +1212,7 @@ mod tests {
     }
 
     fn project(files: &[(&str, &str)]) -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        for (p, t) in files {
-            let path = dir.path().join(p);
-            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
-            std::fs::write(path, t).unwrap();
-        }
-        tsa_index::build(dir.path(), &tsa_index::BuildOptions::default()).unwrap();
-        dir
+        crate::test_support::index_of(files).0
     }
 
     fn dead_names(dir: &tempfile::TempDir) -> Vec<String> {
