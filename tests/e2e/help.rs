@@ -304,7 +304,7 @@ async fn help_refuses_what_it_cannot_answer() {
     assert!(v["error"].as_str().unwrap().contains("the limit is"), "{v}");
     assert!(v["target_action"].as_str().unwrap().len() <= 64, "{v}");
 
-    // TOON on request; an action alias names its action's schema.
+    // TOON on request.
     let (is_error, raw) = mcp_raw(
         &client,
         "search",
@@ -316,7 +316,7 @@ async fn help_refuses_what_it_cannot_answer() {
     let toon = tsa_format::from_toon(v["toon_content"].as_str().unwrap()).unwrap();
     assert_eq!(
         toon["action_schema"]["properties"]["action"]["const"],
-        "content"
+        "text"
     );
 
     // `help` is no business action: an unknown action's refusal does not list it.

@@ -126,23 +126,121 @@ fn cases() -> Vec<Case> {
                 );
             },
         },
+        // ---- search text (literal, no index) -----------------------------------------
         Case {
-            name: "text is an alias of content",
+            name: "text lists every matching line, smart case sensitive",
             tool: "search",
             args: json!({"action": "text", "query": "TurboEngine", "include_globs": ["*.py"]}),
             check: |v| {
                 assert_eq!(v["success"], true, "{v}");
                 assert_eq!(v["verdict"], "INFO");
                 assert_eq!(v["truncated"], false);
-                assert_eq!(v["case_sensitive"], true);
+                assert_eq!(v["truncation_reason"], Value::Null);
+                assert_eq!(v["effective_case_sensitive"], true);
+                assert_eq!(v["match_mode"], "literal");
+                assert_eq!(v["source_evidence"]["index_used"], false);
+                assert_eq!(v["source_evidence"]["scan_complete"], true);
+                let rows = v["results"].as_array().unwrap();
                 assert!(
-                    v["results"]
-                        .as_array()
-                        .unwrap()
-                        .iter()
+                    rows.iter()
                         .all(|r| r["file"].as_str().unwrap().ends_with(".py"))
                 );
-                assert_eq!(v["count"], v["total_matches"]);
+                let first = rows.iter().find(|r| r["file"] == "app/core.py").unwrap();
+                assert_eq!(first["line"], 25, "{first}");
+                assert_eq!(first["column"], 7, "1-based, in characters: {first}");
+                assert_eq!(v["displayed_count"], v["total_count"]);
+                assert_eq!(v["total_count"].as_u64().unwrap() as usize, rows.len());
+                let mut sorted = rows.clone();
+                sorted.sort_by_key(|r| {
+                    (
+                        r["file"].as_str().unwrap().to_owned(),
+                        r["line"].as_u64().unwrap(),
+                    )
+                });
+                assert_eq!(&sorted, rows, "sorted by file then line");
+            },
+        },
+        Case {
+            name: "text truncates with the exact total",
+            tool: "search",
+            args: json!({"action": "text", "query": "self", "limit": 2}),
+            check: |v| {
+                truncated(
+                    v,
+                    "total_count",
+                    "displayed_count",
+                    "listed_cap",
+                    "matching lines",
+                );
+                assert_eq!(v["truncation_reason"], "limit");
+                assert_eq!(v["effective_case_sensitive"], false);
+            },
+        },
+        Case {
+            name: "text word match and case",
+            tool: "search",
+            args: json!({"action": "text", "query": "engine", "word_match": true,
+                         "case_mode": "sensitive", "root": "app"}),
+            check: |v| {
+                assert_eq!(v["success"], true, "{v}");
+                for r in v["results"].as_array().unwrap() {
+                    let t = r["text"].as_str().unwrap();
+                    let col = r["column"].as_u64().unwrap() as usize - 1;
+                    let before: Vec<char> = t.chars().collect();
+                    assert!(
+                        col == 0 || !(before[col - 1].is_alphanumeric() || before[col - 1] == '_'),
+                        "{t}"
+                    );
+                    assert!(r["file"].as_str().unwrap().starts_with("app/"), "{r}");
+                }
+            },
+        },
+        Case {
+            name: "text not found in a complete scope",
+            tool: "search",
+            args: json!({"action": "text", "query": "zz_no_such_text_qq"}),
+            check: |v| {
+                assert_eq!(v["success"], true, "{v}");
+                assert_eq!(v["verdict"], "NOT_FOUND");
+                assert_eq!(v["total_count"], 0);
+                assert_eq!(v["source_evidence"]["scan_complete"], true);
+            },
+        },
+        Case {
+            name: "text refuses a multi-line query naming the field",
+            tool: "search",
+            args: json!({"action": "text", "query": "a\nb"}),
+            check: |v| {
+                error(v, "validation", "query must be 1-4096 UTF-8 bytes");
+                assert_eq!(v["error_code"], "INVALID_ARGUMENT");
+                assert_eq!(v["results"], json!([]));
+            },
+        },
+        Case {
+            name: "text refuses a root that is not a folder",
+            tool: "search",
+            args: json!({"action": "text", "query": "x", "root": "app/core.py"}),
+            check: |v| {
+                error(v, "file_not_found", "SOURCE_ROOT_UNAVAILABLE");
+                assert_eq!(v["error_code"], "SOURCE_ROOT_UNAVAILABLE");
+                assert_eq!(v["source_evidence"]["scan_complete"], false);
+            },
+        },
+        Case {
+            name: "text refuses a negated glob and a limit out of range",
+            tool: "search",
+            args: json!({"action": "text", "query": "x", "include_globs": ["!*.py"]}),
+            check: |v| {
+                error(v, "validation", "include_globs");
+                assert_eq!(v["error_code"], "INVALID_ARGUMENT");
+            },
+        },
+        Case {
+            name: "text refuses a limit over 1000",
+            tool: "search",
+            args: json!({"action": "text", "query": "x", "limit": 1001}),
+            check: |v| {
+                error(v, "validation", "limit must be 1-1000");
             },
         },
         Case {
@@ -578,12 +676,54 @@ fn content_totals_agree_with_a_plain_line_count() {
 }
 
 #[test]
-fn the_text_alias_is_not_advertised() {
+fn text_is_an_action_of_its_own() {
     let p = project("python");
     let (_, out, _) = crate::support::run(&p.root, &["search", "--help"]);
     assert!(out.lines().any(|l| l.starts_with("  content ")), "{out}");
-    assert!(!out.lines().any(|l| l.starts_with("  text ")), "{out}");
+    assert!(out.lines().any(|l| l.starts_with("  text ")), "{out}");
     assert!(!out.contains("[aliases: text]"), "{out}");
+}
+
+#[test]
+fn text_skips_a_file_too_large_to_read_and_says_the_scan_is_not_complete() {
+    let p = crate::support::empty_project();
+    std::fs::write(p.root.join("a.py"), "needle = 1\n").unwrap();
+    let big = "x".repeat(10 * 1024 * 1024 + 1);
+    std::fs::write(p.root.join("big.txt"), big).unwrap();
+    let v = cli(
+        &p.root,
+        "search",
+        &json!({"action": "text", "query": "nothing_here"}),
+    );
+    assert_eq!(v["success"], true, "{v}");
+    assert_eq!(
+        v["verdict"], "WARN",
+        "no hit, but not every file was read: {v}"
+    );
+    assert_eq!(v["source_evidence"]["scan_complete"], false);
+    assert_eq!(v["scan_stats"]["large_files_skipped"], 1);
+    assert_eq!(v["scan_stats"]["skipped_files"], json!(["big.txt"]));
+    let v = cli(
+        &p.root,
+        "search",
+        &json!({"action": "text", "query": "needle"}),
+    );
+    assert_eq!(v["verdict"], "INFO", "{v}");
+    assert_eq!(v["total_count"], 1);
+}
+
+#[cfg(unix)]
+#[test]
+fn text_refuses_a_root_through_a_symlink() {
+    let p = project("python");
+    std::os::unix::fs::symlink(p.root.join("app"), p.root.join("linked")).unwrap();
+    let v = cli(
+        &p.root,
+        "search",
+        &json!({"action": "text", "query": "x", "root": "linked"}),
+    );
+    assert_eq!(v["success"], false, "{v}");
+    assert_eq!(v["error_code"], "SOURCE_ROOT_SYMLINK", "{v}");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -597,10 +737,7 @@ async fn text_search_actions_through_mcp() {
         .unwrap()
         .clone();
     assert!(actions.contains(&json!("content")));
-    assert!(
-        !actions.contains(&json!("text")),
-        "text is an alias, not an action"
-    );
+    assert!(actions.contains(&json!("text")));
     for c in cases() {
         let mut args: Map<String, Value> = c.args.as_object().unwrap().clone();
         args.insert("output_format".into(), json!("json"));

@@ -37,6 +37,10 @@ pub enum ToolError {
     TooLarge { file: String, size: u64, max: u64 },
     #[error("{0}")]
     Internal(String),
+    /// A failure already written by its action: its `error_type`, its stable
+    /// `error_code` and the keys beside it.
+    #[error("{}", .0.error())]
+    Coded(Box<Failure>),
 }
 
 impl ToolError {
@@ -60,11 +64,15 @@ impl ToolError {
             },
             ToolError::TooLarge { .. } => ErrorType::ResourceExhausted,
             ToolError::Internal(_) => ErrorType::Internal,
+            ToolError::Coded(f) => f.error_type(),
         }
     }
 
     /// The failure envelope of this error.
     pub fn into_failure(self) -> Failure {
+        if let ToolError::Coded(f) = self {
+            return *f;
+        }
         let t = self.error_type();
         let fault = match &self {
             ToolError::Index(e) => Some(e.fault()),

@@ -33,6 +33,7 @@ pub mod hyphae;
 pub mod impact;
 pub mod journal;
 pub mod knowledge;
+pub mod literal_search;
 pub mod mermaid;
 pub mod navigate;
 pub mod project;

@@ -79,6 +79,7 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &search::select::Select,
     &search::subscribe::Subscribe,
     &search::symbol::Symbol,
+    &search::text::Text,
     &search::unsubscribe::Unsubscribe,
     &structure::analyze::Analyze,
     &structure::ast_path::AstPath,

@@ -1,5 +1,5 @@
 //! `search content`: ripgrep text search, in process (the ripgrep libraries), with
-//! exact totals. `search text` is an accepted alias of this action.
+//! exact totals.
 
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -8,4 +8,5 @@ pub(crate) mod query;
 pub(crate) mod select;
 pub(crate) mod subscribe;
 pub(crate) mod symbol;
+pub(crate) mod text;
 pub(crate) mod unsubscribe;
