@@ -31,6 +31,7 @@ mod parity_core;
 mod project;
 mod project_metrics;
 mod props;
+mod pulse;
 mod resolution;
 mod resume;
 mod scip_export;

@@ -54,6 +54,11 @@ pub fn load_since(root: &Path, since: i64) -> Result<History, HistoryError> {
     walk_commits(root, usize::MAX, since)
 }
 
+/// The non-merge commits made at or after `since`, at most `max_commits` of them.
+pub fn load_recent(root: &Path, since: i64, max_commits: usize) -> Result<History, HistoryError> {
+    walk_commits(root, max_commits, since)
+}
+
 /// Files touched per commit, newest first, until `max_commits` or a commit older
 /// than `since`.
 fn walk_commits(root: &Path, max_commits: usize, since: i64) -> Result<History, HistoryError> {

@@ -37,6 +37,7 @@ pub mod literal_search;
 pub mod mermaid;
 pub mod navigate;
 pub mod project;
+pub mod pulse;
 pub mod read_range;
 pub mod resolve;
 pub mod security;

@@ -302,6 +302,12 @@ impl Index {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// When the index was last built or synced (seconds since the epoch): the
+    /// generation of what it holds.
+    pub fn built_at(&self) -> Result<Option<u64>, IndexError> {
+        Ok(store::get_meta(&self.conn, "built_at")?.and_then(|v| v.parse().ok()))
+    }
+
     /// A note stored with `set_note`.
     pub fn meta(&self, key: &str) -> Result<Option<String>, IndexError> {
         store::get_meta(&self.conn, &format!("note:{key}"))

@@ -57,6 +57,8 @@ pub const FACADES: [Facade; 8] = [
             "impact",
             "lineage",
             "navigate",
+            "pulse",
+            "pulse_batch",
             "resolve",
             "test_map",
             "trace",
@@ -156,7 +158,8 @@ mod tests {
 
     /// The actions of the reference's 3.0 line built so far (each one is in the
     /// catalogue only once it does its work).
-    const ADDED_IN_3: &[(&str, &str)] = &[("search", "text")];
+    const ADDED_IN_3: &[(&str, &str)] =
+        &[("nav", "pulse"), ("nav", "pulse_batch"), ("search", "text")];
 
     #[test]
     fn the_catalog_is_the_1_28_surface_and_the_3_0_additions_sorted() {

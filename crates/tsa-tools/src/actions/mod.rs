@@ -57,6 +57,8 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &nav::impact::Impact,
     &nav::lineage::Lineage,
     &nav::navigate::Navigate,
+    &nav::pulse::PulseAction,
+    &nav::pulse_batch::PulseBatch,
     &nav::resolve::Resolve,
     &nav::test_map::TestMap,
     &nav::trace::Trace,

@@ -10,6 +10,8 @@ pub(crate) mod context;
 pub(crate) mod impact;
 pub(crate) mod lineage;
 pub(crate) mod navigate;
+pub(crate) mod pulse;
+pub(crate) mod pulse_batch;
 pub(crate) mod resolve;
 pub(crate) mod test_map;
 pub(crate) mod trace;
