@@ -32,6 +32,7 @@ mod project;
 mod project_metrics;
 mod props;
 mod pulse;
+mod rename;
 mod resolution;
 mod resume;
 mod scip_export;

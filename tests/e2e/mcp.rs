@@ -39,8 +39,9 @@ async fn mcp_session_lists_nine_tools_and_answers_callers_in_every_format() {
     );
     let nav = tools.iter().find(|t| t.name == "nav").unwrap();
     let actions = &nav.input_schema["properties"]["action"]["enum"];
-    // The 14 actions and `help`, which gives an action's full schema.
-    assert_eq!(actions.as_array().unwrap().len(), 15);
+    // The 16 actions (14 of the 1.28 surface, pulse and pulse_batch of 3.0) and
+    // `help`, which gives an action's full schema.
+    assert_eq!(actions.as_array().unwrap().len(), 17);
     let (_, help) = crate::support::mcp_call(
         &client,
         "nav",

@@ -39,6 +39,7 @@ pub mod navigate;
 pub mod project;
 pub mod pulse;
 pub mod read_range;
+pub mod rename;
 pub mod resolve;
 pub mod security;
 pub mod semdiff;

@@ -8,6 +8,9 @@
 //!   `read:<project-relative path>` right after that file's bytes were read and
 //!   before they are parsed), it writes `<dir>/paused` and waits (up to 60 s) for
 //!   `<dir>/resume` to exist, so a test can delete or rewrite files at that moment.
+//! - `TSA_FAULT_FAIL_AT=<point>:<n>`: the n-th time code reaches `point` (`rename_write`:
+//!   a source file about to be replaced by `edit rename`), [`fails`] says true, so a
+//!   test sees a write fail part way.
 //! - `TSA_FAULT_BUILD_WAIT_MS=<n>`: a query waits at most n ms for another build of
 //!   its index (instead of its usual bound), so a test sees the "index is being
 //!   built" answer without waiting for it.
@@ -28,6 +31,18 @@ pub fn pause(point: &dyn Fn() -> String) {
     imp::pause(point);
     #[cfg(not(debug_assertions))]
     let _ = point;
+}
+
+/// Whether a test asked this point to fail now (debug builds only; see the module).
+#[inline]
+pub fn fails(point: &'static str) -> bool {
+    #[cfg(debug_assertions)]
+    return imp::fails(point);
+    #[cfg(not(debug_assertions))]
+    {
+        let _ = point;
+        false
+    }
 }
 
 /// How long a bounded wait for the build lock lasts: `usual`, or in debug builds
@@ -96,6 +111,25 @@ mod imp {
             std::thread::sleep(Duration::from_secs(10));
             std::process::abort();
         }
+    }
+
+    pub fn fails(point: &'static str) -> bool {
+        static WANT: OnceLock<Option<(String, usize)>> = OnceLock::new();
+        let want = WANT.get_or_init(|| {
+            let v = std::env::var("TSA_FAULT_FAIL_AT").ok()?;
+            let (p, n) = v.split_once(':')?;
+            Some((p.to_owned(), n.parse().ok()?))
+        });
+        let Some((p, n)) = want else {
+            return false;
+        };
+        if p != point {
+            return false;
+        }
+        static SEEN: Mutex<usize> = Mutex::new(0);
+        let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+        *seen += 1;
+        *seen == *n
     }
 
     pub fn pause(point: &dyn Fn() -> String) {

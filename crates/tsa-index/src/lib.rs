@@ -31,6 +31,7 @@ pub use build::{
     import_scip, pending_changes,
 };
 pub use confine::{ConfineError, confined, read_confined, read_confined_capped};
+pub use fault::fails as injected_failure;
 pub use heal::{DAMAGED_PREFIX, Quarantined, check_and_quarantine, is_damage};
 pub use layout::Layout;
 pub use read::{CallRow, Index, Status, SymbolRow};

@@ -121,7 +121,7 @@ impl Hub {
             .map(|t| {
                 let annotations = ToolAnnotations::with_title(t.title)
                     .read_only(t.read_only)
-                    .destructive(false)
+                    .destructive(t.destructive)
                     .idempotent(t.read_only)
                     .open_world(false);
                 Tool::new(t.name, t.description, Arc::new(t.input_schema))

@@ -6,6 +6,8 @@ pub struct Facade {
     pub name: &'static str,
     pub title: &'static str,
     pub read_only: bool,
+    /// Some action writes project source files.
+    pub destructive: bool,
     /// Every action of the reference surface, sorted.
     pub actions: &'static [&'static str],
 }
@@ -29,6 +31,7 @@ pub const FACADES: [Facade; 8] = [
         name: "search",
         title: "Find symbols and text",
         read_only: true,
+        destructive: false,
         actions: &[
             "batch",
             "chain",
@@ -46,6 +49,7 @@ pub const FACADES: [Facade; 8] = [
         name: "nav",
         title: "Navigate the call graph",
         read_only: true,
+        destructive: false,
         actions: &[
             "call_path",
             "callee_tree",
@@ -69,6 +73,7 @@ pub const FACADES: [Facade; 8] = [
         name: "structure",
         title: "Outline and read files",
         read_only: true,
+        destructive: false,
         actions: &[
             "analyze",
             "ast_path",
@@ -85,6 +90,7 @@ pub const FACADES: [Facade; 8] = [
         name: "health",
         title: "Code health and dead code",
         read_only: true,
+        destructive: false,
         actions: &[
             "dead", "deps", "file", "heatmap", "imports", "matrix", "overview", "patterns",
             "project", "routes", "scale", "test_gap",
@@ -94,14 +100,17 @@ pub const FACADES: [Facade; 8] = [
         name: "edit",
         title: "Edit safety and change impact",
         read_only: false,
+        destructive: true,
         actions: &[
             "ast_diff",
             "classify",
             "constraints",
             "guard",
             "impact",
+            "plan_rename",
             "pr",
             "refactor",
+            "rename",
             "safe",
         ],
     },
@@ -109,6 +118,7 @@ pub const FACADES: [Facade; 8] = [
         name: "project",
         title: "Project hub",
         read_only: false,
+        destructive: false,
         actions: &[
             "doc_sync", "files", "journal", "metrics", "overview", "parser", "skills", "smart",
             "tools", "workflow",
@@ -118,6 +128,7 @@ pub const FACADES: [Facade; 8] = [
         name: "index",
         title: "Build and inspect the index",
         read_only: false,
+        destructive: false,
         actions: &[
             "auto",
             "build",
@@ -133,6 +144,7 @@ pub const FACADES: [Facade; 8] = [
         name: "viz",
         title: "Diagrams and clone groups",
         read_only: false,
+        destructive: false,
         actions: &["graph", "knowledge", "similarity", "uml"],
     },
 ];
@@ -158,8 +170,13 @@ mod tests {
 
     /// The actions of the reference's 3.0 line built so far (each one is in the
     /// catalogue only once it does its work).
-    const ADDED_IN_3: &[(&str, &str)] =
-        &[("nav", "pulse"), ("nav", "pulse_batch"), ("search", "text")];
+    const ADDED_IN_3: &[(&str, &str)] = &[
+        ("edit", "plan_rename"),
+        ("edit", "rename"),
+        ("nav", "pulse"),
+        ("nav", "pulse_batch"),
+        ("search", "text"),
+    ];
 
     #[test]
     fn the_catalog_is_the_1_28_surface_and_the_3_0_additions_sorted() {

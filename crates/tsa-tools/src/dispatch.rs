@@ -577,6 +577,26 @@ fn check_params(
         .filter(|k| !props.contains(&k.as_str()))
         .collect();
     unknown.sort();
+    if handler.facade() == "edit" && handler.name() == "plan_rename" {
+        let refused: Vec<&str> = unknown
+            .iter()
+            .map(|k| k.as_str())
+            .filter(|k| crate::actions::PLAN_RENAME_REFUSED.contains(k))
+            .collect();
+        if !refused.is_empty() {
+            return Err(ToolError::Coded(Box::new(
+                tsa_envelope::Failure::new(
+                    tsa_envelope::ErrorType::Validation,
+                    format!(
+                        "PLAN_RENAME_IS_PREVIEW_ONLY: [{}] not accepted; plan_rename never writes (apply its plan_id with edit action=rename mode=apply)",
+                        refused.join(", ")
+                    ),
+                )
+                .with_hint("Drop those parameters; apply the preview with edit action=rename mode=apply plan_id=<its plan_id>.")
+                .with("error_code", "PLAN_RENAME_IS_PREVIEW_ONLY"),
+            )));
+        }
+    }
     if let Some(key) = unknown.first() {
         let hint = closest(key, allowed.iter().copied())
             .map(|s| format!(" — did you mean '{s}'?"))

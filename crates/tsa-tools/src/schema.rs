@@ -15,6 +15,8 @@ pub struct ToolDescription {
     pub description: String,
     pub input_schema: Map<String, Value>,
     pub read_only: bool,
+    /// Some action writes project files (`edit rename` mode=apply).
+    pub destructive: bool,
 }
 
 fn param_list(schema: &Map<String, Value>) -> String {
@@ -393,6 +395,7 @@ pub fn tool_descriptions() -> Vec<ToolDescription> {
             description: short_description(f),
             input_schema: schema,
             read_only: f.read_only,
+            destructive: f.destructive,
         });
     }
     let spp = crate::actions::set_project_path::schema();
@@ -404,6 +407,7 @@ pub fn tool_descriptions() -> Vec<ToolDescription> {
             .into(),
         input_schema: spp,
         read_only: false,
+        destructive: false,
     });
     fill_parameters(&mut out);
     out

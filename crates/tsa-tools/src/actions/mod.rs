@@ -16,6 +16,9 @@ mod viz;
 
 use crate::action::DynAction;
 
+/// Parameters `edit plan_rename` refuses by name (it never writes).
+pub(crate) use edit::plan_rename::PREVIEW_ONLY_REFUSED as PLAN_RENAME_REFUSED;
+
 /// Every action this build implements, sorted by tool then action. Catalog actions
 /// missing here answer `unsupported_action`.
 pub static REGISTRY: &[&dyn DynAction] = &[
@@ -24,8 +27,10 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &edit::constraints::Constraints,
     &edit::guard::Guard,
     &edit::impact::Impact,
+    &edit::plan_rename::PlanRename,
     &edit::pr::Pr,
     &edit::refactor::Refactor,
+    &edit::rename::Rename,
     &edit::safe::Safe,
     &health::dead::Dead,
     &health::deps::Deps,

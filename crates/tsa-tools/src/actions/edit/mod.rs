@@ -6,6 +6,8 @@ pub(crate) mod common;
 pub(crate) mod constraints;
 pub(crate) mod guard;
 pub(crate) mod impact;
+pub(crate) mod plan_rename;
 pub(crate) mod pr;
 pub(crate) mod refactor;
+pub(crate) mod rename;
 pub(crate) mod safe;
