@@ -4,6 +4,7 @@
 mod arguments;
 mod bad_input;
 mod budget;
+mod cards;
 mod cli;
 mod cli_surface;
 mod crash;

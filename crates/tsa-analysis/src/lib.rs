@@ -12,6 +12,7 @@
 pub mod ast_view;
 pub mod call_graph;
 pub mod call_paths;
+pub mod card;
 pub mod chain;
 pub mod change_impact;
 pub mod class_members;

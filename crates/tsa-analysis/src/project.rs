@@ -23,7 +23,7 @@ pub struct Folder {
 }
 
 /// A function that starts a program (or a `__main__.py`).
-#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, serde::Deserialize)]
 pub struct EntryPoint {
     pub name: String,
     pub file: String,

@@ -120,8 +120,8 @@ pub const FACADES: [Facade; 8] = [
         read_only: false,
         destructive: false,
         actions: &[
-            "doc_sync", "files", "journal", "metrics", "overview", "parser", "skills", "smart",
-            "tools", "workflow",
+            "card", "doc_sync", "files", "journal", "metrics", "overview", "parser", "skills",
+            "smart", "tools", "workflow",
         ],
     },
     Facade {
@@ -135,6 +135,7 @@ pub const FACADES: [Facade; 8] = [
             "cache",
             "full",
             "knowledge",
+            "schema",
             "scip",
             "status",
             "sync",
@@ -173,7 +174,9 @@ mod tests {
     const ADDED_IN_3: &[(&str, &str)] = &[
         ("edit", "plan_rename"),
         ("edit", "rename"),
+        ("index", "schema"),
         ("nav", "pulse"),
+        ("project", "card"),
         ("nav", "pulse_batch"),
         ("search", "text"),
     ];

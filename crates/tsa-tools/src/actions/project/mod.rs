@@ -1,5 +1,6 @@
 //! `project`: the project as a whole (overview, files, metrics, workflow, journal).
 
+pub(crate) mod card;
 pub(crate) mod doc_sync;
 pub(crate) mod files;
 pub(crate) mod journal;
