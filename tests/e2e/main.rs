@@ -45,5 +45,6 @@ mod structure;
 mod support;
 mod tidy;
 mod trust;
+mod unreachable;
 mod viz;
 mod watch;

@@ -59,6 +59,7 @@ pub mod trees;
 pub mod trust;
 pub mod ts_query;
 pub mod uml;
+pub mod unreachable;
 pub mod usage_trace;
 pub mod workflow;
 pub mod xref;

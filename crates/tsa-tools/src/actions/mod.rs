@@ -44,6 +44,7 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &health::routes::Routes,
     &health::scale::Scale,
     &health::test_gap::TestGap,
+    &health::unreachable::Unreachable,
     &index::auto::Auto,
     &index::build::Build,
     &index::cache::Cache,

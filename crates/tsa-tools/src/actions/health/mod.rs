@@ -13,3 +13,4 @@ pub(crate) mod project;
 pub(crate) mod routes;
 pub(crate) mod scale;
 pub(crate) mod test_gap;
+pub(crate) mod unreachable;
