@@ -46,5 +46,6 @@ mod support;
 mod tidy;
 mod trust;
 mod unreachable;
+mod verify;
 mod viz;
 mod watch;

@@ -42,6 +42,7 @@ pub mod pulse;
 pub mod read_range;
 pub mod rename;
 pub mod resolve;
+pub mod run_tree;
 pub mod security;
 pub mod semdiff;
 pub mod signature;

@@ -123,6 +123,7 @@ pub const FACADES: [Facade; 8] = [
             "refactor",
             "rename",
             "safe",
+            "verify",
         ],
     },
     Facade {
@@ -185,6 +186,7 @@ mod tests {
     const ADDED_IN_3: &[(&str, &str)] = &[
         ("edit", "plan_rename"),
         ("edit", "rename"),
+        ("edit", "verify"),
         ("health", "unreachable"),
         ("index", "schema"),
         ("nav", "pulse"),

@@ -32,6 +32,7 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &edit::refactor::Refactor,
     &edit::rename::Rename,
     &edit::safe::Safe,
+    &edit::verify::Verify,
     &health::dead::Dead,
     &health::deps::Deps,
     &health::file::FileHealth,

@@ -12,7 +12,7 @@ use std::path::Path;
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
+use serde_json::{Map, Value, json};
 use tsa_envelope::{Capped, ImpactLevel, ListSpelling, Success, Verdict};
 use tsa_index::SymbolRow;
 use tsa_lang::{Language, is_test_path};
@@ -1287,6 +1287,192 @@ fn next_step_of(
     }
 }
 
+/// One step of a verification plan: its role and the exact argv tsa runs.
+#[derive(Clone, Debug, Serialize, PartialEq, Eq)]
+pub(crate) struct Step {
+    pub role: &'static str,
+    pub argv: Vec<String>,
+}
+
+/// What `edit verify` re-derives and compares: the request's echo, the digests of
+/// the root, the changed files and the steps, and the steps themselves.
+pub(crate) struct VerifyPlan {
+    pub request: Value,
+    pub root: String,
+    pub changed: String,
+    pub plan: String,
+    pub steps: Vec<Step>,
+}
+
+/// SHA-256 hex of `v` as JSON with sorted keys and no spaces.
+pub(crate) fn digest(v: &Value) -> String {
+    use sha2::Digest;
+    fn canonical(v: &Value) -> String {
+        match v {
+            Value::Object(m) => {
+                let sorted: BTreeMap<&String, &Value> = m.iter().collect();
+                let inner: Vec<String> = sorted
+                    .iter()
+                    .map(|(k, v)| format!("{}:{}", Value::String((*k).clone()), canonical(v)))
+                    .collect();
+                format!("{{{}}}", inner.join(","))
+            }
+            Value::Array(a) => format!(
+                "[{}]",
+                a.iter().map(canonical).collect::<Vec<_>>().join(",")
+            ),
+            other => other.to_string(),
+        }
+    }
+    sha2::Sha256::digest(canonical(v).as_bytes())
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
+/// The interpreter of a Python project: its virtualenv's, else `python3`.
+fn python(root: &Path) -> String {
+    for v in [".venv/bin/python", "venv/bin/python"] {
+        if root.join(v).is_file() {
+            return v.to_owned();
+        }
+    }
+    if let Ok(env) = std::env::var("VIRTUAL_ENV") {
+        let p = Path::new(&env).join("bin/python");
+        if p.is_file() {
+            return p.to_string_lossy().into_owned();
+        }
+    }
+    "python3".to_owned()
+}
+
+/// The steps of a verification command (`a && b`): each an argv; `pytest` run as
+/// the project's interpreter's module, no cache written.
+fn steps_of(root: &Path, command: &str, code_changed: bool) -> Vec<Step> {
+    if command.trim().is_empty() {
+        return if code_changed {
+            Vec::new()
+        } else {
+            vec![Step {
+                role: "non_test_check",
+                argv: ["git", "diff", "--check"]
+                    .iter()
+                    .map(|s| (*s).to_owned())
+                    .collect(),
+            }]
+        };
+    }
+    command
+        .split(" && ")
+        .map(|c| {
+            let mut argv: Vec<String> = c.split_whitespace().map(str::to_owned).collect();
+            if argv.first().is_some_and(|a| a == "pytest") {
+                argv.splice(
+                    0..1,
+                    [
+                        python(root),
+                        "-m".into(),
+                        "pytest".into(),
+                        "-p".into(),
+                        "no:cacheprovider".into(),
+                    ],
+                );
+            }
+            Step {
+                role: "verification",
+                argv,
+            }
+        })
+        .filter(|s| !s.argv.is_empty())
+        .collect()
+}
+
+/// The plan `edit verify` compares with its request: the change set of these
+/// arguments, its tests and commands. `None`: nothing changed, or no command.
+pub(crate) fn verify_plan(ctx: &Context, a: &Args) -> Result<Option<VerifyPlan>, ToolError> {
+    let root = ctx.root()?;
+    let o = options(root, a)?;
+    let set = Repo::open(root)?.changes(o.mode)?;
+    let scoped: Vec<_> = set
+        .files
+        .into_iter()
+        .filter(|f| {
+            !o.scope_given
+                || in_scope_given(&f.path, &o.scopes)
+                || in_scope_given(&f.old_path, &o.scopes)
+        })
+        .collect();
+    if scoped.is_empty() {
+        return Ok(None);
+    }
+    let opened = open_index(ctx)?;
+    let files: Vec<FileAnalysis> = scoped
+        .into_iter()
+        .map(analyse_file)
+        .collect::<Result<_, _>>()?;
+    let b = blast(&opened.index, root, &files)?;
+    let changed: Vec<String> = files.iter().map(|f| f.change.path.clone()).collect();
+    let code_changed = files.iter().any(|f| f.language.is_some());
+    let tests = tests_of(root, &files, &changed, &b, o.include_tests && code_changed);
+    let v = verification(root, &files, &tests, code_changed);
+    Ok(plan_of(root, &o, &changed, &v, code_changed))
+}
+
+fn plan_of(
+    root: &Path,
+    o: &Options,
+    changed: &[String],
+    v: &Verification,
+    code_changed: bool,
+) -> Option<VerifyPlan> {
+    let command = if o.profile == "local_low_impact" {
+        &v.local_command
+    } else {
+        &v.command
+    };
+    let steps = steps_of(root, command, code_changed);
+    if steps.is_empty() {
+        return None;
+    }
+    let mut sorted = changed.to_vec();
+    sorted.sort();
+    Some(VerifyPlan {
+        request: json!({
+            "mode": o.mode.name(),
+            "scope_paths": o.scopes,
+            "include_tests": o.include_tests,
+            "resource_profile": o.profile,
+            "pr_url": "",
+        }),
+        root: digest(&json!(root.to_string_lossy())),
+        changed: digest(&json!(sorted)),
+        plan: digest(&serde_json::to_value(&steps).unwrap_or_default()),
+        steps,
+    })
+}
+
+/// The longest request `edit verify` accepts.
+pub(crate) const REQUEST_MAX: usize = 5800;
+/// The default (and longest) run of a verification, seconds.
+pub(crate) const VERIFY_TIMEOUT: u64 = 900;
+
+/// The `verification_request` of a plan: base64url (padded) of its canonical JSON.
+pub(crate) fn request_of(p: &VerifyPlan) -> Option<String> {
+    use base64::Engine;
+    let v = json!({
+        "version": 1,
+        "root": p.root,
+        "request": p.request,
+        "changed": p.changed,
+        "plan": p.plan,
+        "stage": "verification",
+        "pr_identity": null,
+        "timeout": VERIFY_TIMEOUT,
+    });
+    let text = base64::engine::general_purpose::URL_SAFE.encode(v.to_string());
+    (text.len() <= REQUEST_MAX).then_some(text)
+}
+
 impl Action for Impact {
     type Args = Args;
     const FACADE: &'static str = "edit";
@@ -1368,6 +1554,9 @@ impl Action for Impact {
             o.include_tests && code_changed,
         );
         let v = verification(root, &files, &tests, code_changed);
+        let request = plan_of(root, &o, &changed_paths, &v, code_changed)
+            .as_ref()
+            .and_then(request_of);
         let next_step = next_step_of(
             violations.iter().any(|v| v.severity == Severity::Error),
             &v.command,
@@ -1393,9 +1582,12 @@ impl Action for Impact {
             next_step,
         };
         if a.agent_summary_only.unwrap_or(false) {
-            return Ok(report.compact());
+            let mut s = report.compact();
+            s.insert("verification_request", json!(request));
+            return Ok(s);
         }
         let mut s = report.full();
+        s.insert("verification_request", json!(request));
         if !o.invalid.is_empty() {
             s = s.with_warning(format!(
                 "scope path(s) do not exist: {:?} — did you typo?",

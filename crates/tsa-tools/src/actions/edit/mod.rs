@@ -11,3 +11,4 @@ pub(crate) mod pr;
 pub(crate) mod refactor;
 pub(crate) mod rename;
 pub(crate) mod safe;
+pub(crate) mod verify;
