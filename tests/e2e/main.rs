@@ -40,6 +40,7 @@ mod scip_export;
 mod scip_import;
 mod search_text;
 mod security;
+mod self_health;
 mod skills;
 mod structure;
 mod support;

@@ -48,6 +48,7 @@ pub mod semdiff;
 pub mod signature;
 pub mod similarity;
 pub mod sitemap;
+pub mod snapshot;
 pub mod source;
 pub mod suggest;
 pub mod task_context;

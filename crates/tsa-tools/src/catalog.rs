@@ -103,6 +103,7 @@ pub const FACADES: [Facade; 8] = [
             "project",
             "routes",
             "scale",
+            "self",
             "test_gap",
             "unreachable",
         ],
@@ -121,6 +122,7 @@ pub const FACADES: [Facade; 8] = [
             "plan_rename",
             "pr",
             "refactor",
+            "release_snapshot",
             "rename",
             "safe",
             "verify",
@@ -185,8 +187,10 @@ mod tests {
     /// catalogue only once it does its work).
     const ADDED_IN_3: &[(&str, &str)] = &[
         ("edit", "plan_rename"),
+        ("edit", "release_snapshot"),
         ("edit", "rename"),
         ("edit", "verify"),
+        ("health", "self"),
         ("health", "unreachable"),
         ("index", "schema"),
         ("nav", "pulse"),

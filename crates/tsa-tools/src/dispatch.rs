@@ -296,8 +296,12 @@ fn answer(
 ) -> Result<(Success, Option<Map<String, Value>>), Failure> {
     let resumer = Resumer::new(ctx, handler.facade(), handler.name(), &args);
     let reach = resume.map_or(0, Resume::reach);
-    let mut success = with_reach(reach, || crate::heal::run(handler, ctx, args))
-        .map_err(ToolError::into_failure)?;
+    let timing = crate::latency::start(handler.facade(), handler.name());
+    let ran = with_reach(reach, || crate::heal::run(handler, ctx, args));
+    if let Some(t) = timing {
+        crate::latency::finish(t);
+    }
+    let mut success = ran.map_err(ToolError::into_failure)?;
     if let Some(r) = resume {
         resumer
             .page(&mut success, r)

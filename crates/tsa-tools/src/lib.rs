@@ -12,6 +12,7 @@ mod context;
 mod dispatch;
 mod heal;
 mod help;
+mod latency;
 mod project_path;
 mod resume;
 mod schema;

@@ -9,6 +9,7 @@ pub(crate) mod impact;
 pub(crate) mod plan_rename;
 pub(crate) mod pr;
 pub(crate) mod refactor;
+pub(crate) mod release_snapshot;
 pub(crate) mod rename;
 pub(crate) mod safe;
 pub(crate) mod verify;

@@ -12,5 +12,6 @@ pub(crate) mod patterns;
 pub(crate) mod project;
 pub(crate) mod routes;
 pub(crate) mod scale;
+pub(crate) mod self_health;
 pub(crate) mod test_gap;
 pub(crate) mod unreachable;
