@@ -119,6 +119,7 @@ pub const FACADES: [Facade; 8] = [
             "constraints",
             "guard",
             "impact",
+            "mutation_probe",
             "plan_rename",
             "pr",
             "refactor",
@@ -186,6 +187,7 @@ mod tests {
     /// The actions of the reference's 3.0 line built so far (each one is in the
     /// catalogue only once it does its work).
     const ADDED_IN_3: &[(&str, &str)] = &[
+        ("edit", "mutation_probe"),
         ("edit", "plan_rename"),
         ("edit", "release_snapshot"),
         ("edit", "rename"),

@@ -27,6 +27,7 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &edit::constraints::Constraints,
     &edit::guard::Guard,
     &edit::impact::Impact,
+    &edit::mutation_probe::MutationProbe,
     &edit::plan_rename::PlanRename,
     &edit::pr::Pr,
     &edit::refactor::Refactor,

@@ -6,6 +6,7 @@ pub(crate) mod common;
 pub(crate) mod constraints;
 pub(crate) mod guard;
 pub(crate) mod impact;
+pub(crate) mod mutation_probe;
 pub(crate) mod plan_rename;
 pub(crate) mod pr;
 pub(crate) mod refactor;
