@@ -34,6 +34,7 @@ mod project;
 mod project_metrics;
 mod props;
 mod pulse;
+mod refactor_queue;
 mod rename;
 mod resolution;
 mod resume;

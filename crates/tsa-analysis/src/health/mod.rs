@@ -27,6 +27,7 @@ pub mod matrix;
 pub mod model;
 pub mod overview;
 pub mod patterns;
+pub mod queue;
 pub mod refactor;
 pub mod routes_scan;
 pub mod scale;

@@ -44,6 +44,7 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &health::overview::Overview,
     &health::patterns::Patterns,
     &health::project::ProjectHealth,
+    &health::refactor_queue::RefactorQueue,
     &health::routes::Routes,
     &health::scale::Scale,
     &health::self_health::SelfHealth,

@@ -10,6 +10,7 @@ pub(crate) mod matrix;
 pub(crate) mod overview;
 pub(crate) mod patterns;
 pub(crate) mod project;
+pub(crate) mod refactor_queue;
 pub(crate) mod routes;
 pub(crate) mod scale;
 pub(crate) mod self_health;
