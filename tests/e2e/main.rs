@@ -27,6 +27,7 @@ mod knowledge;
 mod limits;
 mod load;
 mod mcp;
+mod middleware;
 mod mutation;
 mod nav_graph;
 mod parity_core;

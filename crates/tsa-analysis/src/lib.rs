@@ -36,6 +36,7 @@ pub mod journal;
 pub mod knowledge;
 pub mod literal_search;
 pub mod mermaid;
+pub mod middleware;
 pub mod mutation;
 pub mod navigate;
 pub mod project;

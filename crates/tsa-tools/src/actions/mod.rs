@@ -41,6 +41,7 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &health::heatmap::Heatmap,
     &health::imports::Imports,
     &health::matrix::Matrix,
+    &health::middleware::Middleware,
     &health::overview::Overview,
     &health::patterns::Patterns,
     &health::project::ProjectHealth,

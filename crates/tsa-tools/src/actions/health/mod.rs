@@ -7,6 +7,7 @@ pub(crate) mod file;
 pub(crate) mod heatmap;
 pub(crate) mod imports;
 pub(crate) mod matrix;
+pub(crate) mod middleware;
 pub(crate) mod overview;
 pub(crate) mod patterns;
 pub(crate) mod project;
