@@ -44,6 +44,7 @@ mod scip_import;
 mod search_text;
 mod security;
 mod self_health;
+mod semantic;
 mod skills;
 mod structure;
 mod support;

@@ -46,6 +46,7 @@ pub mod rename;
 pub mod resolve;
 pub mod run_tree;
 pub mod security;
+pub mod semantic;
 pub mod semdiff;
 pub mod signature;
 pub mod similarity;

@@ -39,6 +39,7 @@ pub const FACADES: [Facade; 8] = [
             "grep",
             "query",
             "select",
+            "semantic",
             "subscribe",
             "symbol",
             "text",
@@ -202,6 +203,7 @@ mod tests {
         ("nav", "pulse"),
         ("project", "card"),
         ("nav", "pulse_batch"),
+        ("search", "semantic"),
         ("search", "text"),
     ];
 

@@ -186,7 +186,7 @@ pub fn long_description(f: &Facade) -> String {
 
 /// The most parameter names an action shows in `tools/list` (required ones
 /// first); `help` lists them all.
-const LISTED_PARAMS: usize = 4;
+const LISTED_PARAMS: usize = 3;
 
 /// An action's parameter names for `tools/list`: the required ones (`*`), then
 /// the others in declaration order, at most [`LISTED_PARAMS`], `…` when cut.

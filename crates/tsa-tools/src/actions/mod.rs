@@ -93,6 +93,7 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &search::grep::Grep,
     &search::query::QueryAction,
     &search::select::Select,
+    &search::semantic::Semantic,
     &search::subscribe::Subscribe,
     &search::symbol::Symbol,
     &search::text::Text,

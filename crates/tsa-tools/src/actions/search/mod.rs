@@ -6,6 +6,7 @@ pub(crate) mod content;
 pub(crate) mod grep;
 pub(crate) mod query;
 pub(crate) mod select;
+pub(crate) mod semantic;
 pub(crate) mod subscribe;
 pub(crate) mod symbol;
 pub(crate) mod text;

@@ -1,0 +1,146 @@
+//! `search semantic`: symbols matching a description in words, offline lexical
+//! retrieval (`tsa-lexical-v1`): no network, no model download.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use serde_json::{Value, json};
+use tsa_analysis::semantic::{self, Filter, MODEL};
+use tsa_envelope::{ErrorType, Failure, Success, Verdict};
+
+use crate::action::Action;
+use crate::actions::common::{open_index, to_value};
+use crate::{Context, ToolError};
+
+/// Arguments of `search semantic`.
+#[derive(Debug, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Args {
+    /// What the code does, in words ("database connection pooling").
+    #[schemars(length(max = 1000))]
+    pub query: String,
+    /// Most symbols (1-50, default 10).
+    #[serde(default)]
+    pub top_k: Option<i64>,
+    /// Least similarity kept (0-1, default 0.5: at least half the query's weight found).
+    #[serde(default)]
+    pub min_similarity: Option<f64>,
+    /// Only this language.
+    #[serde(default)]
+    pub language: Option<String>,
+    /// Only this kind (function, method, class, ...).
+    #[serde(default)]
+    pub kind: Option<String>,
+    /// Blend in how many resolved callers each symbol has (default false).
+    #[serde(default)]
+    pub use_combined_score: Option<bool>,
+}
+
+pub struct Semantic;
+
+fn invalid(msg: &str) -> ToolError {
+    ToolError::Coded(Box::new(
+        Failure::new(ErrorType::Validation, msg)
+            .with_hint("Fix the argument named in error and call again.")
+            .with("error_code", "INVALID_ARGUMENT"),
+    ))
+}
+
+impl Action for Semantic {
+    type Args = Args;
+    const FACADE: &'static str = "search";
+    const NAME: &'static str = "semantic";
+    const SUMMARY: &'static str = "symbols matching a description in words: offline lexical retrieval (names, classes, signatures, paths; stems and code abbreviations), idf-weighted coverage of the query";
+    const BRIEF: &'static str = "symbols by description, offline";
+
+    fn run(&self, ctx: &Context, args: Args) -> Result<Success, ToolError> {
+        let top_k = match args.top_k {
+            None => 10,
+            Some(k) if (1..=50).contains(&k) => k as usize,
+            Some(_) => return Err(invalid("top_k must be an integer between 1 and 50")),
+        };
+        let min = match args.min_similarity {
+            None => 0.5,
+            Some(m) if m.is_finite() && (0.0..=1.0).contains(&m) => m,
+            Some(_) => {
+                return Err(invalid(
+                    "min_similarity must be a finite number between 0 and 1",
+                ));
+            }
+        };
+        if semantic::words(&args.query).is_empty() {
+            return Err(invalid(
+                "query must hold at least one word (stop words and 1-character words are left out)",
+            ));
+        }
+        let opened = open_index(ctx)?;
+        let terms = semantic::terms_of(&opened.index)?;
+        if terms.is_empty() {
+            let s = Success::new(
+                Verdict::Warn,
+                "semantic: the index holds no symbol".to_owned(),
+            );
+            return Ok(s.with_next_step("Build the index with index action=full."));
+        }
+        let filter = Filter {
+            language: args.language.as_deref(),
+            kind: args.kind.as_deref(),
+        };
+        let (mut found, total) = semantic::search(&terms, &args.query, min, &filter);
+        let combined = args.use_combined_score.unwrap_or(false);
+        let mut rows: Vec<Value> = Vec::new();
+        if combined {
+            // Rank the best candidates again with their callers.
+            found.truncate(200);
+            let mut scored: Vec<(f64, Value)> = Vec::new();
+            for n in &found {
+                let callers = opened.index.callers(&[n.symbol_id])?.len();
+                let c = ((1.0 + callers as f64).ln() / 51f64.ln()).min(1.0);
+                let score = 0.875 * n.similarity + 0.125 * c;
+                let mut v = to_value(n);
+                v["caller_count"] = json!(callers);
+                v["git_heat"] = Value::Null;
+                v["combined_score"] = json!((score * 10_000.0).round() / 10_000.0);
+                scored.push((score, v));
+            }
+            scored.sort_by(|a, b| b.0.total_cmp(&a.0));
+            rows = scored.into_iter().take(top_k).map(|(_, v)| v).collect();
+        } else {
+            rows.extend(found.iter().take(top_k).map(to_value));
+        }
+        let verdict = if rows.is_empty() {
+            Verdict::NotFound
+        } else {
+            Verdict::Info
+        };
+        let mut s = Success::new(
+            verdict,
+            format!(
+                "semantic: {} of {total} symbol(s) at similarity >= {min} for '{}'",
+                rows.len(),
+                args.query
+            ),
+        );
+        for (k, v) in [
+            ("model", json!(MODEL)),
+            ("similarity_method", json!("idf_coverage")),
+            ("query", json!(args.query)),
+            ("min_similarity", json!(min)),
+            ("total_matches", json!(total)),
+            ("count", json!(rows.len())),
+            ("neighbors", Value::Array(rows)),
+        ] {
+            s.insert(k, v);
+        }
+        if combined {
+            s = s.with_warning("no per-symbol git activation is stored: combined_score = 0.875 similarity + 0.125 callers (heat left out)");
+        }
+        if let Some(w) = opened.built_now {
+            s = s.with_warning(w);
+        }
+        Ok(if verdict == Verdict::NotFound {
+            s.with_next_step("Nothing reaches that similarity: lower min_similarity or use search action=symbol with a name.")
+        } else {
+            s.with_next_step("Open the best match with nav action=pulse file=<file> symbol=<name>.")
+        })
+    }
+}
