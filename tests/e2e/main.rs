@@ -49,6 +49,7 @@ mod skills;
 mod structure;
 mod support;
 mod tidy;
+mod tql;
 mod trust;
 mod unreachable;
 mod verify;

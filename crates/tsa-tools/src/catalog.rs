@@ -43,6 +43,8 @@ pub const FACADES: [Facade; 8] = [
             "subscribe",
             "symbol",
             "text",
+            "tql_execute",
+            "tql_schema",
             "unsubscribe",
         ],
     },
@@ -205,6 +207,8 @@ mod tests {
         ("nav", "pulse_batch"),
         ("search", "semantic"),
         ("search", "text"),
+        ("search", "tql_execute"),
+        ("search", "tql_schema"),
     ];
 
     #[test]

@@ -88,6 +88,52 @@ pub struct Evaluator<'a> {
     pub index: &'a Index,
     pub universe: &'a Universe,
     pub notes: Notes,
+    /// TQL: every call pseudo-class walks resolved edges only (no name fallback).
+    pub tql: bool,
+}
+
+/// Most seeds, visited symbols and time of one call-graph walk.
+const BFS_SEEDS: usize = 512;
+const BFS_VISITED: usize = 10_000;
+const BFS_TIME: std::time::Duration = std::time::Duration::from_secs(1);
+
+/// The failure of a pseudo-class that needs data this index does not store.
+fn unavailable(p: &Pseudo) -> ToolError {
+    match p {
+        Pseudo::Temporal(name) => eval_error(
+            "TEMPORAL_INDEX_UNAVAILABLE",
+            &format!(
+                ":{name} needs per-symbol git activation, which this index does not store; use health action=heatmap or nav action=co_change"
+            ),
+        ),
+        Pseudo::Violates(rule) => eval_error(
+            "VIOLATION_INDEX_UNAVAILABLE",
+            &format!(
+                ":violates({rule}) needs persisted constraint violations, which this index does not store; use edit action=constraints"
+            ),
+        ),
+        Pseudo::Branch(kind) => eval_error(
+            "BRANCH_INDEX_UNAVAILABLE",
+            &format!(
+                ":branch({kind}) needs the branch of each call site, which this index does not store"
+            ),
+        ),
+        _ => eval_error("INTERNAL", "not a data pseudo-class"),
+    }
+}
+
+/// An evaluation failure with its stable code (`TQL evaluation failed: <CODE>`).
+pub fn eval_error(code: &str, detail: &str) -> ToolError {
+    ToolError::Coded(Box::new(
+        tsa_envelope::Failure::new(
+            tsa_envelope::ErrorType::Validation,
+            format!("TQL evaluation failed: {code}: {detail}"),
+        )
+        .with_hint(
+            "Drop or narrow that pseudo-class; search action=tql_schema lists what each needs.",
+        )
+        .with("error_code", code),
+    ))
 }
 
 fn sorted(set: &IdSet) -> Vec<i64> {
@@ -120,6 +166,7 @@ impl<'a> Evaluator<'a> {
             index,
             universe,
             notes: Notes::default(),
+            tql: false,
         }
     }
 
@@ -312,9 +359,100 @@ impl<'a> Evaluator<'a> {
         out
     }
 
+    /// Symbols of `set` at `min..=max` resolved call hops from the symbols `inner`
+    /// matches (towards them when `forward` is false), shortest distance.
+    fn reach(
+        &mut self,
+        set: IdSet,
+        forward: bool,
+        inner: &SelectorList,
+        (min, max): (u32, u32),
+    ) -> Result<IdSet, ToolError> {
+        let seeds = self.list(inner)?;
+        if seeds.len() > BFS_SEEDS {
+            return Err(eval_error(
+                "BFS_RESOURCE_LIMIT",
+                &format!(
+                    "{} seed symbols (at most {BFS_SEEDS}); narrow the inner selector",
+                    seeds.len()
+                ),
+            ));
+        }
+        let started = std::time::Instant::now();
+        let mut dist: FxHashMap<i64, u32> = seeds.iter().map(|id| (*id, 0)).collect();
+        let mut frontier = sorted(&seeds);
+        for d in 1..=max {
+            if frontier.is_empty() {
+                break;
+            }
+            let next = if forward {
+                self.index.dsl_callees_of(&frontier)?
+            } else {
+                self.index.dsl_callers_of(&frontier)?
+            };
+            let mut fresh: Vec<i64> = Vec::new();
+            for id in next {
+                if let std::collections::hash_map::Entry::Vacant(e) = dist.entry(id) {
+                    e.insert(d);
+                    fresh.push(id);
+                }
+            }
+            if dist.len() > BFS_VISITED || started.elapsed() > BFS_TIME {
+                return Err(eval_error(
+                    "BFS_RESOURCE_LIMIT",
+                    &format!("the walk passed {BFS_VISITED} symbols or 1 s; lower the hop count"),
+                ));
+            }
+            fresh.sort_unstable();
+            frontier = fresh;
+        }
+        Ok(set
+            .into_iter()
+            .filter(|id| dist.get(id).is_some_and(|d| (min..=max).contains(d)))
+            .collect())
+    }
+
+    /// The symbols of `set` whose file imports a module whose name contains `module`.
+    fn importing(&self, set: IdSet, module: &str) -> Result<IdSet, ToolError> {
+        let u = self.universe;
+        let files: FxHashSet<i64> = self
+            .index
+            .dsl_files_importing(module)?
+            .into_iter()
+            .collect();
+        Ok(set
+            .into_iter()
+            .filter(|id| u.get(*id).is_some_and(|s| files.contains(&s.file_id)))
+            .collect())
+    }
+
+    /// The call-graph walk a pseudo-class asks for: direction, target, hops.
+    fn walk_of<'p>(&self, p: &'p Pseudo) -> Option<(bool, &'p SelectorList, (u32, u32))> {
+        match p {
+            Pseudo::Reach {
+                forward,
+                inner,
+                min,
+                max,
+            } => Some((*forward, inner, (*min, *max))),
+            Pseudo::Calls(l) if self.tql => Some((false, l, (1, 1))),
+            Pseudo::CalledBy(l) if self.tql => Some((true, l, (1, 1))),
+            _ => None,
+        }
+    }
+
     fn pseudo(&mut self, set: IdSet, p: &Pseudo) -> Result<IdSet, ToolError> {
         let u = self.universe;
+        if let Some((forward, inner, hops)) = self.walk_of(p) {
+            return self.reach(set, forward, inner, hops);
+        }
         Ok(match p {
+            Pseudo::Reach { .. }
+            | Pseudo::Temporal(_)
+            | Pseudo::Violates(_)
+            | Pseudo::Branch(_) => {
+                return Err(unavailable(p));
+            }
             Pseudo::Calls(list) => {
                 let targets = self.list(list)?;
                 let mut resolved = self.index.dsl_callers_of(&sorted(&targets))?;
@@ -404,16 +542,7 @@ impl<'a> Evaluator<'a> {
                 }
                 self.with_fallback(set, resolved, by_name)
             }
-            Pseudo::Imports(module) => {
-                let files: FxHashSet<i64> = self
-                    .index
-                    .dsl_files_importing(module)?
-                    .into_iter()
-                    .collect();
-                set.into_iter()
-                    .filter(|id| u.get(*id).is_some_and(|s| files.contains(&s.file_id)))
-                    .collect()
-            }
+            Pseudo::Imports(module) => self.importing(set, module)?,
             Pseudo::Has(list) => {
                 let members = self.list(list)?;
                 let containers: IdSet = members

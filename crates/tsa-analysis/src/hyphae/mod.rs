@@ -92,17 +92,43 @@ impl Outcome {
     }
 }
 
+/// The TQL reference `search tql_schema` serves (markdown; its examples parse and run).
+pub const TQL_SCHEMA: &str = include_str!("tql.md");
+
+/// The example selectors of [`TQL_SCHEMA`].
+pub fn tql_examples() -> Vec<&'static str> {
+    TQL_SCHEMA
+        .split("## Examples")
+        .nth(1)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| l.strip_prefix("- `")?.strip_suffix('`'))
+        .collect()
+}
+
 /// Parses `selector`, mapping a syntax error to a validation error with the spec's text.
 pub fn validate(selector: &str) -> Result<SelectorList, ToolError> {
     parse(selector).map_err(|e| ToolError::Validation(e.to_string()))
 }
 
-/// Parses and evaluates `selector` over `index`.
+/// Parses and evaluates `selector` over `index` (`search select`: an unquantified
+/// call pseudo-class also matches unresolved sites by name, and says so).
 pub fn select(index: &Index, selector: &str) -> Result<Outcome, ToolError> {
+    evaluate(index, selector, false)
+}
+
+/// [`select`] as TQL (`search tql_execute`): every call pseudo-class walks resolved
+/// call edges only.
+pub fn select_tql(index: &Index, selector: &str) -> Result<Outcome, ToolError> {
+    evaluate(index, selector, true)
+}
+
+fn evaluate(index: &Index, selector: &str, tql: bool) -> Result<Outcome, ToolError> {
     let ast = validate(selector)?;
     let universe = Universe::load(index)?;
     let (ids, notes) = {
         let mut ev = Evaluator::new(index, &universe);
+        ev.tql = tql;
         let ids = ev.list(&ast)?;
         (ids, std::mem::take(&mut ev.notes))
     };

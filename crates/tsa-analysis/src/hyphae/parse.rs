@@ -110,7 +110,26 @@ pub enum Pseudo {
     LastChild,
     OnlyChild,
     NthChild(usize),
+    /// `:calls(S){n,m}` / `:reaches(S){n,m}` (`forward` false: the candidate reaches
+    /// S) and `:callees(S){n,m}` / `:called-by(S){n,m}` (`forward` true: S reaches
+    /// the candidate), over resolved call edges, n..m hops.
+    Reach {
+        forward: bool,
+        inner: SelectorList,
+        min: u32,
+        max: u32,
+    },
+    /// `:hot`, `:hot(N)`, `:recently_modified`, `:stale`, `:hotspot`: need per-symbol
+    /// git activation, which this index does not hold.
+    Temporal(String),
+    /// `:violates(rule_id)`.
+    Violates(String),
+    /// `:branch(kind)`.
+    Branch(String),
 }
+
+/// The most hops of a quantifier.
+pub const MAX_HOPS: u32 = 50;
 
 /// The pseudo-classes this grammar knows, for error messages.
 pub const PSEUDO_CLASSES: &[&str] = &[
@@ -128,6 +147,13 @@ pub const PSEUDO_CLASSES: &[&str] = &[
     "last-child",
     "only-child",
     "nth-child",
+    "reaches",
+    "hot",
+    "recently_modified",
+    "stale",
+    "hotspot",
+    "violates",
+    "branch",
 ];
 
 /// Parses a selector list.
@@ -420,17 +446,25 @@ impl Parser<'_> {
             };
             return Err(self.error_at(name_at, &format!("unknown pseudo-class ':{name}'{hint}")));
         }
-        let takes_arg = !matches!(lname.as_str(), "first-child" | "last-child" | "only-child");
+        let takes_arg = !matches!(
+            lname.as_str(),
+            "first-child" | "last-child" | "only-child" | "recently_modified" | "stale" | "hotspot"
+        );
         let has_paren = self.peek() == Some('(');
+        if lname == "hot" && !has_paren {
+            return self.unquantified(Pseudo::Temporal(lname));
+        }
         if !takes_arg {
             if has_paren {
                 return Err(self.error_here(&format!(":{lname} takes no argument")));
             }
-            return Ok(match lname.as_str() {
+            let p = match lname.as_str() {
                 "first-child" => Pseudo::FirstChild,
                 "last-child" => Pseudo::LastChild,
-                _ => Pseudo::OnlyChild,
-            });
+                "only-child" => Pseudo::OnlyChild,
+                _ => Pseudo::Temporal(lname),
+            };
+            return self.unquantified(p);
         }
         if !has_paren {
             let example = match lname.as_str() {
@@ -447,6 +481,7 @@ impl Parser<'_> {
         self.bump(); // '('
         self.skip_ws();
         let pseudo = match lname.as_str() {
+            "hot" | "violates" | "branch" => self.data_pseudo(&lname, open)?,
             "imports" | "in" => {
                 let text = self.raw_argument(open)?;
                 if text.is_empty() {
@@ -484,6 +519,12 @@ impl Parser<'_> {
                 let inner = self.selector_list()?;
                 self.depth -= 1;
                 match lname.as_str() {
+                    "reaches" => Pseudo::Reach {
+                        forward: false,
+                        inner,
+                        min: 1,
+                        max: 1,
+                    },
                     "calls" => Pseudo::Calls(inner),
                     "callees" | "called-by" => Pseudo::CalledBy(inner),
                     "extends" => Pseudo::Extends(inner),
@@ -502,7 +543,98 @@ impl Parser<'_> {
                 self.error_here(&format!("expected ')', found {}", self.describe_next()))
             });
         }
-        Ok(pseudo)
+        if self.peek() != Some('{') {
+            return Ok(pseudo);
+        }
+        let at = self.pos;
+        let (min, max) = self.quantifier()?;
+        Ok(match pseudo {
+            Pseudo::Calls(inner) | Pseudo::Reach { inner, .. } => Pseudo::Reach {
+                forward: false,
+                inner,
+                min,
+                max,
+            },
+            Pseudo::CalledBy(inner) => Pseudo::Reach {
+                forward: true,
+                inner,
+                min,
+                max,
+            },
+            _ => {
+                return Err(self.error_at(
+                    at,
+                    &format!("a {{n,m}} quantifier only follows :calls, :callees, :called-by or :reaches, not :{lname}"),
+                ));
+            }
+        })
+    }
+
+    /// The argument of `:hot(N)`, `:violates(rule)` or `:branch(kind)`.
+    fn data_pseudo(&mut self, lname: &str, open: usize) -> Result<Pseudo, SyntaxError> {
+        let at = self.pos;
+        let text = self.raw_argument(open)?;
+        let text = text.trim();
+        if lname == "hot" {
+            let days: u32 = text
+                .parse()
+                .map_err(|_| self.error_at(at, ":hot(N) takes a number of days"))?;
+            if !(1..=365_000).contains(&days) {
+                return Err(self.error_at(at, ":hot(N) takes 1 to 365000 days"));
+            }
+            return Ok(Pseudo::Temporal(format!("hot({days})")));
+        }
+        if text.is_empty() {
+            return Err(self.error_at(open, &format!("empty argument to :{lname}")));
+        }
+        Ok(if lname == "violates" {
+            Pseudo::Violates(text.to_owned())
+        } else {
+            Pseudo::Branch(text.to_owned())
+        })
+    }
+
+    /// A pseudo-class that takes no quantifier.
+    fn unquantified(&self, p: Pseudo) -> Result<Pseudo, SyntaxError> {
+        if self.peek() == Some('{') {
+            return Err(self.error_here(
+                "a {n,m} quantifier only follows :calls, :callees, :called-by or :reaches",
+            ));
+        }
+        Ok(p)
+    }
+
+    /// `{n}` or `{n,m}`: 1 <= n <= m <= 50.
+    fn quantifier(&mut self) -> Result<(u32, u32), SyntaxError> {
+        let open = self.pos;
+        self.bump(); // '{'
+        let number = |p: &mut Self| -> Result<u32, SyntaxError> {
+            p.skip_ws();
+            let start = p.pos;
+            while p.peek().is_some_and(|c| c.is_ascii_digit()) {
+                p.bump();
+            }
+            p.src[start..p.pos]
+                .parse::<u32>()
+                .map_err(|_| p.error_at(start, "expected a number of hops in {n,m}"))
+        };
+        let min = number(self)?;
+        self.skip_ws();
+        let max = if self.eat(',') { number(self)? } else { min };
+        self.skip_ws();
+        if !self.eat('}') {
+            return Err(self.error_at(open, "expected '}' to close the quantifier"));
+        }
+        if min == 0 {
+            return Err(self.error_at(open, "a quantifier counts hops from 1"));
+        }
+        if max > MAX_HOPS {
+            return Err(self.error_at(open, &format!("at most {MAX_HOPS} hops")));
+        }
+        if min > max {
+            return Err(self.error_at(open, "in {n,m}, n must not exceed m"));
+        }
+        Ok((min, max))
     }
 
     /// A path or module argument: a quoted string, or raw text up to the closing ')'.
@@ -530,6 +662,54 @@ impl Parser<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn quantifiers_are_checked_when_parsed() {
+        let ok = parse(".function:calls(#x){2,3}").unwrap();
+        assert!(matches!(
+            ok.selectors[0].first.pseudos[0],
+            Pseudo::Reach {
+                forward: false,
+                min: 2,
+                max: 3,
+                ..
+            }
+        ));
+        assert!(matches!(
+            parse("*:called-by(#x){4}").unwrap().selectors[0]
+                .first
+                .pseudos[0],
+            Pseudo::Reach {
+                forward: true,
+                min: 4,
+                max: 4,
+                ..
+            }
+        ));
+        for bad in [
+            "*:calls(#x){0}",
+            "*:calls(#x){51}",
+            "*:calls(#x){3,2}",
+            "*:has(#x){1}",
+            "*:hot{2}",
+            "*:stale(1)",
+            "*:calls(#x){a}",
+        ] {
+            assert!(parse(bad).is_err(), "{bad}");
+        }
+        assert!(parse("*:hot(30)").is_ok());
+        assert!(parse("*:violates(no-cycles)").is_ok());
+        assert!(parse("*:branch(loop)").is_ok());
+    }
+
+    #[test]
+    fn every_schema_example_parses() {
+        let ex = crate::hyphae::tql_examples();
+        assert!(ex.len() >= 5);
+        for e in ex {
+            parse(e).unwrap_or_else(|err| panic!("{e}: {err}"));
+        }
+    }
 
     fn err(s: &str) -> SyntaxError {
         parse(s).expect_err(s)

@@ -97,6 +97,8 @@ pub static REGISTRY: &[&dyn DynAction] = &[
     &search::subscribe::Subscribe,
     &search::symbol::Symbol,
     &search::text::Text,
+    &search::tql_execute::TqlExecute,
+    &search::tql_schema::TqlSchema,
     &search::unsubscribe::Unsubscribe,
     &structure::analyze::Analyze,
     &structure::ast_path::AstPath,

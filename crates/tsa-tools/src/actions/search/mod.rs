@@ -10,4 +10,6 @@ pub(crate) mod semantic;
 pub(crate) mod subscribe;
 pub(crate) mod symbol;
 pub(crate) mod text;
+pub(crate) mod tql_execute;
+pub(crate) mod tql_schema;
 pub(crate) mod unsubscribe;
