@@ -44,6 +44,17 @@ async fn a_server_reports_the_routes_it_answered() {
     assert_eq!(v["ast_index"]["status"], "OK");
     assert_eq!(v["ast_index"]["path"], ".tsa/index.db");
     assert!(v["total_invocations"].as_u64().unwrap() >= 3);
+    // A snapshot release over MCP: a lease this server did not sign is refused.
+    let id = format!("ds_{}", "c".repeat(32));
+    let lease = format!("dl_{}", "d".repeat(43));
+    let (is_error, v) = mcp_call(
+        &client,
+        "edit",
+        json!({"action": "release_snapshot", "diff_snapshot_id": id, "route_lease_id": lease, "output_format": "json"}),
+    )
+    .await;
+    assert!(is_error);
+    assert_eq!(v["error_code"], "DIFF_SNAPSHOT_LEASE_MISMATCH", "{v}");
     client.cancel().await.unwrap();
 }
 
@@ -84,4 +95,36 @@ fn a_one_shot_cli_has_no_observations_and_releases_are_checked() {
         &json!({"action": "release_snapshot", "diff_snapshot_id": id}),
     );
     assert_eq!(v["error_type"], "validation", "{v}");
+}
+
+#[test]
+fn every_failure_of_a_3_0_action_names_its_error_code() {
+    let p = project("python");
+    for (tool, args) in [
+        (
+            "nav",
+            json!({"action": "pulse", "file": "app/core.py", "symbol": "build", "max_callers": 5000}),
+        ),
+        (
+            "nav",
+            json!({"action": "pulse_batch", "targets": [], "max_symbols": 0}),
+        ),
+        ("health", json!({"action": "unreachable"})),
+        ("health", json!({"action": "middleware", "mode": "lookup"})),
+        ("health", json!({"action": "refactor_queue", "top_n": 0})),
+        ("project", json!({"action": "card", "force_refresh": "no"})),
+        ("search", json!({"action": "semantic", "query": "a"})),
+        (
+            "edit",
+            json!({"action": "rename", "symbol": "build", "new_name": "1x"}),
+        ),
+        ("edit", json!({"action": "verify", "request": "nope"})),
+    ] {
+        let v = cli(&p.root, tool, &args);
+        assert_eq!(v["success"], false, "{tool} {args}: {v}");
+        assert!(
+            v["error_code"].as_str().is_some_and(|c| !c.is_empty()),
+            "{tool} {args}: {v}"
+        );
+    }
 }

@@ -210,3 +210,48 @@ async fn verify_over_mcp() {
     assert_eq!(v["error_type"], "validation");
     client.cancel().await.unwrap();
 }
+
+fn has_pytest() -> bool {
+    Command::new("python3")
+        .args(["-c", "import pytest"])
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+#[test]
+fn a_pytest_project_verified_or_its_missing_runner_said() {
+    let p = empty_project();
+    write(&p.root, "calc.py", "def add(a, b):\n    return a + b\n");
+    write(
+        &p.root,
+        "tests/test_calc.py",
+        "from calc import add\n\n\ndef test_add():\n    assert add(2, 2) == 4\n",
+    );
+    write(
+        &p.root,
+        ".gitignore",
+        "/.tsa\n__pycache__/\n.pytest_cache/\n",
+    );
+    init(&p.root);
+    write(&p.root, "calc.py", "def add(a, b):\n    return b + a\n");
+    let req = request(&p.root);
+    let v = verify(&p.root, &req);
+    if has_pytest() {
+        assert_eq!(v["verdict"], "SAFE", "{v}");
+        assert_eq!(v["executed_steps"][0]["argv"][2], "pytest", "{v}");
+        assert!(
+            v["executed_steps"][0]["output"]
+                .as_str()
+                .unwrap()
+                .contains("1 passed"),
+            "{v}"
+        );
+        write(&p.root, "calc.py", "def add(a, b):\n    return a * b + 1\n");
+        let v = verify(&p.root, &req);
+        assert_eq!(v["verdict"], "UNSAFE", "{v}");
+    } else {
+        // No runner is no failing test: an error, not UNSAFE.
+        assert_eq!(v["success"], false, "{v}");
+        assert_eq!(v["error_code"], "VERIFICATION_STEP_ERROR", "{v}");
+    }
+}

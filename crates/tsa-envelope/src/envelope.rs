@@ -363,6 +363,11 @@ impl Failure {
         self
     }
 
+    /// Whether the failure carries `key` beside the envelope's fields.
+    pub fn has(&self, key: &str) -> bool {
+        self.payload.contains_key(key)
+    }
+
     pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
         insert_payload(&mut self.payload, key, value.into());
         self

@@ -16,6 +16,33 @@ pub struct Facade {
 /// are not listed in the facade's action enum.
 pub const ACTION_ALIASES: &[(&str, &str, &str)] = &[];
 
+/// The actions the reference's 3.0 line added (each in the catalogue once it does
+/// its work): their failures always carry an `error_code`.
+pub const ADDED_IN_3: &[(&str, &str)] = &[
+    ("edit", "mutation_probe"),
+    ("edit", "plan_rename"),
+    ("edit", "release_snapshot"),
+    ("edit", "rename"),
+    ("edit", "verify"),
+    ("health", "middleware"),
+    ("health", "refactor_queue"),
+    ("health", "self"),
+    ("health", "unreachable"),
+    ("index", "schema"),
+    ("nav", "pulse"),
+    ("project", "card"),
+    ("nav", "pulse_batch"),
+    ("search", "semantic"),
+    ("search", "text"),
+    ("search", "tql_execute"),
+    ("search", "tql_schema"),
+];
+
+/// Whether `tool`/`action` is one of [`ADDED_IN_3`].
+pub fn added_in_3(tool: &str, action: &str) -> bool {
+    ADDED_IN_3.iter().any(|(t, a)| *t == tool && *a == action)
+}
+
 /// The canonical name of `action` on `facade` (an alias resolved, else unchanged).
 pub fn canonical_action(facade: &str, action: String) -> String {
     ACTION_ALIASES
@@ -188,28 +215,6 @@ pub fn available_actions(facade: &str) -> Vec<&'static str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The actions of the reference's 3.0 line built so far (each one is in the
-    /// catalogue only once it does its work).
-    const ADDED_IN_3: &[(&str, &str)] = &[
-        ("edit", "mutation_probe"),
-        ("edit", "plan_rename"),
-        ("edit", "release_snapshot"),
-        ("edit", "rename"),
-        ("edit", "verify"),
-        ("health", "middleware"),
-        ("health", "refactor_queue"),
-        ("health", "self"),
-        ("health", "unreachable"),
-        ("index", "schema"),
-        ("nav", "pulse"),
-        ("project", "card"),
-        ("nav", "pulse_batch"),
-        ("search", "semantic"),
-        ("search", "text"),
-        ("search", "tql_execute"),
-        ("search", "tql_schema"),
-    ];
 
     #[test]
     fn the_catalog_is_the_1_28_surface_and_the_3_0_additions_sorted() {

@@ -110,6 +110,7 @@ pub fn call_within(
     let mut max_chars: Option<usize> = None;
     let mut resume: Option<Resume> = None;
     let identifier = identifier(&args);
+    let mut answering: Option<(&'static str, &'static str)> = None; // once known
     // An answer measured against a budget is rendered there: its last rendering
     // (of the answer as sent) is kept so it is not rendered twice.
     let mut rendered: Option<Map<String, Value>> = None;
@@ -137,24 +138,7 @@ pub fn call_within(
                 .map_err(ToolError::into_failure);
         }
         let Some(f) = facade(tool) else {
-            let tools: Vec<&str> = crate::FACADES
-                .iter()
-                .map(|f| f.name)
-                .chain(std::iter::once("set_project_path"))
-                .collect();
-            let hint = match closest(tool, tools.iter().copied()) {
-                Some(s) => format!(
-                    "Did you mean tool '{s}'? Else call one of: {}",
-                    tools.join(", ")
-                ),
-                None => format!("Call one of: {}", tools.join(", ")),
-            };
-            return Err(Failure::new(
-                ErrorType::UnknownTool,
-                format!("Unknown tool: {}", clip(tool)),
-            )
-            .with_hint(hint)
-            .with("available_tools", json!(tools)));
+            return Err(unknown_tool(tool));
         };
         let action = match args.remove("action") {
             None => {
@@ -212,6 +196,7 @@ pub fn call_within(
             .with("action", action.as_str())
             .with("available_actions", json!(available)));
         };
+        answering = Some((handler.facade(), handler.name()));
         let schema = handler.marked_schema();
         check_params(*handler, &schema, &mut args).map_err(ToolError::into_failure)?;
         normalise(&schema, &mut args)?;
@@ -232,12 +217,15 @@ pub fn call_within(
         Ok(e) => e,
         Err(f) => {
             rendered = None;
+            let f = with_error_code(f, answering).with_subject(tool, identifier.as_deref());
             // Error texts and summary lines never carry the absolute project root.
-            let root = ctx
-                .root()
-                .map(|r| r.display().to_string())
-                .unwrap_or_default();
-            Envelope::from(f.with_subject(tool, identifier.as_deref()).redact(&root))
+            Envelope::from(
+                f.redact(
+                    &ctx.root()
+                        .map(|r| r.display().to_string())
+                        .unwrap_or_default(),
+                ),
+            )
         }
     };
     Reply {
@@ -246,6 +234,41 @@ pub fn call_within(
         format,
         compact_only,
     }
+}
+
+/// The refusal of a tool name that is none of ours.
+fn unknown_tool(tool: &str) -> Failure {
+    let tools: Vec<&str> = crate::FACADES
+        .iter()
+        .map(|f| f.name)
+        .chain(std::iter::once("set_project_path"))
+        .collect();
+    let hint = match closest(tool, tools.iter().copied()) {
+        Some(s) => format!(
+            "Did you mean tool '{s}'? Else call one of: {}",
+            tools.join(", ")
+        ),
+        None => format!("Call one of: {}", tools.join(", ")),
+    };
+    Failure::new(
+        ErrorType::UnknownTool,
+        format!("Unknown tool: {}", clip(tool)),
+    )
+    .with_hint(hint)
+    .with("available_tools", json!(tools))
+}
+
+/// Every failure of a 3.0 action names its `error_code` (from its error type when
+/// the action did not name one).
+fn with_error_code(f: Failure, answering: Option<(&str, &str)>) -> Failure {
+    if !answering.is_some_and(|(t, a)| crate::catalog::added_in_3(t, a)) || f.has("error_code") {
+        return f;
+    }
+    let code = match f.error_type() {
+        ErrorType::Validation => "INVALID_ARGUMENT".to_owned(),
+        t => t.as_str().to_uppercase(),
+    };
+    f.with("error_code", code)
 }
 
 /// The answer format a call asks for; a bad value is refused (by `help` with its
@@ -602,15 +625,25 @@ fn check_params(
         }
     }
     if let Some(key) = unknown.first() {
-        let hint = closest(key, allowed.iter().copied())
+        let close = closest(key, allowed.iter().copied());
+        let hint = close
             .map(|s| format!(" — did you mean '{s}'?"))
             .unwrap_or_default();
-        return Err(ToolError::Validation(format!(
+        let error = format!(
             "unknown parameter '{}' for tool '{}' action '{}'{hint}; allowed parameters: {}",
             clip(key),
             handler.facade(),
             handler.name(),
             allowed.join(", ")
+        );
+        let invalid: Vec<String> = unknown.iter().map(|k| clip(k).to_owned()).collect();
+        return Err(ToolError::Coded(Box::new(
+            Failure::new(ErrorType::Validation, error)
+                .with_hint("Fix the parameter named in `error` and retry.")
+                .with("error_code", "INVALID_ARGUMENT")
+                .with("invalid_arguments", json!(invalid))
+                .with("allowed_arguments", json!(allowed))
+                .with("suggestions", json!(close.into_iter().collect::<Vec<_>>())),
         )));
     }
     if let Some(required) = schema.get("required").and_then(Value::as_array) {

@@ -188,12 +188,19 @@ impl Action for Verify {
         let mut status = Status::Passed;
         for (i, step) in plan.steps.iter().enumerate() {
             let run = run_tree::run(&step.argv, root, deadline);
-            status = run.status;
+            // A runner that is not installed is no failing test.
+            let missing =
+                run.exit_code == Some(127) || run.output.contains("No module named pytest");
+            status = if run.status == Status::Failed && missing {
+                Status::Error
+            } else {
+                run.status
+            };
             executed.push(json!({
                 "index": i,
                 "role": step.role,
                 "argv": step.argv,
-                "status": run.status,
+                "status": status,
                 "exit_code": run.exit_code,
                 "elapsed_ms": run.elapsed_ms,
                 "cleanup_complete": run.cleanup_complete,
