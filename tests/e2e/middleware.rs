@@ -92,8 +92,17 @@ fn every_framework_every_mode() {
         &json!({"action": "middleware", "mode": "lookup", "url_prefix": "api"}),
     );
     assert_eq!(v["url_prefix"], "/api");
-    assert_eq!(v["middleware_count"], 1, "{v}");
-    assert_eq!(v["middlewares"][0]["middleware_name"], "requireAuth");
+    // The hooks that run for URLs under the prefix, global ones too.
+    assert_eq!(v["middleware_count"], 10, "{v}");
+    let v = cli(
+        &p.root,
+        &json!({"action": "middleware", "mode": "lookup", "url_prefix": "/other"}),
+    );
+    assert_eq!(
+        v["middleware_count"], 9,
+        "requireAuth is mounted at /api/v1 only: {v}"
+    );
+    assert!(!v["middlewares"].to_string().contains("requireAuth"));
     let v = cli(
         &p.root,
         &json!({"action": "middleware", "framework": "flask", "limit": 1}),

@@ -239,6 +239,19 @@ fn a_file_changed_since_the_index_is_re_indexed_before_the_card() {
         before + 1,
         "the new call is in the card: {after:?}"
     );
+    // A definition added since the index was built is found, not NOT_FOUND.
+    let text = std::fs::read_to_string(&core).unwrap();
+    std::fs::write(
+        &core,
+        format!("{text}\n\ndef fresh_one():\n    return build(1)\n"),
+    )
+    .unwrap();
+    let v = cli(
+        &p.root,
+        &json!({"action": "pulse", "file": "app/core.py", "symbol": "fresh_one"}),
+    );
+    assert_eq!(v["verdict"], "INFO", "{v}");
+    assert_eq!(v["result"]["sym"]["n"], "fresh_one");
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

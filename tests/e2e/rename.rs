@@ -299,6 +299,55 @@ fn what_could_reach_the_symbol_blocks_with_its_code() {
     let v = preview(&p.root);
     assert_eq!(v["error_code"], "RENAME_SHADOWED", "{v}");
     assert_eq!(v["errors"][0]["file"], "tests/test_acme.py");
+    std::fs::write(p.root.join("tests/test_acme.py"), FILES[3].1).unwrap();
+    // A fallback import binding the old name in the defining file.
+    std::fs::write(
+        p.root.join("src/acme/engine.py"),
+        format!(
+            "{}\ntry:\n    from _speedups import start\nexcept ImportError:\n    pass\n",
+            FILES[1].1
+        ),
+    )
+    .unwrap();
+    let v = preview(&p.root);
+    assert_eq!(v["error_code"], "RENAME_SHADOWED", "{v}");
+    std::fs::write(p.root.join("src/acme/engine.py"), FILES[1].1).unwrap();
+    // A string naming the symbol by its module path (a mock target).
+    std::fs::write(p.root.join("tests/test_mock.py"), "from unittest import mock\n\n\n@mock.patch(\"acme.engine.start\")\ndef test_m(m):\n    pass\n").unwrap();
+    let v = preview(&p.root);
+    assert_eq!(v["error_code"], "RENAME_STRING_REFERENCE", "{v}");
+}
+
+#[test]
+fn a_dotted_module_path_to_the_symbol_is_a_site() {
+    let p = write_project();
+    std::fs::write(
+        p.root.join("tools/dotted.py"),
+        "import acme.engine\nimport acme\n\n\ndef go():\n    return acme.engine.start(1)\n",
+    )
+    .unwrap();
+    let v = preview(&p.root);
+    assert_eq!(v["success"], true, "{v}");
+    let sites: Vec<(String, u64, String)> = v["sites"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            (
+                s["file"].as_str().unwrap().to_owned(),
+                s["line"].as_u64().unwrap(),
+                s["site_type"].as_str().unwrap().to_owned(),
+            )
+        })
+        .collect();
+    assert!(
+        sites.contains(&(
+            "tools/dotted.py".to_owned(),
+            6,
+            "attribute_reference".to_owned()
+        )),
+        "{sites:?}"
+    );
 }
 
 #[test]

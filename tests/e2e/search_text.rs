@@ -712,6 +712,20 @@ fn text_skips_a_file_too_large_to_read_and_says_the_scan_is_not_complete() {
     assert_eq!(v["total_count"], 1);
 }
 
+#[test]
+fn no_hit_with_binary_files_left_out_is_not_not_found() {
+    let p = crate::support::empty_project();
+    std::fs::write(p.root.join("a.txt"), "plain\n").unwrap();
+    std::fs::write(p.root.join("u16.txt"), b"n\0e\0e\0d\0l\0e\0").unwrap();
+    let v = cli(
+        &p.root,
+        "search",
+        &json!({"action": "text", "query": "needle"}),
+    );
+    assert_eq!(v["verdict"], "WARN", "a UTF-16 file was not searched: {v}");
+    assert_eq!(v["scan_stats"]["binary_files_skipped"], 1);
+}
+
 #[cfg(unix)]
 #[test]
 fn text_refuses_a_root_through_a_symlink() {

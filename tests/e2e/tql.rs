@@ -75,6 +75,12 @@ fn the_schema_examples_run_and_hops_walk_resolved_edges() {
     assert_eq!(v["truncated"], true, "{v}");
     assert_eq!(v["count"], 2);
     assert!(v["total_matches"].as_u64().unwrap() > 2);
+    // Seeds are candidates too: run calls step, both seeds.
+    let both = names(&cli(
+        &p.root,
+        &json!({"action": "tql_execute", "selector": ".method:calls(#run, #step)"}),
+    ));
+    assert!(both.contains(&"Engine.run".to_owned()), "{both:?}");
     // The same engine: select accepts the quantifier.
     let v = cli(
         &p.root,

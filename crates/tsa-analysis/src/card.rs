@@ -13,7 +13,7 @@ use crate::ToolError;
 use crate::project::{EntryPoint, entry_points};
 
 /// Bump when the card's shape changes: an older stored card is rebuilt.
-pub const CARD_SCHEMA: u32 = 1;
+pub const CARD_SCHEMA: u32 = 2;
 /// A stored card older than this is rebuilt.
 pub const MAX_AGE_SECS: u64 = 24 * 3600;
 /// Files listed as critical.
@@ -50,8 +50,14 @@ pub struct TopLevel {
     #[serde(rename = "type")]
     pub kind: String,
     pub file_count: usize,
+    /// Its largest subfolders (at most [`SUBDIRS`], by file count).
     pub subdirectories: Vec<SubDir>,
+    /// All its subfolders.
+    pub subdirectory_count: usize,
 }
+
+/// Subfolders listed per top-level folder (the rest are counted).
+pub const SUBDIRS: usize = 8;
 
 #[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct SubDir {
@@ -149,14 +155,25 @@ fn structure(files: &[String]) -> Vec<TopLevel> {
         }
     }
     top.into_iter()
-        .map(|(name, (n, subs, dir))| TopLevel {
-            name,
-            kind: if dir { "directory" } else { "file" }.to_owned(),
-            file_count: n,
-            subdirectories: subs
+        .map(|(name, (n, subs, dir))| {
+            let subdirectory_count = subs.len();
+            let mut subdirectories: Vec<SubDir> = subs
                 .into_iter()
                 .map(|(name, file_count)| SubDir { name, file_count })
-                .collect(),
+                .collect();
+            subdirectories.sort_by(|a, b| {
+                b.file_count
+                    .cmp(&a.file_count)
+                    .then_with(|| a.name.cmp(&b.name))
+            });
+            subdirectories.truncate(SUBDIRS);
+            TopLevel {
+                name,
+                kind: if dir { "directory" } else { "file" }.to_owned(),
+                file_count: n,
+                subdirectories,
+                subdirectory_count,
+            }
         })
         .collect()
 }
@@ -247,11 +264,19 @@ fn most_called(index: &Index) -> Result<HashMap<String, String>, ToolError> {
     Ok(best.into_iter().map(|(f, (_, n))| (f, n)).collect())
 }
 
+/// A small project text file (at most 64 KiB), never through a link out of the root.
+fn read_small(root: &Path, rel: &str) -> Option<String> {
+    match tsa_index::read_confined_capped(root, rel, 64 << 10) {
+        Ok(Ok(bytes)) => Some(String::from_utf8_lossy(&bytes).into_owned()),
+        _ => None,
+    }
+}
+
 /// The first paragraph of the README, at most 400 characters.
 fn readme(root: &Path) -> Option<String> {
     let text = ["README.md", "README.rst", "README.txt", "README"]
         .iter()
-        .find_map(|f| std::fs::read_to_string(root.join(f)).ok())?;
+        .find_map(|f| read_small(root, f))?;
     let para: Vec<&str> = text
         .lines()
         .map(str::trim)
@@ -271,7 +296,6 @@ fn readme(root: &Path) -> Option<String> {
 /// A folder's own description: its `__init__.py` docstring, `//!` lines of its
 /// `mod.rs`/`lib.rs`, or its README's first line.
 fn describe(root: &Path, dir: &str) -> Option<String> {
-    let d = root.join(dir);
     let first = |t: &str| -> Option<String> {
         let line = t
             .lines()
@@ -279,7 +303,7 @@ fn describe(root: &Path, dir: &str) -> Option<String> {
             .find(|l| !l.is_empty() && !l.starts_with('#'))?;
         Some(line.chars().take(120).collect())
     };
-    if let Ok(t) = std::fs::read_to_string(d.join("__init__.py")) {
+    if let Some(t) = read_small(root, &format!("{dir}/__init__.py")) {
         let t = t.trim_start();
         for q in ["\"\"\"", "'''"] {
             if let Some(rest) = t.strip_prefix(q) {
@@ -288,7 +312,7 @@ fn describe(root: &Path, dir: &str) -> Option<String> {
         }
     }
     for f in ["src/lib.rs", "lib.rs", "mod.rs", "src/main.rs"] {
-        if let Ok(t) = std::fs::read_to_string(d.join(f)) {
+        if let Some(t) = read_small(root, &format!("{dir}/{f}")) {
             let doc: Vec<&str> = t
                 .lines()
                 .map_while(|l| l.trim().strip_prefix("//!"))
@@ -298,9 +322,7 @@ fn describe(root: &Path, dir: &str) -> Option<String> {
             }
         }
     }
-    std::fs::read_to_string(d.join("README.md"))
-        .ok()
-        .and_then(|t| first(&t))
+    read_small(root, &format!("{dir}/README.md")).and_then(|t| first(&t))
 }
 
 /// Builds the card of the indexed project.

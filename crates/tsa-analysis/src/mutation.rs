@@ -259,6 +259,10 @@ fn classify(r: &run_tree::Run) -> Failure {
     if r.status == Status::Timeout {
         return Failure::Timeout;
     }
+    if r.status == Status::Error {
+        // Could not start, or left processes that could not be cleaned up.
+        return Failure::NotRun;
+    }
     let out = &r.output;
     match r.exit_code {
         Some(0) => Failure::None,

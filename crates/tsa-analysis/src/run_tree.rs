@@ -182,21 +182,28 @@ pub fn run(argv: &[String], cwd: &Path, deadline: Instant) -> Run {
     // The command holds the write ends; ours are gone with `cmd`.
     drop(cmd);
     let pgid = child.id() as i32;
-    let reading = std::thread::spawn(move || {
-        let mut cap = Capture {
-            head: Vec::new(),
-            tail: Default::default(),
-            total: 0,
-        };
+    // The capture is shared: a process that escaped the kill may hold the pipe
+    // open forever, so the reader is waited for a bounded time only.
+    let cap = std::sync::Arc::new(std::sync::Mutex::new(Capture {
+        head: Vec::new(),
+        tail: Default::default(),
+        total: 0,
+    }));
+    let (done_tx, done_rx) = std::sync::mpsc::channel::<()>();
+    let shared = cap.clone();
+    std::thread::spawn(move || {
         let mut r = reader;
         let mut buf = [0u8; 8192];
         while let Ok(n) = r.read(&mut buf) {
             if n == 0 {
                 break;
             }
-            cap.push(&buf[..n]);
+            shared
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(&buf[..n]);
         }
-        cap
+        let _ = done_tx.send(());
     });
     let (status, code) = loop {
         match child.try_wait() {
@@ -209,13 +216,14 @@ pub fn run(argv: &[String], cwd: &Path, deadline: Instant) -> Run {
             Err(_) => break (Status::Error, None),
         }
     };
-    let cleanup_complete = kill_tree(pgid, &token);
+    let mut cleanup_complete = kill_tree(pgid, &token);
     let _ = child.wait();
-    let cap = reading.join().unwrap_or(Capture {
-        head: Vec::new(),
-        tail: Default::default(),
-        total: 0,
-    });
+    // Every writer is gone once the tree is: the pipe then ends. If it does not,
+    // some process outside the tree still holds it.
+    if done_rx.recv_timeout(Duration::from_secs(2)).is_err() {
+        cleanup_complete = false;
+    }
+    let cap = cap.lock().unwrap_or_else(|e| e.into_inner());
     let (output, output_truncated) = cap.text();
     Run {
         status: if cleanup_complete {

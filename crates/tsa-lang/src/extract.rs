@@ -189,13 +189,23 @@ fn signature(node: Node<'_>, src: &[u8]) -> String {
     let mut sig: String = raw.split_whitespace().collect::<Vec<_>>().join(" ");
     // JS/TS: an exported declaration says so (`export default class Cart`), which is
     // what makes it a module's API (public API, default-export lookups).
-    if let Some(prefix) = export_prefix(node) {
+    // (`parent()` walks from the root in tree-sitter: asked only when an `export`
+    // can precede the node, or deep nesting makes it quadratic.)
+    if before(node, src, 4096).windows(6).any(|w| w == b"export")
+        && let Some(prefix) = export_prefix(node)
+    {
         sig = format!("{prefix}{sig}");
     }
     // Rust attributes and Go directives that export it through a language binding
     // (`#[napi]`, `#[pyfunction]`, `#[pymethods]`, `#[wasm_bindgen]`, `#[no_mangle]`,
     // `//export Name`): it has callers in another language.
-    let bindings = binding_markers(node, src);
+    let head = before(node, src, 2048);
+    let bindings =
+        if head.windows(2).any(|w| w == b"#[") || head.windows(8).any(|w| w == b"//export") {
+            binding_markers(node, src)
+        } else {
+            String::new()
+        };
     if !bindings.is_empty() {
         sig = format!("{bindings} {sig}");
     }
@@ -250,6 +260,11 @@ fn header_without_comments(node: Node<'_>, src: &[u8], end: usize) -> Vec<u8> {
         out.extend_from_slice(&src[at..end]);
     }
     out
+}
+
+/// Up to `n` bytes of source right before `node`.
+fn before<'s>(node: Node<'_>, src: &'s [u8], n: usize) -> &'s [u8] {
+    &src[node.start_byte().saturating_sub(n)..node.start_byte()]
 }
 
 /// The language-binding attributes and directives just above a definition.

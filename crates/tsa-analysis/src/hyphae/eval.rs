@@ -82,6 +82,9 @@ pub struct Notes {
     /// Candidates matched only through unresolved call/base names.
     pub name_fallback: IdSet,
     pub unknown_kinds: Vec<String>,
+    /// TQL: candidates left out of a call walk that have unresolved call sites
+    /// naming what it started from (they may call it).
+    pub unresolved: IdSet,
 }
 
 pub struct Evaluator<'a> {
@@ -379,7 +382,10 @@ impl<'a> Evaluator<'a> {
             ));
         }
         let started = std::time::Instant::now();
-        let mut dist: FxHashMap<i64, u32> = seeds.iter().map(|id| (*id, 0)).collect();
+        // First distance >= 1 of each symbol reached (a seed too, when a walk
+        // comes back to it: recursion, seeds calling each other).
+        let mut dist: FxHashMap<i64, u32> = FxHashMap::default();
+        let mut expanded: IdSet = seeds.clone();
         let mut frontier = sorted(&seeds);
         for d in 1..=max {
             if frontier.is_empty() {
@@ -392,12 +398,12 @@ impl<'a> Evaluator<'a> {
             };
             let mut fresh: Vec<i64> = Vec::new();
             for id in next {
-                if let std::collections::hash_map::Entry::Vacant(e) = dist.entry(id) {
-                    e.insert(d);
+                dist.entry(id).or_insert(d);
+                if expanded.insert(id) {
                     fresh.push(id);
                 }
             }
-            if dist.len() > BFS_VISITED || started.elapsed() > BFS_TIME {
+            if expanded.len() > BFS_VISITED || started.elapsed() > BFS_TIME {
                 return Err(eval_error(
                     "BFS_RESOURCE_LIMIT",
                     &format!("the walk passed {BFS_VISITED} symbols or 1 s; lower the hop count"),
@@ -405,6 +411,23 @@ impl<'a> Evaluator<'a> {
             }
             fresh.sort_unstable();
             frontier = fresh;
+        }
+        if !forward {
+            // Unresolved call sites naming a seed: their callers may call it.
+            let mut names: Vec<String> = seeds
+                .iter()
+                .filter_map(|id| self.universe.get(*id).map(|s| s.name.clone()))
+                .collect();
+            names.sort();
+            names.dedup();
+            for id in self
+                .index
+                .dsl_unresolved_callers_of_names(&names, Some(true))?
+            {
+                if set.contains(&id) && !dist.contains_key(&id) {
+                    self.notes.unresolved.insert(id);
+                }
+            }
         }
         Ok(set
             .into_iter()

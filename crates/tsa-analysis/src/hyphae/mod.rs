@@ -50,6 +50,9 @@ pub struct Outcome {
     pub name_fallback: usize,
     pub unknown_kinds: Vec<String>,
     pub known_kinds: Vec<String>,
+    /// TQL: symbols left out of a call walk that have unresolved call sites naming
+    /// its start (they may belong).
+    pub unresolved: usize,
 }
 
 impl Outcome {
@@ -156,6 +159,7 @@ fn evaluate(index: &Index, selector: &str, tql: bool) -> Result<Outcome, ToolErr
         universe,
         order,
         name_fallback,
+        unresolved: notes.unresolved.len(),
         unknown_kinds: notes.unknown_kinds,
     })
 }

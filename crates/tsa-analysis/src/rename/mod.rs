@@ -95,6 +95,8 @@ pub struct Plan {
     pub unrelated_total: usize,
     /// Why the symbol is public API (callers outside the project are not renamed).
     pub public_api: Option<String>,
+    /// The modules the symbol can be imported from (its own and one-level re-exporters).
+    via_modules: Vec<String>,
 }
 
 /// What planning found.
@@ -368,6 +370,32 @@ pub fn plan(root: &Path, old: &str, new: &str, file: Option<&str>) -> Result<Pla
         .filter(|f| f.language != Language::Python && f.language.tier() != Tier::Structure)
         .map(|f| f.rel.clone())
         .collect();
+    // Data and configuration files name Python code by its dotted path (entry
+    // points, settings, fixtures): checked for that path only.
+    let mut configs: Vec<String> = walked
+        .files
+        .iter()
+        .filter(|f| f.language.tier() == Tier::Structure && f.language != Language::Markdown)
+        .map(|f| f.rel.clone())
+        .collect();
+    configs.extend(
+        [
+            "pyproject.toml",
+            "setup.cfg",
+            "tox.ini",
+            "pytest.ini",
+            "Procfile",
+        ]
+        .iter()
+        .filter(|c| root.join(c).is_file())
+        .map(|c| (*c).to_owned()),
+    );
+    let too_large: Vec<String> = walked
+        .too_large
+        .iter()
+        .filter(|(f, _)| f.ends_with(".py"))
+        .map(|(f, _)| f.clone())
+        .collect();
     let modules = Modules::new(&py);
     // Pass 1: the files that mention the old name.
     let mut facts: BTreeMap<String, (Vec<u8>, FileFacts)> = containing(root, &py, &[old])
@@ -440,10 +468,37 @@ pub fn plan(root: &Path, old: &str, new: &str, file: Option<&str>) -> Result<Pla
         .collect();
     facts.extend(more);
     analyse(&mut plan, &modules, &names, &def_file, &facts);
+    let module = modules.of_file.get(&def_file).cloned().unwrap_or_default();
+    other_files(
+        &mut plan,
+        root,
+        &others,
+        &configs,
+        too_large,
+        (&module, &last),
+    );
+    plan.public_api = public_api(root, &modules, &def_file, old);
+    if plan.errors.is_empty() {
+        render(&mut plan, &facts);
+    }
+    Ok(Planned::Plan(Box::new(plan)))
+}
+
+/// Files of other languages, data and configuration: a mention by string or module
+/// path blocks; a same-name identifier of another language is listed only.
+fn other_files(
+    plan: &mut Plan,
+    root: &Path,
+    others: &[String],
+    configs: &[String],
+    too_large: Vec<String>,
+    (module, last): (&str, &str),
+) {
+    let old = plan.symbol.clone();
+    let old = old.as_str();
     // Another language reaches a Python definition only by text: a quoted name or
     // the module's dotted path (`pkg.core.old`, `core:old`). That blocks; a bare
     // identifier of the same name there is another definition, listed only.
-    let module = modules.of_file.get(&def_file).cloned().unwrap_or_default();
     let quoted = [
         format!("\"{old}\""),
         format!("'{old}'"),
@@ -452,7 +507,7 @@ pub fn plan(root: &Path, old: &str, new: &str, file: Option<&str>) -> Result<Pla
         format!("{module}.{old}"),
     ];
     let quoted: Vec<&str> = quoted.iter().map(String::as_str).collect();
-    for (f, b) in containing(root, &others, &[old]) {
+    for (f, b) in containing(root, others, &[old]) {
         let Some(line) = whole_word(&b, old) else {
             continue;
         };
@@ -475,11 +530,31 @@ pub fn plan(root: &Path, old: &str, new: &str, file: Option<&str>) -> Result<Pla
             }
         }
     }
-    plan.public_api = public_api(root, &modules, &def_file, old);
-    if plan.errors.is_empty() {
-        render(&mut plan, &facts);
+    let paths: Vec<String> = plan
+        .via_modules
+        .iter()
+        .flat_map(|m| [format!("{m}.{old}"), format!("{m}:{old}")])
+        .collect();
+    let paths: Vec<&str> = paths.iter().map(String::as_str).collect();
+    for (f, b) in containing(root, configs, &[old]) {
+        if let Some(l) = paths.iter().find_map(|q| whole_word(&b, q)) {
+            plan.reject(
+                "RENAME_NON_PYTHON_REFERENCE",
+                Some(&f),
+                Some(l),
+                "a data or configuration file names the symbol by its module path (not renamed)",
+            );
+        }
     }
-    Ok(Planned::Plan(Box::new(plan)))
+    for f in too_large {
+        plan.reject(
+            "RENAME_UNSUPPORTED_CONSTRUCT",
+            Some(&f),
+            None,
+            "a Python file too large to read (over 2 MiB) may use the name",
+        );
+    }
+    plan.warnings.push("not searched: hidden, git-ignored and vendored folders (vendor/, bin/, target/, ...) and files of no indexed language".to_owned());
 }
 
 /// Why `old` in `def_file` is importable by code outside the project, if it is.
@@ -501,6 +576,8 @@ struct Reach {
     active: BTreeSet<String>,
     reaching: BTreeSet<String>,
     aliases: HashMap<String, HashSet<String>>,
+    /// Modules re-exporting the symbol two levels from its definition.
+    second: HashSet<String>,
 }
 
 /// A site of `plan` at `s` in `f`.
@@ -529,6 +606,18 @@ impl Plan {
     }
 }
 
+/// The module an attribute's object (`pkg.core`, `c`) names in file `f`, through
+/// the file's module bindings (`import pkg` makes `pkg.core` the module `pkg.core`).
+fn object_module(modules: &Modules, f: &str, x: &FileFacts, object: &str) -> Option<String> {
+    x.module_bindings.iter().find_map(|b| {
+        let rest = object.strip_prefix(b.binding.as_str())?;
+        if !(rest.is_empty() || rest.starts_with('.')) {
+            return None;
+        }
+        Some(format!("{}{rest}", modules.absolute(f, &b.module, b.level)))
+    })
+}
+
 /// Finds every site and every blocker across the scanned files.
 fn analyse(
     plan: &mut Plan,
@@ -542,15 +631,52 @@ fn analyse(
     for (f, (_, x)) in facts {
         let mine = reach.aliases.get(f);
         for a in &x.attrs {
-            if mine.is_some_and(|m| m.contains(&a.object)) {
-                sites.push(site(plan, f, a.span, "attribute_reference"));
+            match object_module(modules, f, x, &a.object) {
+                _ if mine.is_some_and(|m| m.contains(&a.object)) => {
+                    sites.push(site(plan, f, a.span, "attribute_reference"));
+                }
+                Some(m) if plan.via_modules.contains(&m) => {
+                    sites.push(site(plan, f, a.span, "attribute_reference"));
+                }
+                Some(m) if reach.second.contains(&m) => {
+                    let msg = format!(
+                        "{}.{} reaches the symbol through {m}, which re-exports it more than one level from its definition",
+                        a.object, plan.symbol
+                    );
+                    plan.reject("REEXPORT_UNSUPPORTED", Some(f), Some(a.span.line), msg);
+                }
+                _ => plan.mention(f, a.span, "attribute"),
+            }
+        }
+        // A string naming the module's path to the symbol (`mock.patch("pkg.core.old")`,
+        // a `module:old` entry point) is not edited: it would break.
+        for (line, t) in &x.strings {
+            if plan.via_modules.iter().any(|m| {
+                t.contains(&format!("{m}.{}", plan.symbol))
+                    || t.contains(&format!("{m}:{}", plan.symbol))
+            }) {
+                plan.reject(
+                    "RENAME_STRING_REFERENCE",
+                    Some(f),
+                    Some(*line),
+                    "a string names the symbol by its module path (not edited)",
+                );
             } else {
-                plan.mention(f, a.span, "attribute");
+                plan.mention(
+                    f,
+                    Span {
+                        start: 0,
+                        end: 0,
+                        line: *line,
+                        column: 0,
+                    },
+                    "string",
+                );
             }
         }
         dynamic_access(plan, f, x, mine, reach.reaching.contains(f));
         if reach.active.contains(f) {
-            active_file(plan, f, x, def_file, &mut sites);
+            active_file(plan, modules, f, x, def_file, &mut sites);
         } else {
             // The name used where it is not bound to the symbol (another
             // definition, or no binding at all): not edited, listed.
@@ -591,10 +717,12 @@ fn imports(
     // One level further: code importing it from those is a chain not followed.
     let second = importers_from(&|m| reexporters.contains(m));
     let via = |m: &str| names.contains(m) || reexporters.contains(m);
+    plan.via_modules = names.iter().chain(reexporters.iter()).cloned().collect();
     let mut r = Reach {
         active: BTreeSet::from([def_file.to_owned()]),
         reaching: BTreeSet::from([def_file.to_owned()]),
         aliases: HashMap::new(),
+        second: second.clone(),
     };
     for (f, (_, x)) in facts {
         for b in &x.module_bindings {
@@ -695,7 +823,14 @@ fn dynamic_access(
 
 /// A file where the bare name is the symbol: its uses are sites, any other binding
 /// of either name blocks.
-fn active_file(plan: &mut Plan, f: &str, x: &FileFacts, def_file: &str, sites: &mut Vec<Site>) {
+fn active_file(
+    plan: &mut Plan,
+    modules: &Modules,
+    f: &str,
+    x: &FileFacts,
+    def_file: &str,
+    sites: &mut Vec<Site>,
+) {
     let (old, new) = (plan.symbol.clone(), plan.new_name.clone());
     if let Some(l) = x.string_annotations.first() {
         plan.reject(
@@ -731,6 +866,26 @@ fn active_file(plan: &mut Plan, f: &str, x: &FileFacts, def_file: &str, sites: &
     for u in x.news.iter().filter(|u| u.role != Role::KwName) {
         let msg = format!("Conflicting or shadowed symbol binding: '{new}' is already used here");
         plan.reject("RENAME_SHADOWED", Some(f), Some(u.span.line), msg);
+    }
+    // Another import binding the old name where it is used (a fallback import,
+    // `import x as old`): after the rename, uses would bind to something else.
+    for b in x.module_bindings.iter().filter(|b| b.binding == old) {
+        let abs = modules.absolute(f, &b.module, b.level);
+        if !plan.via_modules.iter().any(|m| abs == format!("{m}.{old}")) {
+            let msg = format!(
+                "Conflicting or shadowed symbol binding: '{old}' is also bound by an import of {}",
+                b.module
+            );
+            plan.reject("RENAME_SHADOWED", Some(f), None, msg);
+        }
+    }
+    for l in &x.all_changes {
+        plan.reject(
+            "RENAME_UNSUPPORTED_CONSTRUCT",
+            Some(f),
+            Some(*l),
+            "__all__ is extended with the name (+=, append, extend): not edited",
+        );
     }
     for l in &x.imports_new {
         let msg = format!("Conflicting or shadowed symbol binding: '{new}' is imported here");
@@ -798,6 +953,8 @@ pub struct ApplyError {
     pub message: String,
     /// Files restored after a failure part way.
     pub restored: Vec<String>,
+    /// Files written that could not be restored (they hold the renamed text).
+    pub unrestored: Vec<String>,
 }
 
 /// Writes `bytes` over `path` atomically: a temporary file in the same folder with
@@ -809,10 +966,20 @@ fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(".{name}.tsa-rename-{}.tmp", std::process::id()));
+    let nonce =
+        blake3::hash(format!("{:?}{:p}", std::time::SystemTime::now(), &name).as_bytes()).to_hex();
+    let tmp = dir.join(format!(
+        ".{name}.tsa-rename-{}-{}.tmp",
+        std::process::id(),
+        &nonce[..12]
+    ));
     let perms = std::fs::metadata(path)?.permissions();
     let result = (|| {
-        let mut f = std::fs::File::create(&tmp)?;
+        // A new file only: never truncate, never follow a link planted there.
+        let mut f = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)?;
         f.write_all(bytes)?;
         f.sync_all()?;
         std::fs::set_permissions(&tmp, perms)?;
@@ -828,6 +995,9 @@ fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     }
     result
 }
+
+/// Held while a rename is planned again and applied: two applies never interleave.
+pub static APPLYING: Mutex<()> = Mutex::new(());
 
 /// Applies a plan whose files still hold what it was made from: every file or none.
 /// Returns the new hashes.
@@ -864,14 +1034,19 @@ pub fn apply(root: &Path, plan: &Plan) -> Result<Vec<(String, String)>, ApplyErr
             .collect());
     };
     let mut restored = Vec::new();
+    let mut unrestored = Vec::new();
     let mut message = message;
     for f in done.iter().rev() {
         match replace(&root.join(&f.path), &f.original) {
             Ok(()) => restored.push(f.path.clone()),
-            Err(e) => message.push_str(&format!("; restoring {} failed: {e}", f.path)),
+            Err(e) => {
+                message.push_str(&format!("; restoring {} failed: {e}", f.path));
+                unrestored.push(f.path.clone());
+            }
         }
     }
-    let code = if restored.is_empty() && code == "PLAN_STALE" {
+    // Stale before anything was written: nothing to roll back.
+    let code = if done.is_empty() && code == "PLAN_STALE" {
         code
     } else {
         "RENAME_ROLLED_BACK"
@@ -880,6 +1055,7 @@ pub fn apply(root: &Path, plan: &Plan) -> Result<Vec<(String, String)>, ApplyErr
         code,
         message,
         restored,
+        unrestored,
     })
 }
 

@@ -96,6 +96,10 @@ pub struct FileFacts {
     pub all_entries: Vec<Span>,
     /// String annotations naming `old` (forward references): their lines.
     pub string_annotations: Vec<u32>,
+    /// Other strings naming `old` as a word: (line, text).
+    pub strings: Vec<(u32, String)>,
+    /// `__all__ += [...]`, `__all__.append/extend(...)` naming `old`: their lines.
+    pub all_changes: Vec<u32>,
     pub dynamic: Vec<Dynamic>,
     /// Module-level classes named `old` that use `__slots__` or private names.
     pub class_unsupported: Vec<u32>,
@@ -333,12 +337,35 @@ fn visit(n: Node<'_>, src: &[u8], old: &str, new: &str, f: &mut FileFacts) {
         }
         "string" => {
             let t = text(n, src);
-            if word_in(t, old) && in_annotation(n) {
-                f.string_annotations.push(n.start_position().row as u32 + 1);
+            if word_in(t, old) {
+                let line = n.start_position().row as u32 + 1;
+                if in_annotation(n) {
+                    f.string_annotations.push(line);
+                } else {
+                    f.strings.push((line, t.chars().take(200).collect()));
+                }
             }
         }
         "assignment" => all_entries(n, src, old, f),
-        "call" => dynamic(n, src, f),
+        "augmented_assignment"
+            if n.child_by_field_name("left")
+                .is_some_and(|l| text(l, src) == "__all__")
+                && word_in(text(n, src), old) =>
+        {
+            f.all_changes.push(n.start_position().row as u32 + 1);
+        }
+        "call" => {
+            if n.child_by_field_name("function").is_some_and(|c| {
+                matches!(
+                    text(c, src),
+                    "__all__.append" | "__all__.extend" | "__all__.insert"
+                )
+            }) && word_in(text(n, src), old)
+            {
+                f.all_changes.push(n.start_position().row as u32 + 1);
+            }
+            dynamic(n, src, f)
+        }
         _ => {}
     }
 }

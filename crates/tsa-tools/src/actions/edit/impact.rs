@@ -1346,6 +1346,52 @@ fn python(root: &Path) -> String {
     "python3".to_owned()
 }
 
+/// The words of a command line as a POSIX shell splits them: whitespace separates,
+/// single quotes keep everything, double quotes keep all but `\"` and `\\`, a
+/// backslash outside quotes keeps the next character.
+pub(crate) fn shell_words(c: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    let mut started = false;
+    let mut chars = c.chars();
+    while let Some(ch) = chars.next() {
+        match ch {
+            '\'' => {
+                started = true;
+                cur.extend(chars.by_ref().take_while(|&x| x != '\''));
+            }
+            '"' => {
+                started = true;
+                while let Some(x) = chars.next() {
+                    match x {
+                        '"' => break,
+                        '\\' => cur.extend(chars.next()),
+                        x => cur.push(x),
+                    }
+                }
+            }
+            '\\' => {
+                started = true;
+                cur.extend(chars.next());
+            }
+            w if w.is_whitespace() => {
+                if started {
+                    out.push(std::mem::take(&mut cur));
+                    started = false;
+                }
+            }
+            x => {
+                started = true;
+                cur.push(x);
+            }
+        }
+    }
+    if started {
+        out.push(cur);
+    }
+    out
+}
+
 /// The steps of a verification command (`a && b`): each an argv; `pytest` run as
 /// the project's interpreter's module, no cache written.
 fn steps_of(root: &Path, command: &str, code_changed: bool) -> Vec<Step> {
@@ -1365,7 +1411,7 @@ fn steps_of(root: &Path, command: &str, code_changed: bool) -> Vec<Step> {
     command
         .split(" && ")
         .map(|c| {
-            let mut argv: Vec<String> = c.split_whitespace().map(str::to_owned).collect();
+            let mut argv: Vec<String> = shell_words(c);
             if argv.first().is_some_and(|a| a == "pytest") {
                 argv.splice(
                     0..1,

@@ -232,6 +232,9 @@ impl Action for Rename {
                 "Call edit action=plan_rename (or rename mode=preview) and pass its plan_id.",
             ))));
         }
+        // Plan and apply under one lock: two applies in this process never interleave.
+        let _applying = (mode == Mode::Apply)
+            .then(|| rename::APPLYING.lock().unwrap_or_else(|e| e.into_inner()));
         let Some(plan) = plan_for(ctx, &args.symbol, &args.new_name, args.file_path.as_ref())?
         else {
             return Ok(not_found(&args.symbol, &args.new_name));
@@ -263,14 +266,15 @@ fn apply(ctx: &Context, plan: &Plan, asked: &str) -> Result<Success, ToolError> 
         )));
     }
     let hashes = rename::apply(root, plan).map_err(|e| {
+        let hint = if e.unrestored.is_empty() {
+            "Nothing was renamed: every file written so far was restored. Fix the cause and apply again."
+        } else {
+            "Some files could not be restored and hold the renamed text (unrestored_files): restore them from version control before anything else."
+        };
         ToolError::Coded(Box::new(
-            coded(
-                ErrorType::Internal,
-                e.code,
-                e.message,
-                "Nothing was renamed: every file written so far was restored. Fix the cause and apply again.",
-            )
-            .with("restored_files", json!(e.restored)),
+            coded(ErrorType::Internal, e.code, e.message, hint)
+                .with("restored_files", json!(e.restored))
+                .with("unrestored_files", json!(e.unrestored)),
         ))
     })?;
     let synced = build_index(ctx, &ctx.build_options());

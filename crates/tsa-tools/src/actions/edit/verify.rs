@@ -161,6 +161,28 @@ fn decode(ctx: &Context, text: &str) -> Result<Request, ToolError> {
     })
 }
 
+/// Whether a passing runner's output says it ran no test (cargo, pytest, go, jest).
+fn ran_no_test(out: &str) -> bool {
+    let counts: Vec<u64> = out
+        .lines()
+        .filter_map(|l| {
+            l.trim()
+                .strip_prefix("running ")?
+                .split_whitespace()
+                .next()?
+                .parse()
+                .ok()
+        })
+        .collect();
+    if !counts.is_empty() {
+        return counts.iter().all(|n| *n == 0);
+    }
+    out.contains("collected 0 items")
+        || out.contains("no tests ran")
+        || (out.contains("[no tests to run]") && !out.contains("=== RUN"))
+        || out.contains("No tests found")
+}
+
 impl Action for Verify {
     type Args = Args;
     const FACADE: &'static str = "edit";
@@ -186,6 +208,8 @@ impl Action for Verify {
         let deadline = Instant::now() + Duration::from_secs(req.timeout);
         let mut executed = Vec::new();
         let mut status = Status::Passed;
+        // Steps that passed without running a single test prove nothing.
+        let mut empty: Vec<usize> = Vec::new();
         for (i, step) in plan.steps.iter().enumerate() {
             let run = run_tree::run(&step.argv, root, deadline);
             // A runner that is not installed is no failing test.
@@ -196,6 +220,9 @@ impl Action for Verify {
             } else {
                 run.status
             };
+            if status == Status::Passed && ran_no_test(&run.output) {
+                empty.push(i);
+            }
             executed.push(json!({
                 "index": i,
                 "role": step.role,
@@ -238,6 +265,7 @@ impl Action for Verify {
             )));
         }
         let verdict = match status {
+            Status::Passed if !empty.is_empty() => Verdict::Warn,
             Status::Passed => Verdict::Safe,
             Status::Failed => Verdict::Unsafe,
             _ => Verdict::Warn,
@@ -261,13 +289,39 @@ impl Action for Verify {
                 },
             ),
             ("executed_steps", Value::Array(executed)),
+            ("steps_without_tests", json!(empty)),
         ] {
             s.insert(k, v);
+        }
+        if !empty.is_empty() {
+            s = s.with_warning(format!(
+                "step(s) {empty:?} passed without running any test: they verified nothing"
+            ));
         }
         Ok(s.with_next_step(match status {
             Status::Passed => "Every step passed: the change is verified.".to_owned(),
             Status::Failed => format!("Step {} failed: read its output in executed_steps, fix the code, then run edit action=impact and verify again.", ran - 1),
             _ => format!("Step {} ran out of time ({} s) and was stopped; narrow the change or run the command yourself.", ran - 1, req.timeout),
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ran_no_test;
+
+    #[test]
+    fn a_run_of_no_test_is_seen() {
+        assert!(ran_no_test(
+            "running 0 tests\ntest result: ok. 0 passed\n   Doc-tests x\nrunning 0 tests\n"
+        ));
+        assert!(!ran_no_test(
+            "running 1 test\ntest a ... ok\nrunning 0 tests\n"
+        ));
+        assert!(ran_no_test(
+            "ok  \texample.com/m\t0.01s [no tests to run]\n"
+        ));
+        assert!(ran_no_test("collected 0 items\n"));
+        assert!(!ran_no_test("1 passed in 0.01s\n"));
     }
 }

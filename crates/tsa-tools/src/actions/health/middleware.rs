@@ -60,6 +60,14 @@ pub struct Args {
 
 pub struct Middleware;
 
+/// Whether a hook mounted at `pattern` runs for URLs under `prefix`: a global hook
+/// (`/*`) always does, a mounted one when either path contains the other.
+fn covers(pattern: &str, prefix: &str) -> bool {
+    let mount = pattern.trim_end_matches('*').trim_end_matches('/');
+    let want = prefix.trim_end_matches('/');
+    mount.is_empty() || want.starts_with(mount) || mount.starts_with(want)
+}
+
 fn name(f: Framework) -> &'static str {
     match f {
         Framework::All => "all",
@@ -99,11 +107,7 @@ impl Action for Middleware {
         let hooks: Vec<Hook> = all
             .into_iter()
             .filter(|h| fw == Framework::All || h.framework == name(fw))
-            .filter(|h| {
-                prefix
-                    .as_ref()
-                    .is_none_or(|p| h.url_pattern.starts_with(p.as_str()))
-            })
+            .filter(|h| prefix.as_ref().is_none_or(|p| covers(&h.url_pattern, p)))
             .collect();
         let n = hooks.len();
         if mode == Mode::Summary {

@@ -230,8 +230,14 @@ impl Action for PulseAction {
         let opened = open_index(ctx)?;
         let mut index = opened.index;
         let mut found = card(&index, root, &file, symbol, line, caps)?;
-        // A file written since the last build is indexed first.
-        if matches!(found, Card::NotIndexed) && args.file.absolute().is_file() {
+        // A file written, or changed, since the last build is indexed first: a name
+        // missing from a stale index is no NOT_FOUND.
+        let changed = match &found {
+            Card::NotIndexed => args.file.absolute().is_file(),
+            Card::Missing(_) | Card::Ambiguous(_) => !index.changed_on_disk(&[&file])?.is_empty(),
+            Card::Found(_) => false,
+        };
+        if changed {
             build_index(ctx, &ctx.build_options())?;
             index = open_index(ctx)?.index;
             found = card(&index, root, &file, symbol, line, caps)?;

@@ -149,11 +149,13 @@ impl Action for PulseBatch {
                 })
                 .collect()
         };
-        // Files written since the last build are indexed first.
+        // Files written or changed since the last build are indexed first.
         let mut unindexed = false;
         for f in resolved.iter().flatten() {
             unindexed |= !index.is_indexed(f)? && root.join(f).is_file();
         }
+        let asked: Vec<&str> = resolved.iter().flatten().map(String::as_str).collect();
+        unindexed |= !index.changed_on_disk(&asked)?.is_empty();
         if unindexed {
             build_index(ctx, &ctx.build_options())?;
             index = open_index(ctx)?.index;

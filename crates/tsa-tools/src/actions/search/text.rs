@@ -301,7 +301,9 @@ fn answer(
             skipped_files: &named,
         },
     };
-    let verdict = match (total, complete) {
+    // Binary files (UTF-16 text among them) were not searched: no hit is then not
+    // "nowhere".
+    let verdict = match (total, complete && scan.binary_files_skipped == 0) {
         (0, true) => Verdict::NotFound,
         (0, false) => Verdict::Warn,
         _ => Verdict::Info,
@@ -324,8 +326,10 @@ fn answer(
         ));
     }
     if total == 0 {
-        s = s.with_next_step(if complete {
-            "No matching line in the complete scope; check the spelling, case_mode, or widen root/globs.".to_owned()
+        s = s.with_next_step(if verdict == Verdict::NotFound {
+            "No matching line in the scope's text files (hidden, ignored and build folders are not searched); check the spelling, case_mode, or widen root/globs.".to_owned()
+        } else if complete {
+            format!("No matching line in the text files; {} binary file(s) (NUL bytes, UTF-16 text too) were not searched.", scan.binary_files_skipped)
         } else {
             "No matching line in the files read, but some were too large to read; search them with search action=content.".to_owned()
         });

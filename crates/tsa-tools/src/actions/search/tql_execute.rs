@@ -92,10 +92,11 @@ impl Action for TqlExecute {
             .map(|m| json!({"name": m.name, "file": m.file, "line": m.line, "language": m.language, "class": m.class}))
             .collect();
         let echo = echo(selector);
-        let verdict = if total == 0 {
-            Verdict::NotFound
-        } else {
-            Verdict::Info
+        // Nothing found while unresolved call sites might have matched: not NOT_FOUND.
+        let verdict = match (total, outcome.unresolved) {
+            (0, 0) => Verdict::NotFound,
+            (0, _) => Verdict::Warn,
+            _ => Verdict::Info,
         };
         let mut s = Success::new(
             verdict,
@@ -117,6 +118,13 @@ impl Action for TqlExecute {
         );
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);
+        }
+        if outcome.unresolved > 0 {
+            s.insert("unresolved_candidates", json!(outcome.unresolved));
+            s = s.with_warning(format!(
+                "{} symbol(s) were left out of a call walk but have unresolved call sites naming its start: they may belong (nav action=callers lists those sites)",
+                outcome.unresolved
+            ));
         }
         Ok(if total == 0 {
             s.with_next_step(format!("No symbol matches in the {indexed_files} indexed files: loosen the selector or check names with search action=symbol."))
