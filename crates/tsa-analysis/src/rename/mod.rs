@@ -142,8 +142,8 @@ fn sha256_hex(b: &[u8]) -> String {
     d.iter().map(|x| format!("{x:02x}")).collect()
 }
 
-/// JSON with sorted keys and no spaces.
-fn canonical(v: &Value) -> String {
+/// JSON with sorted keys and no spaces (what plan ids and verification digests hash).
+pub fn canonical(v: &Value) -> String {
     match v {
         Value::Object(m) => {
             let sorted: BTreeMap<&String, &Value> = m.iter().collect();

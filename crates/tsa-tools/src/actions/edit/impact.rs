@@ -1307,43 +1307,10 @@ pub(crate) struct VerifyPlan {
 /// SHA-256 hex of `v` as JSON with sorted keys and no spaces.
 pub(crate) fn digest(v: &Value) -> String {
     use sha2::Digest;
-    fn canonical(v: &Value) -> String {
-        match v {
-            Value::Object(m) => {
-                let sorted: BTreeMap<&String, &Value> = m.iter().collect();
-                let inner: Vec<String> = sorted
-                    .iter()
-                    .map(|(k, v)| format!("{}:{}", Value::String((*k).clone()), canonical(v)))
-                    .collect();
-                format!("{{{}}}", inner.join(","))
-            }
-            Value::Array(a) => format!(
-                "[{}]",
-                a.iter().map(canonical).collect::<Vec<_>>().join(",")
-            ),
-            other => other.to_string(),
-        }
-    }
-    sha2::Sha256::digest(canonical(v).as_bytes())
+    sha2::Sha256::digest(tsa_analysis::rename::canonical(v).as_bytes())
         .iter()
         .map(|b| format!("{b:02x}"))
         .collect()
-}
-
-/// The interpreter of a Python project: its virtualenv's, else `python3`.
-fn python(root: &Path) -> String {
-    for v in [".venv/bin/python", "venv/bin/python"] {
-        if root.join(v).is_file() {
-            return v.to_owned();
-        }
-    }
-    if let Ok(env) = std::env::var("VIRTUAL_ENV") {
-        let p = Path::new(&env).join("bin/python");
-        if p.is_file() {
-            return p.to_string_lossy().into_owned();
-        }
-    }
-    "python3".to_owned()
 }
 
 /// The words of a command line as a POSIX shell splits them: whitespace separates,
@@ -1390,6 +1357,23 @@ pub(crate) fn shell_words(c: &str) -> Vec<String> {
         out.push(cur);
     }
     out
+}
+
+/// The interpreter of a Python project: its virtualenv's (relative: the steps run
+/// in the root), else `python3`.
+fn python(root: &Path) -> String {
+    for v in [".venv/bin/python", "venv/bin/python"] {
+        if root.join(v).is_file() {
+            return v.to_owned();
+        }
+    }
+    if let Ok(env) = std::env::var("VIRTUAL_ENV") {
+        let p = Path::new(&env).join("bin/python");
+        if p.is_file() {
+            return p.to_string_lossy().into_owned();
+        }
+    }
+    "python3".to_owned()
 }
 
 /// The steps of a verification command (`a && b`): each an argv; `pytest` run as
