@@ -7,7 +7,7 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::edit_git::write;
-use crate::support::{assert_envelope, cli_words, empty_project, json as cli_json, mcp, mcp_call};
+use crate::support::{empty_project, mcp, mcp_call, tool_cli};
 
 fn project() -> crate::support::Project {
     let p = empty_project();
@@ -40,12 +40,7 @@ fn project() -> crate::support::Project {
 }
 
 fn cli(root: &Path, args: &Value) -> Value {
-    let words = cli_words("health", args);
-    let words: Vec<&str> = words.iter().map(String::as_str).collect();
-    let (code, v) = cli_json(root, &words);
-    assert_eq!(code != 0, v["success"] == false, "{v}");
-    assert_envelope(&v);
-    v
+    tool_cli(root, "health", args)
 }
 
 #[test]

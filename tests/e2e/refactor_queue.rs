@@ -7,15 +7,10 @@ use std::path::Path;
 use serde_json::{Value, json};
 
 use crate::edit_git::{init, write};
-use crate::support::{assert_envelope, cli_words, empty_project, json as cli_json, mcp, mcp_call};
+use crate::support::{assert_envelope, empty_project, mcp, mcp_call, tool_cli};
 
 fn cli(root: &Path, args: &Value) -> Value {
-    let words = cli_words("health", args);
-    let words: Vec<&str> = words.iter().map(String::as_str).collect();
-    let (code, v) = cli_json(root, &words);
-    assert_eq!(code != 0, v["success"] == false, "{v}");
-    assert_envelope(&v);
-    v
+    tool_cli(root, "health", args)
 }
 
 fn commit_all(root: &Path, msg: &str) {

@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use crate::support::{assert_envelope, cli_words, json as cli_json, mcp, mcp_call, project};
+use crate::support::{assert_envelope, mcp, mcp_call, project, tool_cli};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_server_reports_the_routes_it_answered() {
@@ -59,12 +59,7 @@ async fn a_server_reports_the_routes_it_answered() {
 }
 
 fn cli(root: &std::path::Path, tool: &str, args: &Value) -> Value {
-    let words = cli_words(tool, args);
-    let words: Vec<&str> = words.iter().map(String::as_str).collect();
-    let (code, v) = cli_json(root, &words);
-    assert_eq!(code != 0, v["success"] == false, "{v}");
-    assert_envelope(&v);
-    v
+    tool_cli(root, tool, args)
 }
 
 #[test]

@@ -6,15 +6,10 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::support::{assert_envelope, cli_words, json as cli_json, mcp, mcp_call, project};
+use crate::support::{mcp, mcp_call, project, tool_cli};
 
 fn cli(root: &Path, args: &Value) -> Value {
-    let words = cli_words("search", args);
-    let words: Vec<&str> = words.iter().map(String::as_str).collect();
-    let (code, v) = cli_json(root, &words);
-    assert_eq!(code != 0, v["success"] == false, "{v}");
-    assert_envelope(&v);
-    v
+    tool_cli(root, "search", args)
 }
 
 #[test]

@@ -75,6 +75,21 @@ pub fn json(root: &Path, args: &[&str]) -> (i32, Value) {
     (code, v)
 }
 
+/// One CLI call of `tool` with JSON-shaped `args` (`action` first): the exit code
+/// follows `success`, and the envelope keeps its contract.
+pub fn tool_cli(root: &Path, tool: &str, args: &Value) -> Value {
+    let words = cli_words(tool, args);
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let (code, v) = json(root, &words);
+    assert_eq!(
+        code != 0,
+        v["success"] == false,
+        "exit code follows success: {v}"
+    );
+    assert_envelope(&v);
+    v
+}
+
 /// Asserts the contract every envelope keeps.
 pub fn assert_envelope(v: &Value) {
     let success = v["success"].as_bool().expect("success is a bool");

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use serde_json::{Value, json};
 
-use crate::support::{assert_envelope, cli_words, empty_project, json as cli_json, mcp, mcp_call};
+use crate::support::{assert_envelope, empty_project, mcp, mcp_call, tool_cli};
 
 const PY: &str = "import sys\n\n\ndef loop(xs):\n    for x in xs:\n        if x == 1:\n            break\n            print('after break')\n        elif x == 2:\n            continue\n            print('after continue')\n        else:\n            try:\n                raise ValueError(x)\n                print('after raise')\n            finally:\n                pass\n    with open('f') as f:\n        return f.read()\n        print('after return')\n\n\ndef stop(self):\n    self.exit()\n    sys.exit(2)\n    print('after exit')\n\n\ndef spin():\n    while True:\n        pass\n    print('after an endless loop')\n";
 
@@ -29,16 +29,7 @@ fn project() -> crate::support::Project {
 }
 
 fn cli(root: &Path, args: &Value) -> Value {
-    let words = cli_words("health", args);
-    let words: Vec<&str> = words.iter().map(String::as_str).collect();
-    let (code, v) = cli_json(root, &words);
-    assert_eq!(
-        code != 0,
-        v["success"] == false,
-        "exit code follows success: {v}"
-    );
-    assert_envelope(&v);
-    v
+    tool_cli(root, "health", args)
 }
 
 fn lines(v: &Value) -> Vec<(u64, String)> {
