@@ -5,6 +5,8 @@
 //! - `tsa: call <callee> -> <file>:<qualified name>`: a call on this line binds there;
 //! - `tsa: call <callee> -> <class>`: ... or is classed `stdlib`, `builtin`,
 //!   `external` or `unknown` (never bound);
+//! - `tsa: branch <callee> <kind>`: a call on this line sits in a branch of that
+//!   kind (`if_true`, `loop`, `except`, `unconditional`, ...);
 //! - several directives on one line are separated by `;`.
 //!
 //! Every `tests/fixtures/<dir>` with at least one directive is checked.
@@ -84,6 +86,16 @@ fn check_dir(name: &str) -> (usize, Vec<Failure>) {
                                     None => c.resolution.as_str().to_owned(),
                                 })
                                 .collect();
+                            failures.push(Failure(format!("{here}: got {got:?}")));
+                        }
+                    }
+                    ["branch", callee, kind] => {
+                        let got: Vec<&str> = calls
+                            .iter()
+                            .filter(|c| c.line == line_no && c.callee_name == *callee)
+                            .map(|c| c.branch.map_or("none", tsa_index::BranchKind::name))
+                            .collect();
+                        if !got.contains(kind) {
                             failures.push(Failure(format!("{here}: got {got:?}")));
                         }
                     }

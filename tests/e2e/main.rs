@@ -50,6 +50,7 @@ mod structure;
 mod support;
 mod tidy;
 mod tql;
+mod tql_data;
 mod trust;
 mod unreachable;
 mod verify;

@@ -9,6 +9,7 @@
 //! of the dispatcher, a session or a transport (never `tsa-tools`, `tsa-mcp` or
 //! `tsa-cli`).
 
+pub mod activation;
 pub mod ast_view;
 pub mod call_graph;
 pub mod call_paths;

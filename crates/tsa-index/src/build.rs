@@ -1603,8 +1603,8 @@ fn resolve(
         "UPDATE calls SET target_id = ?2, resolution = ?3, confidence = ?4 WHERE id = ?1",
     )?;
     let mut insert_alt = tx.prepare_cached(
-        "INSERT INTO calls(file_id, caller_id, callee_id, receiver, receiver_type, shadowed, path_call, line, target_id, resolution, confidence, alt)
-         SELECT file_id, caller_id, callee_id, receiver, receiver_type, shadowed, path_call, line, ?2, ?3, ?4, 1
+        "INSERT INTO calls(file_id, caller_id, callee_id, receiver, receiver_type, shadowed, path_call, line, target_id, resolution, confidence, alt, branch)
+         SELECT file_id, caller_id, callee_id, receiver, receiver_type, shadowed, path_call, line, ?2, ?3, ?4, 1, branch
          FROM calls WHERE id = ?1",
     )?;
     let mut resolved = 0;

@@ -47,6 +47,7 @@ pub use scip_import::{DEFAULT_SCIP, ScipReport};
 pub use store::{
     SCHEMA_VERSION, identifier_words, index_dir, index_path, lock_builds_within, state_path,
 };
+pub use tsa_lang::BranchKind;
 pub use walk::{
     IgnoreRule, MAX_FILES_GUARD, SKIPPED_DIRS, SourceFile, WalkOptions, WalkResult, is_skipped_dir,
     relative, walk, walk_dirs,

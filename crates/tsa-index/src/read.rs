@@ -45,6 +45,8 @@ pub struct CallRow {
     pub confidence: f64,
     /// The package of a target outside the project, when a SCIP index named it.
     pub package: Option<String>,
+    /// The branch the call sits in; `None` where the language has no branch rules.
+    pub branch: Option<tsa_lang::BranchKind>,
 }
 
 /// Counts describing the index.
@@ -267,7 +269,7 @@ impl Index {
             "SELECT c.line, cf.path, cf.language, cn.name, c.receiver, c.path_call, c.resolution, c.confidence,
                     s.id, n.name, s.kind, s.qualname, o.name, f.path, f.language, s.line, s.end_line, s.signature, s.is_test,
                     t.id, tn.name, t.kind, t.qualname, tow.name, tf.path, tf.language, t.line, t.end_line, t.signature, t.is_test,
-                    c.package, c.id, c.alt
+                    c.package, c.id, c.alt, c.branch
              FROM calls c
              JOIN files cf ON cf.id = c.file_id
              JOIN names cn ON cn.id = c.callee_id
@@ -296,6 +298,9 @@ impl Index {
                 caller: opt_symbol_at(r, 8)?,
                 target: opt_symbol_at(r, 19)?,
                 package: r.get(30)?,
+                branch: r
+                    .get::<_, Option<i64>>(33)?
+                    .and_then(tsa_lang::BranchKind::from_code),
             };
             Ok((row.file.clone(), row.line, r.get(31)?, r.get(32)?, row))
         })?;
@@ -355,6 +360,19 @@ impl Index {
     pub fn files(&self) -> Result<Vec<String>, IndexError> {
         let mut stmt = self.conn.prepare("SELECT path FROM files ORDER BY path")?;
         let rows = stmt.query_map([], |r| r.get::<_, String>(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Every indexed file with its BLAKE3 content hash (hex), in path order.
+    pub fn file_hashes(&self) -> Result<Vec<(String, String)>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT path, hash FROM files ORDER BY path")?;
+        let rows = stmt.query_map([], |r| {
+            let hash: Vec<u8> = r.get(1)?;
+            let hex: String = hash.iter().map(|b| format!("{b:02x}")).collect();
+            Ok((r.get::<_, String>(0)?, hex))
+        })?;
         Ok(rows.collect::<Result<_, _>>()?)
     }
 

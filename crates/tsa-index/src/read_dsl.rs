@@ -151,6 +151,49 @@ impl Index {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// Those of `targets` that some resolved call site inside a branch of `branch`
+    /// ([`tsa_lang::BranchKind::code`]) is bound to.
+    pub fn dsl_called_in_branch(
+        &self,
+        targets: &[i64],
+        branch: i64,
+    ) -> Result<Vec<i64>, IndexError> {
+        if targets.is_empty() {
+            return Ok(Vec::new());
+        }
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT DISTINCT target_id FROM calls
+             WHERE branch = ?2 AND target_id IN (SELECT value FROM json_each(?1))",
+        )?;
+        let rows = stmt.query_map(params![ids_json(targets), branch], |r| r.get::<_, i64>(0))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// Callee names of the unresolved (`unknown`) call sites inside a branch of `branch`.
+    pub fn dsl_unresolved_names_in_branch(&self, branch: i64) -> Result<Vec<String>, IndexError> {
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT DISTINCT n.name FROM calls c JOIN names n ON n.id = c.callee_id
+             WHERE c.target_id IS NULL AND c.resolution = ?2 AND c.branch = ?1",
+        )?;
+        let rows = stmt.query_map(params![branch, Resolution::Unknown.code()], |r| {
+            r.get::<_, String>(0)
+        })?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
+    /// How many call sites bound to one of `targets` carry no branch (a language
+    /// without branch rules, or a macro-generated call).
+    pub fn dsl_unbranched_calls_to(&self, targets: &[i64]) -> Result<i64, IndexError> {
+        if targets.is_empty() {
+            return Ok(0);
+        }
+        let mut stmt = self.conn.prepare_cached(
+            "SELECT count(*) FROM calls
+             WHERE branch IS NULL AND target_id IN (SELECT value FROM json_each(?1))",
+        )?;
+        Ok(stmt.query_row(params![ids_json(targets)], |r| r.get(0))?)
+    }
+
     /// Definitions that call sites inside any of `callers` are bound to.
     pub fn dsl_callees_of(&self, callers: &[i64]) -> Result<Vec<i64>, IndexError> {
         if callers.is_empty() {

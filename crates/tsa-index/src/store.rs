@@ -10,7 +10,7 @@ use crate::IndexError;
 use crate::fault::checkpoint;
 
 /// Bumped whenever the schema or the extractor changes what it stores.
-pub const SCHEMA_VERSION: i64 = 13;
+pub const SCHEMA_VERSION: i64 = 14;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -54,7 +54,8 @@ CREATE TABLE IF NOT EXISTS calls(
     resolution INTEGER NOT NULL DEFAULT 5,
     confidence REAL NOT NULL DEFAULT 0,
     alt INTEGER NOT NULL DEFAULT 0,
-    package TEXT
+    package TEXT,
+    branch INTEGER
 );
 CREATE TABLE IF NOT EXISTS imports(
     id INTEGER PRIMARY KEY,
@@ -454,8 +455,8 @@ impl<'t> Inserts<'t> {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?,
             call: tx.prepare(
-                "INSERT INTO calls(file_id, caller_id, callee_id, receiver, receiver_type, shadowed, path_call, line, target_id, resolution, confidence, alt)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                "INSERT INTO calls(file_id, caller_id, callee_id, receiver, receiver_type, shadowed, path_call, line, target_id, resolution, confidence, alt, branch)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             )?,
             import: tx.prepare(
                 "INSERT INTO imports(file_id, module, name, alias, level, line, target_file_id, target_id, resolution)
@@ -640,6 +641,7 @@ impl<'t> Writer<'t> {
                 shadowed: c.shadowed,
                 path: c.path,
                 line: c.line,
+                branch: c.branch.map(tsa_lang::BranchKind::code),
             };
             self.insert_call(&site, None, false)?;
         }
@@ -704,7 +706,8 @@ impl<'t> Writer<'t> {
             target,
             resolution,
             confidence,
-            alt
+            alt,
+            site.branch
         ])?;
         Ok(())
     }
@@ -749,6 +752,8 @@ pub(crate) struct CallRow<'a> {
     pub shadowed: bool,
     pub path: bool,
     pub line: u32,
+    /// [`tsa_lang::BranchKind::code`]; `None` where the language has no branch rules.
+    pub branch: Option<i64>,
 }
 
 /// An import's columns.

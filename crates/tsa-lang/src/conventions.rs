@@ -270,6 +270,8 @@ pub struct Conventions {
     pub public_api: Convention<PublicApi>,
     /// Which web frameworks' route declarations are read (`health routes`).
     pub routes: Convention<Routes>,
+    /// The branch rules of call sites (`branches.txt` in the folder; TQL `:branch`).
+    pub branches: Convention<&'static str>,
 }
 
 /// What makes a definition public API of the project (read by `trust::public_api`).
@@ -328,6 +330,7 @@ impl Conventions {
         doc_path_extensions: Convention::Unstated,
         public_api: Convention::Unstated,
         routes: Convention::Unstated,
+        branches: Convention::Unstated,
     };
 
     /// Markup and data languages (structure tier): no code conventions apply. A
@@ -351,6 +354,7 @@ impl Conventions {
         doc_path_extensions: Convention::NotApplicable,
         public_api: Convention::NotApplicable,
         routes: Convention::NotApplicable,
+        branches: Convention::NotApplicable,
     };
 
     /// The names of the conventions left unstated.
@@ -375,6 +379,7 @@ impl Conventions {
             ("doc_path_extensions", c.doc_path_extensions.is_stated()),
             ("public_api", c.public_api.is_stated()),
             ("routes", c.routes.is_stated()),
+            ("branches", c.branches.is_stated()),
         ]
         .into_iter()
         .filter(|(_, stated)| !stated)

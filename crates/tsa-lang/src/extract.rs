@@ -49,6 +49,8 @@ pub enum ExtractError {
     Capture { file: &'static str, capture: String },
     #[error("grammar of {0} could not be loaded")]
     Grammar(&'static str),
+    #[error("{0}")]
+    Branches(String),
 }
 
 /// The three query files of a language compiled into one query, so each file's
@@ -126,7 +128,7 @@ pub fn validate_queries() -> Result<(), ExtractError> {
     for lang in Language::ALL {
         compiled(*lang)?;
     }
-    Ok(())
+    crate::branches::validate().map_err(|e| ExtractError::Branches(e.0))
 }
 
 thread_local! {
@@ -768,6 +770,8 @@ fn extract_tree(
     // declares for it, which the resolver reads (`callee!i!j`); innermost wins.
     let callbacks = callback_params(&raw_calls, src);
 
+    let branch_of = crate::branches::of_calls(lang, root, raw_calls.iter().map(|c| c.0), &out.defs);
+
     // Call sites, attributed to their innermost enclosing definition.
     let mut seen = std::collections::HashSet::new();
     for (call, name, receiver, path) in raw_calls {
@@ -783,24 +787,7 @@ fn extract_tree(
         if callee.is_empty() {
             continue;
         }
-        let receiver = receiver.map(|r| {
-            let raw = text(r, src);
-            let mut t = if raw.contains(char::is_whitespace) {
-                raw.split_whitespace().collect::<Vec<_>>().join(" ")
-            } else {
-                raw.to_owned()
-            };
-            if t.len() > 160 {
-                // Long builder chains: keep the head, where the type usually is.
-                let cut = (0..=160)
-                    .rev()
-                    .find(|i| t.is_char_boundary(*i))
-                    .unwrap_or(0);
-                t.truncate(cut);
-                t.push('…');
-            }
-            t
-        });
+        let receiver = receiver.map(|r| receiver_text(text(r, src)));
         let scope = enclosing(&out.defs, call.start_byte());
         let receiver_type = match &receiver {
             Some(r) if !path => callback_type(&callbacks, call.start_byte(), r)
@@ -818,6 +805,7 @@ fn extract_tree(
             receiver_type: receiver_type.map(String::into_boxed_str),
             enclosing: scope,
             line: line_of(call),
+            branch: branch_of.as_ref().and_then(|m| m.get(&call.id()).copied()),
         });
     }
     out.calls.sort_by_key(|c| c.line);
@@ -1036,6 +1024,25 @@ fn self_field<'a>(selves: &[&str], recv: &'a str) -> Option<&'a str> {
 }
 
 /// The innermost definition containing `byte` (definitions sorted by start, nested).
+/// A receiver's text as stored: whitespace runs collapsed, a long builder chain
+/// cut to its head (where the type usually is).
+fn receiver_text(raw: &str) -> String {
+    let mut t = if raw.contains(char::is_whitespace) {
+        raw.split_whitespace().collect::<Vec<_>>().join(" ")
+    } else {
+        raw.to_owned()
+    };
+    if t.len() > 160 {
+        let cut = (0..=160)
+            .rev()
+            .find(|i| t.is_char_boundary(*i))
+            .unwrap_or(0);
+        t.truncate(cut);
+        t.push('…');
+    }
+    t
+}
+
 fn enclosing(defs: &[Def], byte: usize) -> Option<usize> {
     let idx = defs.partition_point(|d| d.start_byte <= byte);
     let mut cur = idx.checked_sub(1)?;

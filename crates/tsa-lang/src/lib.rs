@@ -2,6 +2,7 @@
 //! `.scm` queries, and extraction of definitions, call sites and imports from
 //! one parse of one file. Knows nothing about storage or resolution across files.
 
+mod branches;
 mod conventions;
 mod extract;
 mod languages;
@@ -17,6 +18,6 @@ pub use conventions::{
 };
 pub use extract::{ExtractError, FactsHook, extract, extract_with, parse_only, validate_queries};
 pub use languages::{Family, Language, ModuleStyle, Tier};
-pub use model::{Base, BaseKind, CallSite, Def, DefKind, Field, FileExtract, Import};
+pub use model::{Base, BaseKind, BranchKind, CallSite, Def, DefKind, Field, FileExtract, Import};
 pub use returns::{alias_target, callback_param_type, return_type, type_name};
 pub use test_paths::is_test_path;

@@ -34,6 +34,7 @@ pub(crate) fn add(lang: Language, src: &[u8], x: &mut FileExtract) {
                 shadowed: false,
                 enclosing: Some(i),
                 line: d.line,
+                branch: None,
             });
         }
     }

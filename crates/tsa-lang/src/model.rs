@@ -126,6 +126,79 @@ pub struct Def {
     pub self_name: Option<String>,
 }
 
+/// The branch a call site sits in, between its innermost enclosing definition and
+/// the call (innermost construct wins); read by TQL's `:branch(kind)`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BranchKind {
+    /// No branch construct between the definition and the call.
+    Unconditional,
+    /// The body of an `if` (or `elif` / `else if`) taken when its condition holds.
+    IfTrue,
+    /// The `else` / `else if` arm of an `if` chain.
+    IfFalse,
+    /// The `else` clause of a loop or a `try`.
+    Else,
+    Loop,
+    Try,
+    /// An `except` / `catch` / `rescue` handler.
+    Except,
+    Finally,
+    /// The body of a `with` / `using` / `lock` statement.
+    With,
+    /// An arm of a `match` / `switch` / `when` / `select`.
+    Match,
+}
+
+impl BranchKind {
+    /// Every kind, in code order.
+    pub const ALL: [BranchKind; 10] = [
+        BranchKind::Unconditional,
+        BranchKind::IfTrue,
+        BranchKind::IfFalse,
+        BranchKind::Else,
+        BranchKind::Loop,
+        BranchKind::Try,
+        BranchKind::Except,
+        BranchKind::Finally,
+        BranchKind::With,
+        BranchKind::Match,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            BranchKind::Unconditional => "unconditional",
+            BranchKind::IfTrue => "if_true",
+            BranchKind::IfFalse => "if_false",
+            BranchKind::Else => "else",
+            BranchKind::Loop => "loop",
+            BranchKind::Try => "try",
+            BranchKind::Except => "except",
+            BranchKind::Finally => "finally",
+            BranchKind::With => "with",
+            BranchKind::Match => "match",
+        }
+    }
+
+    /// A kind by name; `catch` and `rescue` are `except`.
+    pub fn parse(name: &str) -> Option<BranchKind> {
+        match name {
+            "catch" | "rescue" => Some(BranchKind::Except),
+            _ => BranchKind::ALL.into_iter().find(|k| k.name() == name),
+        }
+    }
+
+    /// The code stored in the index.
+    pub fn code(self) -> i64 {
+        BranchKind::ALL.iter().position(|k| *k == self).unwrap_or(0) as i64
+    }
+
+    pub fn from_code(code: i64) -> Option<BranchKind> {
+        usize::try_from(code)
+            .ok()
+            .and_then(|i| BranchKind::ALL.get(i).copied())
+    }
+}
+
 /// A call site.
 #[derive(Clone, Debug, PartialEq)]
 pub struct CallSite {
@@ -145,6 +218,8 @@ pub struct CallSite {
     pub enclosing: Option<usize>,
     /// 1-based.
     pub line: u32,
+    /// The branch the call sits in; `None` where the language states no branch rules.
+    pub branch: Option<BranchKind>,
 }
 
 /// One name bound by an import statement.

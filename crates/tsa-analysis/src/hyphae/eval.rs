@@ -23,9 +23,29 @@ pub struct Universe {
 
 impl Universe {
     pub fn load(index: &Index) -> Result<Universe, ToolError> {
-        let syms = index.dsl_symbols()?;
+        let mut syms = index.dsl_symbols()?;
         let files: FxHashMap<i64, DslFile> =
             index.dsl_files()?.into_iter().map(|f| (f.id, f)).collect();
+        // One `module` pseudo-symbol per indexed file (id = -file id, line 1),
+        // named by the file's stem (a package's `__init__`/`index`/`mod` file by
+        // its folder).
+        let mut file_ids: Vec<i64> = files.keys().copied().collect();
+        file_ids.sort_unstable();
+        for id in file_ids {
+            let f = &files[&id];
+            syms.push(DslSymbol {
+                id: -id,
+                name: module_name(&f.path),
+                kind: "module".into(),
+                qualname: f.path.clone(),
+                owner: None,
+                parent: None,
+                file_id: id,
+                line: 1,
+                end_line: 1,
+                is_test: f.is_test,
+            });
+        }
         let mut by_id = FxHashMap::default();
         let mut children: FxHashMap<i64, Vec<i64>> = FxHashMap::default();
         let mut kinds = FxHashSet::default();
@@ -73,6 +93,26 @@ impl Universe {
 
 pub type IdSet = FxHashSet<i64>;
 
+/// Whether `id` is a file's `module` pseudo-symbol.
+pub fn is_module_id(id: i64) -> bool {
+    id < 0
+}
+
+/// The name of a file's `module` pseudo-symbol.
+fn module_name(path: &str) -> String {
+    let p = std::path::Path::new(path);
+    let stem = p.file_stem().and_then(|s| s.to_str()).unwrap_or(path);
+    if matches!(stem, "__init__" | "index" | "mod" | "lib" | "main")
+        && let Some(dir) = p
+            .parent()
+            .and_then(|d| d.file_name())
+            .and_then(|d| d.to_str())
+    {
+        return dir.to_owned();
+    }
+    stem.to_owned()
+}
+
 /// A name-edge query: (names, `unknown` filter) -> symbol ids.
 type NameQuery<'q> = &'q dyn Fn(&[String], Option<bool>) -> Result<Vec<i64>, ToolError>;
 
@@ -83,8 +123,11 @@ pub struct Notes {
     pub name_fallback: IdSet,
     pub unknown_kinds: Vec<String>,
     /// TQL: candidates left out of a call walk that have unresolved call sites
-    /// naming what it started from (they may call it).
+    /// naming what it started from (they may call it); `:branch`: candidates left
+    /// out that unresolved call sites in that branch name.
     pub unresolved: IdSet,
+    /// What else the answer must say (data a pseudo-class could not see).
+    pub warnings: Vec<String>,
 }
 
 pub struct Evaluator<'a> {
@@ -93,6 +136,8 @@ pub struct Evaluator<'a> {
     pub notes: Notes,
     /// TQL: every call pseudo-class walks resolved edges only (no name fallback).
     pub tql: bool,
+    /// Per-symbol git activation, loaded by the first temporal pseudo-class.
+    activation: Option<crate::activation::Store>,
 }
 
 /// Most seeds, visited symbols and time of one call-graph walk.
@@ -100,41 +145,28 @@ const BFS_SEEDS: usize = 512;
 const BFS_VISITED: usize = 10_000;
 const BFS_TIME: std::time::Duration = std::time::Duration::from_secs(1);
 
-/// The failure of a pseudo-class that needs data this index does not store.
-fn unavailable(p: &Pseudo) -> ToolError {
-    match p {
-        Pseudo::Temporal(name) => eval_error(
-            "TEMPORAL_INDEX_UNAVAILABLE",
-            &format!(
-                ":{name} needs per-symbol git activation, which this index does not store; use health action=heatmap or nav action=co_change"
-            ),
-        ),
-        Pseudo::Violates(rule) => eval_error(
-            "VIOLATION_INDEX_UNAVAILABLE",
-            &format!(
-                ":violates({rule}) needs persisted constraint violations, which this index does not store; use edit action=constraints"
-            ),
-        ),
-        Pseudo::Branch(kind) => eval_error(
-            "BRANCH_INDEX_UNAVAILABLE",
-            &format!(
-                ":branch({kind}) needs the branch of each call site, which this index does not store"
-            ),
-        ),
-        _ => eval_error("INTERNAL", "not a data pseudo-class"),
-    }
-}
+/// Most stale files a temporal pseudo-class computes activation for again, and
+/// the time it may take; past either it refuses.
+const REFRESH_FILES: usize = 64;
+const REFRESH_TIME: std::time::Duration = std::time::Duration::from_secs(5);
 
 /// An evaluation failure with its stable code (`TQL evaluation failed: <CODE>`).
 pub fn eval_error(code: &str, detail: &str) -> ToolError {
+    coded_error(
+        code,
+        detail,
+        "Drop or narrow that pseudo-class; search action=tql_schema lists what each needs.",
+    )
+}
+
+/// [`eval_error`] with its own hint (the envelope's next step).
+fn coded_error(code: &str, detail: &str, hint: &str) -> ToolError {
     ToolError::Coded(Box::new(
         tsa_envelope::Failure::new(
             tsa_envelope::ErrorType::Validation,
             format!("TQL evaluation failed: {code}: {detail}"),
         )
-        .with_hint(
-            "Drop or narrow that pseudo-class; search action=tql_schema lists what each needs.",
-        )
+        .with_hint(hint)
         .with("error_code", code),
     ))
 }
@@ -154,13 +186,18 @@ fn language_matches(file_lang: &str, wanted: &str) -> bool {
     file_lang.eq_ignore_ascii_case(&wanted)
 }
 
-/// `:in(path)`: project-relative prefix, tolerant of `./` and a missing trailing `/`.
+/// `:in(path)`: the file is `path` or under it, on whole path segments (`src`
+/// holds `src/x` but not `src2/x`); tolerant of `./` and a trailing `/`.
 fn in_path(file: &str, prefix: &str) -> bool {
     let p = prefix.trim().trim_start_matches("./").replace('\\', "/");
+    let p = p.trim_end_matches('/');
     if p.is_empty() || p == "." {
         return true;
     }
-    file.starts_with(&p)
+    file == p
+        || file
+            .strip_prefix(p)
+            .is_some_and(|rest| rest.starts_with('/'))
 }
 
 impl<'a> Evaluator<'a> {
@@ -170,6 +207,7 @@ impl<'a> Evaluator<'a> {
             universe,
             notes: Notes::default(),
             tql: false,
+            activation: None,
         }
     }
 
@@ -246,8 +284,13 @@ impl<'a> Evaluator<'a> {
             u.syms.iter().filter(|s| f(s)).map(|s| s.id).collect()
         };
         match base {
-            Base::Name(n) => pick(&|s| s.name == *n),
-            Base::Any => u.syms.iter().map(|s| s.id).collect(),
+            Base::Name(n) => pick(&|s| s.name == *n && !is_module_id(s.id)),
+            Base::Any => u
+                .syms
+                .iter()
+                .filter(|s| !is_module_id(s.id))
+                .map(|s| s.id)
+                .collect(),
             Base::Star => pick(&|s| {
                 matches!(s.kind.as_str(), "function" | "method" | "type")
                     || CLASS_LIKE.contains(&s.kind.as_str())
@@ -435,6 +478,250 @@ impl<'a> Evaluator<'a> {
             .collect())
     }
 
+    /// `:branch(kind)`: the symbols of `set` that a resolved call site inside a
+    /// branch of `kind` is bound to. Unresolved sites in that branch naming a
+    /// candidate left out are noted; so are calls without branch data.
+    fn in_branch(&mut self, set: IdSet, kind: tsa_lang::BranchKind) -> Result<IdSet, ToolError> {
+        let ids = sorted(&set);
+        let hit: IdSet = self
+            .index
+            .dsl_called_in_branch(&ids, kind.code())?
+            .into_iter()
+            .collect();
+        let names: FxHashSet<String> = self
+            .index
+            .dsl_unresolved_names_in_branch(kind.code())?
+            .into_iter()
+            .collect();
+        for id in &set {
+            if !hit.contains(id)
+                && self
+                    .universe
+                    .get(*id)
+                    .is_some_and(|s| names.contains(&s.name))
+            {
+                self.notes.unresolved.insert(*id);
+            }
+        }
+        let unbranched = self.index.dsl_unbranched_calls_to(&ids)?;
+        if unbranched > 0 {
+            self.notes.warnings.push(format!(
+                ":branch({}): {unbranched} call site(s) to the candidates carry no branch (macro-generated calls); they were not judged",
+                kind.name()
+            ));
+        }
+        Ok(set.into_iter().filter(|id| hit.contains(id)).collect())
+    }
+
+    /// The stored activation, its files fresh for `files` (stale ones computed
+    /// again when few, else refused).
+    fn activation_for(&mut self, files: &FxHashSet<&str>) -> Result<(), ToolError> {
+        use crate::activation;
+        const COMPUTE: &str = "Run index action=full include_activation=true (it blames the last 365 days of git history).";
+        let root = self.index.root();
+        let load = || {
+            activation::load(root).ok_or_else(|| {
+                coded_error(
+                    "TEMPORAL_INDEX_UNAVAILABLE",
+                    "no per-symbol git activation is stored",
+                    COMPUTE,
+                )
+            })
+        };
+        let mut store = match self.activation.take() {
+            Some(s) => s,
+            None => load()?,
+        };
+        // Symbol lines come from the index: a file edited since it was indexed
+        // would pair old lines with new blame.
+        let mut asked: Vec<&str> = files.iter().copied().collect();
+        asked.sort_unstable();
+        let edited = self.index.changed_on_disk(&asked)?;
+        if let Some(first) = edited.first() {
+            return Err(coded_error(
+                "TEMPORAL_ACTIVATION_UNAVAILABLE",
+                &format!(
+                    "{} file(s) changed on disk since they were indexed (first: {first})",
+                    edited.len()
+                ),
+                "Run index action=full to sync them, then ask again.",
+            ));
+        }
+        let hashes: FxHashMap<String, String> = self.index.file_hashes()?.into_iter().collect();
+        let stale = |store: &activation::Store| -> Vec<String> {
+            let mut v: Vec<String> = files
+                .iter()
+                .filter(|p| {
+                    hashes
+                        .get(**p)
+                        .is_some_and(|h| store.files.get(**p).is_none_or(|a| a.hash != *h))
+                })
+                .map(|p| (*p).to_owned())
+                .collect();
+            v.sort();
+            v
+        };
+        let mut pending = stale(&store);
+        if !pending.is_empty() && pending.len() <= REFRESH_FILES {
+            activation::compute(root, self.index, Some(&pending), REFRESH_TIME)?;
+            store = load()?;
+            pending = stale(&store);
+        }
+        if let Some(first) = pending.first() {
+            return Err(coded_error(
+                "TEMPORAL_ACTIVATION_UNAVAILABLE",
+                &format!(
+                    "{} file(s) changed since activation was computed (first: {first})",
+                    pending.len()
+                ),
+                COMPUTE,
+            ));
+        }
+        self.activation = Some(store);
+        Ok(())
+    }
+
+    /// `:hot`, `:hot(N)`, `:recently_modified`, `:stale`, `:hotspot` over the stored
+    /// per-symbol git activation.
+    fn temporal(&mut self, set: IdSet, name: &str) -> Result<IdSet, ToolError> {
+        use crate::activation::{WINDOW_DAYS, current_time, days};
+        let hot_days = match name {
+            "hot" | "recently_modified" => Some(30),
+            _ => name
+                .strip_prefix("hot(")
+                .and_then(|r| r.strip_suffix(')'))
+                .and_then(|d| d.parse::<i64>().ok()),
+        };
+        if let Some(d) = hot_days
+            && d > WINDOW_DAYS
+        {
+            return Err(eval_error(
+                "TEMPORAL_WINDOW_EXCEEDED",
+                &format!(":hot({d}): activation covers the last {WINDOW_DAYS} days"),
+            ));
+        }
+        let u = self.universe;
+        let files: FxHashSet<&str> = set
+            .iter()
+            .filter_map(|id| u.get(*id).and_then(|s| u.file_of(s)))
+            .map(|f| f.path.as_str())
+            .collect();
+        self.activation_for(&files)?;
+        let Some(store) = self.activation.as_ref() else {
+            return Ok(IdSet::default());
+        };
+        let now = current_time();
+        let of = |id: i64| {
+            let s = u.get(id)?;
+            let f = u.file_of(s)?;
+            let a = store.files.get(&f.path)?;
+            Some(if is_module_id(id) {
+                a.of_lines(1, u32::MAX, now)
+            } else {
+                a.of_lines(s.line, s.end_line.max(s.line), now)
+            })
+        };
+        if let Some(d) = hot_days {
+            let since = now - days(d);
+            return Ok(set
+                .into_iter()
+                .filter(|id| {
+                    of(*id)
+                        .and_then(|a| a.last_modified)
+                        .is_some_and(|t| t >= since)
+                })
+                .collect());
+        }
+        if name == "stale" {
+            let before = now - days(180);
+            return Ok(set
+                .into_iter()
+                .filter(|id| {
+                    of(*id).is_some_and(|a| {
+                        a.commits_30d == 0 && a.last_modified.is_none_or(|t| t < before)
+                    })
+                })
+                .collect());
+        }
+        // :hotspot: per file, the top max(1, n/10) candidates by recent commits,
+        // leaving out those with none.
+        let mut per_file: FxHashMap<i64, Vec<(usize, u32, i64)>> = FxHashMap::default();
+        let mut counts: FxHashMap<i64, usize> = FxHashMap::default();
+        for id in &set {
+            let Some(s) = u.get(*id) else { continue };
+            *counts.entry(s.file_id).or_default() += 1;
+            if let Some(a) = of(*id)
+                && a.commits_30d > 0
+            {
+                per_file
+                    .entry(s.file_id)
+                    .or_default()
+                    .push((a.commits_30d, s.line, *id));
+            }
+        }
+        let mut out = IdSet::default();
+        for (file, mut rows) in per_file {
+            rows.sort_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+            let keep = (counts.get(&file).copied().unwrap_or(0) / 10).max(1);
+            out.extend(rows.into_iter().take(keep).map(|r| r.2));
+        }
+        Ok(out)
+    }
+
+    /// `:violates(rule)`: the symbols of `set` holding a call or import that breaks
+    /// the architectural constraint `rule`, evaluated now over this index (and
+    /// persisted, as `edit action=constraints` does). A file-level import
+    /// violation is held by the file's `.module` symbol.
+    fn violating(&mut self, set: IdSet, rule: &str) -> Result<IdSet, ToolError> {
+        let root = self.index.root();
+        let rules = crate::constraints::load(root)?;
+        if rules.rules.is_empty() {
+            return Err(eval_error(
+                "VIOLATION_INDEX_UNAVAILABLE",
+                &format!(
+                    ":violates({rule}) needs architectural constraints: the project has no {} with a rule",
+                    crate::constraints::FILES[0]
+                ),
+            ));
+        }
+        if !rules.rules.iter().any(|r| r.id == rule) {
+            let ids: Vec<&str> = rules.rules.iter().map(|r| r.id.as_str()).collect();
+            return Err(eval_error(
+                "UNKNOWN_RULE",
+                &format!(
+                    ":violates({rule}): no such rule in {} (rules: {})",
+                    rules
+                        .file
+                        .as_deref()
+                        .unwrap_or(crate::constraints::FILES[0]),
+                    ids.join(", ")
+                ),
+            ));
+        }
+        let eval = rules.evaluate(self.index)?;
+        crate::constraints::persist(root, &eval)?;
+        let u = self.universe;
+        let mut out = IdSet::default();
+        for v in eval.violations.iter().filter(|v| v.rule_id == rule) {
+            for id in &set {
+                let Some(s) = u.get(*id) else { continue };
+                let Some(f) = u.file_of(s) else { continue };
+                if f.path != v.caller_file {
+                    continue;
+                }
+                let holds = if v.via == "import" {
+                    is_module_id(s.id)
+                } else {
+                    s.name == v.caller_name && (s.line..=s.end_line).contains(&v.caller_line)
+                };
+                if holds {
+                    out.insert(*id);
+                }
+            }
+        }
+        Ok(out)
+    }
+
     /// The symbols of `set` whose file imports a module whose name contains `module`.
     fn importing(&self, set: IdSet, module: &str) -> Result<IdSet, ToolError> {
         let u = self.universe;
@@ -470,12 +757,12 @@ impl<'a> Evaluator<'a> {
             return self.reach(set, forward, inner, hops);
         }
         Ok(match p {
-            Pseudo::Reach { .. }
-            | Pseudo::Temporal(_)
-            | Pseudo::Violates(_)
-            | Pseudo::Branch(_) => {
-                return Err(unavailable(p));
+            Pseudo::Reach { .. } => {
+                return Err(eval_error("INTERNAL", "a call walk outside walk_of"));
             }
+            Pseudo::Temporal(name) => self.temporal(set, name)?,
+            Pseudo::Branch(kind) => self.in_branch(set, *kind)?,
+            Pseudo::Violates(rule) => self.violating(set, rule)?,
             Pseudo::Calls(list) => {
                 let targets = self.list(list)?;
                 let mut resolved = self.index.dsl_callers_of(&sorted(&targets))?;
@@ -615,11 +902,13 @@ mod tests {
     use super::in_path;
 
     #[test]
-    fn in_path_is_a_prefix_test() {
+    fn in_path_matches_whole_segments() {
         assert!(in_path("server/a.py", "server/"));
         assert!(in_path("server/a.py", "./server"));
         assert!(in_path("server/a.py", "server/a.py"));
         assert!(!in_path("app/server/a.py", "server/"));
+        assert!(!in_path("server2/a.py", "server"));
+        assert!(!in_path("server/a.py2", "server/a.py"));
         assert!(in_path("x.py", "."));
     }
 }

@@ -53,6 +53,8 @@ pub struct Outcome {
     /// TQL: symbols left out of a call walk that have unresolved call sites naming
     /// its start (they may belong).
     pub unresolved: usize,
+    /// What a pseudo-class could not see (said as warnings).
+    pub warnings: Vec<String>,
 }
 
 impl Outcome {
@@ -161,6 +163,7 @@ fn evaluate(index: &Index, selector: &str, tql: bool) -> Result<Outcome, ToolErr
         name_fallback,
         unresolved: notes.unresolved.len(),
         unknown_kinds: notes.unknown_kinds,
+        warnings: notes.warnings,
     })
 }
 

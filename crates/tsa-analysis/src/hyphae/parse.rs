@@ -124,8 +124,8 @@ pub enum Pseudo {
     Temporal(String),
     /// `:violates(rule_id)`.
     Violates(String),
-    /// `:branch(kind)`.
-    Branch(String),
+    /// `:branch(kind)`: called from a call site inside a branch of that kind.
+    Branch(tsa_lang::BranchKind),
 }
 
 /// The most hops of a quantifier.
@@ -587,11 +587,22 @@ impl Parser<'_> {
         if text.is_empty() {
             return Err(self.error_at(open, &format!("empty argument to :{lname}")));
         }
-        Ok(if lname == "violates" {
-            Pseudo::Violates(text.to_owned())
-        } else {
-            Pseudo::Branch(text.to_owned())
-        })
+        if lname == "violates" {
+            return Ok(Pseudo::Violates(text.to_owned()));
+        }
+        match tsa_lang::BranchKind::parse(&text.to_lowercase()) {
+            Some(k) => Ok(Pseudo::Branch(k)),
+            None => {
+                let known: Vec<&str> = tsa_lang::BranchKind::ALL.iter().map(|k| k.name()).collect();
+                Err(self.error_at(
+                    at,
+                    &format!(
+                        "unknown branch kind '{text}' (known: {}; catch = except)",
+                        known.join(", ")
+                    ),
+                ))
+            }
+        }
     }
 
     /// A pseudo-class that takes no quantifier.

@@ -75,7 +75,12 @@ struct Site {
     line: u32,
     shadowed: bool,
     path: bool,
+    /// [`tsa_lang::BranchKind::code`], [`NO_BRANCH`] when unknown.
+    branch: u8,
 }
+
+/// A site whose language states no branch rules.
+const NO_BRANCH: u8 = u8::MAX;
 
 /// A base a definition names.
 struct BaseRef {
@@ -151,6 +156,10 @@ impl Kept {
                 line: c.line,
                 shadowed: c.shadowed,
                 path: c.path,
+                branch: c
+                    .branch
+                    .and_then(|b| u8::try_from(b.code()).ok())
+                    .unwrap_or(NO_BRANCH),
             });
         }
         self.imports.push(
@@ -286,6 +295,7 @@ fn write_refs(
             shadowed: c.shadowed,
             path: c.path,
             line: c.line,
+            branch: (c.branch != NO_BRANCH).then_some(i64::from(c.branch)),
         };
         if i64::from(first.resolution) != Resolution::Unknown.code() {
             resolved += 1;

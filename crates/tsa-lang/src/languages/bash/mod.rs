@@ -39,6 +39,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         doc_path_extensions: Convention::NotApplicable,
         public_api: Convention::Is(crate::conventions::PublicApi::Undetected),
         routes: Convention::Is(crate::conventions::Routes::None),
+        branches: Convention::NotApplicable,
     },
     ..LanguageSpec::new(
         "bash",

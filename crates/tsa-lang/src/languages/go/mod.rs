@@ -66,6 +66,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         doc_path_extensions: Convention::Is(&["go"]),
         public_api: Convention::Is(crate::conventions::PublicApi::GoExported),
         routes: Convention::Is(crate::conventions::Routes::Gin),
+        branches: Convention::Is(include_str!("branches.txt")),
     },
     ..LanguageSpec::new(
         "go",

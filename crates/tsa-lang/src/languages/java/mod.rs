@@ -54,6 +54,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         doc_path_extensions: Convention::Is(&["java"]),
         public_api: Convention::Is(crate::conventions::PublicApi::Undetected),
         routes: Convention::Is(crate::conventions::Routes::Spring),
+        branches: Convention::Is(include_str!("branches.txt")),
     },
     ..LanguageSpec::new(
         "java",

@@ -270,4 +270,5 @@ pub(crate) const CONVENTIONS: Conventions = Conventions {
     doc_path_extensions: Convention::Is(&["js", "jsx"]),
     public_api: Convention::Is(crate::conventions::PublicApi::EcmaPackageExport),
     routes: Convention::Is(crate::conventions::Routes::Express),
+    branches: Convention::Is(include_str!("branches.txt")),
 };

@@ -57,6 +57,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         doc_path_extensions: Convention::Is(&["lua"]),
         public_api: Convention::Is(crate::conventions::PublicApi::Undetected),
         routes: Convention::Is(crate::conventions::Routes::None),
+        branches: Convention::NotApplicable,
     },
     ..LanguageSpec::new(
         "lua",

@@ -71,6 +71,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         doc_path_extensions: Convention::Is(&["py"]),
         public_api: Convention::Is(crate::conventions::PublicApi::PythonPackage),
         routes: Convention::Is(crate::conventions::Routes::PythonWeb),
+        branches: Convention::Is(include_str!("branches.txt")),
     },
     ..LanguageSpec::new(
         "python",

@@ -60,6 +60,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         doc_path_extensions: Convention::Is(&["rb"]),
         public_api: Convention::Is(crate::conventions::PublicApi::Undetected),
         routes: Convention::Is(crate::conventions::Routes::None),
+        branches: Convention::Is(include_str!("branches.txt")),
     },
     ..LanguageSpec::new(
         "ruby",

@@ -67,6 +67,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         doc_path_extensions: Convention::Is(&["rs"]),
         public_api: Convention::Is(crate::conventions::PublicApi::RustLibraryCrate),
         routes: Convention::Is(crate::conventions::Routes::RustWeb),
+        branches: Convention::Is(include_str!("branches.txt")),
     },
     ..LanguageSpec::new(
         "rust",

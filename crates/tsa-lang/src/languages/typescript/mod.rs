@@ -34,6 +34,7 @@ const BASE: LanguageSpec = LanguageSpec {
         return_type: Convention::Is(ReturnForm::ColonAfterParams),
         ripgrep_type: Convention::Is("ts"),
         doc_path_extensions: Convention::Is(&["ts"]),
+        branches: Convention::Is(include_str!("branches.txt")),
         ..ecma::CONVENTIONS
     },
     ..LanguageSpec::new(

@@ -44,6 +44,10 @@ pub struct Args {
     /// tsa, apply them inside one only).
     #[serde(default)]
     pub gitignore_outside_git: Option<bool>,
+    /// Also compute per-symbol git activation (blame over the last 365 days) for
+    /// TQL's temporal selectors (default false).
+    #[serde(default)]
+    pub include_activation: Option<bool>,
 }
 
 pub struct Full;
@@ -204,6 +208,44 @@ impl Action for Full {
                 max_files, r.skipped_over_max_files
             ));
         }
+        if args.include_activation.unwrap_or(false) {
+            s = with_activation(ctx, s)?;
+        }
         Ok(crate::actions::index::scip::with_build_scip(s, &r))
+    }
+}
+
+/// Computes per-symbol git activation after a build and says what it did.
+fn with_activation(ctx: &Context, mut s: Success) -> Result<Success, ToolError> {
+    use tsa_analysis::activation;
+    let root = ctx.root()?;
+    let Some(index) = tsa_index::Index::open(root)? else {
+        return Ok(s);
+    };
+    match activation::compute(root, &index, None, std::time::Duration::from_secs(600)) {
+        Ok(done) => {
+            let pending = done.pending.len();
+            s.insert(
+                "activation",
+                serde_json::json!({
+                    "files": done.files,
+                    "blamed": done.blamed,
+                    "pending": pending,
+                    "window_days": activation::WINDOW_DAYS,
+                }),
+            );
+            if pending > 0 {
+                s.set_verdict(Verdict::Warn);
+                s = s.with_warning(format!(
+                    "activation: {pending} file(s) left without activation (time budget or git error; first: {}); temporal selectors refuse them",
+                    done.pending[0]
+                ));
+            }
+            Ok(s)
+        }
+        Err(e) => {
+            s.set_verdict(Verdict::Warn);
+            Ok(s.with_warning(format!("activation not computed: {e}")))
+        }
     }
 }

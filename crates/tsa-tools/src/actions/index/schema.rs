@@ -41,8 +41,9 @@ struct SchemaResult {
     index_age_seconds: Option<u64>,
     available_pulse_fields: &'static [&'static str],
     hyphae_pseudo_classes: Vec<String>,
-    /// Per-symbol git activation (temporal selectors) is not stored by this build.
+    /// Per-symbol git activation is stored (`index action=full include_activation=true`).
     activation_available: bool,
+    /// ... and covers every indexed file at its current content (temporal selectors answer).
     temporal_ready: bool,
 }
 
@@ -63,6 +64,7 @@ fn result(index: Option<&Index>) -> Result<SchemaResult, ToolError> {
         });
     };
     let st = index.status()?;
+    let ready = tsa_analysis::activation::ready(index.root(), index)?;
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
@@ -75,8 +77,8 @@ fn result(index: Option<&Index>) -> Result<SchemaResult, ToolError> {
         index_age_seconds: st.built_at.map(|b| now.saturating_sub(b)),
         available_pulse_fields: &PULSE_FIELDS,
         hyphae_pseudo_classes: pseudo,
-        activation_available: false,
-        temporal_ready: false,
+        activation_available: ready.is_some(),
+        temporal_ready: ready == Some(true),
     })
 }
 

@@ -72,7 +72,12 @@ impl Action for Select {
         let echo = echo(&args.selector);
         let (verdict, follow_up) = if total == 0 {
             (
-                Verdict::NotFound,
+                // Unresolved call sites may have matched: not a confident NOT_FOUND.
+                if outcome.unresolved > 0 {
+                    Verdict::Warn
+                } else {
+                    Verdict::NotFound
+                },
                 format!(
                     "No symbol matches '{echo}' in the {indexed_files} indexed files. Loosen the selector (drop a pseudo-class or attribute), check names with search action=symbol, or list kinds: {}.",
                     outcome.known_kinds.join(", ")
@@ -112,6 +117,17 @@ impl Action for Select {
                     "name_fallback: {} symbol(s) matched an edge pseudo-class only through unresolved call sites or bases with the same name (no resolved edge); they may be false positives",
                     outcome.name_fallback
                 ));
+        }
+        if outcome.unresolved > 0 {
+            s = s
+                .with("unresolved_candidates", outcome.unresolved)
+                .with_warning(format!(
+                    "{} symbol(s) were left out but unresolved call sites may reach them (same name): they may belong (nav action=callers lists those sites)",
+                    outcome.unresolved
+                ));
+        }
+        for w in &outcome.warnings {
+            s = s.with_warning(w.clone());
         }
         for k in &outcome.unknown_kinds {
             s = s.with_warning(format!(

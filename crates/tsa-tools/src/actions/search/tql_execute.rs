@@ -122,9 +122,12 @@ impl Action for TqlExecute {
         if outcome.unresolved > 0 {
             s.insert("unresolved_candidates", json!(outcome.unresolved));
             s = s.with_warning(format!(
-                "{} symbol(s) were left out of a call walk but have unresolved call sites naming its start: they may belong (nav action=callers lists those sites)",
+                "{} symbol(s) were left out but unresolved call sites may reach them (same name): they may belong (nav action=callers lists those sites)",
                 outcome.unresolved
             ));
+        }
+        for w in &outcome.warnings {
+            s = s.with_warning(w.clone());
         }
         Ok(if total == 0 {
             s.with_next_step(format!("No symbol matches in the {indexed_files} indexed files: loosen the selector or check names with search action=symbol."))

@@ -1,0 +1,323 @@
+//! The branch each call site sits in (`if_true`, `loop`, `except`, ...), from the
+//! language folder's `branches.txt` rules: going down from a node of a rule's
+//! parent kind into a child in the rule's field (or of the rule's node kind), that
+//! child's subtree is in a branch of the rule's kind. A definition starts afresh
+//! (`unconditional`); the innermost rule wins. One walk per file, pruned to the
+//! subtrees that hold a call.
+
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+use rustc_hash::{FxHashMap, FxHashSet};
+use tree_sitter::Node;
+
+use crate::languages::Language;
+use crate::model::BranchKind;
+
+/// One language's rules: parent node kind -> (field name or child node kind, kind).
+pub(crate) struct Rules {
+    by_parent: FxHashMap<&'static str, Vec<(&'static str, BranchKind)>>,
+}
+
+/// A rule line that does not parse or names what the grammar does not have.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleError(pub String);
+
+fn parse(lang: Language, text: &'static str) -> Result<Rules, RuleError> {
+    let grammar = (lang.spec().grammar)();
+    let mut by_parent: FxHashMap<&'static str, Vec<(&'static str, BranchKind)>> =
+        FxHashMap::default();
+    for (i, line) in text.lines().enumerate() {
+        let line = line.trim();
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        let at = || format!("{}/branches.txt:{}", lang.name(), i + 1);
+        let parts: Vec<&'static str> = line.split_whitespace().collect();
+        let [parent, sel, kind] = parts[..] else {
+            return Err(RuleError(format!(
+                "{}: expected `<parent kind> <field or child kind> <branch kind>`",
+                at()
+            )));
+        };
+        let kind = BranchKind::parse(kind)
+            .filter(|k| *k != BranchKind::Unconditional)
+            .ok_or_else(|| RuleError(format!("{}: unknown branch kind '{kind}'", at())))?;
+        if grammar.id_for_node_kind(parent, true) == 0 {
+            return Err(RuleError(format!(
+                "{}: the grammar has no node kind '{parent}'",
+                at()
+            )));
+        }
+        if grammar.field_id_for_name(sel).is_none() && grammar.id_for_node_kind(sel, true) == 0 {
+            return Err(RuleError(format!(
+                "{}: the grammar has no field or node kind '{sel}'",
+                at()
+            )));
+        }
+        by_parent.entry(parent).or_default().push((sel, kind));
+    }
+    Ok(Rules { by_parent })
+}
+
+/// The language's rules, parsed once; `None` where it states none.
+pub(crate) fn rules(lang: Language) -> Result<Option<&'static Rules>, RuleError> {
+    type Slot = OnceLock<Result<Option<Rules>, RuleError>>;
+    static SLOTS: OnceLock<HashMap<Language, Slot>> = OnceLock::new();
+    let slots = SLOTS.get_or_init(|| {
+        Language::ALL
+            .iter()
+            .map(|l| (*l, OnceLock::new()))
+            .collect()
+    });
+    slots[&lang]
+        .get_or_init(|| match lang.conventions().branches.get() {
+            Some(text) => parse(lang, text).map(Some),
+            None => Ok(None),
+        })
+        .as_ref()
+        .map(Option::as_ref)
+        .map_err(Clone::clone)
+}
+
+/// The branch of each call node (by node id) of one file, where the language
+/// states branch rules (`None` where it does not).
+pub(crate) fn of_calls<'t>(
+    lang: Language,
+    root: Node<'t>,
+    calls: impl Iterator<Item = Node<'t>>,
+    defs: &[crate::model::Def],
+) -> Option<FxHashMap<usize, BranchKind>> {
+    let rules = rules(lang).ok().flatten()?;
+    let calls: Vec<Node<'t>> = calls.collect();
+    if calls.is_empty() {
+        return None;
+    }
+    let mut starts: Vec<usize> = calls.iter().map(Node::start_byte).collect();
+    starts.sort_unstable();
+    let ids = calls.iter().map(Node::id).collect();
+    let defs = defs.iter().map(|d| (d.start_byte, d.end_byte)).collect();
+    Some(rules.classify(root, &starts, &ids, &defs))
+}
+
+/// Parses every language's rules (a test calls this so a bad rule fails CI).
+pub fn validate() -> Result<(), RuleError> {
+    for lang in Language::ALL {
+        rules(*lang)?;
+    }
+    Ok(())
+}
+
+impl Rules {
+    fn kind(&self, parent: &str, field: Option<&str>, child: &str) -> Option<BranchKind> {
+        self.by_parent.get(parent).and_then(|rs| {
+            rs.iter()
+                .find(|(sel, _)| Some(*sel) == field || *sel == child)
+                .map(|(_, k)| *k)
+        })
+    }
+
+    /// The branch of every call node (by node id). `calls` are the call nodes'
+    /// start bytes, sorted; `defs` the byte ranges of the file's definitions.
+    pub(crate) fn classify(
+        &self,
+        root: Node<'_>,
+        calls: &[usize],
+        call_ids: &FxHashSet<usize>,
+        defs: &FxHashSet<(usize, usize)>,
+    ) -> FxHashMap<usize, BranchKind> {
+        let mut out = FxHashMap::default();
+        let holds_call = |n: Node<'_>| {
+            let i = calls.partition_point(|b| *b < n.start_byte());
+            calls.get(i).is_some_and(|b| *b < n.end_byte())
+        };
+        // (node, the kind its children inherit) of every ancestor of the cursor.
+        let mut frames: Vec<(Node<'_>, BranchKind)> = Vec::new();
+        let mut cursor = root.walk();
+        let mut effect = BranchKind::Unconditional;
+        loop {
+            let node = cursor.node();
+            if call_ids.contains(&node.id()) {
+                out.insert(node.id(), effect);
+            }
+            let inherited = if defs.contains(&(node.start_byte(), node.end_byte())) {
+                BranchKind::Unconditional
+            } else {
+                effect
+            };
+            if holds_call(node) && cursor.goto_first_child() {
+                effect = self
+                    .kind(node.kind(), cursor.field_name(), cursor.node().kind())
+                    .unwrap_or(inherited);
+                frames.push((node, inherited));
+                continue;
+            }
+            loop {
+                if cursor.goto_next_sibling() {
+                    let Some((parent, inherited)) = frames.last() else {
+                        return out;
+                    };
+                    effect = self
+                        .kind(parent.kind(), cursor.field_name(), cursor.node().kind())
+                        .unwrap_or(*inherited);
+                    break;
+                }
+                if !cursor.goto_parent() {
+                    return out;
+                }
+                frames.pop();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::extract;
+
+    #[test]
+    fn every_language_rule_names_what_its_grammar_has() {
+        validate().unwrap();
+        for lang in Language::ALL {
+            if lang.tier() == crate::Tier::Full {
+                assert!(
+                    rules(*lang).unwrap().is_some(),
+                    "{} has a call graph but states no branch rules",
+                    lang.name()
+                );
+            }
+        }
+    }
+
+    fn kinds(lang: Language, src: &str) -> Vec<(String, &'static str)> {
+        let x = extract(lang, src.as_bytes()).unwrap();
+        x.calls
+            .iter()
+            .map(|c| {
+                (
+                    c.callee.to_string(),
+                    c.branch.map_or("none", BranchKind::name),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn python_call_sites_carry_their_branch() {
+        let src = "def f(x):\n    a()\n    if x:\n        b()\n    elif y():\n        c()\n    else:\n        d()\n    for i in e():\n        g()\n    else:\n        h()\n    try:\n        i()\n    except E:\n        j()\n    finally:\n        k()\n    with m() as n:\n        o()\n    match x:\n        case 1:\n            p()\n    if x:\n        def inner():\n            q()\n    r = [s(v) for v in t()]\n";
+        let got = kinds(Language::Python, src);
+        let want = [
+            ("a", "unconditional"),
+            ("b", "if_true"),
+            ("y", "if_false"),
+            ("c", "if_true"),
+            ("d", "if_false"),
+            ("e", "unconditional"),
+            ("g", "loop"),
+            ("h", "else"),
+            ("i", "try"),
+            ("j", "except"),
+            ("k", "finally"),
+            ("m", "unconditional"),
+            ("o", "with"),
+            ("p", "match"),
+            ("q", "unconditional"),
+            ("s", "loop"),
+            ("t", "unconditional"),
+        ];
+        for (name, kind) in want {
+            assert!(
+                got.iter().any(|(n, k)| n == name && *k == kind),
+                "{name} should be {kind}: {got:?}"
+            );
+        }
+    }
+
+    fn expect(lang: Language, src: &str, want: &[(&str, &str)]) {
+        let got = kinds(lang, src);
+        for (name, kind) in want {
+            assert!(
+                got.iter().any(|(n, k)| n == name && k == kind),
+                "{}: {name} should be {kind}: {got:?}",
+                lang.name()
+            );
+        }
+    }
+
+    #[test]
+    fn other_languages_call_sites_carry_their_branch() {
+        expect(
+            Language::JavaScript,
+            "function f(x) {\n  a();\n  if (x) { b(); } else { c(); }\n  for (const i of d()) { e(); }\n  while (g()) {}\n  try { h(); } catch (err) { i(); } finally { j(); }\n  switch (x) { case 1: k(); }\n  const y = x ? l() : m();\n}\n",
+            &[
+                ("a", "unconditional"),
+                ("b", "if_true"),
+                ("c", "if_false"),
+                ("d", "unconditional"),
+                ("e", "loop"),
+                ("g", "loop"),
+                ("h", "try"),
+                ("i", "except"),
+                ("j", "finally"),
+                ("k", "match"),
+                ("l", "if_true"),
+                ("m", "if_false"),
+            ],
+        );
+        expect(
+            Language::Rust,
+            "fn f(x: u8) {\n    a();\n    if x > 0 { b(); } else { c(); }\n    for i in d() { e(); }\n    loop { g(); }\n    match x { 1 => h(), _ => {} }\n    let Some(v) = i() else { j(); return; };\n}\n",
+            &[
+                ("a", "unconditional"),
+                ("b", "if_true"),
+                ("c", "if_false"),
+                ("d", "unconditional"),
+                ("e", "loop"),
+                ("g", "loop"),
+                ("h", "match"),
+                ("i", "unconditional"),
+                ("j", "if_false"),
+            ],
+        );
+        expect(
+            Language::Go,
+            "package p\nfunc f(x int) {\n\ta()\n\tif x > 0 {\n\t\tb()\n\t} else {\n\t\tc()\n\t}\n\tfor i := 0; i < d(); i++ {\n\t\te()\n\t}\n\tswitch x {\n\tcase 1:\n\t\tg()\n\t}\n}\n",
+            &[
+                ("a", "unconditional"),
+                ("b", "if_true"),
+                ("c", "if_false"),
+                ("d", "loop"),
+                ("e", "loop"),
+                ("g", "match"),
+            ],
+        );
+        expect(
+            Language::Java,
+            "class A {\n  void f(int x) {\n    a();\n    if (x > 0) { b(); } else { c(); }\n    for (int i : d()) { e(); }\n    try { g(); } catch (Exception ex) { h(); } finally { i(); }\n    switch (x) { case 1: j(); break; }\n  }\n}\n",
+            &[
+                ("a", "unconditional"),
+                ("b", "if_true"),
+                ("c", "if_false"),
+                ("d", "unconditional"),
+                ("e", "loop"),
+                ("g", "try"),
+                ("h", "except"),
+                ("i", "finally"),
+                ("j", "match"),
+            ],
+        );
+        expect(
+            Language::C,
+            "void f(int x) {\n  a();\n  if (x) b(); else c();\n  while (d()) e();\n  switch (x) { case 1: g(); }\n}\n",
+            &[
+                ("a", "unconditional"),
+                ("b", "if_true"),
+                ("c", "if_false"),
+                ("d", "loop"),
+                ("e", "loop"),
+                ("g", "match"),
+            ],
+        );
+    }
+}
