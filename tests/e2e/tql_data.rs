@@ -137,7 +137,14 @@ fn temporal_selectors_read_git_activation_per_symbol() {
         OLD.replace("return 2", "return 20"),
     )
     .unwrap();
-    commit_at(&repo, &["app/old.py", "app/fresh.py"], "recent", 2);
+    // An empty file touched in the window: nothing to blame, not a failure.
+    std::fs::write(root.join("app/__init__.py"), "").unwrap();
+    commit_at(
+        &repo,
+        &["app/old.py", "app/fresh.py", "app/__init__.py"],
+        "recent",
+        2,
+    );
     let v = tql(root, ".function:hot");
     assert_eq!(
         v["error_code"], "TEMPORAL_INDEX_UNAVAILABLE",

@@ -163,7 +163,11 @@ impl Git {
         };
         let bytes = tsa_index::read_confined(root, rel)
             .map_err(|e| ToolError::Internal(format!("{rel}: {e}")))?;
-        let lines = bytes.split(|b| *b == b'\n').count().max(1) as u32;
+        if bytes.is_empty() {
+            // No line, nothing to blame (git refuses an empty buffer).
+            return Ok(out);
+        }
+        let lines = bytes.split(|b| *b == b'\n').count() as u32;
         if self.untracked.contains(rel) {
             out.commits.push(at);
             out.hunks.push([1, lines, 0]);
