@@ -41,6 +41,18 @@ fn a_description_finds_the_symbols_that_say_it() {
         !kinds.is_empty() && kinds.iter().all(|k| *k == "class"),
         "{v}"
     );
+    // A class found through its docstring ("Runs builds."), a doc match weighing 0.7.
+    let v = cli(
+        &p.root,
+        &json!({"action": "semantic", "query": "runs builds", "kind": "class", "min_similarity": 0.6}),
+    );
+    let engine = v["neighbors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|n| n["name"] == "Engine")
+        .unwrap_or_else(|| panic!("Engine through its docstring: {v}"));
+    assert!(engine["similarity"].as_f64().unwrap() < 1.0, "{v}");
     let v = cli(
         &p.root,
         &json!({"action": "semantic", "query": "quantum blockchain telemetry"}),

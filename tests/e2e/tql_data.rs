@@ -183,6 +183,15 @@ fn temporal_selectors_read_git_activation_per_symbol() {
     assert_eq!(names(&v), ["touched"], "zero churn is never a hotspot: {v}");
     let v = tql(root, ".function:hot(400)");
     assert_eq!(v["error_code"], "TEMPORAL_WINDOW_EXCEEDED", "{v}");
+    // Semantic search's combined score takes the heat from the same activation.
+    let v = tool_cli(
+        root,
+        "search",
+        &json!({"action": "semantic", "query": "touched", "use_combined_score": true}),
+    );
+    assert_eq!(v["neighbors"][0]["name"], "touched", "{v}");
+    assert_eq!(v["neighbors"][0]["git_heat"], 1, "{v}");
+    assert!(!v.to_string().contains("heat left out"), "{v}");
 
     // An uncommitted edit: refused until the index has the file again, then the
     // file's activation is computed again and the edited symbol is hot.

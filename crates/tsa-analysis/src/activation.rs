@@ -342,6 +342,28 @@ pub fn ready(root: &Path, index: &Index) -> Result<Option<bool>, ToolError> {
     })))
 }
 
+/// The commits of the last 30 days owning a line of each symbol `(file, first
+/// line, last line)`, when the stored activation is fresh for every one of their
+/// files (computed for the indexed bytes, unchanged on disk); `None` otherwise.
+pub fn heat_of(root: &Path, index: &Index, symbols: &[(&str, u32, u32)]) -> Option<Vec<usize>> {
+    let store = load(root)?;
+    let mut files: Vec<&str> = symbols.iter().map(|s| s.0).collect();
+    files.sort_unstable();
+    files.dedup();
+    if !index.changed_on_disk(&files).ok()?.is_empty() {
+        return None;
+    }
+    let hashes: HashMap<String, String> = index.file_hashes().ok()?.into_iter().collect();
+    let at = now();
+    symbols
+        .iter()
+        .map(|(f, first, last)| {
+            let a = store.files.get(*f)?;
+            (hashes.get(*f) == Some(&a.hash)).then(|| a.of_lines(*first, *last, at).commits_30d)
+        })
+        .collect()
+}
+
 /// The seconds in `days`.
 pub fn days(days: i64) -> i64 {
     days * DAY

@@ -414,7 +414,7 @@ fn read_body(
                 comments.push(c);
             }
             if doc.is_none() && lang == Language::Python && a >= first {
-                doc = python_docstring(node, text);
+                doc = tsa_lang::docs::python_docstring(node, text, DOC_CHARS);
             }
         }
         if inside && cursor.goto_first_child() {
@@ -430,8 +430,20 @@ fn read_body(
             }
         }
     }
-    if doc.is_none() && lang != Language::Python {
-        doc = comment_above(text, first);
+    if doc.is_none() {
+        // The start of line `first`, where the comment block above ends.
+        let start = text
+            .iter()
+            .enumerate()
+            .filter(|(_, b)| **b == b'\n')
+            .nth(first.saturating_sub(2))
+            .map_or(0, |(i, _)| i + 1);
+        doc = tsa_lang::docs::comment_above(
+            lang,
+            text,
+            if first <= 1 { 0 } else { start },
+            DOC_CHARS,
+        );
     }
     (doc, comments)
 }
@@ -439,7 +451,7 @@ fn read_body(
 /// A comment node as a row: markers stripped, one line, clipped.
 fn comment_of(node: tree_sitter::Node<'_>, text: &[u8]) -> Option<Comment> {
     let t = node.utf8_text(text).ok()?;
-    let cleaned = strip_markers(t);
+    let cleaned = tsa_lang::docs::strip_markers(t);
     if cleaned.is_empty() {
         return None;
     }
@@ -452,85 +464,6 @@ fn comment_of(node: tree_sitter::Node<'_>, text: &[u8]) -> Option<Comment> {
             "inline"
         },
     })
-}
-
-/// The string that opens a Python function or class body.
-fn python_docstring(def: tree_sitter::Node<'_>, text: &[u8]) -> Option<String> {
-    if !matches!(def.kind(), "function_definition" | "class_definition") {
-        return None;
-    }
-    let body = def.child_by_field_name("body")?;
-    let first = body.named_child(0)?;
-    if first.kind() != "expression_statement" {
-        return None;
-    }
-    let s = first.named_child(0)?;
-    if s.kind() != "string" {
-        return None;
-    }
-    let raw = s.utf8_text(text).ok()?;
-    let t = raw
-        .trim_start_matches(['r', 'R', 'u', 'U', 'b', 'B'])
-        .trim_matches(['"', '\''])
-        .trim();
-    Some(clip_doc(t))
-}
-
-/// The comment block right above line `first` (attributes and decorators skipped).
-fn comment_above(text: &[u8], first: usize) -> Option<String> {
-    let text = String::from_utf8_lossy(text);
-    let lines: Vec<&str> = text.lines().collect();
-    let mut i = first.checked_sub(1)?;
-    let mut block: Vec<String> = Vec::new();
-    while i > 0 {
-        let l = lines.get(i - 1)?.trim();
-        if l.starts_with("#[") || l.starts_with('@') {
-            i -= 1;
-            continue;
-        }
-        let is_comment = ["///", "//!", "//", "/**", "/*", "*", "#", "--"]
-            .iter()
-            .any(|m| l.starts_with(m));
-        if !is_comment || l.is_empty() {
-            break;
-        }
-        block.push(strip_markers(l));
-        i -= 1;
-    }
-    block.reverse();
-    let joined = block
-        .into_iter()
-        .filter(|l| !l.is_empty())
-        .collect::<Vec<_>>()
-        .join(" ");
-    (!joined.is_empty()).then(|| clip_doc(&joined))
-}
-
-fn clip_doc(t: &str) -> String {
-    let one: String = t.split_whitespace().collect::<Vec<_>>().join(" ");
-    one.chars().take(DOC_CHARS).collect()
-}
-
-/// A comment's text without its markers (`///` before `//`), on one line.
-pub fn strip_markers(t: &str) -> String {
-    let mut out: Vec<String> = Vec::new();
-    for line in t.lines() {
-        let mut l = line.trim();
-        for m in [
-            "/**", "/*!", "/*", "*/", "///", "//!", "//", "<!--", "-->", "--", "#",
-        ] {
-            if let Some(rest) = l.strip_prefix(m) {
-                l = rest.trim_start();
-                break;
-            }
-        }
-        let l = l.strip_suffix("*/").unwrap_or(l).trim();
-        let l = l.strip_prefix('*').map_or(l, str::trim_start);
-        if !l.is_empty() {
-            out.push(l.to_owned());
-        }
-    }
-    out.join(" ")
 }
 
 /// The compact card (short keys, as 3.0 clients read them).
@@ -855,25 +788,4 @@ fn verbose(p: &Pulse, dropped: &[&'static str]) -> serde_json::Value {
         serde_json::json!(p.imports_graph),
     );
     v
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn markers_are_stripped_doc_comments_before_line_comments() {
-        assert_eq!(strip_markers("/// Adds two."), "Adds two.");
-        assert_eq!(strip_markers("// plain"), "plain");
-        assert_eq!(strip_markers("/* a\n * b\n */"), "a b");
-        assert_eq!(strip_markers("# note"), "note");
-        assert_eq!(strip_markers("-- sql"), "sql");
-    }
-
-    #[test]
-    fn the_comment_block_above_a_definition_is_its_doc() {
-        let src = b"x = 1\n/// Adds\n/// two numbers.\n#[inline]\nfn add() {}\n";
-        assert_eq!(comment_above(src, 5).as_deref(), Some("Adds two numbers."));
-        assert_eq!(comment_above(b"fn a() {}\n", 1), None);
-    }
 }

@@ -157,7 +157,7 @@ fn signature_words(row: &SymbolRow) -> &str {
 }
 
 impl Terms {
-    fn build(rows: Vec<SymbolRow>) -> Terms {
+    fn build(rows: Vec<SymbolRow>, doc_text: &rustc_hash::FxHashMap<i64, String>) -> Terms {
         let mut docs = Vec::with_capacity(rows.len());
         let mut df: HashMap<String, usize> = HashMap::new();
         for row in rows {
@@ -173,6 +173,9 @@ impl Terms {
                 len += add(&mut t, o, 3.0, true);
             }
             len += add(&mut t, signature_words(&row), 1.5, true);
+            if let Some(doc) = doc_text.get(&row.id) {
+                len += add(&mut t, doc, 1.0, false);
+            }
             let path = row
                 .file
                 .rsplit_once('.')
@@ -221,7 +224,7 @@ pub fn terms_of(index: &Index) -> Result<Arc<Terms>, ToolError> {
         .into_iter()
         .map(|n| n.symbol)
         .collect();
-    let t = Arc::new(Terms::build(rows));
+    let t = Arc::new(Terms::build(rows, &index.symbol_docs()?));
     *CACHE.lock().unwrap_or_else(|e| e.into_inner()) =
         Some((index.root().to_path_buf(), generation, t.clone()));
     Ok(t)
@@ -239,6 +242,9 @@ pub struct Neighbor {
     pub class_name: Option<String>,
     pub similarity: f64,
     pub matched_terms: Vec<String>,
+    /// The symbol's last line (git heat reads its lines).
+    #[serde(skip)]
+    pub end_line: u32,
     #[serde(skip)]
     pub bm25: f64,
     /// Test code ranks after production code of the same similarity.
@@ -319,6 +325,7 @@ pub fn search(t: &Terms, query: &str, min: f64, f: &Filter<'_>) -> (Vec<Neighbor
                 name: d.row.name.clone(),
                 file: d.row.file.clone(),
                 line: d.row.line,
+                end_line: d.row.end_line,
                 language: d.row.language.clone(),
                 kind: d.row.kind.clone(),
                 class_name: d.row.owner.clone(),
@@ -378,29 +385,36 @@ mod tests {
 
     #[test]
     fn coverage_ranks_the_symbol_that_says_what_the_query_says() {
-        let t = Terms::build(vec![
-            row(
-                1,
-                "ConnectionPool",
-                None,
-                "class ConnectionPool",
-                "db/pool.py",
-            ),
-            row(
-                2,
-                "get_conn",
-                Some("DbPool"),
-                "def get_conn(self, timeout: int)",
-                "db/pool.py",
-            ),
-            row(
-                3,
-                "render_template",
-                None,
-                "def render_template(name)",
-                "web/views.py",
-            ),
-        ]);
+        let t = Terms::build(
+            vec![
+                row(
+                    1,
+                    "ConnectionPool",
+                    None,
+                    "class ConnectionPool",
+                    "db/pool.py",
+                ),
+                row(
+                    2,
+                    "get_conn",
+                    Some("DbPool"),
+                    "def get_conn(self, timeout: int)",
+                    "db/pool.py",
+                ),
+                row(
+                    3,
+                    "render_template",
+                    None,
+                    "def render_template(name)",
+                    "web/views.py",
+                ),
+                row(4, "rotate", None, "def rotate(path)", "ops/logs.py"),
+            ],
+            &rustc_hash::FxHashMap::from_iter([(
+                4,
+                "Rotate the log files daily and compress old ones.".to_owned(),
+            )]),
+        );
         let (n, total) = search(
             &t,
             "database connection pooling",
@@ -427,5 +441,17 @@ mod tests {
             },
         );
         assert!(n.is_empty(), "a method is no class");
+        // Found through its docstring only: a doc match counts 0.7.
+        let (n, _) = search(
+            &t,
+            "compress logs",
+            0.5,
+            &Filter {
+                language: None,
+                kind: None,
+            },
+        );
+        assert_eq!(n.first().map(|x| x.name.as_str()), Some("rotate"), "{n:?}");
+        assert!(n[0].similarity < 1.0, "{n:?}");
     }
 }

@@ -363,6 +363,15 @@ impl Index {
         Ok(rows.collect::<Result<_, _>>()?)
     }
 
+    /// The documentation (docstring or comment above) of every symbol that has one.
+    pub fn symbol_docs(&self) -> Result<rustc_hash::FxHashMap<i64, String>, IndexError> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT id, doc FROM symbols WHERE doc IS NOT NULL")?;
+        let rows = stmt.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))?;
+        Ok(rows.collect::<Result<_, _>>()?)
+    }
+
     /// Every indexed file with its BLAKE3 content hash (hex), in path order.
     pub fn file_hashes(&self) -> Result<Vec<(String, String)>, IndexError> {
         let mut stmt = self

@@ -38,7 +38,8 @@ CREATE TABLE IF NOT EXISTS symbols(
     end_line INTEGER NOT NULL,
     signature TEXT NOT NULL,
     is_test INTEGER NOT NULL,
-    self_name TEXT
+    self_name TEXT,
+    doc TEXT
 );
 CREATE TABLE IF NOT EXISTS calls(
     id INTEGER PRIMARY KEY,
@@ -443,8 +444,8 @@ impl<'t> Inserts<'t> {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             )?,
             symbol: tx.prepare(
-                "INSERT INTO symbols(id, file_id, name_id, kind, qualname, owner_id, parent_id, line, end_line, signature, is_test, self_name)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+                "INSERT INTO symbols(id, file_id, name_id, kind, qualname, owner_id, parent_id, line, end_line, signature, is_test, self_name, doc)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             )?,
             fts: tx.prepare(
                 "INSERT INTO symbols_fts(rowid, name, words, qualname) VALUES (?1, ?2, ?3, ?4)",
@@ -602,7 +603,8 @@ impl<'t> Writer<'t> {
                 d.end_line,
                 d.signature,
                 d.is_test || file.is_test,
-                d.self_name
+                d.self_name,
+                d.doc
             ])?;
             let id = self.tx.last_insert_rowid();
             ids.push(id);

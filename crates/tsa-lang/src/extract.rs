@@ -581,8 +581,7 @@ fn extract_tree(
             ),
             None => format!("{owner_prefix}{name}"),
         };
-        let parent_test = parent.is_some_and(|p| out.defs[p].is_test);
-        let is_test = parent_test || (spec.is_test_def)(node, src);
+        let is_test = parent.is_some_and(|p| out.defs[p].is_test) || (spec.is_test_def)(node, src);
         out.defs.push(Def {
             signature: signature(node, src),
             name,
@@ -597,6 +596,7 @@ fn extract_tree(
             is_test,
             bases,
             self_name,
+            doc: crate::docs::doc_of(lang, node, src, crate::docs::DOC_CHARS),
         });
         stack.push(out.defs.len() - 1);
     }

@@ -4,6 +4,7 @@
 
 mod branches;
 mod conventions;
+pub mod docs;
 mod extract;
 mod languages;
 mod macro_calls;

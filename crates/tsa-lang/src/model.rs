@@ -124,6 +124,8 @@ pub struct Def {
     /// The receiver variable of a method declared outside its type (Go's `s` in
     /// `func (s *Store) Get()`): calls on it are calls on the owner type.
     pub self_name: Option<String>,
+    /// Its docstring or the comment block above it ([`crate::docs`]).
+    pub doc: Option<String>,
 }
 
 /// The branch a call site sits in, between its innermost enclosing definition and

@@ -88,17 +88,33 @@ impl Action for Semantic {
         let (mut found, total) = semantic::search(&terms, &args.query, min, &filter);
         let combined = args.use_combined_score.unwrap_or(false);
         let mut rows: Vec<Value> = Vec::new();
+        let mut heat_known = false;
         if combined {
-            // Rank the best candidates again with their callers.
+            // Rank the best candidates again with their callers and git heat (the
+            // commits of the last 30 days owning their lines), when activation is
+            // stored and fresh for all of them.
             found.truncate(200);
+            let spans: Vec<(&str, u32, u32)> = found
+                .iter()
+                .map(|n| (n.file.as_str(), n.line, n.end_line))
+                .collect();
+            let heat = tsa_analysis::activation::heat_of(ctx.root()?, &opened.index, &spans);
+            heat_known = heat.is_some();
             let mut scored: Vec<(f64, Value)> = Vec::new();
-            for n in &found {
+            for (i, n) in found.iter().enumerate() {
                 let callers = opened.index.callers(&[n.symbol_id])?.len();
                 let c = ((1.0 + callers as f64).ln() / 51f64.ln()).min(1.0);
-                let score = 0.875 * n.similarity + 0.125 * c;
+                let h = heat.as_ref().map(|h| h[i]);
+                let score = match h {
+                    Some(h) => {
+                        let g = ((1.0 + h as f64).ln() / 101f64.ln()).min(1.0);
+                        0.7 * n.similarity + 0.2 * g + 0.1 * c
+                    }
+                    None => 0.875 * n.similarity + 0.125 * c,
+                };
                 let mut v = to_value(n);
                 v["caller_count"] = json!(callers);
-                v["git_heat"] = Value::Null;
+                v["git_heat"] = h.map_or(Value::Null, |h| json!(h));
                 v["combined_score"] = json!((score * 10_000.0).round() / 10_000.0);
                 scored.push((score, v));
             }
@@ -131,8 +147,8 @@ impl Action for Semantic {
         ] {
             s.insert(k, v);
         }
-        if combined {
-            s = s.with_warning("no per-symbol git activation is stored: combined_score = 0.875 similarity + 0.125 callers (heat left out)");
+        if combined && !heat_known {
+            s = s.with_warning("no fresh per-symbol git activation for these symbols (index action=full include_activation=true computes it): combined_score = 0.875 similarity + 0.125 callers (heat left out)");
         }
         if let Some(w) = opened.built_now {
             s = s.with_warning(w);
