@@ -75,6 +75,16 @@ pub fn json(root: &Path, args: &[&str]) -> (i32, Value) {
     (code, v)
 }
 
+/// Whether every pid in `pids` is gone (or a zombie).
+pub fn all_gone(pids: &Path) -> bool {
+    let text = std::fs::read_to_string(pids).unwrap_or_default();
+    text.split_whitespace().all(|pid| {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+        let state = stat.rsplit(") ").next().and_then(|s| s.chars().next());
+        matches!(state, None | Some('Z') | Some('X'))
+    })
+}
+
 /// One CLI call of `tool` with JSON-shaped `args` (`action` first): the exit code
 /// follows `success`, and the envelope keeps its contract.
 pub fn tool_cli(root: &Path, tool: &str, args: &Value) -> Value {

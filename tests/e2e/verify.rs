@@ -10,7 +10,7 @@ use std::process::Command;
 use serde_json::{Value, json};
 
 use crate::edit_git::{init, write};
-use crate::support::{assert_envelope, bin, empty_project, mcp, mcp_call};
+use crate::support::{all_gone, assert_envelope, bin, empty_project, mcp, mcp_call};
 
 fn edit(root: &Path, args: &[&str]) -> Value {
     let out = Command::new(bin())
@@ -125,9 +125,10 @@ fn green_red_changed_and_tampered() {
     assert_eq!(v["error_code"], "VERIFICATION_REQUEST_INVALID", "{v}");
 }
 
-#[cfg(target_os = "linux")]
-#[test]
-fn a_timeout_kills_every_process_of_the_run() {
+/// The cargo project whose one test starts two `sleep 300` children (one leaving
+/// the process group), writes their pids to `pids.txt` and sleeps: committed, with
+/// a change to verify.
+fn slow_project() -> (crate::support::Project, std::path::PathBuf) {
     let p = cargo_project();
     let pids = p.root.join("pids.txt");
     write(
@@ -152,6 +153,13 @@ fn a_timeout_kills_every_process_of_the_run() {
         "src/lib.rs",
         "pub fn add(a: i32, b: i32) -> i32 {\n    b + a\n}\n",
     );
+    (p, pids)
+}
+
+#[cfg(target_os = "linux")]
+#[test]
+fn a_timeout_kills_every_process_of_the_run() {
+    let (p, pids) = slow_project();
     let req = with_timeout(&request(&p.root), 20);
     let v = verify(&p.root, &req);
     assert_eq!(v["success"], true, "{v}");
@@ -164,14 +172,85 @@ fn a_timeout_kills_every_process_of_the_run() {
         2,
         "the test started its children: {v}"
     );
-    for pid in text.split_whitespace() {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-        let state = stat.rsplit(") ").next().and_then(|s| s.chars().next());
-        assert!(
-            matches!(state, None | Some('Z') | Some('X')),
-            "pid {pid} left behind: {stat}"
-        );
+    assert!(all_gone(&pids), "a process was left behind: {text}");
+}
+
+/// Records the progress messages a client receives.
+#[derive(Clone, Default)]
+struct Progress {
+    seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
+}
+
+impl rmcp::ClientHandler for Progress {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.seen
+            .lock()
+            .unwrap()
+            .push(params.message.unwrap_or_default());
     }
+}
+
+#[cfg(target_os = "linux")]
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancelled_verify_kills_its_tree_and_reported_its_step() {
+    use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
+    use rmcp::service::PeerRequestOptions;
+    let (p, pids) = slow_project();
+    let handler = Progress::default();
+    let client = mcp(handler.clone(), &p.root).await;
+    let (is_error, v) = mcp_call(
+        &client,
+        "edit",
+        json!({"action": "impact", "output_format": "json"}),
+    )
+    .await;
+    assert!(!is_error, "{v}");
+    let req = v["verification_request"].as_str().unwrap().to_owned();
+    let args = json!({"action": "verify", "request": req, "output_format": "json"});
+    let params =
+        CallToolRequestParams::new("edit").with_arguments(args.as_object().unwrap().clone());
+    let handle = client
+        .peer()
+        .send_cancellable_request(
+            ClientRequest::CallToolRequest(CallToolRequest::new(params)),
+            PeerRequestOptions::no_options(),
+        )
+        .await
+        .unwrap();
+    // Cargo builds the test, which then starts its children.
+    let started = std::time::Instant::now();
+    while std::fs::read_to_string(&pids)
+        .unwrap_or_default()
+        .split_whitespace()
+        .count()
+        < 2
+    {
+        assert!(
+            started.elapsed() < std::time::Duration::from_secs(240),
+            "the test never started its children"
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    handle.cancel(Some("test".into())).await.unwrap();
+    let cancelled = std::time::Instant::now();
+    while !all_gone(&pids) {
+        assert!(
+            cancelled.elapsed() < std::time::Duration::from_secs(20),
+            "processes left after the cancellation: {}",
+            std::fs::read_to_string(&pids).unwrap_or_default()
+        );
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let seen = handler.seen.lock().unwrap().clone();
+    assert!(
+        seen.iter().any(|m| m == "verify: 0/1 steps"),
+        "a progress notification per step: {seen:?}"
+    );
+    client.cancel().await.unwrap();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -26,6 +26,8 @@ pub enum Status {
     Passed,
     Failed,
     Timeout,
+    /// The caller asked to stop (an MCP cancellation): the tree was killed.
+    Cancelled,
     Error,
 }
 
@@ -142,6 +144,16 @@ fn kill_tree(pgid: i32, token: &str) -> bool {
 /// Runs `argv` in `cwd` until it exits or `deadline`, then kills what is left of
 /// its tree.
 pub fn run(argv: &[String], cwd: &Path, deadline: Instant) -> Run {
+    run_until(argv, cwd, deadline, &|| false)
+}
+
+/// [`run`], also stopped (and its tree killed) as soon as `cancelled` says so.
+pub fn run_until(
+    argv: &[String],
+    cwd: &Path,
+    deadline: Instant,
+    cancelled: &dyn Fn() -> bool,
+) -> Run {
     let started = Instant::now();
     let failed = |msg: String| Run {
         status: Status::Error,
@@ -212,6 +224,7 @@ pub fn run(argv: &[String], cwd: &Path, deadline: Instant) -> Run {
                 break (if ok { Status::Passed } else { Status::Failed }, s.code());
             }
             Ok(None) if Instant::now() >= deadline => break (Status::Timeout, None),
+            Ok(None) if cancelled() => break (Status::Cancelled, None),
             Ok(None) => std::thread::sleep(Duration::from_millis(20)),
             Err(_) => break (Status::Error, None),
         }

@@ -383,7 +383,13 @@ impl TsaServer {
             .map_err(|e| McpError::internal_error(format!("serialisation failed: {e}"), None))
     }
 
-    fn answer(&self, name: &str, args: Value, progress: Option<ProgressSink>) -> CallToolResult {
+    fn answer(
+        &self,
+        name: &str,
+        args: Value,
+        progress: Option<ProgressSink>,
+        cancel: Arc<std::sync::atomic::AtomicBool>,
+    ) -> CallToolResult {
         let budget = Some(self.hub.budget);
         let answer = |ctx: &mut Context| {
             call_within(
@@ -401,6 +407,7 @@ impl TsaServer {
         } else {
             let mut ctx = self.snapshot();
             ctx.set_progress(progress);
+            ctx.set_cancel(Some(cancel));
             answer(&mut ctx)
         };
         let text = reply.text(Presentation::Compact);
@@ -478,7 +485,12 @@ impl ServerHandler for TsaServer {
                     while let Some(p) = rx.recv().await {
                         let mut note = ProgressNotificationParam::new(token.clone(), p.done as f64);
                         note.total = Some(p.total as f64);
-                        note.message = Some(format!("{}: {}/{} files", p.phase, p.done, p.total));
+                        let unit = if p.phase == "verify" {
+                            "steps"
+                        } else {
+                            "files"
+                        };
+                        note.message = Some(format!("{}: {}/{} {unit}", p.phase, p.done, p.total));
                         if peer.notify_progress(note).await.is_err() {
                             break;
                         }
@@ -493,10 +505,22 @@ impl ServerHandler for TsaServer {
         };
         let started = Instant::now();
         let tool = name.clone();
+        // A cancellation (notifications/cancelled) raises a flag long actions poll
+        // (verify kills its test's process tree), even if this future is dropped.
+        let cancel = Arc::new(std::sync::atomic::AtomicBool::new(false));
+        let watcher = {
+            let (ct, flag) = (context.ct.clone(), cancel.clone());
+            tokio::spawn(async move {
+                ct.cancelled().await;
+                flag.store(true, std::sync::atomic::Ordering::SeqCst);
+            })
+        };
         // Index builds and queries block; keep them off the protocol task.
         let result = self
-            .blocking(move |server| server.answer(&name, args, sink))
-            .await?;
+            .blocking(move |server| server.answer(&name, args, sink, cancel))
+            .await;
+        watcher.abort();
+        let result = result?;
         if let Some(f) = forward {
             let _ = f.await;
         }

@@ -21,6 +21,9 @@ pub struct Context {
     /// The index's content fingerprint and the index files' stamp it was read at,
     /// shared by clones (see [`FingerprintCache`]).
     fingerprint: FingerprintCache,
+    /// Set when the client cancelled the call being answered (MCP
+    /// `notifications/cancelled`); long actions poll it.
+    cancel: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 /// The content fingerprint of a project's index, read again only when the index
@@ -139,6 +142,25 @@ impl Context {
     /// Where index builds report progress (a terminal bar, MCP notifications); `None` = quiet.
     pub fn set_progress(&mut self, sink: Option<ProgressSink>) {
         self.progress = sink;
+    }
+
+    /// Reports one step of a long action (`verify`: step `done` of `total`).
+    pub fn report(&self, phase: &'static str, done: usize, total: usize) {
+        if let Some(p) = &self.progress {
+            p(tsa_index::Progress { phase, done, total });
+        }
+    }
+
+    /// The flag the transport sets when the client cancels this call.
+    pub fn set_cancel(&mut self, flag: Option<Arc<std::sync::atomic::AtomicBool>>) {
+        self.cancel = flag;
+    }
+
+    /// Whether the client cancelled the call being answered.
+    pub fn cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|f| f.load(std::sync::atomic::Ordering::SeqCst))
     }
 
     /// Build options carrying this session's progress sink, and health's tree

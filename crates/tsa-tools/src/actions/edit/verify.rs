@@ -210,8 +210,10 @@ impl Action for Verify {
         let mut status = Status::Passed;
         // Steps that passed without running a single test prove nothing.
         let mut empty: Vec<usize> = Vec::new();
+        let total = plan.steps.len();
         for (i, step) in plan.steps.iter().enumerate() {
-            let run = run_tree::run(&step.argv, root, deadline);
+            ctx.report("verify", i, total);
+            let run = run_tree::run_until(&step.argv, root, deadline, &|| ctx.cancelled());
             // A runner that is not installed is no failing test.
             let missing =
                 run.exit_code == Some(127) || run.output.contains("No module named pytest");
@@ -239,12 +241,13 @@ impl Action for Verify {
                 break;
             }
         }
-        let total = plan.steps.len();
+        ctx.report("verify", executed.len(), total);
         let ran = executed.len();
         let status_name = match status {
             Status::Passed => "passed",
             Status::Failed => "failed",
             Status::Timeout => "timeout",
+            Status::Cancelled => "cancelled",
             Status::Error => "error",
         };
         if status == Status::Error {
@@ -301,6 +304,7 @@ impl Action for Verify {
         Ok(s.with_next_step(match status {
             Status::Passed => "Every step passed: the change is verified.".to_owned(),
             Status::Failed => format!("Step {} failed: read its output in executed_steps, fix the code, then run edit action=impact and verify again.", ran - 1),
+            Status::Cancelled => format!("Cancelled during step {}: its processes were stopped; nothing is verified.", ran - 1),
             _ => format!("Step {} ran out of time ({} s) and was stopped; narrow the change or run the command yourself.", ran - 1, req.timeout),
         }))
     }
