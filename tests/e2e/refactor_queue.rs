@@ -55,6 +55,19 @@ fn churny_project() -> crate::support::Project {
 }
 
 #[test]
+fn top_n_truncates_honestly() {
+    let p = churny_project();
+    write(&p.root, "app/busy2.py", &busy(7));
+    commit_all(&p.root, "busy2");
+    let v = cli(&p.root, &json!({"action": "refactor_queue", "top_n": 1}));
+    assert_eq!(v["status"], "OK", "{v}");
+    assert!(v["ranked_count"].as_u64().unwrap() >= 2, "{v}");
+    assert_eq!(v["queue_count"], 1, "{v}");
+    assert_eq!(v["queue"].as_array().unwrap().len(), 1, "{v}");
+    assert_eq!(v["truncated"], true, "{v}");
+}
+
+#[test]
 fn churny_files_with_dead_code_come_first() {
     let p = churny_project();
     let v = cli(&p.root, &json!({"action": "refactor_queue"}));

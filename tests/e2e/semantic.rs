@@ -53,6 +53,14 @@ fn a_description_finds_the_symbols_that_say_it() {
         .find(|n| n["name"] == "Engine")
         .unwrap_or_else(|| panic!("Engine through its docstring: {v}"));
     assert!(engine["similarity"].as_f64().unwrap() < 1.0, "{v}");
+    // top_k caps the list, the total is counted, the cut is said.
+    let v = cli(
+        &p.root,
+        &json!({"action": "semantic", "query": "build", "top_k": 1, "min_similarity": 0.3}),
+    );
+    assert_eq!(v["count"], 1, "{v}");
+    assert!(v["total_matches"].as_u64().unwrap() > 1, "{v}");
+    assert_eq!(v["truncated"], true, "{v}");
     let v = cli(
         &p.root,
         &json!({"action": "semantic", "query": "quantum blockchain telemetry"}),

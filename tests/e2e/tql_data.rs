@@ -63,8 +63,16 @@ fn branch_kinds_pick_the_callees_of_call_sites_in_that_branch() {
 #[test]
 fn violates_evaluates_the_rules_now_and_module_holds_imports() {
     let p = project("constraints");
+    // A method and top-level code break the rule too.
+    std::fs::write(
+        p.root.join("app/api/views.py"),
+        "from app.db.models import load\n\n\nclass View:\n    def show(self, key):\n        return load(key)\n\n\nload(\"boot\")\n",
+    )
+    .unwrap();
     let v = tql(&p.root, ".function:violates(api-not-db)");
-    assert_eq!(names(&v), ["create"], "{v}");
+    assert_eq!(names(&v), ["create", "show"], "{v}");
+    let v = tql(&p.root, ".method:violates(api-not-db)");
+    assert_eq!(names(&v), ["show"], "{v}");
     let v = tql(&p.root, ".module:violates(api-not-db)");
     let files: Vec<&str> = v["symbols"]
         .as_array()
@@ -72,7 +80,12 @@ fn violates_evaluates_the_rules_now_and_module_holds_imports() {
         .iter()
         .map(|s| s["file"].as_str().unwrap())
         .collect();
-    assert_eq!(files, ["app/api/routes.py"], "{v}");
+    assert_eq!(files, ["app/api/routes.py", "app/api/views.py"], "{v}");
+    // A file's definitions are the children of its module.
+    let v = tql(&p.root, ".module[file=app/api/views.py] > *");
+    assert_eq!(names(&v), ["View"], "{v}");
+    let v = tql(&p.root, ".module[file=app/api/views.py] .method");
+    assert_eq!(names(&v), ["show"], "{v}");
     let v = tql(&p.root, "*:violates(no-such-rule)");
     assert_eq!(v["error_code"], "UNKNOWN_RULE", "{v}");
     assert!(v["error"].as_str().unwrap().contains("api-not-db"), "{v}");
@@ -183,6 +196,9 @@ fn temporal_selectors_read_git_activation_per_symbol() {
     assert_eq!(names(&v), ["touched"], "zero churn is never a hotspot: {v}");
     let v = tql(root, ".function:hot(400)");
     assert_eq!(v["error_code"], "TEMPORAL_WINDOW_EXCEEDED", "{v}");
+    // The empty file touched two days ago is hot, not older than the window.
+    let v = tql(root, ".module[file=app/__init__.py]:hot");
+    assert_eq!(v["count"], 1, "{v}");
     // Semantic search's combined score takes the heat from the same activation.
     let v = tool_cli(
         root,

@@ -90,22 +90,41 @@ struct Git {
     since: i64,
     /// The newest commit older than the window: blame stops there.
     boundary: Option<Oid>,
-    /// Project files a commit in the window touched.
-    touched: HashSet<String>,
-    /// Project files changed in the work tree or untracked.
+    /// HEAD's tree: a file outside it (ignored, in a submodule) cannot be judged.
+    head: Option<Oid>,
+    /// Project files a commit in the window touched, with the newest such commit's
+    /// time; `None` when only some files are computed (each is then blamed).
+    touched: Option<HashMap<String, i64>>,
+    /// Project files changed in the work tree or the index, and untracked ones.
     dirty: HashSet<String>,
     untracked: HashSet<String>,
     times: HashMap<Oid, i64>,
 }
 
 impl Git {
-    fn open(root: &Path, at: i64) -> Result<Git, ToolError> {
+    /// `only`: the files about to be computed (a refresh), else every file.
+    fn open(root: &Path, at: i64, only: Option<&[String]>) -> Result<Git, ToolError> {
         let repo = Repository::discover(root).map_err(|_| not_a_repo(root))?;
         let prefix = prefix_in(&repo, root).ok_or_else(|| not_a_repo(root))?;
         let since = at - WINDOW_DAYS * DAY;
-        let history = crate::history::load_since(root, since)
-            .map_err(|e| ToolError::Internal(e.to_string()))?;
-        let touched = history.commits.into_iter().flat_map(|c| c.files).collect();
+        // A refresh of a few files blames each of them rather than walking a year
+        // of history for the files it touched.
+        let touched = match only {
+            Some(_) => None,
+            None => {
+                let mut t: HashMap<String, i64> = HashMap::new();
+                for c in crate::history::load_since(root, since)
+                    .map_err(|e| ToolError::Internal(e.to_string()))?
+                    .commits
+                {
+                    for f in c.files {
+                        let e = t.entry(f).or_insert(c.time);
+                        *e = (*e).max(c.time);
+                    }
+                }
+                Some(t)
+            }
+        };
         let mut boundary = None;
         if let Ok(mut walk) = repo.revwalk()
             && walk.push_head().is_ok()
@@ -121,10 +140,18 @@ impl Git {
                 }
             }
         }
+        let head = repo
+            .head()
+            .ok()
+            .and_then(|h| h.peel_to_tree().ok())
+            .map(|t| t.id());
         let mut dirty = HashSet::new();
         let mut untracked = HashSet::new();
         let mut opts = StatusOptions::new();
         opts.include_untracked(true).recurse_untracked_dirs(true);
+        for f in only.unwrap_or_default() {
+            opts.pathspec(format!("{prefix}{f}"));
+        }
         if let Ok(statuses) = repo.statuses(Some(&mut opts)) {
             for s in statuses.iter() {
                 let Some(rel) = s.path().ok().and_then(|p| p.strip_prefix(prefix.as_str())) else {
@@ -142,11 +169,21 @@ impl Git {
             prefix,
             since,
             boundary,
+            head,
             touched,
             dirty,
             untracked,
             times: HashMap::new(),
         })
+    }
+
+    /// Whether HEAD holds `rel` as a file.
+    fn in_head(&self, rel: &str) -> bool {
+        let Some(tree) = self.head.and_then(|h| self.repo.find_tree(h).ok()) else {
+            return false;
+        };
+        tree.get_path(Path::new(&format!("{}{rel}", self.prefix)))
+            .is_ok_and(|e| e.kind() == Some(git2::ObjectType::Blob))
     }
 
     /// One file's activation (its bytes as they are now, `at` the computation time).
@@ -163,17 +200,44 @@ impl Git {
         };
         let bytes = tsa_index::read_confined(root, rel)
             .map_err(|e| ToolError::Internal(format!("{rel}: {e}")))?;
-        if bytes.is_empty() {
-            // No line, nothing to blame (git refuses an empty buffer).
-            return Ok(out);
-        }
-        let lines = bytes.split(|b| *b == b'\n').count() as u32;
-        if self.untracked.contains(rel) {
+        let lines = (bytes.split(|b| *b == b'\n').count() as u32).max(1);
+        let all_new = |mut out: FileActivation| {
             out.commits.push(at);
             out.hunks.push([1, lines, 0]);
-            return Ok(out);
+            Ok(out)
+        };
+        let dirty = self.dirty.contains(rel);
+        if self.untracked.contains(rel) {
+            return all_new(out);
         }
-        if !self.touched.contains(rel) && !self.dirty.contains(rel) {
+        if !self.in_head(rel) {
+            // Added to the index only: new. Otherwise (ignored, in a submodule)
+            // git says nothing of it: not judged.
+            return if dirty {
+                all_new(out)
+            } else {
+                Err(ToolError::Internal(format!("{rel}: not in HEAD")))
+            };
+        }
+        let touched = self.touched.as_ref().map(|t| t.get(rel).copied());
+        if bytes.is_empty() {
+            // No line to blame (git refuses an empty buffer): the newest commit
+            // that touched it, when a history walk says.
+            return match touched {
+                _ if dirty => all_new(out),
+                Some(Some(t)) => {
+                    out.commits.push(t);
+                    out.hunks.push([1, 1, 0]);
+                    Ok(out)
+                }
+                Some(None) => Ok(out),
+                None => Err(ToolError::Internal(format!(
+                    "{rel}: empty, its history not read"
+                ))),
+            };
+        }
+        if touched == Some(None) && !dirty {
+            // Unchanged since before the window.
             return Ok(out);
         }
         let mut opts = BlameOptions::new();
@@ -181,16 +245,17 @@ impl Git {
             opts.oldest_commit(b);
         }
         let path = format!("{}{rel}", self.prefix);
-        let blame = match self.repo.blame_file(Path::new(&path), Some(&mut opts)) {
-            Ok(b) => b,
-            // Not in HEAD (added to the index only): every line is new.
-            Err(_) => {
-                out.commits.push(at);
-                out.hunks.push([1, lines, 0]);
-                return Ok(out);
-            }
+        let blame = self
+            .repo
+            .blame_file(Path::new(&path), Some(&mut opts))
+            .map_err(git_error)?;
+        // Only a changed file is blamed against its bytes: a clean one's bytes may
+        // differ from the blob by checkout filters (line endings) alone.
+        let blame = if dirty {
+            blame.blame_buffer(&bytes).map_err(git_error)?
+        } else {
+            blame
         };
-        let blame = blame.blame_buffer(&bytes).map_err(git_error)?;
         let mut index_of: HashMap<Oid, u32> = HashMap::new();
         for hunk in blame.iter() {
             let id = hunk.final_commit_id();
@@ -253,10 +318,15 @@ fn save(root: &Path, store: &Store) -> Result<(), ToolError> {
             .map_err(|e| ToolError::Internal(format!("cannot create {}: {e}", dir.display())))?;
     }
     let body = serde_json::to_vec(store).map_err(|e| ToolError::Internal(e.to_string()))?;
-    let tmp = tsa_index::state_path(root, &format!("{STORE}.tmp"))?;
-    std::fs::write(&tmp, body)
-        .and_then(|()| std::fs::rename(&tmp, &path))
-        .map_err(|e| ToolError::Internal(format!("cannot write .tsa/{STORE}: {e}")))
+    // A temp file of its own: two writers never rename each other's half.
+    let dir = tsa_index::state_path(root, "")?;
+    let write = || -> std::io::Result<()> {
+        let mut tmp = tempfile::NamedTempFile::new_in(&dir)?;
+        std::io::Write::write_all(&mut tmp, &body)?;
+        tmp.persist(&path).map_err(|e| e.error)?;
+        Ok(())
+    };
+    write().map_err(|e| ToolError::Internal(format!("cannot write .tsa/{STORE}: {e}")))
 }
 
 /// Computes activation for `files` (path, index hash) within `budget`, merged into
@@ -273,7 +343,7 @@ pub fn compute(
     let mut store = load(root).unwrap_or_default();
     let indexed: HashSet<&str> = hashes.iter().map(|(p, _)| p.as_str()).collect();
     store.files.retain(|p, _| indexed.contains(p.as_str()));
-    let mut git = Git::open(root, at)?;
+    let mut git = Git::open(root, at, only)?;
     let wanted: Option<HashSet<&str>> = only.map(|o| o.iter().map(String::as_str).collect());
     let mut done = Computed::default();
     for (path, hash) in &hashes {
@@ -285,8 +355,9 @@ pub fn compute(
             done.pending.push(path.clone());
             continue;
         }
-        let blamed =
-            git.touched.contains(path) || git.dirty.contains(path) || git.untracked.contains(path);
+        let blamed = git.touched.as_ref().is_none_or(|t| t.contains_key(path))
+            || git.dirty.contains(path)
+            || git.untracked.contains(path);
         match git.file(root, path, hash, at) {
             Ok(a) => {
                 store.files.insert(path.clone(), a);
@@ -311,7 +382,10 @@ impl FileActivation {
         let mut last = None;
         let mut recent: Vec<u32> = Vec::new();
         for h in &self.hunks {
-            let (first, last_line) = (h[0], h[0] + h[1].saturating_sub(1));
+            if h[1] == 0 {
+                continue;
+            }
+            let (first, last_line) = (h[0], h[0].saturating_add(h[1] - 1));
             if last_line < start || first > end {
                 continue;
             }

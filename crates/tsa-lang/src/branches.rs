@@ -14,9 +14,24 @@ use tree_sitter::Node;
 use crate::languages::Language;
 use crate::model::BranchKind;
 
-/// One language's rules: parent node kind -> (field name or child node kind, kind).
+/// Which children of a parent a rule takes.
+#[derive(Clone, Copy, Debug)]
+enum Sel {
+    /// Children in this field, or of this node kind.
+    Name(&'static str),
+    /// Named children outside any field (other than `token` itself) after the
+    /// parent's first `token` child (`@after:else`: Kotlin's and Swift's else arm).
+    After(&'static str),
+    /// ... before it (`@before:else`: their then arm; `@before:if`: the value of
+    /// Python's `a if c else b`).
+    Before(&'static str),
+}
+
+/// One language's rules: parent node kind -> (which children, kind).
 pub(crate) struct Rules {
-    by_parent: FxHashMap<&'static str, Vec<(&'static str, BranchKind)>>,
+    by_parent: FxHashMap<&'static str, Vec<(Sel, BranchKind)>>,
+    /// Parents with a positional rule (their passed children are tracked).
+    positional: FxHashSet<&'static str>,
 }
 
 /// A rule line that does not parse or names what the grammar does not have.
@@ -25,8 +40,8 @@ pub struct RuleError(pub String);
 
 fn parse(lang: Language, text: &'static str) -> Result<Rules, RuleError> {
     let grammar = (lang.spec().grammar)();
-    let mut by_parent: FxHashMap<&'static str, Vec<(&'static str, BranchKind)>> =
-        FxHashMap::default();
+    let mut by_parent: FxHashMap<&'static str, Vec<(Sel, BranchKind)>> = FxHashMap::default();
+    let mut positional: FxHashSet<&'static str> = FxHashSet::default();
     for (i, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -49,15 +64,40 @@ fn parse(lang: Language, text: &'static str) -> Result<Rules, RuleError> {
                 at()
             )));
         }
-        if grammar.field_id_for_name(sel).is_none() && grammar.id_for_node_kind(sel, true) == 0 {
-            return Err(RuleError(format!(
-                "{}: the grammar has no field or node kind '{sel}'",
-                at()
-            )));
+        let by_place = sel
+            .strip_prefix("@after:")
+            .map(Sel::After)
+            .or_else(|| sel.strip_prefix("@before:").map(Sel::Before));
+        let sel = match by_place {
+            Some(Sel::After(t) | Sel::Before(t))
+                if grammar.id_for_node_kind(t, false) == 0
+                    && grammar.id_for_node_kind(t, true) == 0 =>
+            {
+                return Err(RuleError(format!(
+                    "{}: the grammar has no token or node kind '{t}'",
+                    at()
+                )));
+            }
+            Some(p) => p,
+            None if grammar.field_id_for_name(sel).is_none()
+                && grammar.id_for_node_kind(sel, true) == 0 =>
+            {
+                return Err(RuleError(format!(
+                    "{}: the grammar has no field or node kind '{sel}'",
+                    at()
+                )));
+            }
+            None => Sel::Name(sel),
+        };
+        if !matches!(sel, Sel::Name(_)) {
+            positional.insert(parent);
         }
         by_parent.entry(parent).or_default().push((sel, kind));
     }
-    Ok(Rules { by_parent })
+    Ok(Rules {
+        by_parent,
+        positional,
+    })
 }
 
 /// The language's rules, parsed once; `None` where it states none.
@@ -109,10 +149,23 @@ pub fn validate() -> Result<(), RuleError> {
 }
 
 impl Rules {
-    fn kind(&self, parent: &str, field: Option<&str>, child: &str) -> Option<BranchKind> {
+    /// The kind a rule gives `child` of `parent`; `seen` are the anonymous tokens
+    /// among `parent`'s children before `child`.
+    fn kind(
+        &self,
+        parent: &str,
+        field: Option<&str>,
+        child: Node<'_>,
+        seen: &[&str],
+    ) -> Option<BranchKind> {
+        let free = child.is_named() && field.is_none();
         self.by_parent.get(parent).and_then(|rs| {
             rs.iter()
-                .find(|(sel, _)| Some(*sel) == field || *sel == child)
+                .find(|(sel, _)| match sel {
+                    Sel::Name(n) => Some(*n) == field || *n == child.kind(),
+                    Sel::After(t) => free && child.kind() != *t && seen.iter().any(|s| s == t),
+                    Sel::Before(t) => free && !seen.iter().any(|s| s == t),
+                })
                 .map(|(_, k)| *k)
         })
     }
@@ -131,8 +184,9 @@ impl Rules {
             let i = calls.partition_point(|b| *b < n.start_byte());
             calls.get(i).is_some_and(|b| *b < n.end_byte())
         };
-        // (node, the kind its children inherit) of every ancestor of the cursor.
-        let mut frames: Vec<(Node<'_>, BranchKind)> = Vec::new();
+        // (node, the kind its children inherit, the anonymous tokens among its
+        // children passed so far) of every ancestor of the cursor.
+        let mut frames: Vec<(Node<'_>, BranchKind, Vec<&str>)> = Vec::new();
         let mut cursor = root.walk();
         let mut effect = BranchKind::Unconditional;
         loop {
@@ -147,18 +201,24 @@ impl Rules {
             };
             if holds_call(node) && cursor.goto_first_child() {
                 effect = self
-                    .kind(node.kind(), cursor.field_name(), cursor.node().kind())
+                    .kind(node.kind(), cursor.field_name(), cursor.node(), &[])
                     .unwrap_or(inherited);
-                frames.push((node, inherited));
+                frames.push((node, inherited, Vec::new()));
                 continue;
             }
             loop {
+                let passed = cursor.node();
+                if let Some(top) = frames.last_mut()
+                    && self.positional.contains(top.0.kind())
+                {
+                    top.2.push(passed.kind());
+                }
                 if cursor.goto_next_sibling() {
-                    let Some((parent, inherited)) = frames.last() else {
+                    let Some((parent, inherited, seen)) = frames.last() else {
                         return out;
                     };
                     effect = self
-                        .kind(parent.kind(), cursor.field_name(), cursor.node().kind())
+                        .kind(parent.kind(), cursor.field_name(), cursor.node(), seen)
                         .unwrap_or(*inherited);
                     break;
                 }
@@ -305,6 +365,39 @@ mod tests {
                 ("h", "except"),
                 ("i", "finally"),
                 ("j", "match"),
+            ],
+        );
+        expect(
+            Language::Python,
+            "def f(x):\n    a() if x else b()\n    return [c(v) for v in x if d(v)]\n",
+            &[
+                ("a", "if_true"),
+                ("b", "if_false"),
+                ("c", "loop"),
+                ("d", "loop"),
+            ],
+        );
+        expect(
+            Language::Kotlin,
+            "fun f(x: Boolean, xs: List<Int>) {\n    if (g()) a() else b()\n    if (x) { c() }\n    for (i in xs) d(i)\n}\n",
+            &[
+                ("g", "unconditional"),
+                ("a", "if_true"),
+                ("b", "if_false"),
+                ("c", "if_true"),
+                ("d", "loop"),
+            ],
+        );
+        expect(
+            Language::Swift,
+            "func f(x: Bool) {\n    if g() { a() } else if x { b() } else { c() }\n    guard x else { d(); return }\n}\n",
+            &[
+                ("g", "unconditional"),
+                ("a", "if_true"),
+                // An else-if's own body is its if_true (as Python's elif).
+                ("b", "if_true"),
+                ("c", "if_false"),
+                ("d", "if_false"),
             ],
         );
         expect(

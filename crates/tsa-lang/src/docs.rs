@@ -52,22 +52,23 @@ pub fn comment_above(lang: Language, src: &[u8], start: usize, max: usize) -> Op
         markers.iter().any(|m| l.starts_with(m.trim_end()))
             || (block_stars && (l == "*" || l.starts_with("* ") || l.starts_with("*/")))
     };
-    // The start of the definition's line, then line by line upwards.
-    let mut end = src[..start.min(src.len())]
-        .iter()
-        .rposition(|b| *b == b'\n')?;
+    // The start of the definition's line, then line by line upwards. Lines are
+    // looked for within LONGEST_LINE bytes: a longer one (minified code) is no
+    // comment, and the scan stays linear.
+    let mut end = line_start(src, start.min(src.len()))?.checked_sub(1)?;
     let mut block: Vec<String> = Vec::new();
     for _ in 0..MAX_LINES_ABOVE {
-        let begin = src[..end]
-            .iter()
-            .rposition(|b| *b == b'\n')
-            .map_or(0, |i| i + 1);
+        let Some(begin) = line_start(src, end) else {
+            break;
+        };
         let line = String::from_utf8_lossy(&src[begin..end]);
         let l = line.trim();
-        let attribute = l.starts_with("#[") || (l.starts_with('@') && !l.starts_with("@param"));
+        let attribute = l.starts_with("#[") || l.starts_with('@');
+        // A shebang or an encoding line documents the file, not the definition.
+        let file_header = l.starts_with("#!") || (l.starts_with('#') && l.contains("coding"));
         if attribute && block.is_empty() {
             // A decorator or attribute between the comment and the definition.
-        } else if l.is_empty() || !is_comment(l) {
+        } else if l.is_empty() || file_header || !is_comment(l) {
             break;
         } else {
             block.push(strip_markers(l));
@@ -85,6 +86,20 @@ pub fn comment_above(lang: Language, src: &[u8], start: usize, max: usize) -> Op
         .join(" ");
     let t = clip(&joined, max);
     (!t.is_empty()).then_some(t)
+}
+
+/// The longest line looked at above a definition.
+const LONGEST_LINE: usize = 4096;
+
+/// The start of the line holding byte `at` (or ending there), found within
+/// [`LONGEST_LINE`] bytes back; `None` past that.
+fn line_start(src: &[u8], at: usize) -> Option<usize> {
+    let lo = at.saturating_sub(LONGEST_LINE);
+    match src[lo..at].iter().rposition(|b| *b == b'\n') {
+        Some(i) => Some(lo + i + 1),
+        None if lo == 0 => Some(0),
+        None => None,
+    }
 }
 
 /// Whitespace runs collapsed, at most `max` characters.
@@ -167,6 +182,27 @@ mod tests {
         assert_eq!(strip_markers("/* a\n * b\n */"), "a b");
         assert_eq!(strip_markers("# note"), "note");
         assert_eq!(strip_markers("-- sql"), "sql");
+    }
+
+    #[test]
+    fn file_headers_and_long_lines_are_no_doc() {
+        let got = docs(
+            Language::Python,
+            "#!/usr/bin/env python3\n# -*- coding: utf-8 -*-\ndef main():\n    pass\n",
+        );
+        assert_eq!(got[0].1, None, "{got:?}");
+        // A minified line: definitions on it have no comment above, in linear time.
+        let line = "function a(){}".repeat(5_000);
+        let src = format!("// header\n{line}\n");
+        let x = extract(Language::JavaScript, src.as_bytes()).unwrap();
+        assert!(x.defs.len() > 1000);
+        assert_eq!(x.defs[0].doc.as_deref(), Some("header"));
+        assert!(
+            x.defs
+                .iter()
+                .filter(|d| d.start_byte > 5000)
+                .all(|d| d.doc.is_none())
+        );
     }
 
     #[test]

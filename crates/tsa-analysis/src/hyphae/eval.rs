@@ -51,7 +51,7 @@ impl Universe {
         let mut kinds = FxHashSet::default();
         for (i, s) in syms.iter().enumerate() {
             by_id.insert(s.id, i);
-            if let Some(p) = s.parent {
+            if let Some(p) = container(s) {
                 children.entry(p).or_default().push(s.id);
             }
             if !kinds.contains(&s.kind) {
@@ -96,6 +96,13 @@ pub type IdSet = FxHashSet<i64>;
 /// Whether `id` is a file's `module` pseudo-symbol.
 pub fn is_module_id(id: i64) -> bool {
     id < 0
+}
+
+/// What contains `s`: its enclosing definition, else (a top-level definition)
+/// its file's `module` pseudo-symbol; a module is contained by nothing.
+fn container(s: &DslSymbol) -> Option<i64> {
+    s.parent
+        .or_else(|| (!is_module_id(s.id)).then_some(-s.file_id))
 }
 
 /// The name of a file's `module` pseudo-symbol.
@@ -235,14 +242,14 @@ impl<'a> Evaluator<'a> {
                 .into_iter()
                 .filter(|id| {
                     u.get(*id)
-                        .and_then(|s| s.parent)
+                        .and_then(container)
                         .is_some_and(|p| left.contains(&p))
                 })
                 .collect(),
             Combinator::Descendant => right
                 .into_iter()
                 .filter(|id| {
-                    let mut cur = u.get(*id).and_then(|s| s.parent);
+                    let mut cur = u.get(*id).and_then(container);
                     let mut guard = 0;
                     while let Some(p) = cur {
                         if left.contains(&p) {
@@ -252,7 +259,7 @@ impl<'a> Evaluator<'a> {
                         if guard > 64 {
                             break;
                         }
-                        cur = u.get(p).and_then(|s| s.parent);
+                        cur = u.get(p).and_then(container);
                     }
                     false
                 })
@@ -364,6 +371,7 @@ impl<'a> Evaluator<'a> {
     ) -> Result<(Vec<i64>, Vec<i64>), ToolError> {
         let mut defined: FxHashSet<String> = targets
             .iter()
+            .filter(|id| !is_module_id(**id))
             .filter_map(|id| self.universe.get(*id).map(|s| s.name.clone()))
             .collect();
         let mut literals: Vec<String> = Vec::new();
@@ -375,7 +383,12 @@ impl<'a> Evaluator<'a> {
                 && let Base::Name(n) = &s.first.base
             {
                 literals.push(n.clone());
-                if self.universe.syms.iter().any(|x| x.name == *n) {
+                if self
+                    .universe
+                    .syms
+                    .iter()
+                    .any(|x| x.name == *n && !is_module_id(x.id))
+                {
                     defined.insert(n.clone());
                 } else {
                     undefined.push(n.clone());
@@ -459,6 +472,7 @@ impl<'a> Evaluator<'a> {
             // Unresolved call sites naming a seed: their callers may call it.
             let mut names: Vec<String> = seeds
                 .iter()
+                .filter(|id| !is_module_id(**id))
                 .filter_map(|id| self.universe.get(*id).map(|s| s.name.clone()))
                 .collect();
             names.sort();
@@ -478,6 +492,58 @@ impl<'a> Evaluator<'a> {
             .collect())
     }
 
+    /// `:subclasses(S)`: every descendant type of what S matches (transitively),
+    /// through either base edge kind.
+    fn subclasses(&mut self, set: IdSet, list: &SelectorList) -> Result<IdSet, ToolError> {
+        // Every descendant type (transitively), through either edge kind.
+        let targets = self.list(list)?;
+        let index = self.index;
+        let (exact, mut by_name) = self.name_edges(list, &targets, &|n, u| {
+            Ok(index.dsl_unresolved_subtypes_of_names(n, None, u)?)
+        })?;
+        let mut seen: IdSet = IdSet::default();
+        let mut frontier = sorted(&targets);
+        frontier.extend(exact);
+        frontier.sort_unstable();
+        frontier.dedup();
+        let mut resolved: Vec<i64> = frontier
+            .iter()
+            .filter(|id| !targets.contains(id))
+            .copied()
+            .collect();
+        seen.extend(resolved.iter().copied());
+        let mut level = 0;
+        while !frontier.is_empty() && level < 32 {
+            let next: Vec<i64> = self
+                .index
+                .dsl_subtypes_of(&frontier, None)?
+                .into_iter()
+                .filter(|id| seen.insert(*id))
+                .collect();
+            resolved.extend(&next);
+            frontier = next;
+            level += 1;
+        }
+        // Subtypes of name-matched subtypes are found through resolved edges.
+        let extra: Vec<i64> = by_name.clone();
+        if !extra.is_empty() {
+            let mut frontier = extra;
+            let mut level = 0;
+            while !frontier.is_empty() && level < 32 {
+                let next: Vec<i64> = self
+                    .index
+                    .dsl_subtypes_of(&frontier, None)?
+                    .into_iter()
+                    .filter(|id| seen.insert(*id))
+                    .collect();
+                by_name.extend(&next);
+                frontier = next;
+                level += 1;
+            }
+        }
+        Ok(self.with_fallback(set, resolved, by_name))
+    }
+
     /// `:branch(kind)`: the symbols of `set` that a resolved call site inside a
     /// branch of `kind` is bound to. Unresolved sites in that branch naming a
     /// candidate left out are noted; so are calls without branch data.
@@ -495,6 +561,7 @@ impl<'a> Evaluator<'a> {
             .collect();
         for id in &set {
             if !hit.contains(id)
+                && !is_module_id(*id)
                 && self
                     .universe
                     .get(*id)
@@ -506,7 +573,7 @@ impl<'a> Evaluator<'a> {
         let unbranched = self.index.dsl_unbranched_calls_to(&ids)?;
         if unbranched > 0 {
             self.notes.warnings.push(format!(
-                ":branch({}): {unbranched} call site(s) to the candidates carry no branch (macro-generated calls); they were not judged",
+                ":branch({}): {unbranched} call site(s) to the candidates carry no branch (calls a macro wraps); they were not judged",
                 kind.name()
             ));
         }
@@ -709,10 +776,14 @@ impl<'a> Evaluator<'a> {
                 if f.path != v.caller_file {
                     continue;
                 }
-                let holds = if v.via == "import" {
+                // Imports and top-level calls are the file's; a call inside a
+                // definition is its caller's (by qualified name and span).
+                let holds = if v.via == "import" || v.caller_name == "<module>" {
                     is_module_id(s.id)
                 } else {
-                    s.name == v.caller_name && (s.line..=s.end_line).contains(&v.caller_line)
+                    !is_module_id(s.id)
+                        && s.qualname == v.caller_name
+                        && (s.line..=s.end_line).contains(&v.caller_line)
                 };
                 if holds {
                     out.insert(*id);
@@ -783,7 +854,9 @@ impl<'a> Evaluator<'a> {
                     .collect();
                 let by_name: Vec<i64> = set
                     .iter()
-                    .filter(|id| u.get(**id).is_some_and(|s| names.contains(&s.name)))
+                    .filter(|id| {
+                        !is_module_id(**id) && u.get(**id).is_some_and(|s| names.contains(&s.name))
+                    })
                     .copied()
                     .collect();
                 self.with_fallback(set, resolved, by_name)
@@ -803,68 +876,26 @@ impl<'a> Evaluator<'a> {
                 resolved.extend(exact);
                 self.with_fallback(set, resolved, by_name)
             }
-            Pseudo::Subclasses(list) => {
-                // Every descendant type (transitively), through either edge kind.
-                let targets = self.list(list)?;
-                let index = self.index;
-                let (exact, mut by_name) = self.name_edges(list, &targets, &|n, u| {
-                    Ok(index.dsl_unresolved_subtypes_of_names(n, None, u)?)
-                })?;
-                let mut seen: IdSet = IdSet::default();
-                let mut frontier = sorted(&targets);
-                frontier.extend(exact);
-                frontier.sort_unstable();
-                frontier.dedup();
-                let mut resolved: Vec<i64> = frontier
-                    .iter()
-                    .filter(|id| !targets.contains(id))
-                    .copied()
-                    .collect();
-                seen.extend(resolved.iter().copied());
-                let mut level = 0;
-                while !frontier.is_empty() && level < 32 {
-                    let next: Vec<i64> = self
-                        .index
-                        .dsl_subtypes_of(&frontier, None)?
-                        .into_iter()
-                        .filter(|id| seen.insert(*id))
-                        .collect();
-                    resolved.extend(&next);
-                    frontier = next;
-                    level += 1;
-                }
-                // Subtypes of name-matched subtypes are found through resolved edges.
-                let extra: Vec<i64> = by_name.clone();
-                if !extra.is_empty() {
-                    let mut frontier = extra;
-                    let mut level = 0;
-                    while !frontier.is_empty() && level < 32 {
-                        let next: Vec<i64> = self
-                            .index
-                            .dsl_subtypes_of(&frontier, None)?
-                            .into_iter()
-                            .filter(|id| seen.insert(*id))
-                            .collect();
-                        by_name.extend(&next);
-                        frontier = next;
-                        level += 1;
-                    }
-                }
-                self.with_fallback(set, resolved, by_name)
-            }
+            Pseudo::Subclasses(list) => self.subclasses(set, list)?,
             Pseudo::Imports(module) => self.importing(set, module)?,
             Pseudo::Has(list) => {
                 let members = self.list(list)?;
                 let containers: IdSet = members
                     .iter()
-                    .filter_map(|id| u.get(*id).and_then(|s| s.parent))
+                    .filter_map(|id| u.get(*id).and_then(container))
                     .collect();
                 set.into_iter()
                     .filter(|id| containers.contains(id))
                     .collect()
             }
             Pseudo::Not(list) => {
-                let minus = self.list(list)?;
+                // What the inner selector noted about symbols it left out does not
+                // hold for the outer answer, which keeps exactly those.
+                let kept = std::mem::take(&mut self.notes);
+                let minus = self.list(list);
+                let inner = std::mem::replace(&mut self.notes, kept);
+                self.notes.unknown_kinds.extend(inner.unknown_kinds);
+                let minus = minus?;
                 set.into_iter().filter(|id| !minus.contains(id)).collect()
             }
             Pseudo::In(prefix) => set
@@ -878,7 +909,7 @@ impl<'a> Evaluator<'a> {
             Pseudo::FirstChild | Pseudo::LastChild | Pseudo::OnlyChild | Pseudo::NthChild(_) => set
                 .into_iter()
                 .filter(|id| {
-                    let Some(parent) = u.get(*id).and_then(|s| s.parent) else {
+                    let Some(parent) = u.get(*id).and_then(container) else {
                         return false;
                     };
                     let Some(members) = u.children.get(&parent) else {

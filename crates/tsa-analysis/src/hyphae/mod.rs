@@ -39,6 +39,9 @@ impl Match {
     }
 }
 
+/// A row's identity: (path, line, name, kind).
+type RowKey<'a> = (&'a str, u32, &'a str, &'a str);
+
 /// The evaluated selector: rows deduplicated by (name, file, line), in file and
 /// line order, plus what the evaluator noticed. Rows are materialised lazily, so a
 /// 70k-symbol answer costs one sort, not 70k row objects.
@@ -139,13 +142,15 @@ fn evaluate(index: &Index, selector: &str, tql: bool) -> Result<Outcome, ToolErr
     };
     let (order, name_fallback) = {
         // Keys computed once, then one sort.
-        let mut keyed: Vec<((&str, u32, &str), usize)> = ids
+        // A file's `module` row and a definition of the same name on its line 1
+        // (`class Foo` in Foo.java) are two rows: the kind is in the key.
+        let mut keyed: Vec<(RowKey<'_>, usize)> = ids
             .iter()
             .filter_map(|id| universe.index_of(*id))
             .map(|i| {
                 let s = &universe.syms[i];
                 let path = universe.file_of(s).map_or("", |f| f.path.as_str());
-                ((path, s.line, s.name.as_str()), i)
+                ((path, s.line, s.name.as_str(), s.kind.as_str()), i)
             })
             .collect();
         keyed.sort_unstable();

@@ -220,7 +220,8 @@ fn with_activation(ctx: &Context, mut s: Success) -> Result<Success, ToolError> 
     use tsa_analysis::activation;
     let root = ctx.root()?;
     let Some(index) = tsa_index::Index::open(root)? else {
-        return Ok(s);
+        s.set_verdict(Verdict::Warn);
+        return Ok(s.with_warning("activation not computed: no index to compute it for"));
     };
     match activation::compute(root, &index, None, std::time::Duration::from_secs(600)) {
         Ok(done) => {

@@ -72,8 +72,9 @@ impl Action for Select {
         let echo = echo(&args.selector);
         let (verdict, follow_up) = if total == 0 {
             (
-                // Unresolved call sites may have matched: not a confident NOT_FOUND.
-                if outcome.unresolved > 0 {
+                // Unresolved call sites may have matched, or a pseudo-class could
+                // not judge some of its data: not a confident NOT_FOUND.
+                if outcome.unresolved > 0 || !outcome.warnings.is_empty() {
                     Verdict::Warn
                 } else {
                     Verdict::NotFound

@@ -5,10 +5,10 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use serde_json::{Value, json};
 use tsa_analysis::semantic::{self, Filter, MODEL};
-use tsa_envelope::{ErrorType, Failure, Success, Verdict};
+use tsa_envelope::{Capped, ErrorType, Failure, ListSpelling, Success, Verdict};
 
 use crate::action::Action;
-use crate::actions::common::{open_index, to_value};
+use crate::actions::common::{fixed_cap, open_index, to_value};
 use crate::{Context, ToolError};
 
 /// Arguments of `search semantic`.
@@ -123,6 +123,7 @@ impl Action for Semantic {
         } else {
             rows.extend(found.iter().take(top_k).map(to_value));
         }
+        let listed = rows.len();
         let verdict = if rows.is_empty() {
             Verdict::NotFound
         } else {
@@ -131,8 +132,7 @@ impl Action for Semantic {
         let mut s = Success::new(
             verdict,
             format!(
-                "semantic: {} of {total} symbol(s) at similarity >= {min} for '{}'",
-                rows.len(),
+                "semantic: {listed} of {total} symbol(s) at similarity >= {min} for '{}'",
                 args.query
             ),
         );
@@ -141,12 +141,20 @@ impl Action for Semantic {
             ("similarity_method", json!("idf_coverage")),
             ("query", json!(args.query)),
             ("min_similarity", json!(min)),
-            ("total_matches", json!(total)),
-            ("count", json!(rows.len())),
-            ("neighbors", Value::Array(rows)),
         ] {
             s.insert(k, v);
         }
+        let mut s = s.with_list(
+            ListSpelling {
+                list_key: "neighbors",
+                total_key: "total_matches",
+                listed_key: "count",
+                cap_key: "top_k",
+                noun: "symbols",
+                remedy: "raise top_k (max 50) or min_similarity".into(),
+            },
+            Capped::counted(rows, total, fixed_cap(top_k)),
+        );
         if combined && !heat_known {
             s = s.with_warning("no fresh per-symbol git activation for these symbols (index action=full include_activation=true computes it): combined_score = 0.875 similarity + 0.125 callers (heat left out)");
         }

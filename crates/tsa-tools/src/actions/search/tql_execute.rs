@@ -93,9 +93,11 @@ impl Action for TqlExecute {
             .collect();
         let echo = echo(selector);
         // Nothing found while unresolved call sites might have matched: not NOT_FOUND.
-        let verdict = match (total, outcome.unresolved) {
-            (0, 0) => Verdict::NotFound,
-            (0, _) => Verdict::Warn,
+        // ... or while a pseudo-class could not judge some of its data.
+        let unsure = outcome.unresolved > 0 || !outcome.warnings.is_empty();
+        let verdict = match (total, unsure) {
+            (0, false) => Verdict::NotFound,
+            (0, true) => Verdict::Warn,
             _ => Verdict::Info,
         };
         let mut s = Success::new(
