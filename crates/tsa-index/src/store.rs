@@ -10,7 +10,7 @@ use crate::IndexError;
 use crate::fault::checkpoint;
 
 /// Bumped whenever the schema or the extractor changes what it stores.
-pub const SCHEMA_VERSION: i64 = 14;
+pub const SCHEMA_VERSION: i64 = 15;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -785,7 +785,26 @@ pub fn get_meta(conn: &Connection, key: &str) -> Result<Option<String>, IndexErr
 
 #[cfg(test)]
 mod tests {
-    use super::identifier_words;
+
+    /// The schema text the current [`SCHEMA_VERSION`] stands for: a change to the
+    /// tables without a new version would open old indexes as if they had the new
+    /// columns. Change the schema, bump the version, then put the new digest here.
+    const SCHEMA_DIGEST: (i64, &str) = (
+        15,
+        "ff3a16a77b98c937816bc7ffaa72f24c9baf023a512f857d4d2eb476705fa494",
+    );
+
+    #[test]
+    fn a_schema_change_bumps_the_version() {
+        let digest = blake3::hash(format!("{SCHEMA}{INDEXES}").as_bytes()).to_hex();
+        assert_eq!(
+            (SCHEMA_VERSION, digest.as_str()),
+            SCHEMA_DIGEST,
+            "the schema changed: bump SCHEMA_VERSION and set SCHEMA_DIGEST to ({}, \"{digest}\")",
+            SCHEMA_VERSION + 1
+        );
+    }
+    use super::{INDEXES, SCHEMA, SCHEMA_VERSION, identifier_words};
 
     #[test]
     fn splits_identifiers_into_words() {
