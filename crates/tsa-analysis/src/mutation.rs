@@ -253,11 +253,16 @@ pub enum Failure {
     NonAssertion,
     NotRun,
     Timeout,
+    /// The caller cancelled the call (MCP): the run was stopped.
+    Cancelled,
 }
 
 fn classify(r: &run_tree::Run) -> Failure {
     if r.status == Status::Timeout {
         return Failure::Timeout;
+    }
+    if r.status == Status::Cancelled {
+        return Failure::Cancelled;
     }
     if r.status == Status::Error {
         // Could not start, or left processes that could not be cleaned up.
@@ -390,6 +395,7 @@ pub fn probe(
     line: u32,
     node: &str,
     budget: Duration,
+    cancelled: &dyn Fn() -> bool,
 ) -> Result<Probe, &'static str> {
     let src = std::fs::read(root.join(rel)).map_err(|_| "FILE_NOT_FOUND")?;
     let m = mutate(&src, line).ok_or("NO_INVERTIBLE_BRANCH")?;
@@ -424,7 +430,7 @@ pub fn probe(
         .collect()
     };
     let base_deadline = Instant::now() + budget / 2;
-    let base = run_tree::run(&argv(""), root, base_deadline.min(deadline));
+    let base = run_tree::run_until(&argv(""), root, base_deadline.min(deadline), cancelled);
     let baseline_failure = classify(&base);
     let mut p = Probe {
         probe_verdict: "unknown",
@@ -448,6 +454,10 @@ pub fn probe(
             p.reason = Some("TIMEOUT");
             return Ok(p);
         }
+        Failure::Cancelled => {
+            p.reason = Some("CANCELLED");
+            return Ok(p);
+        }
         Failure::NotRun => {
             p.reason = Some("NOT_ISOLABLE");
             return Ok(p);
@@ -457,13 +467,17 @@ pub fn probe(
             return Ok(p);
         }
     }
-    let run = run_tree::run(&argv(&mutated.to_string_lossy()), root, deadline);
+    let run = run_tree::run_until(&argv(&mutated.to_string_lossy()), root, deadline, cancelled);
     let f = classify(&run);
     p.mutated_failure = Some(f);
     p.mutated_ms = Some(run.elapsed_ms);
     p.mutated_output_tail = Some(tail(&run.output));
     if !unchanged() {
         p.reason = Some("WORKING_TREE_MODIFIED");
+        return Ok(p);
+    }
+    if f == Failure::Cancelled {
+        p.reason = Some("CANCELLED");
         return Ok(p);
     }
     if f != Failure::Timeout && !marker.exists() {
@@ -474,6 +488,7 @@ pub fn probe(
         Failure::Assertion => ("constrains", None),
         Failure::None => ("does_not_constrain", Some("MUTATED_RUN_PASSED")),
         Failure::Timeout => ("unknown", Some("TIMEOUT")),
+        Failure::Cancelled => ("unknown", Some("CANCELLED")),
         Failure::NotRun => ("unknown", Some("NOT_ISOLABLE")),
         Failure::NonAssertion => ("unknown", Some("MUTATED_RUN_CRASHED")),
     };

@@ -306,6 +306,24 @@ mod tests {
     }
 
     #[test]
+    fn a_cancellation_stops_the_run_at_once() {
+        let argv: Vec<String> = ["sh", "-c", "sleep 300"]
+            .iter()
+            .map(|s| (*s).to_owned())
+            .collect();
+        let asked = Instant::now() + Duration::from_millis(300);
+        let r = run_until(
+            &argv,
+            Path::new("/tmp"),
+            Instant::now() + Duration::from_secs(60),
+            &|| Instant::now() >= asked,
+        );
+        assert_eq!(r.status, Status::Cancelled);
+        assert!(r.cleanup_complete);
+        assert!(r.elapsed_ms < 10_000, "{}", r.elapsed_ms);
+    }
+
+    #[test]
     fn output_keeps_its_head_and_tail() {
         let r = sh("yes x | head -c 200000; echo END", 20);
         assert!(r.output_truncated);

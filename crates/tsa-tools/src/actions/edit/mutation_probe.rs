@@ -129,7 +129,15 @@ impl Action for MutationProbe {
                 "timeout must be > 0 and at most 900 seconds",
             ));
         }
-        let p = match mutation::probe(root, &rel, line, node, Duration::from_secs_f64(secs)) {
+        let cancelled = || ctx.cancelled();
+        let p = match mutation::probe(
+            root,
+            &rel,
+            line,
+            node,
+            Duration::from_secs_f64(secs),
+            &cancelled,
+        ) {
             Ok(p) => p,
             Err("NO_INVERTIBLE_BRANCH") => {
                 let mut s = Success::new(
