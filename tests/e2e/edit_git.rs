@@ -124,9 +124,17 @@ fn stage(repo: &git2::Repository, rel: &str) {
 }
 
 fn commit(repo: &git2::Repository, msg: &str) {
+    commit_as(
+        repo,
+        msg,
+        &git2::Signature::now("t", "t@example.com").unwrap(),
+    );
+}
+
+/// Commits what is staged on HEAD, signed (and dated) by `sig`.
+pub(crate) fn commit_as(repo: &git2::Repository, msg: &str, sig: &git2::Signature<'_>) {
     let mut idx = repo.index().unwrap();
     let tree = repo.find_tree(idx.write_tree().unwrap()).unwrap();
-    let sig = git2::Signature::now("t", "t@example.com").unwrap();
     let parents: Vec<git2::Commit<'_>> = repo
         .head()
         .ok()
@@ -134,7 +142,7 @@ fn commit(repo: &git2::Repository, msg: &str) {
         .into_iter()
         .collect();
     let refs: Vec<&git2::Commit<'_>> = parents.iter().collect();
-    repo.commit(Some("HEAD"), &sig, &sig, msg, &tree, &refs)
+    repo.commit(Some("HEAD"), sig, sig, msg, &tree, &refs)
         .unwrap();
 }
 

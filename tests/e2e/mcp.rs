@@ -181,28 +181,6 @@ async fn mcp_without_a_root_asks_for_set_project_path() {
     client.cancel().await.unwrap();
 }
 
-/// (progress, total) of each notification received.
-type Seen = std::sync::Arc<std::sync::Mutex<Vec<(f64, Option<f64>)>>>;
-
-/// A client that records the progress notifications it receives.
-#[derive(Clone, Default)]
-struct ProgressClient {
-    seen: Seen,
-}
-
-impl rmcp::ClientHandler for ProgressClient {
-    async fn on_progress(
-        &self,
-        params: rmcp::model::ProgressNotificationParam,
-        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
-    ) {
-        self.seen
-            .lock()
-            .unwrap()
-            .push((params.progress, params.total));
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn mcp_build_sends_progress_notifications_for_a_progress_token() {
     use rmcp::model::{NumberOrString, ProgressToken, RequestParamsMeta};
@@ -212,7 +190,7 @@ async fn mcp_build_sends_progress_notifications_for_a_progress_token() {
         .arg("--project-root")
         .arg(&p.root)
         .env_remove("TREE_SITTER_PROJECT_ROOT");
-    let handler = ProgressClient::default();
+    let handler = crate::support::ProgressClient::default();
     let client = handler
         .clone()
         .serve(TokioChildProcess::new(cmd).unwrap())
@@ -233,13 +211,19 @@ async fn mcp_build_sends_progress_notifications_for_a_progress_token() {
             .lock()
             .unwrap()
             .iter()
-            .any(|(done, _)| *done == total)
+            .any(|p| p.progress == total)
         {
             break;
         }
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    let seen = handler.seen.lock().unwrap().clone();
+    let seen: Vec<(f64, Option<f64>)> = handler
+        .seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|p| (p.progress, p.total))
+        .collect();
     assert!(!seen.is_empty(), "no progress notification");
     assert!(seen.iter().all(|(_, t)| *t == Some(total)));
     assert!(

@@ -85,6 +85,22 @@ pub fn all_gone(pids: &Path) -> bool {
     })
 }
 
+/// An MCP client that records every progress notification it receives.
+#[derive(Clone, Default)]
+pub struct ProgressClient {
+    pub seen: std::sync::Arc<std::sync::Mutex<Vec<rmcp::model::ProgressNotificationParam>>>,
+}
+
+impl rmcp::ClientHandler for ProgressClient {
+    async fn on_progress(
+        &self,
+        params: rmcp::model::ProgressNotificationParam,
+        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
+    ) {
+        self.seen.lock().unwrap().push(params);
+    }
+}
+
 /// One CLI call of `tool` with JSON-shaped `args` (`action` first): the exit code
 /// follows `success`, and the envelope keeps its contract.
 pub fn tool_cli(root: &Path, tool: &str, args: &Value) -> Value {

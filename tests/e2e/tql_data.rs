@@ -107,22 +107,13 @@ fn commit_at(repo: &git2::Repository, files: &[&str], msg: &str, days_ago: i64) 
         idx.add_path(Path::new(f)).unwrap();
     }
     idx.write().unwrap();
-    let tree = repo.find_tree(idx.write_tree().unwrap()).unwrap();
     let now = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .unwrap()
         .as_secs() as i64;
     let when = git2::Time::new(now - days_ago * DAY, 0);
     let sig = git2::Signature::new("t", "t@example.com", &when).unwrap();
-    let parents: Vec<git2::Commit<'_>> = repo
-        .head()
-        .ok()
-        .and_then(|h| h.peel_to_commit().ok())
-        .into_iter()
-        .collect();
-    let refs: Vec<&git2::Commit<'_>> = parents.iter().collect();
-    repo.commit(Some("HEAD"), &sig, &sig, msg, &tree, &refs)
-        .unwrap();
+    crate::edit_git::commit_as(repo, msg, &sig);
 }
 
 const OLD: &str = "def settled():\n    return 1\n\n\ndef touched():\n    return 2\n";

@@ -175,32 +175,13 @@ fn a_timeout_kills_every_process_of_the_run() {
     assert!(all_gone(&pids), "a process was left behind: {text}");
 }
 
-/// Records the progress messages a client receives.
-#[derive(Clone, Default)]
-struct Progress {
-    seen: std::sync::Arc<std::sync::Mutex<Vec<String>>>,
-}
-
-impl rmcp::ClientHandler for Progress {
-    async fn on_progress(
-        &self,
-        params: rmcp::model::ProgressNotificationParam,
-        _context: rmcp::service::NotificationContext<rmcp::RoleClient>,
-    ) {
-        self.seen
-            .lock()
-            .unwrap()
-            .push(params.message.unwrap_or_default());
-    }
-}
-
 #[cfg(target_os = "linux")]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancelled_verify_kills_its_tree_and_reported_its_step() {
     use rmcp::model::{CallToolRequest, CallToolRequestParams, ClientRequest};
     use rmcp::service::PeerRequestOptions;
     let (p, pids) = slow_project();
-    let handler = Progress::default();
+    let handler = crate::support::ProgressClient::default();
     let client = mcp(handler.clone(), &p.root).await;
     let (is_error, v) = mcp_call(
         &client,
@@ -245,7 +226,13 @@ async fn a_cancelled_verify_kills_its_tree_and_reported_its_step() {
         );
         tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     }
-    let seen = handler.seen.lock().unwrap().clone();
+    let seen: Vec<String> = handler
+        .seen
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|p| p.message.clone().unwrap_or_default())
+        .collect();
     assert!(
         seen.iter().any(|m| m == "verify: 0/1 steps"),
         "a progress notification per step: {seen:?}"

@@ -312,21 +312,8 @@ pub fn load(root: &Path) -> Option<Store> {
 }
 
 fn save(root: &Path, store: &Store) -> Result<(), ToolError> {
-    let path = tsa_index::state_path(root, STORE)?;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| ToolError::Internal(format!("cannot create {}: {e}", dir.display())))?;
-    }
     let body = serde_json::to_vec(store).map_err(|e| ToolError::Internal(e.to_string()))?;
-    // A temp file of its own: two writers never rename each other's half.
-    let dir = tsa_index::state_path(root, "")?;
-    let write = || -> std::io::Result<()> {
-        let mut tmp = tempfile::NamedTempFile::new_in(&dir)?;
-        std::io::Write::write_all(&mut tmp, &body)?;
-        tmp.persist(&path).map_err(|e| e.error)?;
-        Ok(())
-    };
-    write().map_err(|e| ToolError::Internal(format!("cannot write .tsa/{STORE}: {e}")))
+    crate::state::write(root, STORE, &body)
 }
 
 /// Computes activation for `files` (path, index hash) within `budget`, merged into

@@ -373,16 +373,9 @@ pub fn persist(root: &Path, eval: &Evaluation) -> Result<(), ToolError> {
     if eval.evaluated_edge_count == 0 && path.is_file() {
         return Ok(());
     }
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)
-            .map_err(|e| ToolError::Internal(format!("cannot create {}: {e}", dir.display())))?;
-    }
     let body = serde_json::to_vec(&json!({ "violations": eval.violations }))
         .map_err(|e| ToolError::Internal(e.to_string()))?;
-    let tmp = tsa_index::state_path(root, &format!("{STORE}.tmp"))?;
-    std::fs::write(&tmp, body)
-        .and_then(|()| std::fs::rename(&tmp, &path))
-        .map_err(|e| ToolError::Internal(format!("cannot write .tsa/{STORE}: {e}")))
+    crate::state::write(root, STORE, &body)
 }
 
 /// The violations persisted by the last evaluation (none when never evaluated).

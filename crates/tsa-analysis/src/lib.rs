@@ -54,6 +54,7 @@ pub mod similarity;
 pub mod sitemap;
 pub mod snapshot;
 pub mod source;
+pub mod state;
 pub mod suggest;
 pub mod task_context;
 pub mod test_map;

@@ -512,6 +512,22 @@ impl<'a> Evaluator<'a> {
             .copied()
             .collect();
         seen.extend(resolved.iter().copied());
+        let walked = self.subtypes_below(frontier, &mut seen)?;
+        resolved.extend(walked);
+        // Subtypes of name-matched subtypes are found through resolved edges.
+        let below_named = self.subtypes_below(by_name.clone(), &mut seen)?;
+        by_name.extend(below_named);
+        Ok(self.with_fallback(set, resolved, by_name))
+    }
+
+    /// The types below `frontier` through resolved base edges (at most 32 levels),
+    /// each not yet in `seen` (which takes them).
+    fn subtypes_below(
+        &self,
+        mut frontier: Vec<i64>,
+        seen: &mut IdSet,
+    ) -> Result<Vec<i64>, ToolError> {
+        let mut out = Vec::new();
         let mut level = 0;
         while !frontier.is_empty() && level < 32 {
             let next: Vec<i64> = self
@@ -520,28 +536,11 @@ impl<'a> Evaluator<'a> {
                 .into_iter()
                 .filter(|id| seen.insert(*id))
                 .collect();
-            resolved.extend(&next);
+            out.extend(&next);
             frontier = next;
             level += 1;
         }
-        // Subtypes of name-matched subtypes are found through resolved edges.
-        let extra: Vec<i64> = by_name.clone();
-        if !extra.is_empty() {
-            let mut frontier = extra;
-            let mut level = 0;
-            while !frontier.is_empty() && level < 32 {
-                let next: Vec<i64> = self
-                    .index
-                    .dsl_subtypes_of(&frontier, None)?
-                    .into_iter()
-                    .filter(|id| seen.insert(*id))
-                    .collect();
-                by_name.extend(&next);
-                frontier = next;
-                level += 1;
-            }
-        }
-        Ok(self.with_fallback(set, resolved, by_name))
+        Ok(out)
     }
 
     /// `:branch(kind)`: the symbols of `set` that a resolved call site inside a
