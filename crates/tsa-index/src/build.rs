@@ -25,6 +25,7 @@ use crate::store::{self, FileRow, Writer};
 use crate::walk::{SourceFile, WalkOptions, walk};
 
 mod cold;
+mod replace;
 
 /// Full wipes and rebuilds; incremental re-parses only files whose content changed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
@@ -390,6 +391,7 @@ fn build_locked(
             opts.report("write", total, total);
             let t = Instant::now();
             tx.execute_batch(store::INDEXES)?;
+            tx.execute_batch(store::OPTIMIZE_FTS)?;
             store::set_meta(&tx, "layout", &layout.to_json())?;
             store::set_meta(&tx, "built_at", &now.to_string())?;
             store::set_meta(&tx, "last_mode", opts.mode.as_str())?;
@@ -785,20 +787,8 @@ fn written_type(lang: Language, kind: tsa_lang::DefKind, name: &str, sig: &str) 
     }
 }
 
-/// What a freshly parsed file brings into a sync's re-binding: the names it defines
-/// and imports (an include's empty alias names nothing), and its typed fields.
-fn names_brought(
-    x: &FileExtract,
-    names: &mut HashSet<String>,
-    fields: &mut HashSet<(String, String, String)>,
-) {
-    names.extend(x.defs.iter().map(|d| d.name.clone()));
-    names.extend(
-        x.imports
-            .iter()
-            .filter(|i| !i.alias.is_empty())
-            .map(|i| i.alias.clone()),
-    );
+/// The typed fields a freshly parsed file declares.
+fn fields_brought(x: &FileExtract, fields: &mut HashSet<(String, String, String)>) {
     fields.extend(
         x.fields
             .iter()
@@ -806,38 +796,12 @@ fn names_brought(
     );
 }
 
-/// Whether C or C++ file `f`, stored before, includes other headers now (or in
-/// another order). Other languages: `false` (their imports bind names, which the
-/// names a sync re-binds cover).
-fn includes_changed(
-    tx: &rusqlite::Transaction<'_>,
-    f: &SourceFile,
-    x: &FileExtract,
-) -> Result<bool, IndexError> {
-    if f.language.family() != tsa_lang::Family::C {
-        return Ok(false);
-    }
-    let old: Vec<String> = tx
-        .prepare_cached(
-            "SELECT i.module FROM imports i JOIN files f ON f.id = i.file_id
-             WHERE f.path = ?1 ORDER BY i.id",
-        )?
-        .query_map([&f.rel], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    Ok(!old
-        .iter()
-        .map(String::as_str)
-        .eq(x.imports.iter().map(|i| i.module.as_str())))
-}
-
-/// Names whose bindings a change to `file_ids` can alter: the names it defines and
-/// the names it imports.
-fn names_of_files(
+/// The typed fields the stored files `file_ids` declare.
+fn fields_of_files(
     tx: &rusqlite::Transaction<'_>,
     file_ids: &[i64],
     fields: &mut HashSet<(String, String, String)>,
-) -> Result<HashSet<String>, IndexError> {
-    let mut out = HashSet::new();
+) -> Result<(), IndexError> {
     let mut fs = tx.prepare_cached(
         "SELECT o.name, n.name, f.type FROM fields f JOIN names n ON n.id = f.name_id
          JOIN names o ON o.id = f.owner_id WHERE f.file_id = ?1",
@@ -847,6 +811,16 @@ fn names_of_files(
             fields.insert(row?);
         }
     }
+    Ok(())
+}
+
+/// Names whose bindings removing the stored files `file_ids` can alter: the names
+/// they define and the names they import.
+fn names_of_files(
+    tx: &rusqlite::Transaction<'_>,
+    file_ids: &[i64],
+) -> Result<HashSet<String>, IndexError> {
+    let mut out = HashSet::new();
     let mut defs = tx.prepare_cached(
         "SELECT n.name FROM symbols s JOIN names n ON n.id = s.name_id WHERE s.file_id = ?1",
     )?;
@@ -916,41 +890,37 @@ fn write_incremental(
             .collect();
         gone.sort();
     }
-    // Old ids of files about to be rewritten or removed, for the affected names.
+    // Old ids of files about to be rewritten or removed; of those removed (every
+    // name they define or import is affected: a rewritten file says which of its
+    // names changed).
     let mut old_ids = Vec::new();
+    let mut removed_ids = Vec::new();
     let mut id_of = tx.prepare_cached("SELECT id FROM files WHERE path = ?1")?;
     let mut lookup = |p: &str| -> Result<Option<i64>, IndexError> {
         Ok(id_of.query_row([p], |r| r.get(0)).optional()?)
     };
     for p in &gone {
-        old_ids.extend(lookup(p)?);
+        removed_ids.extend(lookup(p)?);
     }
     for (f, o) in walked.files.iter().zip(&outcomes) {
-        if matches!(
-            o,
-            Outcome::Parsed { .. } | Outcome::Binary | Outcome::Vanished(_) | Outcome::TooLarge(_)
-        ) {
-            old_ids.extend(lookup(&f.rel)?);
+        match o {
+            Outcome::Parsed { .. } => old_ids.extend(lookup(&f.rel)?),
+            Outcome::Binary | Outcome::Vanished(_) | Outcome::TooLarge(_) => {
+                removed_ids.extend(lookup(&f.rel)?);
+            }
+            _ => {}
         }
     }
-    // Compiler (SCIP) bindings into the definitions of changed files are stale:
-    // those sites go back to the heuristics (their callee names are in scope below).
-    let old_symbols: Vec<i64> = if old_ids.is_empty() {
-        Vec::new()
-    } else {
-        let mut stmt = tx.prepare(&format!(
-            "SELECT id FROM symbols WHERE file_id IN ({})",
-            id_list(old_ids.iter().copied())
-        ))?;
-        stmt.query_map([], |r| r.get::<_, i64>(0))?
-            .collect::<Result<_, _>>()?
-    };
+    old_ids.extend(removed_ids.iter().copied());
     // Fields whose declarations change: calls on `Owner#field` receivers elsewhere.
     // (Only declarations that changed: a field declared the same before and after
     // types every receiver as it did.)
     let mut old_fields = HashSet::new();
     let mut new_fields: HashSet<(String, String, String)> = HashSet::new();
-    let mut affected_names = names_of_files(tx, &old_ids, &mut old_fields)?;
+    fields_of_files(tx, &old_ids, &mut old_fields)?;
+    let mut affected_names = names_of_files(tx, &removed_ids)?;
+    // Compiler (SCIP) bindings into their definitions go back to the heuristics.
+    affected_names.extend(replace::unbind_compiler_edges(tx, &old_ids)?);
     // A changed manifest (a new source root, module path, crate name) can change
     // any binding.
     let layout_json = layout.to_json();
@@ -978,21 +948,23 @@ fn write_incremental(
                 report.cached += 1;
             }
             Outcome::Parsed { hash, x } => {
+                // The file and the definitions found again keep their ids.
+                let r = replace::replace_file(tx, &mut w, &file_row(f, &hash), &x)?;
                 // A C or C++ file whose includes changed changes what every file
                 // including it reaches: their sites are re-bound too.
-                if !structure_changed && includes_changed(tx, f, &x)? {
+                if r.imports_changed && f.language.family() == tsa_lang::Family::C {
                     structure_changed = true;
                 }
-                if w.delete_file(&f.rel)?.is_none() {
+                if r.new {
                     structure_changed = true;
                     report.new_files += 1;
                 } else {
                     report.updated_files += 1;
                 }
-                let id = w.insert_file(&file_row(f, &hash), &x)?;
                 checkpoint("write");
-                changed_ids.push(id);
-                names_brought(&x, &mut affected_names, &mut new_fields);
+                changed_ids.push(r.file_id);
+                affected_names.extend(r.names);
+                fields_brought(&x, &mut new_fields);
                 report.indexed += 1;
                 if x.parse_errors > 0 {
                     report.files_with_parse_errors += 1;
@@ -1033,17 +1005,6 @@ fn write_incremental(
                 report.files.push(status(&f.rel, "error", reason));
             }
         }
-    }
-    if !old_symbols.is_empty() {
-        tx.execute(
-            &format!(
-                "UPDATE calls SET resolution = 5, target_id = NULL, confidence = 0
-                 WHERE resolution = {} AND target_id IN ({})",
-                Resolution::Compiler.code(),
-                id_list(old_symbols.iter().copied())
-            ),
-            [],
-        )?;
     }
     report.write_ms = t.elapsed().as_millis();
     let t = Instant::now();

@@ -22,7 +22,7 @@ use crate::IndexError;
 use crate::fault::checkpoint;
 use crate::layout::Layout;
 use crate::resolve::{MCall, MField, MFile, MImport, MSym, Model, Resolution};
-use crate::store::{CallBinding, CallRow, ImportRow, Writer};
+use crate::store::{At, CallBinding, CallRow, ImportRow, Writer};
 use crate::walk::SourceFile;
 
 /// Finished items that may wait in the channel for the consumer.
@@ -435,7 +435,7 @@ fn parse_and_write_defs(
         w.insert_defs(
             &file_row(f, &hash),
             &x,
-            Some((k + 1, kept.syms.len() as i64 + 1)),
+            At::Next(k + 1, kept.syms.len() as i64 + 1),
         )?;
         w.insert_fields(k + 1, &x.fields)?;
         kept.keep(f, &x);

@@ -1,0 +1,370 @@
+//! A sync's rewrite of one re-parsed file that keeps the ids other rows point at.
+//!
+//! The file keeps its id, and every definition found again (same name, kind and
+//! qualified name, matched in order) keeps its symbol id, so the bindings of other
+//! files' call sites, imports and bases into it stay valid. What the rest of the
+//! index must re-bind is then only the names whose definitions came, went or
+//! changed in a way resolution looks at (owner, parent, signature, receiver name,
+//! test flag, bases), and the names the file imports when its imports changed.
+
+use std::collections::{HashSet, VecDeque};
+
+use rusqlite::{OptionalExtension, Transaction};
+use rustc_hash::FxHashMap;
+use tsa_lang::{BaseKind, FileExtract};
+
+use crate::IndexError;
+use crate::resolve::Resolution;
+use crate::store::{At, FileRow, Writer};
+
+/// What rewriting a file changed for the rest of the index.
+#[derive(Debug)]
+pub(super) struct Replaced {
+    pub file_id: i64,
+    /// The path had no row before.
+    pub new: bool,
+    /// Names other files' bindings may now resolve differently.
+    pub names: HashSet<String>,
+    /// The file's import list differs from the stored one.
+    pub imports_changed: bool,
+}
+
+/// A stored definition, as resolution sees it.
+struct Old {
+    id: i64,
+    name: String,
+    kind: String,
+    qualname: String,
+    owner: Option<String>,
+    parent: Option<i64>,
+    signature: String,
+    is_test: bool,
+    self_name: Option<String>,
+    bases: Vec<(String, i64)>,
+}
+
+/// Rewrites the rows of `file` from `x`, keeping ids where definitions persist.
+pub(super) fn replace_file(
+    tx: &Transaction<'_>,
+    w: &mut Writer<'_>,
+    file: &FileRow<'_>,
+    x: &FileExtract,
+) -> Result<Replaced, IndexError> {
+    let id: Option<i64> = tx
+        .prepare_cached("SELECT id FROM files WHERE path = ?1")?
+        .query_row([file.path], |r| r.get(0))
+        .optional()?;
+    let Some(file_id) = id else {
+        let file_id = w.insert_file(file, x)?;
+        let mut names: HashSet<String> = x.defs.iter().map(|d| d.name.clone()).collect();
+        names.extend(import_names(x.imports.iter().map(|i| (&i.alias, &i.name))));
+        return Ok(Replaced {
+            file_id,
+            new: true,
+            names,
+            imports_changed: true,
+        });
+    };
+    let old = stored_defs(tx, file_id)?;
+    let old_imports = stored_imports(tx, file_id)?;
+    let (ids, mut names) = match_defs(&old, x, file.is_test);
+    let imports_changed = !old_imports
+        .iter()
+        .map(|(m, n, a, l)| (m.as_str(), n.as_deref(), a.as_str(), *l))
+        .eq(x.imports.iter().map(|i| {
+            (
+                i.module.as_str(),
+                i.name.as_deref(),
+                i.alias.as_str(),
+                i64::from(i.level),
+            )
+        }));
+    if imports_changed {
+        names.extend(import_names(old_imports.iter().map(|(_, n, a, _)| (a, n))));
+        names.extend(import_names(x.imports.iter().map(|i| (&i.alias, &i.name))));
+    }
+    w.delete_rows(file_id)?;
+    tx.prepare_cached("DELETE FROM files WHERE id = ?1")?
+        .execute([file_id])?;
+    let (file_id, sym_ids) = w.insert_defs(file, x, At::Kept(file_id, &ids))?;
+    w.insert_refs(file_id, &sym_ids, x)?;
+    Ok(Replaced {
+        file_id,
+        new: false,
+        names,
+        imports_changed,
+    })
+}
+
+/// The names a list of imports binds (an include or side-effect import: none).
+fn import_names<'a>(
+    imports: impl Iterator<Item = (&'a String, &'a Option<String>)>,
+) -> impl Iterator<Item = String> {
+    imports.flat_map(|(alias, name)| {
+        (!alias.is_empty())
+            .then(|| alias.clone())
+            .into_iter()
+            .chain(name.clone())
+    })
+}
+
+/// Pairs the new definitions with the stored ones: the id each new one keeps
+/// (`None`: fresh), and the names whose definitions differ for resolution.
+fn match_defs(
+    old: &[Old],
+    x: &FileExtract,
+    file_is_test: bool,
+) -> (Vec<Option<i64>>, HashSet<String>) {
+    let mut queue: FxHashMap<(&str, &str, &str), VecDeque<usize>> = FxHashMap::default();
+    for (k, o) in old.iter().enumerate() {
+        queue
+            .entry((&o.name, &o.kind, &o.qualname))
+            .or_default()
+            .push_back(k);
+    }
+    let mut names = HashSet::new();
+    let mut taken: Vec<Option<usize>> = Vec::with_capacity(x.defs.len());
+    for d in &x.defs {
+        let k = queue
+            .get_mut(&(d.name.as_str(), d.kind.as_str(), d.qualname.as_str()))
+            .and_then(VecDeque::pop_front);
+        let same = k.is_some_and(|k| {
+            let o = &old[k];
+            let parent = d.parent.and_then(|p| taken[p]).map(|p| old[p].id);
+            o.owner == d.owner
+                && o.parent == parent
+                && o.signature == d.signature
+                && o.is_test == (d.is_test || file_is_test)
+                && o.self_name == d.self_name
+                && o.bases
+                    .iter()
+                    .map(|(n, k)| (n.as_str(), *k))
+                    .eq(d.bases.iter().map(|b| (b.name.as_str(), base_code(b.kind))))
+        });
+        if !same {
+            names.insert(d.name.clone());
+        }
+        taken.push(k);
+    }
+    // Definitions no longer there.
+    for rest in queue.values() {
+        names.extend(rest.iter().map(|&k| old[k].name.clone()));
+    }
+    let ids = taken.iter().map(|k| k.map(|k| old[k].id)).collect();
+    (ids, names)
+}
+
+fn base_code(kind: BaseKind) -> i64 {
+    match kind {
+        BaseKind::Extends => 0,
+        BaseKind::Implements => 1,
+    }
+}
+
+/// The stored definitions of a file, in id order, with their bases.
+fn stored_defs(tx: &Transaction<'_>, file_id: i64) -> Result<Vec<Old>, IndexError> {
+    let mut out: Vec<Old> = tx
+        .prepare_cached(
+            "SELECT s.id, n.name, s.kind, s.qualname, o.name, s.parent_id, s.signature, s.is_test, s.self_name
+             FROM symbols s JOIN names n ON n.id = s.name_id LEFT JOIN names o ON o.id = s.owner_id
+             WHERE s.file_id = ?1 ORDER BY s.id",
+        )?
+        .query_map([file_id], |r| {
+            Ok(Old {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                kind: r.get(2)?,
+                qualname: r.get(3)?,
+                owner: r.get(4)?,
+                parent: r.get(5)?,
+                signature: r.get(6)?,
+                is_test: r.get(7)?,
+                self_name: r.get(8)?,
+                bases: Vec::new(),
+            })
+        })?
+        .collect::<Result<_, _>>()?;
+    let at: FxHashMap<i64, usize> = out.iter().enumerate().map(|(k, o)| (o.id, k)).collect();
+    let mut bases = tx.prepare_cached(
+        "SELECT h.symbol_id, n.name, h.kind FROM inherits h JOIN names n ON n.id = h.base_id
+         WHERE h.file_id = ?1 ORDER BY h.id",
+    )?;
+    for row in bases.query_map([file_id], |r| {
+        Ok((
+            r.get::<_, i64>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, i64>(2)?,
+        ))
+    })? {
+        let (sym, name, kind) = row?;
+        if let Some(&k) = at.get(&sym) {
+            out[k].bases.push((name, kind));
+        }
+    }
+    Ok(out)
+}
+
+/// The stored imports of a file, in order: (module, name, alias, level).
+type StoredImport = (String, Option<String>, String, i64);
+
+fn stored_imports(tx: &Transaction<'_>, file_id: i64) -> Result<Vec<StoredImport>, IndexError> {
+    Ok(tx
+        .prepare_cached(
+            "SELECT module, name, alias, level FROM imports WHERE file_id = ?1 ORDER BY id",
+        )?
+        .query_map([file_id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })?
+        .collect::<Result<_, _>>()?)
+}
+
+/// Compiler (SCIP) bindings into the definitions of files `file_ids` (about to be
+/// rewritten or removed) are stale: those sites go back to the heuristics. Returns
+/// their callee names, for the re-binding.
+pub(super) fn unbind_compiler_edges(
+    tx: &Transaction<'_>,
+    file_ids: &[i64],
+) -> Result<HashSet<String>, IndexError> {
+    if file_ids.is_empty() {
+        return Ok(HashSet::new());
+    }
+    let ids = file_ids
+        .iter()
+        .map(i64::to_string)
+        .collect::<Vec<_>>()
+        .join(",");
+    let into = format!(
+        "c.resolution = {} AND c.target_id IN (SELECT id FROM symbols WHERE file_id IN ({ids}))",
+        Resolution::Compiler.code()
+    );
+    let names = tx
+        .prepare(&format!(
+            "SELECT DISTINCT n.name FROM calls c JOIN names n ON n.id = c.callee_id WHERE {into}"
+        ))?
+        .query_map([], |r| r.get::<_, String>(0))?
+        .collect::<Result<_, _>>()?;
+    tx.execute(
+        &format!(
+            "UPDATE calls AS c SET resolution = 5, target_id = NULL, confidence = 0 WHERE {into}"
+        ),
+        [],
+    )?;
+    Ok(names)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use rusqlite::{Connection, OptionalExtension};
+
+    use crate::{BuildOptions, build, store};
+
+    fn id(c: &Connection, sql: &str) -> Option<i64> {
+        c.query_row(sql, [], |r| r.get(0)).optional().unwrap().flatten()
+    }
+
+    fn symbol(c: &Connection, name: &str) -> Option<i64> {
+        id(
+            c,
+            &format!(
+                "SELECT s.id FROM symbols s JOIN names n ON n.id = s.name_id WHERE n.name = '{name}'"
+            ),
+        )
+    }
+
+    /// (target, resolution) of the first site in b.py calling `name`, `receiver` or not.
+    fn site(c: &Connection, name: &str, receiver: bool) -> (Option<i64>, i64) {
+        c.query_row(
+            &format!(
+                "SELECT c.target_id, c.resolution FROM calls c JOIN names n ON n.id = c.callee_id
+                 JOIN files f ON f.id = c.file_id
+                 WHERE f.path = 'b.py' AND n.name = '{name}' AND c.alt = 0
+                   AND (c.receiver IS NOT NULL) = {receiver}"
+            ),
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap()
+    }
+
+    fn write(root: &Path, path: &str, text: &str) {
+        std::fs::write(root.join(path), text).unwrap();
+    }
+
+    fn sync(root: &Path) -> Connection {
+        let r = build(root, &BuildOptions::default()).unwrap();
+        assert_eq!((r.new_files, r.indexed), (0, 1), "{r:?}");
+        Connection::open(store::index_path(root)).unwrap()
+    }
+
+    /// b.py calls f and g of z.py; `more` is the file after z.py (none: z.py's
+    /// rows have the largest ids).
+    fn project(more: bool) -> (tempfile::TempDir, Connection) {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        write(
+            root,
+            "b.py",
+            "import z\nfrom z import f, g\n\n\ndef use():\n    f()\n    g()\n    z.f()\n",
+        );
+        write(root, "z.py", "def f():\n    return 1\n\n\ndef g():\n    return 2\n");
+        if more {
+            write(root, "zz.py", "def other():\n    pass\n");
+        }
+        build(root, &BuildOptions::default()).unwrap();
+        let c = Connection::open(store::index_path(root)).unwrap();
+        assert_eq!(site(&c, "f", false).0, symbol(&c, "f"));
+        assert_eq!(site(&c, "g", false).0, symbol(&c, "g"));
+        (dir, c)
+    }
+
+    #[test]
+    fn a_re_parsed_file_keeps_its_ids_and_the_bindings_into_it() {
+        let (dir, c) = project(true);
+        let root = dir.path();
+        let z = id(&c, "SELECT id FROM files WHERE path = 'z.py'");
+        let f = symbol(&c, "f");
+        drop(c);
+        // f's body changes, g goes, h comes.
+        write(root, "z.py", "def f():\n    return 3\n\n\ndef h():\n    return 4\n");
+        let c = sync(root);
+        assert_eq!(id(&c, "SELECT id FROM files WHERE path = 'z.py'"), z);
+        assert_eq!(symbol(&c, "f"), f, "a definition found again keeps its id");
+        assert_eq!(site(&c, "f", false).0, f);
+        assert_eq!(site(&c, "f", true).0, f, "z.f()");
+        assert_eq!(site(&c, "g", false), (None, 5), "g is gone");
+        assert_eq!(
+            id(&c, "SELECT target_file_id FROM imports WHERE alias = 'z'"),
+            z,
+            "`import z` still points at the file"
+        );
+    }
+
+    #[test]
+    fn an_id_freed_and_taken_again_never_carries_old_callers() {
+        let (dir, c) = project(false);
+        let root = dir.path();
+        let g = symbol(&c, "g");
+        drop(c);
+        // g goes and h comes: the last rows of the table, so SQLite gives h the
+        // id g had.
+        write(root, "z.py", "def f():\n    return 3\n\n\ndef h():\n    return 4\n");
+        let c = sync(root);
+        assert_eq!(symbol(&c, "h"), g, "the freed id is taken again");
+        assert_eq!(
+            site(&c, "g", false),
+            (None, 5),
+            "g() is unknown now, not bound to h through the reused id"
+        );
+        drop(c);
+        // f becomes a class: a changed kind is a changed name, its callers re-bind
+        // (to the class, whatever id it got).
+        write(root, "z.py", "class f:\n    pass\n\n\ndef h():\n    return 4\n");
+        let c = sync(root);
+        let class = id(&c, "SELECT id FROM symbols WHERE kind = 'class'");
+        assert!(class.is_some());
+        assert_eq!(site(&c, "f", false).0, class);
+        assert_eq!(site(&c, "f", true).0, class);
+    }
+}
