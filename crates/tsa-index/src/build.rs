@@ -1477,6 +1477,14 @@ fn resolve(
                     }
                 }
             }
+            // The imports of the changed files are re-bound: what they name is loaded
+            // (used by a call site or not: a decorator, an argument, an attribute).
+            for id in changed {
+                for imp in file_idx.get(id).map_or(&[][..], |&k| &imports[k]) {
+                    ns.insert(imp.alias.clone());
+                    ns.extend(imp.name.clone());
+                }
+            }
             let (hcond, _) = scope.condition(tx, "h.file_id", &["h.base_id"])?;
             let mut hs = tx.prepare(&format!(
                 "SELECT h.symbol_id, n.name FROM inherits h JOIN names n ON n.id = h.base_id WHERE {hcond}"

@@ -261,7 +261,10 @@ mod tests {
     use crate::{BuildOptions, build, store};
 
     fn id(c: &Connection, sql: &str) -> Option<i64> {
-        c.query_row(sql, [], |r| r.get(0)).optional().unwrap().flatten()
+        c.query_row(sql, [], |r| r.get(0))
+            .optional()
+            .unwrap()
+            .flatten()
     }
 
     fn symbol(c: &Connection, name: &str) -> Option<i64> {
@@ -308,7 +311,11 @@ mod tests {
             "b.py",
             "import z\nfrom z import f, g\n\n\ndef use():\n    f()\n    g()\n    z.f()\n",
         );
-        write(root, "z.py", "def f():\n    return 1\n\n\ndef g():\n    return 2\n");
+        write(
+            root,
+            "z.py",
+            "def f():\n    return 1\n\n\ndef g():\n    return 2\n",
+        );
         if more {
             write(root, "zz.py", "def other():\n    pass\n");
         }
@@ -327,7 +334,11 @@ mod tests {
         let f = symbol(&c, "f");
         drop(c);
         // f's body changes, g goes, h comes.
-        write(root, "z.py", "def f():\n    return 3\n\n\ndef h():\n    return 4\n");
+        write(
+            root,
+            "z.py",
+            "def f():\n    return 3\n\n\ndef h():\n    return 4\n",
+        );
         let c = sync(root);
         assert_eq!(id(&c, "SELECT id FROM files WHERE path = 'z.py'"), z);
         assert_eq!(symbol(&c, "f"), f, "a definition found again keeps its id");
@@ -349,7 +360,11 @@ mod tests {
         drop(c);
         // g goes and h comes: the last rows of the table, so SQLite gives h the
         // id g had.
-        write(root, "z.py", "def f():\n    return 3\n\n\ndef h():\n    return 4\n");
+        write(
+            root,
+            "z.py",
+            "def f():\n    return 3\n\n\ndef h():\n    return 4\n",
+        );
         let c = sync(root);
         assert_eq!(symbol(&c, "h"), g, "the freed id is taken again");
         assert_eq!(
@@ -360,11 +375,33 @@ mod tests {
         drop(c);
         // f becomes a class: a changed kind is a changed name, its callers re-bind
         // (to the class, whatever id it got).
-        write(root, "z.py", "class f:\n    pass\n\n\ndef h():\n    return 4\n");
+        write(
+            root,
+            "z.py",
+            "class f:\n    pass\n\n\ndef h():\n    return 4\n",
+        );
         let c = sync(root);
         let class = id(&c, "SELECT id FROM symbols WHERE kind = 'class'");
         assert!(class.is_some());
         assert_eq!(site(&c, "f", false).0, class);
         assert_eq!(site(&c, "f", true).0, class);
+    }
+
+    #[test]
+    fn a_re_parsed_files_imports_bind_whether_or_not_a_call_uses_them() {
+        let (dir, c) = project(true);
+        let root = dir.path();
+        let bound = "SELECT target_id FROM imports WHERE name = 'g'";
+        let g = symbol(&c, "g");
+        assert_eq!(id(&c, bound), g);
+        drop(c);
+        // b.py still imports g but calls it nowhere now (an argument, say).
+        write(
+            root,
+            "b.py",
+            "import z\nfrom z import f, g\n\n\ndef use():\n    f()\n    return [g]\n",
+        );
+        let c = sync(root);
+        assert_eq!(id(&c, bound), g);
     }
 }
