@@ -117,7 +117,9 @@ fn tsa_watch_follows_edits_adds_deletes_and_renames() {
     let mut text = std::fs::read_to_string(&core).unwrap();
     text.push_str("\n\ndef added_by_edit():\n    return build()\n");
     std::fs::write(&core, text).unwrap();
-    next_sync(&rx, |v| v["updated_files"] == 1);
+    let v = next_sync(&rx, |v| v["updated_files"] == 1);
+    // The burst named the file: the sync looked there, not at the whole tree.
+    assert_eq!(v["unchanged_files"], 0, "{v}");
     // Add.
     std::fs::write(
         p.root.join("app/extra.py"),

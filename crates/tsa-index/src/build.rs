@@ -22,7 +22,7 @@ use crate::layout::Layout;
 use crate::resolve::{Binding, MCall, MField, MFile, MImport, MSym, Model, Resolution};
 use crate::scip_import::{self, DEFAULT_SCIP, ScipReport};
 use crate::store::{self, FileRow, Writer};
-use crate::walk::{SourceFile, WalkOptions, walk};
+use crate::walk::{SourceFile, WalkOptions, walk, walk_paths};
 
 mod cold;
 mod replace;
@@ -70,6 +70,10 @@ pub struct BuildOptions {
     /// How long to wait for another build of the index; `None`: as long as it takes.
     /// Past it the build fails with [`IndexError::Building`].
     pub lock_wait: Option<std::time::Duration>,
+    /// Only these project-relative paths changed (a watcher's burst, `index sync
+    /// paths`): a sync looks at them instead of walking the tree, when it can
+    /// ([`crate::walk_paths`]; else it walks). Cold and full builds walk.
+    pub changed: Option<Vec<String>>,
 }
 
 impl std::fmt::Debug for BuildOptions {
@@ -81,6 +85,7 @@ impl std::fmt::Debug for BuildOptions {
             .field("facts", &self.facts.is_some())
             .field("verify", &self.verify)
             .field("lock_wait", &self.lock_wait)
+            .field("changed", &self.changed)
             .finish()
     }
 }
@@ -174,9 +179,11 @@ struct Stored {
     mtime_ns: i64,
 }
 
-fn stored_files(conn: &Connection) -> Result<HashMap<String, Stored>, IndexError> {
-    let mut stmt = conn.prepare("SELECT path, hash, size, mtime_ns FROM files")?;
-    let rows = stmt.query_map([], |r| {
+fn stored_files(
+    conn: &Connection,
+    only: Option<&[String]>,
+) -> Result<HashMap<String, Stored>, IndexError> {
+    let row = |r: &rusqlite::Row<'_>| {
         Ok((
             r.get::<_, String>(0)?,
             Stored {
@@ -185,8 +192,25 @@ fn stored_files(conn: &Connection) -> Result<HashMap<String, Stored>, IndexError
                 mtime_ns: r.get(3)?,
             },
         ))
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    };
+    let Some(only) = only else {
+        let mut stmt = conn.prepare("SELECT path, hash, size, mtime_ns FROM files")?;
+        return Ok(stmt.query_map([], row)?.collect::<Result<_, _>>()?);
+    };
+    // The paths themselves and what is below them (a removed folder), by the
+    // path index: `p/` up to `p0` ('0' follows '/').
+    let mut stmt = conn.prepare_cached(
+        "SELECT path, hash, size, mtime_ns FROM files
+         WHERE path = ?1 OR (path > ?1 || '/' AND path < ?1 || '0')",
+    )?;
+    let mut out = HashMap::new();
+    for p in only {
+        for r in stmt.query_map([p], row)? {
+            let (k, v) = r?;
+            out.insert(k, v);
+        }
+    }
+    Ok(out)
 }
 
 fn is_binary(bytes: &[u8]) -> bool {
@@ -314,16 +338,17 @@ fn build_locked(
     };
     checkpoint("open");
     let (remembered, last_scip) = remembered_scip(conn.as_ref())?;
-    let walked = walk_for(root, opts, conn.is_none());
-    let layout = Layout::read(root, &walked.manifests);
+    let (walked, layout, layout_json, walk_opts, told) = walk_of(root, opts, conn.as_ref())?;
     let walk_ms = started.elapsed().as_millis();
     checkpoint("walk");
     pause(&|| "walked".to_owned());
     let stored = match (opts.mode, &conn) {
-        (BuildMode::Incremental, Some(conn)) => stored_files(conn)?,
+        (BuildMode::Incremental, Some(conn)) => {
+            stored_files(conn, told.then_some(walk_opts.only.as_slice()))?
+        }
         _ => HashMap::new(),
     };
-    let cold = opts.mode == BuildMode::Full || stored.is_empty();
+    let cold = opts.mode == BuildMode::Full || (stored.is_empty() && !told);
     let t = Instant::now();
     let total = walked.files.len();
     let done = AtomicUsize::new(0);
@@ -392,7 +417,7 @@ fn build_locked(
             let t = Instant::now();
             tx.execute_batch(store::INDEXES)?;
             tx.execute_batch(store::OPTIMIZE_FTS)?;
-            store::set_meta(&tx, "layout", &layout.to_json())?;
+            store::set_meta(&tx, "layout", &layout_json)?;
             store::set_meta(&tx, "built_at", &now.to_string())?;
             store::set_meta(&tx, "last_mode", opts.mode.as_str())?;
             checkpoint("commit");
@@ -419,8 +444,8 @@ fn build_locked(
         write_incremental(
             &tx,
             &walked,
-            &layout,
-            &opts.walk,
+            (&layout, &layout_json),
+            &walk_opts,
             &stored,
             outcomes,
             &mut report,
@@ -858,6 +883,51 @@ fn remembered_scip(conn: Option<&Connection>) -> Result<(Vec<String>, Option<Str
     })
 }
 
+/// What a build walks: the whole tree (with the layout its manifests give), or,
+/// for a sync told what changed, only those paths (with the stored layout). Also
+/// the walk options scoping the removals, and whether the sync was told.
+fn walk_of(
+    root: &Path,
+    opts: &BuildOptions,
+    conn: Option<&Connection>,
+) -> Result<(crate::walk::WalkResult, Layout, String, WalkOptions, bool), IndexError> {
+    // A sync told what changed looks only there (the layout is the stored one: no
+    // manifest changed).
+    let told = match (&opts.changed, conn, opts.mode) {
+        (Some(paths), Some(c), BuildMode::Incremental) => {
+            match (
+                store::get_meta(c, "layout")?,
+                walk_paths(root, &opts.walk, paths),
+            ) {
+                (Some(json), Some(walked)) => Some((walked, json, paths.clone())),
+                _ => None,
+            }
+        }
+        _ => None,
+    };
+    Ok(match told {
+        Some((walked, json, paths)) => {
+            let walk_opts = WalkOptions {
+                only: paths,
+                ..opts.walk.clone()
+            };
+            (
+                walked,
+                Layout::from_json(Some(&json)),
+                json,
+                walk_opts,
+                true,
+            )
+        }
+        None => {
+            let walked = walk_for(root, opts, conn.is_none());
+            let layout = Layout::read(root, &walked.manifests);
+            let json = layout.to_json();
+            (walked, layout, json, opts.walk.clone(), false)
+        }
+    })
+}
+
 /// The walk of a build: a cold or full build also counts what the ignore rules
 /// left out (a second, rule-free walk of the folders); a sync does not pay for it.
 fn walk_for(root: &Path, opts: &BuildOptions, cold: bool) -> crate::walk::WalkResult {
@@ -873,7 +943,7 @@ fn walk_for(root: &Path, opts: &BuildOptions, cold: bool) -> crate::walk::WalkRe
 fn write_incremental(
     tx: &rusqlite::Transaction<'_>,
     walked: &crate::walk::WalkResult,
-    layout: &Layout,
+    (layout, layout_json): (&Layout, &str),
     opts: &WalkOptions,
     stored: &HashMap<String, Stored>,
     outcomes: Vec<Outcome>,
@@ -923,11 +993,9 @@ fn write_incremental(
     affected_names.extend(replace::unbind_compiler_edges(tx, &old_ids)?);
     // A changed manifest (a new source root, module path, crate name) can change
     // any binding.
-    let layout_json = layout.to_json();
-    let mut structure_changed =
-        store::get_meta(tx, "layout")?.as_deref() != Some(layout_json.as_str());
+    let mut structure_changed = store::get_meta(tx, "layout")?.as_deref() != Some(layout_json);
     if structure_changed {
-        store::set_meta(tx, "layout", &layout_json)?;
+        store::set_meta(tx, "layout", layout_json)?;
     }
     for path in gone {
         w.delete_file(path)?;
@@ -1358,56 +1426,57 @@ fn load_symbols(
     Ok((syms, sym_idx))
 }
 
-/// Re-resolves the call sites, imports and bases in `scope` and writes the ones
-/// whose binding changed. Returns how many call sites in scope are resolved.
-fn resolve(
+/// A call site as a re-resolution reads it.
+struct RawCall {
+    id: i64,
+    file_id: i64,
+    caller: Option<i64>,
+    callee: String,
+    receiver: Option<String>,
+    receiver_type: Option<String>,
+    shadowed: bool,
+    path: bool,
+    target: Option<i64>,
+    resolution: i64,
+}
+
+/// The first-target call sites matching `cond` that a re-resolution revisits.
+fn raw_calls(tx: &rusqlite::Transaction<'_>, cond: &str) -> Result<Vec<RawCall>, IndexError> {
+    let mut raw_calls = Vec::new();
+    let mut stmt = tx.prepare(&format!(
+        "SELECT c.id, c.file_id, c.caller_id, n.name, c.receiver, c.path_call, c.target_id, c.resolution, c.receiver_type, c.shadowed
+         FROM calls c JOIN names n ON n.id = c.callee_id
+         WHERE c.alt = 0 AND c.resolution != 7 AND c.package IS NULL AND ({cond})"
+         // (compiler bindings, class 7, and SCIP's outside classes stay as imported)
+    ))?;
+    let mut q = stmt.query([])?;
+    while let Some(r) = q.next()? {
+        raw_calls.push(RawCall {
+            id: r.get(0)?,
+            file_id: r.get(1)?,
+            caller: r.get(2)?,
+            callee: r.get(3)?,
+            receiver: r.get(4)?,
+            path: r.get(5)?,
+            target: r.get(6)?,
+            resolution: r.get(7)?,
+            receiver_type: r.get(8)?,
+            shadowed: r.get(9)?,
+        });
+    }
+    Ok(raw_calls)
+}
+
+/// The symbols a partial re-resolution loads (`None`: all of them).
+fn symbol_filter(
     tx: &rusqlite::Transaction<'_>,
     scope: &Scope,
-    layout: &Layout,
-) -> Result<usize, IndexError> {
-    let (files, file_idx) = load_files(tx)?;
-    let imports = load_imports(tx, &file_idx, files.len())?;
-    let fields = load_fields(tx, &file_idx)?;
-    // The affected call sites and bases, read before the symbols so a small change
-    // loads only the symbols their resolution can look at.
-    struct RawCall {
-        id: i64,
-        file_id: i64,
-        caller: Option<i64>,
-        callee: String,
-        receiver: Option<String>,
-        receiver_type: Option<String>,
-        shadowed: bool,
-        path: bool,
-        target: Option<i64>,
-        resolution: i64,
-    }
-    let (cond, _) = scope.condition(tx, "c.file_id", &["c.callee_id"])?;
-    let mut raw_calls = Vec::new();
-    {
-        let mut stmt = tx.prepare(&format!(
-            "SELECT c.id, c.file_id, c.caller_id, n.name, c.receiver, c.path_call, c.target_id, c.resolution, c.receiver_type, c.shadowed
-             FROM calls c JOIN names n ON n.id = c.callee_id
-             WHERE c.alt = 0 AND c.resolution != 7 AND c.package IS NULL AND ({cond})"
-             // (compiler bindings, class 7, and SCIP's outside classes stay as imported)
-        ))?;
-        let mut q = stmt.query([])?;
-        while let Some(r) = q.next()? {
-            raw_calls.push(RawCall {
-                id: r.get(0)?,
-                file_id: r.get(1)?,
-                caller: r.get(2)?,
-                callee: r.get(3)?,
-                receiver: r.get(4)?,
-                path: r.get(5)?,
-                target: r.get(6)?,
-                resolution: r.get(7)?,
-                receiver_type: r.get(8)?,
-                shadowed: r.get(9)?,
-            });
-        }
-    }
-    let filter = match scope {
+    raw_calls: &[RawCall],
+    fields: &[MField],
+    imports: &[Vec<MImport>],
+    file_idx: &HashMap<i64, usize>,
+) -> Result<Option<String>, IndexError> {
+    Ok(match scope {
         Scope::All => None,
         Scope::Some {
             files: changed,
@@ -1420,10 +1489,10 @@ fn resolve(
             let mut ids: HashSet<i64> = HashSet::new();
             let mut ns: HashSet<String> = names.clone();
             let mut fields_by_name: HashMap<&str, Vec<&MField>> = HashMap::new();
-            for f in &fields {
+            for f in fields {
                 fields_by_name.entry(&f.name).or_default().push(f);
             }
-            for c in &raw_calls {
+            for c in raw_calls {
                 ids.extend(c.caller);
                 ns.insert(c.callee.clone());
                 let head = c.receiver.as_deref().map(|r| {
@@ -1529,7 +1598,24 @@ fn resolve(
                 id_list(ids)
             ))
         }
-    };
+    })
+}
+
+/// Re-resolves the call sites, imports and bases in `scope` and writes the ones
+/// whose binding changed. Returns how many call sites in scope are resolved.
+fn resolve(
+    tx: &rusqlite::Transaction<'_>,
+    scope: &Scope,
+    layout: &Layout,
+) -> Result<usize, IndexError> {
+    let (files, file_idx) = load_files(tx)?;
+    let imports = load_imports(tx, &file_idx, files.len())?;
+    let fields = load_fields(tx, &file_idx)?;
+    // The affected call sites and bases, read before the symbols so a small change
+    // loads only the symbols their resolution can look at.
+    let (cond, _) = scope.condition(tx, "c.file_id", &["c.callee_id"])?;
+    let raw_calls = raw_calls(tx, &cond)?;
+    let filter = symbol_filter(tx, scope, &raw_calls, &fields, &imports, &file_idx)?;
     let langs: Vec<Language> = files.iter().map(|f| f.lang).collect();
     let (syms, sym_idx) = load_symbols(tx, &file_idx, &langs, filter)?;
     let model = Model::new(files, syms, imports, layout).with_fields(fields);
@@ -1673,7 +1759,16 @@ fn resolve(
         }
     }
     checkpoint("resolve");
+    free_later(model);
     Ok(resolved)
+}
+
+/// Frees `x` on a thread of its own: freeing a model's many small allocations
+/// takes a while (200 ms on the kernel), off the build's path.
+fn free_later<T: Send + 'static>(x: T) {
+    let _ = std::thread::Builder::new()
+        .name("tsa-free".into())
+        .spawn(move || drop(x));
 }
 
 /// Files that differ between disk and index, by project-relative path.
@@ -1699,7 +1794,7 @@ pub fn pending_changes(root: &Path, opts: &WalkOptions) -> Result<Pending, Index
             ..Pending::default()
         });
     };
-    let stored = stored_files(&conn)?;
+    let stored = stored_files(&conn, None)?;
     let w = walk(root, opts);
     let mut new = Vec::new();
     let mut modified = Vec::new();
@@ -1773,6 +1868,118 @@ mod tests {
                 examine(root, &f, None, 100, None),
                 Outcome::Vanished(LINKED)
             ));
+        }
+    }
+
+    /// Every file, definition and call site with its binding, by path and name.
+    fn rows(root: &Path) -> Vec<String> {
+        let c = Connection::open(store::index_path(root)).unwrap();
+        let mut out: Vec<String> = c
+            .prepare(
+                "SELECT f.path || ' ' || n.name || ' ' || c.line || ' -> ' ||
+                        coalesce(tf.path || ':' || ts.qualname, '?') || ' ' || c.resolution
+                 FROM calls c JOIN files f ON f.id = c.file_id JOIN names n ON n.id = c.callee_id
+                 LEFT JOIN symbols ts ON ts.id = c.target_id LEFT JOIN files tf ON tf.id = ts.file_id",
+            )
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        let defs: Vec<String> = c
+            .prepare("SELECT f.path || ' ' || s.qualname FROM symbols s JOIN files f ON f.id = s.file_id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        out.extend(defs);
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn a_sync_told_what_changed_ends_where_a_cold_build_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let put = |p: &str, t: &str| {
+            let p = root.join(p);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, t).unwrap();
+        };
+        put("a.py", "def f():\n    return 1\n");
+        put(
+            "b.py",
+            "from a import f\nfrom sub.n import n\n\n\ndef use():\n    f()\n    n()\n",
+        );
+        put("sub/c.py", "def c():\n    return 3\n");
+        put(".ignore", "gen/\n");
+        build(root, &BuildOptions::default()).unwrap();
+        // f goes (f2 comes), c.py goes, n.py comes; an ignored and a hidden file change.
+        put("a.py", "def f2():\n    return 1\n");
+        std::fs::remove_file(root.join("sub/c.py")).unwrap();
+        put("sub/n.py", "def n():\n    return 4\n");
+        put("gen/e.py", "def e():\n    return 5\n");
+        put(".hidden/d.py", "def d():\n    return 6\n");
+        let changed = ["a.py", "sub/c.py", "sub/n.py", "gen/e.py", ".hidden/d.py"];
+        let r = build(
+            root,
+            &BuildOptions {
+                changed: Some(changed.iter().map(|p| p.to_string()).collect()),
+                ..BuildOptions::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(r.total_files, 2, "only a.py and sub/n.py looked at: {r:?}");
+        assert_eq!(
+            (r.new_files, r.updated_files, r.deleted),
+            (1, 1, 1),
+            "{r:?}"
+        );
+        let told = rows(root);
+        assert!(
+            told.iter()
+                .any(|r| r.starts_with("b.py n ") && r.contains("sub/n.py:n")),
+            "{told:?}"
+        );
+        assert!(
+            told.iter()
+                .any(|r| r.starts_with("b.py f ") && r.contains("-> ? 5")),
+            "{told:?}"
+        );
+        build(
+            root,
+            &BuildOptions {
+                mode: BuildMode::Full,
+                ..BuildOptions::default()
+            },
+        )
+        .unwrap();
+        assert_eq!(told, rows(root));
+    }
+
+    #[test]
+    fn a_folder_a_manifest_or_an_ignore_file_needs_the_walk() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("pkg")).unwrap();
+        std::fs::write(root.join("pkg/m.py"), "x = 1\n").unwrap();
+        let opts = WalkOptions::default();
+        let told = |p: &str| walk_paths(root, &opts, &[p.to_owned()]);
+        assert!(told("pkg").is_none());
+        assert!(told("pyproject.toml").is_none());
+        assert!(told("pkg/.gitignore").is_none());
+        assert!(told("pkg/../pkg/m.py").is_none());
+        let found = told("pkg/m.py").unwrap();
+        assert_eq!(found.files.len(), 1);
+        assert!(told("pkg/gone.py").unwrap().files.is_empty());
+        #[cfg(unix)]
+        {
+            std::os::unix::fs::symlink(root.join("pkg"), root.join("link")).unwrap();
+            assert!(
+                told("link/m.py").unwrap().files.is_empty(),
+                "never through a link"
+            );
         }
     }
 }

@@ -50,7 +50,7 @@ pub use store::{
 pub use tsa_lang::BranchKind;
 pub use walk::{
     IgnoreRule, MAX_FILES_GUARD, SKIPPED_DIRS, SourceFile, WalkOptions, WalkResult, is_skipped_dir,
-    relative, walk, walk_dirs,
+    relative, walk, walk_dirs, walk_paths,
 };
 
 /// Index failures: storage or filesystem.

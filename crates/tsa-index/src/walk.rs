@@ -216,6 +216,81 @@ pub fn walk(root: &Path, opts: &WalkOptions) -> WalkResult {
     out
 }
 
+/// The walk of a sync told which project-relative `paths` changed (a watcher's
+/// burst, `index sync paths`): what [`walk`] would find at those paths, without
+/// walking the tree, or `None` when only a walk can tell: a folder among them, a
+/// manifest or an ignore file (the layout or the rules may change), a path that
+/// is not plain (`..`, empty parts), or a scope the options already narrow. A path
+/// the walk would not list (gone, ignored, inside a hidden or skipped folder or
+/// behind a symlinked one) is simply not in the result: a sync then drops its rows.
+pub fn walk_paths(root: &Path, opts: &WalkOptions, paths: &[String]) -> Option<WalkResult> {
+    if !opts.only.is_empty() || paths.is_empty() {
+        return None;
+    }
+    // Each folder's entries as the walk lists them (ignore rules, hidden and
+    // skipped folders, links never followed), read once.
+    let mut listed: HashMap<PathBuf, Vec<ignore::DirEntry>> = HashMap::new();
+    fn list<'a>(
+        listed: &'a mut HashMap<PathBuf, Vec<ignore::DirEntry>>,
+        dir: &Path,
+        opts: &WalkOptions,
+    ) -> &'a [ignore::DirEntry] {
+        listed.entry(dir.to_path_buf()).or_insert_with(|| {
+            walker_builder(dir, opts)
+                .max_depth(Some(1))
+                .build()
+                .flatten()
+                .filter(|e| e.depth() == 1)
+                .collect()
+        })
+    }
+    let mut out = WalkResult::default();
+    for rel in paths {
+        let parts: Vec<&str> = rel.split('/').collect();
+        if parts
+            .iter()
+            .any(|c| c.is_empty() || *c == "." || *c == "..")
+        {
+            return None;
+        }
+        let name = parts[parts.len() - 1];
+        if crate::layout::MANIFESTS.contains(&name)
+            || IGNORE_FILES.iter().any(|(f, _)| *f == name)
+            || name == "tsa.toml"
+            || root.join(rel).is_dir()
+        {
+            return None;
+        }
+        // Every folder on the way must be one the walk enters.
+        let mut dir = root.to_path_buf();
+        let mut entered = true;
+        for d in &parts[..parts.len() - 1] {
+            entered = list(&mut listed, &dir, opts)
+                .iter()
+                .any(|e| e.file_name() == *d && e.file_type().is_some_and(|t| t.is_dir()));
+            if !entered {
+                break;
+            }
+            dir.push(d);
+        }
+        if !entered {
+            continue;
+        }
+        if let Some(e) = list(&mut listed, &dir, opts)
+            .iter()
+            .find(|e| e.file_name() == name)
+        {
+            let seen = look_at(root, e, opts.max_file_size);
+            take(&mut out, seen, opts.max_files);
+        }
+    }
+    out.files.sort_by(|a, b| a.rel.cmp(&b.rel));
+    out.files.dedup_by(|a, b| a.rel == b.rel);
+    out.too_large.sort();
+    out.too_large.dedup();
+    Some(out)
+}
+
 /// What the walk makes of one entry (besides its being a manifest).
 enum Seen {
     Nothing,

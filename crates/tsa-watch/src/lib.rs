@@ -153,6 +153,13 @@ pub fn watch_and_sync(
     let sync_root = root.to_path_buf();
     watch(root, config, move |burst| {
         let started = Instant::now();
+        // The burst names what changed: the sync looks only there (it walks the
+        // tree after a git operation, an overflow or a rescan, or when a path needs it).
+        let told = !(burst.rescan || burst.git || burst.overflow || burst.paths.is_empty());
+        let opts = BuildOptions {
+            changed: told.then(|| burst.paths.iter().cloned().collect()),
+            ..opts.clone()
+        };
         let report = tsa_index::build(&sync_root, &opts);
         on_sync(Synced {
             report,

@@ -475,6 +475,7 @@ pub(super) fn write(
         layout,
     )
     .with_fields(std::mem::take(&mut kept.fields));
+    model.bind_includes();
     let n = model.files.len();
     ordered(
         n,

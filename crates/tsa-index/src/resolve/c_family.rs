@@ -25,7 +25,7 @@ use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 use tsa_lang::{DefKind, Family};
 
 use super::generic::{dir_of, join};
-use super::{Alt, Binding, MCall, MFile, MImport, Model, Resolution, bound};
+use super::{Alt, Binding, MCall, MFile, Model, Resolution, bound};
 
 /// Most headers one include may bind to when several folders hold it equally near.
 const MAX_HEADERS: usize = 4;
@@ -57,12 +57,19 @@ pub(super) struct Folders {
 #[derive(Default)]
 pub(super) struct Includes {
     pub(super) folders: Folders,
-    /// Per file: the files its includes bind to.
-    edges: Vec<Vec<u32>>,
-    /// Per file: the include folders (indexes) its angle includes were found in.
-    used: Vec<Vec<u16>>,
+    /// Per file, bound on first use (a sync asks about a few files only).
+    links: Vec<std::sync::OnceLock<Links>>,
     /// Any C-family file at all (else nothing here is ever asked).
     any: bool,
+}
+
+/// What one file's includes bind to.
+#[derive(Default)]
+struct Links {
+    /// The files its includes bind to.
+    edges: Vec<u32>,
+    /// The include folders (indexes) its angle includes were found in.
+    used: Vec<u16>,
 }
 
 /// How many leading path segments `a` and `b` share.
@@ -180,51 +187,63 @@ impl Folders {
 }
 
 impl Includes {
-    pub(super) fn new(
-        files: &[MFile],
-        imports: &[Vec<MImport>],
-        by_path: &HashMap<String, usize>,
-        stated: &[String],
-    ) -> Includes {
+    pub(super) fn new(files: &[MFile], stated: &[String]) -> Includes {
         if !files.iter().any(|f| f.lang.family() == Family::C) {
             return Includes::default();
         }
-        let mut out = Includes {
+        Includes {
             folders: Folders::new(files, stated),
-            edges: vec![Vec::new(); files.len()],
-            used: vec![Vec::new(); files.len()],
+            links: (0..files.len())
+                .map(|_| std::sync::OnceLock::new())
+                .collect(),
             any: true,
-        };
-        for (k, f) in files.iter().enumerate() {
-            if f.lang.family() != Family::C {
-                continue;
+        }
+    }
+
+    /// Binds the includes of every file, in parallel.
+    pub(super) fn bind_all(&self, m: &Model) {
+        use rayon::prelude::*;
+        if self.any {
+            (0..self.links.len()).into_par_iter().for_each(|k| {
+                self.links(m, k);
+            });
+        }
+    }
+
+    /// What the includes of file `k` bind to (bound on the first ask).
+    fn links(&self, m: &Model, k: usize) -> &Links {
+        self.links[k].get_or_init(|| {
+            let mut out = Links::default();
+            if m.files[k].lang.family() != Family::C {
+                return out;
             }
-            for imp in &imports[k] {
-                let (targets, folder) = include(files, by_path, &out.folders, k, &imp.module);
-                out.edges[k].extend(targets.iter().map(|&t| t as u32));
+            for imp in &m.imports[k] {
+                let (targets, folder) =
+                    include(&m.files, &m.generic.by_path, &self.folders, k, &imp.module);
+                out.edges.extend(targets.iter().map(|&t| t as u32));
                 if let Some(i) = folder
-                    && !out.used[k].contains(&i)
+                    && !out.used.contains(&i)
                 {
-                    out.used[k].push(i);
+                    out.used.push(i);
                 }
             }
-            out.edges[k].sort_unstable();
-            out.edges[k].dedup();
-        }
-        out
+            out.edges.sort_unstable();
+            out.edges.dedup();
+            out
+        })
     }
 
     /// The files `file` reaches through includes, transitively, itself left out.
-    fn reach(&self, file: usize) -> Vec<u64> {
-        let mut seen = vec![0u64; self.edges.len().div_ceil(64)];
-        let mut todo: Vec<u32> = self.edges[file].clone();
+    fn reach(&self, m: &Model, file: usize) -> Vec<u64> {
+        let mut seen = vec![0u64; self.links.len().div_ceil(64)];
+        let mut todo: Vec<u32> = self.links(m, file).edges.clone();
         while let Some(f) = todo.pop() {
             let (w, b) = (f as usize / 64, f as usize % 64);
             if seen[w] & (1 << b) != 0 {
                 continue;
             }
             seen[w] |= 1 << b;
-            todo.extend(self.edges[f as usize].iter().copied());
+            todo.extend(self.links(m, f as usize).edges.iter().copied());
         }
         seen
     }
@@ -310,7 +329,7 @@ fn reaches(m: &Model, file: usize, targets: &[usize]) -> Vec<bool> {
         let mut cell = cell.borrow_mut();
         let fresh = !matches!(&*cell, Some((uid, f, _)) if *uid == m.uid && *f == file);
         if fresh {
-            *cell = Some((m.uid, file, m.includes.reach(file)));
+            *cell = Some((m.uid, file, m.includes.reach(m, file)));
         }
         let seen = &cell.as_ref().map(|c| &c.2);
         targets
@@ -359,12 +378,14 @@ pub(super) fn resolve_bare(m: &Model, call: &MCall<'_>, test: bool) -> Option<Bi
         .into_iter()
         .filter(|&s| !m.syms[s].file_local && !is_header(&m.files[m.syms[s].file].path))
         .collect();
-    let mine = &m.includes.used[call.file];
+    let mine = &m.includes.links(m, call.file).used;
     let alike: Vec<usize> = linked
         .iter()
         .copied()
         .filter(|&s| {
-            m.includes.used[m.syms[s].file]
+            m.includes
+                .links(m, m.syms[s].file)
+                .used
                 .iter()
                 .any(|f| mine.contains(f))
         })

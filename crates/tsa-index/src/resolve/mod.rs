@@ -292,6 +292,12 @@ pub struct MField {
 }
 
 impl Model {
+    /// Binds the includes of every file now, on all cores (a cold build asks about
+    /// every file; a sync binds the few it asks about on first use).
+    pub fn bind_includes(&self) {
+        self.includes.bind_all(self);
+    }
+
     /// Adds the fields whose types the code states, for receivers like
     /// `self.store.get()` whose field is declared in another file.
     pub fn with_fields(mut self, fields: Vec<MField>) -> Model {
@@ -332,8 +338,7 @@ impl Model {
         let python = python::Modules::new(&files, &layout.python_roots);
         let rust = rust::Modules::new(&files, &layout.rust_crates);
         let generic = generic::Modules::new(&files, layout);
-        let includes =
-            c_family::Includes::new(&files, &imports, &generic.by_path, &layout.c_include_dirs);
+        let includes = c_family::Includes::new(&files, &layout.c_include_dirs);
         static NEXT_UID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Model {
             includes,

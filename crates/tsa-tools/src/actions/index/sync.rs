@@ -33,7 +33,14 @@ pub struct Args {
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub max_files: Option<i64>,
+    /// Only these files changed (project-relative): the sync looks at them instead
+    /// of walking the tree (it walks anyway for a folder, a manifest, an ignore file).
+    #[serde(default)]
+    pub paths: Option<Vec<String>>,
 }
+
+/// More paths than this: the sync walks the tree.
+const MAX_PATHS: usize = 1000;
 
 pub struct Sync;
 
@@ -77,10 +84,19 @@ impl Action for Sync {
         };
         match args.mode.unwrap_or(Mode::Sync) {
             Mode::Sync => {
+                let mut changed = None;
+                if let Some(paths) = args.paths.filter(|p| p.len() <= MAX_PATHS) {
+                    let mut rels = Vec::with_capacity(paths.len());
+                    for p in &paths {
+                        rels.push(tsa_analysis::security::resolve_in_root(root, p)?.1);
+                    }
+                    changed = Some(rels);
+                }
                 let r = build_index(
                     ctx,
                     &BuildOptions {
                         walk,
+                        changed,
                         ..ctx.build_options()
                     },
                 )?;
