@@ -854,17 +854,10 @@ fn names_of_files(
         for n in defs.query_map([id], |r| r.get::<_, String>(0))? {
             out.insert(n?);
         }
-        for row in imps.query_map([id], |r| {
-            Ok((r.get::<_, String>(0)?, r.get::<_, Option<String>>(1)?))
-        })? {
-            let (alias, name) = row?;
-            // An include or a side-effect import binds no name: it is no name's
-            // binding (the empty alias would re-bind every include of the project).
-            if !alias.is_empty() {
-                out.insert(alias);
-            }
-            out.extend(name);
-        }
+        let rows: Vec<(String, Option<String>)> = imps
+            .query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        out.extend(replace::import_names(rows.iter().map(|(a, n)| (a, n))));
     }
     Ok(out)
 }

@@ -96,8 +96,9 @@ pub(super) fn replace_file(
     })
 }
 
-/// The names a list of imports binds (an include or side-effect import: none).
-fn import_names<'a>(
+/// The names a list of imports binds. An include or a side-effect import binds no
+/// name (its empty alias would re-bind every include of the project).
+pub(super) fn import_names<'a>(
     imports: impl Iterator<Item = (&'a String, &'a Option<String>)>,
 ) -> impl Iterator<Item = String> {
     imports.flat_map(|(alias, name)| {
@@ -228,11 +229,7 @@ pub(super) fn unbind_compiler_edges(
     if file_ids.is_empty() {
         return Ok(HashSet::new());
     }
-    let ids = file_ids
-        .iter()
-        .map(i64::to_string)
-        .collect::<Vec<_>>()
-        .join(",");
+    let ids = super::id_list(file_ids.iter().copied());
     let into = format!(
         "c.resolution = {} AND c.target_id IN (SELECT id FROM symbols WHERE file_id IN ({ids}))",
         Resolution::Compiler.code()
@@ -301,6 +298,9 @@ mod tests {
         Connection::open(store::index_path(root)).unwrap()
     }
 
+    /// z.py after the edit: f's body changed, g gone, h new.
+    const F_CHANGED_G_GONE_H_NEW: &str = "def f():\n    return 3\n\n\ndef h():\n    return 4\n";
+
     /// b.py calls f and g of z.py; `more` is the file after z.py (none: z.py's
     /// rows have the largest ids).
     fn project(more: bool) -> (tempfile::TempDir, Connection) {
@@ -334,11 +334,7 @@ mod tests {
         let f = symbol(&c, "f");
         drop(c);
         // f's body changes, g goes, h comes.
-        write(
-            root,
-            "z.py",
-            "def f():\n    return 3\n\n\ndef h():\n    return 4\n",
-        );
+        write(root, "z.py", F_CHANGED_G_GONE_H_NEW);
         let c = sync(root);
         assert_eq!(id(&c, "SELECT id FROM files WHERE path = 'z.py'"), z);
         assert_eq!(symbol(&c, "f"), f, "a definition found again keeps its id");
@@ -360,11 +356,7 @@ mod tests {
         drop(c);
         // g goes and h comes: the last rows of the table, so SQLite gives h the
         // id g had.
-        write(
-            root,
-            "z.py",
-            "def f():\n    return 3\n\n\ndef h():\n    return 4\n",
-        );
+        write(root, "z.py", F_CHANGED_G_GONE_H_NEW);
         let c = sync(root);
         assert_eq!(symbol(&c, "h"), g, "the freed id is taken again");
         assert_eq!(
