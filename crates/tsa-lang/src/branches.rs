@@ -149,25 +149,23 @@ pub fn validate() -> Result<(), RuleError> {
 }
 
 impl Rules {
-    /// The kind a rule gives `child` of `parent`; `seen` are the anonymous tokens
-    /// among `parent`'s children before `child`.
+    /// The kind a rule of `rules` (a parent's) gives `child` in `field`; `seen`
+    /// are the anonymous tokens among the parent's children before `child`.
     fn kind(
-        &self,
-        parent: &str,
+        rules: &[(Sel, BranchKind)],
         field: Option<&str>,
         child: Node<'_>,
         seen: &[&str],
     ) -> Option<BranchKind> {
         let free = child.is_named() && field.is_none();
-        self.by_parent.get(parent).and_then(|rs| {
-            rs.iter()
-                .find(|(sel, _)| match sel {
-                    Sel::Name(n) => Some(*n) == field || *n == child.kind(),
-                    Sel::After(t) => free && child.kind() != *t && seen.iter().any(|s| s == t),
-                    Sel::Before(t) => free && !seen.iter().any(|s| s == t),
-                })
-                .map(|(_, k)| *k)
-        })
+        rules
+            .iter()
+            .find(|(sel, _)| match sel {
+                Sel::Name(n) => Some(*n) == field || *n == child.kind(),
+                Sel::After(t) => free && child.kind() != *t && seen.iter().any(|s| s == t),
+                Sel::Before(t) => free && !seen.iter().any(|s| s == t),
+            })
+            .map(|(_, k)| *k)
     }
 
     /// The branch of every call node (by node id). `calls` are the call nodes'
@@ -184,11 +182,23 @@ impl Rules {
             let i = calls.partition_point(|b| *b < n.start_byte());
             calls.get(i).is_some_and(|b| *b < n.end_byte())
         };
-        // (node, the kind its children inherit, the anonymous tokens among its
-        // children passed so far) of every ancestor of the cursor.
-        let mut frames: Vec<(Node<'_>, BranchKind, Vec<&str>)> = Vec::new();
+        // Of every ancestor of the cursor: the kind its children inherit, its rules
+        // (looked up once), whether they are positional, and the anonymous tokens
+        // among its children passed so far (for those).
+        struct Frame<'r, 't> {
+            inherited: BranchKind,
+            rules: Option<&'r [(Sel, BranchKind)]>,
+            positional: bool,
+            seen: Vec<&'t str>,
+        }
+        let mut frames: Vec<Frame<'_, '_>> = Vec::new();
         let mut cursor = root.walk();
         let mut effect = BranchKind::Unconditional;
+        let child_effect = |f: &Frame<'_, '_>, cursor: &tree_sitter::TreeCursor<'_>| match f.rules {
+            Some(rules) => Self::kind(rules, cursor.field_name(), cursor.node(), &f.seen)
+                .unwrap_or(f.inherited),
+            None => f.inherited,
+        };
         loop {
             let node = cursor.node();
             if call_ids.contains(&node.id()) {
@@ -200,26 +210,28 @@ impl Rules {
                 effect
             };
             if holds_call(node) && cursor.goto_first_child() {
-                effect = self
-                    .kind(node.kind(), cursor.field_name(), cursor.node(), &[])
-                    .unwrap_or(inherited);
-                frames.push((node, inherited, Vec::new()));
+                let kind = node.kind();
+                let frame = Frame {
+                    inherited,
+                    rules: self.by_parent.get(kind).map(Vec::as_slice),
+                    positional: self.positional.contains(kind),
+                    seen: Vec::new(),
+                };
+                effect = child_effect(&frame, &cursor);
+                frames.push(frame);
                 continue;
             }
             loop {
-                let passed = cursor.node();
                 if let Some(top) = frames.last_mut()
-                    && self.positional.contains(top.0.kind())
+                    && top.positional
                 {
-                    top.2.push(passed.kind());
+                    top.seen.push(cursor.node().kind());
                 }
                 if cursor.goto_next_sibling() {
-                    let Some((parent, inherited, seen)) = frames.last() else {
+                    let Some(top) = frames.last() else {
                         return out;
                     };
-                    effect = self
-                        .kind(parent.kind(), cursor.field_name(), cursor.node(), seen)
-                        .unwrap_or(*inherited);
+                    effect = child_effect(top, &cursor);
                     break;
                 }
                 if !cursor.goto_parent() {

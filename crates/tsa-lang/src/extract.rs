@@ -7,6 +7,7 @@ use std::sync::OnceLock;
 use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
 
 use crate::languages::{Language, LanguageSpec, text};
+use crate::matcher::Matcher;
 use crate::model::{Base, BaseKind, CallSite, Def, DefKind, FileExtract};
 use crate::returns::{is_identifier, receiver_type_name};
 
@@ -57,6 +58,9 @@ pub enum ExtractError {
 /// tree is walked once; pattern indices tell which file a match came from.
 struct Compiled {
     query: Query,
+    /// The same patterns matched in one cursor walk, when they stay within
+    /// [`Matcher`]'s subset (else the query cursor runs them).
+    matcher: Option<Matcher>,
     /// Patterns `0..defs_end` are definitions, `defs_end..calls_end` calls, the rest imports.
     defs_end: usize,
     calls_end: usize,
@@ -113,7 +117,9 @@ fn compiled(lang: Language) -> Result<&'static Compiled, ExtractError> {
                 .count()
         };
         let (defs, calls) = (count(defs_len), count(calls_len) - count(defs_len));
+        let matcher = Matcher::new(&(spec.grammar)(), &query, &joined).ok();
         Ok(Compiled {
+            matcher,
             query,
             defs_end: defs,
             calls_end: defs + calls,
@@ -129,6 +135,31 @@ pub fn validate_queries() -> Result<(), ExtractError> {
         compiled(*lang)?;
     }
     crate::branches::validate().map_err(|e| ExtractError::Branches(e.0))
+}
+
+thread_local! {
+    /// Set, this thread's extractions run the query cursor even where a matcher
+    /// exists (to compare the two engines).
+    static QUERY_ONLY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Makes this thread's extractions run tree-sitter's query cursor (`true`) or the
+/// matcher where the language has one (`false`, the default): tests and the
+/// extraction benchmark compare the two.
+#[doc(hidden)]
+pub fn use_query_cursor(on: bool) {
+    QUERY_ONLY.with(|q| q.set(on));
+}
+
+fn query_only() -> bool {
+    QUERY_ONLY.with(std::cell::Cell::get)
+}
+
+/// The query of `lang` and its matcher (see [`Matcher`]), for tests.
+#[cfg(test)]
+pub(crate) fn engines(lang: Language) -> (&'static Query, Option<&'static Matcher>) {
+    let c = compiled(lang).expect("queries compile");
+    (&c.query, c.matcher.as_ref())
 }
 
 thread_local! {
@@ -166,7 +197,8 @@ fn count_errors(root: Node<'_>) -> u32 {
     n
 }
 
-fn signature(node: Node<'_>, src: &[u8]) -> String {
+fn signature(node: Node<'_>, src: &[u8], family: crate::languages::Family) -> String {
+    use crate::languages::Family;
     // Up to the body, without the comments between the header and the body
     // (`def f():  # note`): the end of the last child before the body that is not
     // a comment.
@@ -193,7 +225,8 @@ fn signature(node: Node<'_>, src: &[u8]) -> String {
     // what makes it a module's API (public API, default-export lookups).
     // (`parent()` walks from the root in tree-sitter: asked only when an `export`
     // can precede the node, or deep nesting makes it quadratic.)
-    if before(node, src, 4096).windows(6).any(|w| w == b"export")
+    if family == Family::Js
+        && before(node, src, 4096).windows(6).any(|w| w == b"export")
         && let Some(prefix) = export_prefix(node)
     {
         sig = format!("{prefix}{sig}");
@@ -202,12 +235,13 @@ fn signature(node: Node<'_>, src: &[u8]) -> String {
     // (`#[napi]`, `#[pyfunction]`, `#[pymethods]`, `#[wasm_bindgen]`, `#[no_mangle]`,
     // `//export Name`): it has callers in another language.
     let head = before(node, src, 2048);
-    let bindings =
-        if head.windows(2).any(|w| w == b"#[") || head.windows(8).any(|w| w == b"//export") {
-            binding_markers(node, src)
-        } else {
-            String::new()
-        };
+    let bindings = if (family == Family::Rust && head.windows(2).any(|w| w == b"#["))
+        || (family == Family::Go && head.windows(8).any(|w| w == b"//export"))
+    {
+        binding_markers(node, src)
+    } else {
+        String::new()
+    };
     if !bindings.is_empty() {
         sig = format!("{bindings} {sig}");
     }
@@ -433,86 +467,13 @@ fn extract_tree(
         ..FileExtract::default()
     };
 
-    // One walk over the tree: sort matches into definitions, calls and imports.
-    let names = queries.query.capture_names();
-    let mut raw: Vec<(Node<'_>, DefKind, String, Vec<Base>)> = Vec::new();
-    let mut raw_calls: Vec<(Node<'_>, Node<'_>, Option<Node<'_>>, bool)> = Vec::new();
-    let mut raw_imports: Vec<Node<'_>> = Vec::new();
-    // `var` has static type `type` from here on (annotation, declaration, constructor).
-    let mut raw_bindings: Vec<(Node<'_>, Node<'_>)> = Vec::new();
-    // Names bound as local variables or parameters (they shadow outer definitions).
-    let mut raw_locals: Vec<Node<'_>> = Vec::new();
-    let mut cursor = QueryCursor::new();
-    let mut matches = cursor.matches(&queries.query, root, src);
-    while let Some(m) = matches.next() {
-        let pattern = m.pattern_index;
-        if pattern < queries.defs_end {
-            let mut def_node = None;
-            let mut name = None;
-            let mut bases = Vec::new();
-            for c in m.captures() {
-                let cap = names[c.index as usize];
-                let base = match cap {
-                    "name" => {
-                        name = Some(c.node);
-                        None
-                    }
-                    "extends" => Some(BaseKind::Extends),
-                    "implements" => Some(BaseKind::Implements),
-                    _ => {
-                        if let Some(kind) = kind_of(cap) {
-                            def_node = Some((c.node, kind));
-                        }
-                        None
-                    }
-                };
-                if let Some(kind) = base {
-                    let name = (spec.clean_type_name)(text(c.node, src));
-                    if !name.is_empty()
-                        && !bases
-                            .iter()
-                            .any(|b: &Base| b.name == name && b.kind == kind)
-                    {
-                        bases.push(Base { name, kind });
-                    }
-                }
-            }
-            if let (Some((node, kind)), Some(name)) = (def_node, name) {
-                let mut n = text(name, src).trim().to_owned();
-                if kind.is_type() {
-                    n = (spec.clean_type_name)(&n);
-                }
-                if !n.is_empty() {
-                    raw.push((node, kind, n, bases));
-                }
-            }
-        } else if pattern < queries.calls_end {
-            let (mut call, mut name, mut receiver, mut path) = (None, None, None, false);
-            let (mut bvar, mut btype) = (None, None);
-            for c in m.captures() {
-                match names[c.index as usize] {
-                    "binding.var" => bvar = Some(c.node),
-                    "local.var" => raw_locals.push(c.node),
-                    "binding.type" => btype = Some(c.node),
-                    "reference.call" => call = Some(c.node),
-                    "name" => name = Some(c.node),
-                    "receiver" => receiver = Some(c.node),
-                    "path" => {
-                        receiver = Some(c.node);
-                        path = true;
-                    }
-                    _ => {}
-                }
-            }
-            if let (Some(call), Some(name)) = (call, name) {
-                raw_calls.push((call, name, receiver, path));
-            } else if let (Some(v), Some(t)) = (bvar, btype) {
-                raw_bindings.push((v, t));
-            }
-        } else {
-            raw_imports.extend(m.captures().iter().map(|c| c.node));
-        }
-    }
+    let Found {
+        defs: mut raw,
+        calls: raw_calls,
+        imports: raw_imports,
+        bindings: raw_bindings,
+        locals: raw_locals,
+    } = find(lang, queries, root, src);
     raw.sort_by_key(|(n, _, _, _)| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
     // Several patterns may match one node (with and without bases): merge them.
     let mut merged: Vec<(Node<'_>, DefKind, String, Vec<Base>)> = Vec::with_capacity(raw.len());
@@ -583,7 +544,7 @@ fn extract_tree(
         };
         let is_test = parent.is_some_and(|p| out.defs[p].is_test) || (spec.is_test_def)(node, src);
         out.defs.push(Def {
-            signature: signature(node, src),
+            signature: signature(node, src, lang.family()),
             name,
             kind,
             qualname,
@@ -768,7 +729,11 @@ fn extract_tree(
     // JS/TS callbacks: an untyped parameter of a function passed as argument i of
     // a call (`operate((source, subscriber) => ...)`) has the type the callee
     // declares for it, which the resolver reads (`callee!i!j`); innermost wins.
-    let callbacks = callback_params(&raw_calls, src);
+    let callbacks = if lang.family() == crate::languages::Family::Js {
+        callback_params(&raw_calls, src)
+    } else {
+        Vec::new()
+    };
 
     let branch_of = crate::branches::of_calls(lang, root, raw_calls.iter().map(|c| c.0), &out.defs);
 
@@ -836,6 +801,130 @@ fn extract_tree(
     }
     commonjs_default(root, src, &mut out.defs);
     Ok(out)
+}
+
+/// What one walk of the patterns over a tree found: definitions (node, kind, name,
+/// bases), calls (call, name, receiver, receiver is a path), import statements,
+/// typed bindings (variable, type) and locals, each in document order.
+struct Found<'t> {
+    defs: Vec<(Node<'t>, DefKind, String, Vec<Base>)>,
+    calls: Vec<(Node<'t>, Node<'t>, Option<Node<'t>>, bool)>,
+    imports: Vec<Node<'t>>,
+    bindings: Vec<(Node<'t>, Node<'t>)>,
+    locals: Vec<Node<'t>>,
+}
+
+/// One walk over the tree (the matcher's, else the query cursor's): sorts the
+/// matches into definitions, calls and imports.
+fn find<'t>(lang: Language, queries: &Compiled, root: Node<'t>, src: &[u8]) -> Found<'t> {
+    let names = queries.query.capture_names();
+    let spec = lang.spec();
+    let mut raw: Vec<(Node<'_>, DefKind, String, Vec<Base>)> = Vec::new();
+    let mut raw_calls: Vec<(Node<'_>, Node<'_>, Option<Node<'_>>, bool)> = Vec::new();
+    let mut raw_imports: Vec<Node<'_>> = Vec::new();
+    // `var` has static type `type` from here on (annotation, declaration, constructor).
+    let mut raw_bindings: Vec<(Node<'_>, Node<'_>)> = Vec::new();
+    // Names bound as local variables or parameters (they shadow outer definitions).
+    let mut raw_locals: Vec<Node<'_>> = Vec::new();
+    let mut on_match = of_tree(root, |pattern, captures| {
+        if pattern < queries.defs_end {
+            let mut def_node = None;
+            let mut name = None;
+            let mut bases = Vec::new();
+            for &(index, node) in captures {
+                let cap = names[index as usize];
+                let base = match cap {
+                    "name" => {
+                        name = Some(node);
+                        None
+                    }
+                    "extends" => Some(BaseKind::Extends),
+                    "implements" => Some(BaseKind::Implements),
+                    _ => {
+                        if let Some(kind) = kind_of(cap) {
+                            def_node = Some((node, kind));
+                        }
+                        None
+                    }
+                };
+                if let Some(kind) = base {
+                    let name = (spec.clean_type_name)(text(node, src));
+                    if !name.is_empty()
+                        && !bases
+                            .iter()
+                            .any(|b: &Base| b.name == name && b.kind == kind)
+                    {
+                        bases.push(Base { name, kind });
+                    }
+                }
+            }
+            if let (Some((node, kind)), Some(name)) = (def_node, name) {
+                let mut n = text(name, src).trim().to_owned();
+                if kind.is_type() {
+                    n = (spec.clean_type_name)(&n);
+                }
+                if !n.is_empty() {
+                    raw.push((node, kind, n, bases));
+                }
+            }
+        } else if pattern < queries.calls_end {
+            let (mut call, mut name, mut receiver, mut path) = (None, None, None, false);
+            let (mut bvar, mut btype) = (None, None);
+            for &(index, node) in captures {
+                match names[index as usize] {
+                    "binding.var" => bvar = Some(node),
+                    "local.var" => raw_locals.push(node),
+                    "binding.type" => btype = Some(node),
+                    "reference.call" => call = Some(node),
+                    "name" => name = Some(node),
+                    "receiver" => receiver = Some(node),
+                    "path" => {
+                        receiver = Some(node);
+                        path = true;
+                    }
+                    _ => {}
+                }
+            }
+            if let (Some(call), Some(name)) = (call, name) {
+                raw_calls.push((call, name, receiver, path));
+            } else if let (Some(v), Some(t)) = (bvar, btype) {
+                raw_bindings.push((v, t));
+            }
+        } else {
+            raw_imports.extend(captures.iter().map(|c| c.1));
+        }
+    });
+    match queries.matcher.as_ref().filter(|_| !query_only()) {
+        Some(matcher) => matcher.for_each(root, src, &mut on_match),
+        None => {
+            let mut cursor = QueryCursor::new();
+            let mut matches = cursor.matches(&queries.query, root, src);
+            let mut captures = Vec::new();
+            while let Some(m) = matches.next() {
+                captures.clear();
+                captures.extend(m.captures().iter().map(|c| (c.index, c.node)));
+                on_match(m.pattern_index, &captures);
+            }
+        }
+    }
+    // Matches come in an order each engine chooses: what follows reads them in
+    // document order (of two calls starting together, `f()` of `f().g()` first, as
+    // the query cursor finishes them), whichever ran.
+    raw_calls.sort_by_key(|c| (c.0.start_byte(), c.0.end_byte()));
+    raw_bindings.sort_by_key(|b| b.0.start_byte());
+    raw_imports.sort_by_key(|n| n.start_byte());
+    Found {
+        defs: raw,
+        calls: raw_calls,
+        imports: raw_imports,
+        bindings: raw_bindings,
+        locals: raw_locals,
+    }
+}
+
+/// A match handler whose nodes live as long as the tree `root` belongs to.
+fn of_tree<'t, F: FnMut(usize, &[(u32, Node<'t>)])>(_root: Node<'t>, f: F) -> F {
+    f
 }
 
 /// CommonJS `module.exports = name` (at the top level): the definition `name` is

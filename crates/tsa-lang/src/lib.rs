@@ -8,6 +8,7 @@ pub mod docs;
 mod extract;
 mod languages;
 mod macro_calls;
+mod matcher;
 mod model;
 mod noise;
 mod returns;
@@ -17,7 +18,9 @@ pub use conventions::{
     Convention, Conventions, DefaultVisibility, EntryPoints, Export, LineSyntax, ModuleVariables,
     PublicApi, ReturnForm, Routes, TestEntry, TestExt, TestFiles, TestNames, TestPaths, TestRunner,
 };
-pub use extract::{ExtractError, FactsHook, extract, extract_with, parse_only, validate_queries};
+pub use extract::{
+    ExtractError, FactsHook, extract, extract_with, parse_only, use_query_cursor, validate_queries,
+};
 pub use languages::{Family, Language, ModuleStyle, Tier};
 pub use model::{Base, BaseKind, BranchKind, CallSite, Def, DefKind, Field, FileExtract, Import};
 pub use returns::{alias_target, callback_param_type, return_type, type_name};

@@ -4,8 +4,10 @@
 //! parenthesised arguments, when it has them) becomes spaces, newlines kept, so every
 //! byte offset, line and column stays where it was.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::sync::OnceLock;
+
+use rustc_hash::FxHashSet;
 
 use crate::Language;
 
@@ -16,14 +18,31 @@ fn is_ident(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_'
 }
 
+/// A language's macro names, with what most identifiers fail before a lookup.
+struct Words {
+    set: FxHashSet<&'static [u8]>,
+    /// First bytes of the names.
+    first: [bool; 256],
+    /// Shortest and longest name.
+    len: (usize, usize),
+}
+
+impl Words {
+    fn contains(&self, w: &[u8]) -> bool {
+        self.first[w[0] as usize]
+            && (self.len.0..=self.len.1).contains(&w.len())
+            && self.set.contains(w)
+    }
+}
+
 /// The macro names of `lang` (its spec's `noise_macros`), parsed once.
-fn words(lang: Language) -> &'static HashSet<&'static [u8]> {
-    static SETS: OnceLock<HashMap<Language, HashSet<&'static [u8]>>> = OnceLock::new();
+fn words(lang: Language) -> &'static Words {
+    static SETS: OnceLock<HashMap<Language, Words>> = OnceLock::new();
     let sets = SETS.get_or_init(|| {
         Language::ALL
             .iter()
             .map(|l| {
-                let set = l
+                let set: FxHashSet<&'static [u8]> = l
                     .spec()
                     .noise_macros
                     .lines()
@@ -31,7 +50,15 @@ fn words(lang: Language) -> &'static HashSet<&'static [u8]> {
                     .filter(|w| !w.is_empty() && !w.starts_with('#'))
                     .map(str::as_bytes)
                     .collect();
-                (*l, set)
+                let mut first = [false; 256];
+                for w in &set {
+                    first[w[0] as usize] = true;
+                }
+                let len = (
+                    set.iter().map(|w| w.len()).min().unwrap_or(0),
+                    set.iter().map(|w| w.len()).max().unwrap_or(0),
+                );
+                (*l, Words { set, first, len })
             })
             .collect()
     });
@@ -41,7 +68,7 @@ fn words(lang: Language) -> &'static HashSet<&'static [u8]> {
 /// `src` with the noise macros of `lang` blanked, or `None` when it has none.
 pub(crate) fn blank(lang: Language, src: &[u8]) -> Option<Vec<u8>> {
     let words = words(lang);
-    if words.is_empty() {
+    if words.set.is_empty() {
         return None;
     }
     let mut out: Option<Vec<u8>> = None;

@@ -1,0 +1,805 @@
+//! The part of tree-sitter's query language the extraction queries use, matched in
+//! one cursor walk of the tree.
+//!
+//! A tree-sitter query cursor costs about half a parse (it runs every pattern's
+//! state machine over every node); here each node looks up only the patterns rooted
+//! at its kind and checks their few children directly. The patterns come from the
+//! same `.scm` text as the compiled [`Query`], so pattern and capture indices are the
+//! query's own: a caller handles a match from either engine alike. A language whose
+//! queries use more than this subset (quantifiers, sibling sequences at the top,
+//! supertypes) gets no matcher and keeps the query cursor; a test checks
+//! that both engines find the same matches for every language that has one.
+//!
+//! The subset: `(kind child...)`, `"anonymous"`, `(_)` and `_`, `field: pattern`,
+//! `!field`, `[alternatives]`, anchors (`.`), captures, and the `#eq?`, `#not-eq?`, `#match?`,
+//! `#not-match?`, `#any-of?` and `#not-any-of?` predicates. As in tree-sitter, the
+//! children of a pattern match distinct children of the node in their order, each
+//! way they can doing so giving one match.
+
+use std::collections::HashMap;
+
+use tree_sitter::{Language as Grammar, Node, Query, TreeCursor};
+
+/// What one node of a pattern accepts.
+enum Kinds {
+    /// `_`: any node.
+    Any,
+    /// `(_)`: any named node.
+    Named,
+    /// The kind ids carrying the pattern's kind name.
+    Set(Box<[u16]>),
+}
+
+struct PNode {
+    kinds: Kinds,
+    /// `(... (x) .)`: the last child pattern matches the last named child.
+    last: bool,
+    /// `[a b]`: the node matches one of these (each way gives a match).
+    alts: Vec<PNode>,
+    captures: Vec<u32>,
+    children: Vec<Child>,
+    /// `!field`: the node has no child in these fields.
+    absent: Vec<u16>,
+}
+
+struct Child {
+    field: Option<u16>,
+    /// `. (x)`: no named child is skipped before this one (anonymous ones may be).
+    immediate: bool,
+    node: PNode,
+}
+
+enum Arg {
+    Capture(u32),
+    Text(String),
+}
+
+enum Pred {
+    Eq(u32, Arg, bool),
+    Match(u32, regex::bytes::Regex, bool),
+    AnyOf(u32, Vec<String>, bool),
+}
+
+struct Pattern {
+    root: PNode,
+    preds: Vec<Pred>,
+}
+
+/// A language's extraction patterns, ready to match (see the module doc).
+pub(crate) struct Matcher {
+    patterns: Vec<Pattern>,
+    /// Per kind id, the patterns that may match a node of that kind, in order.
+    by_kind: Vec<Vec<u32>>,
+    /// Patterns rooted at `(_)` or `_` (for kinds outside `by_kind`: errors).
+    wild: Vec<u32>,
+}
+
+/// Why a query is left to tree-sitter's cursor.
+#[derive(Debug)]
+pub(crate) struct Unsupported(#[allow(dead_code)] pub String);
+
+fn no<T>(why: impl Into<String>) -> Result<T, Unsupported> {
+    Err(Unsupported(why.into()))
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum Tok {
+    Open,
+    Close,
+    OpenAlt,
+    CloseAlt,
+    Anchor,
+    Quant,
+    Capture(String),
+    Field(String),
+    Negated(String),
+    Pred(String),
+    Str(String),
+    Ident(String),
+}
+
+fn tokens(src: &str) -> Result<Vec<Tok>, Unsupported> {
+    let b = src.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    let word = |i: &mut usize| {
+        let start = *i;
+        while *i < b.len() && (b[*i].is_ascii_alphanumeric() || b"_-.?!".contains(&b[*i])) {
+            *i += 1;
+        }
+        src[start..*i].to_owned()
+    };
+    while i < b.len() {
+        let c = b[i];
+        match c {
+            b' ' | b'\t' | b'\n' | b'\r' => i += 1,
+            b';' => {
+                while i < b.len() && b[i] != b'\n' {
+                    i += 1;
+                }
+            }
+            b'(' => (out.push(Tok::Open), i += 1).1,
+            b')' => (out.push(Tok::Close), i += 1).1,
+            b'[' => (out.push(Tok::OpenAlt), i += 1).1,
+            b']' => (out.push(Tok::CloseAlt), i += 1).1,
+            b'.' => (out.push(Tok::Anchor), i += 1).1,
+            b'*' | b'+' | b'?' => (out.push(Tok::Quant), i += 1).1,
+            b'@' => {
+                i += 1;
+                out.push(Tok::Capture(word(&mut i)));
+            }
+            b'#' => {
+                i += 1;
+                out.push(Tok::Pred(word(&mut i)));
+            }
+            b'!' => {
+                i += 1;
+                out.push(Tok::Negated(word(&mut i)));
+            }
+            b'"' => {
+                i += 1;
+                let mut s = Vec::new();
+                loop {
+                    match b.get(i) {
+                        None => return no("an unterminated string"),
+                        Some(b'"') => break,
+                        Some(b'\\') => {
+                            match b.get(i + 1) {
+                                Some(b'n') => s.push(b'\n'),
+                                Some(b't') => s.push(b'\t'),
+                                Some(b'r') => s.push(b'\r'),
+                                Some(b'0') => s.push(0),
+                                Some(&e) => s.push(e),
+                                None => return no("an unterminated string"),
+                            }
+                            i += 2;
+                        }
+                        Some(&ch) => {
+                            s.push(ch);
+                            i += 1;
+                        }
+                    }
+                }
+                i += 1;
+                out.push(Tok::Str(String::from_utf8_lossy(&s).into_owned()));
+            }
+            _ if c.is_ascii_alphanumeric() || c == b'_' => {
+                let w = word(&mut i);
+                if b.get(i) == Some(&b':') {
+                    i += 1;
+                    out.push(Tok::Field(w));
+                } else {
+                    out.push(Tok::Ident(w));
+                }
+            }
+            _ => return no(format!("the character {:?}", c as char)),
+        }
+    }
+    Ok(out)
+}
+
+/// Names of a grammar: kinds (named, visible) and fields, to ids.
+struct Names<'q> {
+    grammar: &'q Grammar,
+    query: &'q Query,
+    kinds: HashMap<&'q str, Vec<u16>>,
+}
+
+impl<'q> Names<'q> {
+    fn new(grammar: &'q Grammar, query: &'q Query) -> Self {
+        let mut kinds: HashMap<&'q str, Vec<u16>> = HashMap::new();
+        for id in 0..grammar.node_kind_count() as u16 {
+            if grammar.node_kind_is_named(id)
+                && grammar.node_kind_is_visible(id)
+                && let Some(name) = grammar.node_kind_for_id(id)
+            {
+                kinds.entry(name).or_default().push(id);
+            }
+        }
+        Names {
+            grammar,
+            query,
+            kinds,
+        }
+    }
+
+    fn anonymous(&self, name: &str) -> Result<Kinds, Unsupported> {
+        let ids: Vec<u16> = (0..self.grammar.node_kind_count() as u16)
+            .filter(|&id| {
+                !self.grammar.node_kind_is_named(id)
+                    && self.grammar.node_kind_is_visible(id)
+                    && self.grammar.node_kind_for_id(id) == Some(name)
+            })
+            .collect();
+        if ids.is_empty() {
+            return no(format!("the anonymous node {name:?}"));
+        }
+        Ok(Kinds::Set(ids.into_boxed_slice()))
+    }
+
+    fn kind(&self, name: &str) -> Result<Kinds, Unsupported> {
+        let Some(ids) = self.kinds.get(name) else {
+            return no(format!("the kind {name}"));
+        };
+        let supertypes = self.grammar.supertypes();
+        if ids.iter().any(|id| supertypes.contains(id)) {
+            return no(format!("the supertype {name}"));
+        }
+        Ok(Kinds::Set(ids.clone().into_boxed_slice()))
+    }
+
+    fn field(&self, name: &str) -> Result<u16, Unsupported> {
+        match self.grammar.field_id_for_name(name) {
+            Some(f) => Ok(f.get()),
+            None => no(format!("the field {name}")),
+        }
+    }
+
+    fn capture(&self, name: &str) -> Result<u32, Unsupported> {
+        match self.query.capture_index_for_name(name) {
+            Some(i) => Ok(i),
+            None => no(format!("the capture {name}")),
+        }
+    }
+}
+
+struct Parser<'q, 'n> {
+    toks: Vec<Tok>,
+    at: usize,
+    names: &'n Names<'q>,
+}
+
+/// A parsed item: a pattern, or a predicate standing among a pattern's children.
+enum Item {
+    Node(PNode),
+    Pred(Pred),
+}
+
+impl Parser<'_, '_> {
+    fn peek(&self) -> Option<&Tok> {
+        self.toks.get(self.at)
+    }
+
+    fn next(&mut self) -> Option<Tok> {
+        let t = self.toks.get(self.at).cloned();
+        self.at += 1;
+        t
+    }
+
+    /// Captures after a pattern; a quantifier there is outside the subset.
+    fn suffix(&mut self, node: &mut PNode) -> Result<(), Unsupported> {
+        loop {
+            match self.peek() {
+                Some(Tok::Capture(c)) => {
+                    let c = self.names.capture(&c.clone())?;
+                    node.captures.push(c);
+                    self.at += 1;
+                }
+                Some(Tok::Quant) => return no("a quantifier"),
+                _ => return Ok(()),
+            }
+        }
+    }
+
+    fn item(&mut self, preds: &mut Vec<Pred>) -> Result<Item, Unsupported> {
+        let mut node = match self.next() {
+            Some(Tok::Open) => match self.peek().cloned() {
+                Some(Tok::Pred(name)) => {
+                    self.at += 1;
+                    return Ok(Item::Pred(self.predicate(&name)?));
+                }
+                Some(Tok::Open | Tok::OpenAlt) => {
+                    // A group: one pattern and its predicates.
+                    let mut inner = None;
+                    loop {
+                        if self.peek() == Some(&Tok::Close) {
+                            self.at += 1;
+                            break;
+                        }
+                        match self.item(preds)? {
+                            Item::Pred(p) => preds.push(p),
+                            Item::Node(n) if inner.is_none() => inner = Some(n),
+                            Item::Node(_) => return no("a sequence of sibling patterns"),
+                        }
+                    }
+                    match inner {
+                        Some(n) => n,
+                        None => return no("an empty group"),
+                    }
+                }
+                Some(Tok::Ident(kind)) => {
+                    self.at += 1;
+                    let kinds = if kind == "_" {
+                        Kinds::Named
+                    } else {
+                        self.names.kind(&kind)?
+                    };
+                    let mut node = PNode {
+                        kinds,
+                        last: false,
+                        alts: Vec::new(),
+                        captures: Vec::new(),
+                        children: Vec::new(),
+                        absent: Vec::new(),
+                    };
+                    let mut immediate = false;
+                    loop {
+                        match self.peek().cloned() {
+                            Some(Tok::Close) => {
+                                self.at += 1;
+                                node.last = immediate;
+                                break;
+                            }
+                            Some(Tok::Negated(f)) => {
+                                self.at += 1;
+                                node.absent.push(self.names.field(&f)?);
+                            }
+                            Some(Tok::Anchor) => {
+                                self.at += 1;
+                                immediate = true;
+                            }
+                            Some(Tok::Field(f)) => {
+                                self.at += 1;
+                                let field = Some(self.names.field(&f)?);
+                                match self.item(preds)? {
+                                    Item::Node(n) => node.children.push(Child {
+                                        field,
+                                        immediate: std::mem::take(&mut immediate),
+                                        node: n,
+                                    }),
+                                    Item::Pred(_) => return no("a predicate after a field"),
+                                }
+                            }
+                            Some(_) => match self.item(preds)? {
+                                Item::Pred(p) => preds.push(p),
+                                Item::Node(n) => node.children.push(Child {
+                                    field: None,
+                                    immediate: std::mem::take(&mut immediate),
+                                    node: n,
+                                }),
+                            },
+                            None => return no("an unclosed pattern"),
+                        }
+                    }
+                    if node.last && node.children.is_empty() {
+                        return no("an anchor without a child");
+                    }
+                    node
+                }
+                _ => return no("an anonymous node or an unknown form"),
+            },
+            Some(Tok::OpenAlt) => {
+                let mut alts = Vec::new();
+                loop {
+                    if self.peek() == Some(&Tok::CloseAlt) {
+                        self.at += 1;
+                        break;
+                    }
+                    match self.item(preds)? {
+                        Item::Node(n) => alts.push(n),
+                        Item::Pred(_) => return no("a predicate inside an alternation"),
+                    }
+                }
+                if alts.is_empty() {
+                    return no("an empty alternation");
+                }
+                PNode {
+                    kinds: Kinds::Any,
+                    last: false,
+                    alts,
+                    captures: Vec::new(),
+                    children: Vec::new(),
+                    absent: Vec::new(),
+                }
+            }
+            Some(Tok::Str(name)) => PNode {
+                kinds: self.names.anonymous(&name)?,
+                last: false,
+                alts: Vec::new(),
+                captures: Vec::new(),
+                children: Vec::new(),
+                absent: Vec::new(),
+            },
+            Some(Tok::Ident(w)) if w == "_" => PNode {
+                kinds: Kinds::Any,
+                last: false,
+                alts: Vec::new(),
+                captures: Vec::new(),
+                children: Vec::new(),
+                absent: Vec::new(),
+            },
+            other => return no(format!("{other:?}")),
+        };
+        self.suffix(&mut node)?;
+        Ok(Item::Node(node))
+    }
+
+    fn predicate(&mut self, name: &str) -> Result<Pred, Unsupported> {
+        let mut args = Vec::new();
+        loop {
+            match self.next() {
+                Some(Tok::Close) => break,
+                Some(Tok::Capture(c)) => args.push(Arg::Capture(self.names.capture(&c)?)),
+                Some(Tok::Str(s)) => args.push(Arg::Text(s)),
+                Some(Tok::Ident(s)) => args.push(Arg::Text(s)),
+                other => return no(format!("a predicate argument {other:?}")),
+            }
+        }
+        let mut args = args.into_iter();
+        let Some(Arg::Capture(first)) = args.next() else {
+            return no("a predicate without a capture first");
+        };
+        let positive = !name.starts_with("not-");
+        match name.trim_start_matches("not-") {
+            "eq?" => match (args.next(), args.next()) {
+                (Some(a), None) => Ok(Pred::Eq(first, a, positive)),
+                _ => no("#eq? with other than two arguments"),
+            },
+            "match?" => match (args.next(), args.next()) {
+                (Some(Arg::Text(r)), None) => match regex::bytes::Regex::new(&r) {
+                    Ok(r) => Ok(Pred::Match(first, r, positive)),
+                    Err(_) => no("a regex the regex crate refuses"),
+                },
+                _ => no("#match? with other than a capture and a regex"),
+            },
+            "any-of?" => {
+                let mut v = Vec::new();
+                for a in args {
+                    match a {
+                        Arg::Text(s) => v.push(s),
+                        Arg::Capture(_) => return no("#any-of? with a capture in the list"),
+                    }
+                }
+                Ok(Pred::AnyOf(first, v, positive))
+            }
+            other => no(format!("the predicate #{other}")),
+        }
+    }
+}
+
+/// Kind ids a pattern node may be rooted at; `None` for a wildcard.
+fn root_kinds(p: &PNode, out: &mut Vec<u16>) -> bool {
+    if !p.alts.is_empty() {
+        return p.alts.iter().all(|a| root_kinds(a, out));
+    }
+    match &p.kinds {
+        Kinds::Set(ids) => {
+            out.extend(ids.iter().copied());
+            true
+        }
+        Kinds::Any | Kinds::Named => false,
+    }
+}
+
+impl Matcher {
+    /// The matcher for `query` compiled from `source`, or why its patterns are left
+    /// to the query cursor.
+    pub(crate) fn new(grammar: &Grammar, query: &Query, source: &str) -> Result<Self, Unsupported> {
+        let names = Names::new(grammar, query);
+        let mut parser = Parser {
+            toks: tokens(source)?,
+            at: 0,
+            names: &names,
+        };
+        let mut patterns = Vec::new();
+        while parser.peek().is_some() {
+            let mut preds = Vec::new();
+            match parser.item(&mut preds)? {
+                Item::Node(root) => patterns.push(Pattern { root, preds }),
+                Item::Pred(_) => return no("a predicate outside a pattern"),
+            }
+        }
+        if patterns.len() != query.pattern_count() {
+            return no(format!(
+                "{} patterns read, {} in the query",
+                patterns.len(),
+                query.pattern_count()
+            ));
+        }
+        let mut by_kind = vec![Vec::new(); grammar.node_kind_count()];
+        let mut wild = Vec::new();
+        for (i, p) in patterns.iter().enumerate() {
+            let mut ids = Vec::new();
+            if root_kinds(&p.root, &mut ids) {
+                ids.sort_unstable();
+                ids.dedup();
+                for id in ids {
+                    by_kind[id as usize].push(i as u32);
+                }
+            } else {
+                wild.push(i as u32);
+            }
+        }
+        if !wild.is_empty() {
+            for list in &mut by_kind {
+                list.extend(wild.iter().copied());
+                list.sort_unstable();
+                list.dedup();
+            }
+        }
+        Ok(Matcher {
+            patterns,
+            by_kind,
+            wild,
+        })
+    }
+
+    /// Calls `f(pattern, captures)` for every match in the tree under `root` (each
+    /// node in document order, its patterns in order).
+    pub(crate) fn for_each<'t>(
+        &self,
+        root: Node<'t>,
+        src: &[u8],
+        mut f: impl FnMut(usize, &[(u32, Node<'t>)]),
+    ) {
+        let mut run = Run {
+            kids: Vec::new(),
+            cursor: None,
+            level: 0,
+            caps: Vec::new(),
+        };
+        let mut walk = root.walk();
+        loop {
+            let n = walk.node();
+            let list = self.by_kind.get(n.kind_id() as usize).unwrap_or(&self.wild);
+            for &pi in list {
+                let p = &self.patterns[pi as usize];
+                self.node(&p.root, n, &mut run, &mut |run| {
+                    if p.preds.iter().all(|pred| holds(pred, &run.caps, src)) {
+                        f(pi as usize, &run.caps);
+                    }
+                });
+            }
+            if walk.goto_first_child() {
+                continue;
+            }
+            loop {
+                if walk.goto_next_sibling() {
+                    break;
+                }
+                if !walk.goto_parent() {
+                    return;
+                }
+            }
+        }
+    }
+
+    fn node<'t>(&self, p: &PNode, n: Node<'t>, run: &mut Run<'t>, k: &mut dyn FnMut(&mut Run<'t>)) {
+        if !p.alts.is_empty() {
+            for alt in &p.alts {
+                let mark = run.caps.len();
+                run.caps.extend(p.captures.iter().map(|&c| (c, n)));
+                self.node(alt, n, run, k);
+                run.caps.truncate(mark);
+            }
+            return;
+        }
+        let accepted = match &p.kinds {
+            Kinds::Any => true,
+            Kinds::Named => n.is_named(),
+            Kinds::Set(ids) => ids.contains(&n.kind_id()),
+        };
+        if !accepted || p.absent.iter().any(|&f| n.child_by_field_id(f).is_some()) {
+            return;
+        }
+        let mark = run.caps.len();
+        run.caps.extend(p.captures.iter().map(|&c| (c, n)));
+        self.children(p, 0, n, 0, run, k);
+        run.caps.truncate(mark);
+    }
+
+    /// Matches `p.children[i..]` against the children of `n` from position `from` on.
+    fn children<'t>(
+        &self,
+        p: &PNode,
+        i: usize,
+        n: Node<'t>,
+        from: usize,
+        run: &mut Run<'t>,
+        k: &mut dyn FnMut(&mut Run<'t>),
+    ) {
+        let Some(want) = p.children.get(i) else {
+            k(run);
+            return;
+        };
+        // The children of `n`, listed once: an open loop over `n` (another pattern's,
+        // or this one's earlier children) may hold them already.
+        let level = run.level;
+        let key = (n.id(), n.kind_id());
+        let at = match (0..=level).find(|&l| run.kids.get(l).is_some_and(|k| k.0 == key)) {
+            Some(l) => l,
+            None => {
+                if run.kids.len() <= level {
+                    run.kids
+                        .resize_with(level + 1, || ((usize::MAX, 0), Vec::new()));
+                }
+                let cursor = run.cursor.get_or_insert_with(|| n.walk());
+                cursor.reset(n);
+                let list = &mut run.kids[level];
+                list.0 = key;
+                list.1.clear();
+                let mut more = cursor.goto_first_child();
+                while more {
+                    let field = cursor.field_id().map_or(0, |f| f.get());
+                    list.1.push((field, cursor.node()));
+                    more = cursor.goto_next_sibling();
+                }
+                level
+            }
+        };
+        run.level += 1;
+        let last = p.last && i + 1 == p.children.len();
+        let count = run.kids[at].1.len();
+        for pos in from..count {
+            let (field, child) = run.kids[at].1[pos];
+            let fits = want.field.is_none_or(|f| field == f)
+                && !(last && child.next_named_sibling().is_some());
+            if fits {
+                self.node(&want.node, child, run, &mut |run| {
+                    self.children(p, i + 1, n, pos + 1, run, k)
+                });
+            }
+            // An anchored child may pass anonymous nodes, not named ones.
+            if want.immediate && child.is_named() {
+                break;
+            }
+        }
+        run.level -= 1;
+    }
+}
+
+/// A node (id, kind) and its children with their field ids (0: none).
+type Kids<'t> = ((usize, u16), Vec<(u16, Node<'t>)>);
+
+struct Run<'t> {
+    /// Per open child loop (they nest): whose children, and they with their fields.
+    kids: Vec<Kids<'t>>,
+    cursor: Option<TreeCursor<'t>>,
+    level: usize,
+    caps: Vec<(u32, Node<'t>)>,
+}
+
+fn holds(pred: &Pred, caps: &[(u32, Node<'_>)], src: &[u8]) -> bool {
+    let text = |n: Node<'_>| src.get(n.byte_range()).unwrap_or_default();
+    let nodes = |c: u32| caps.iter().filter(move |(i, _)| *i == c).map(|(_, n)| *n);
+    match pred {
+        Pred::Eq(c, Arg::Capture(d), positive) => {
+            // As tree-sitter: pairwise, and both captures present in equal number.
+            let (a, b): (Vec<_>, Vec<_>) = (nodes(*c).collect(), nodes(*d).collect());
+            a.len() == b.len()
+                && a.iter()
+                    .zip(&b)
+                    .all(|(x, y)| (text(*x) == text(*y)) == *positive)
+        }
+        Pred::Eq(c, Arg::Text(s), positive) => {
+            nodes(*c).all(|n| (text(n) == s.as_bytes()) == *positive)
+        }
+        Pred::Match(c, r, positive) => nodes(*c).all(|n| r.is_match(text(n)) == *positive),
+        Pred::AnyOf(c, v, positive) => nodes(*c).all(|n| {
+            let t = text(n);
+            v.iter().any(|s| t == s.as_bytes()) == *positive
+        }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use tree_sitter::{Parser, QueryCursor, StreamingIterator};
+
+    use crate::Language;
+    use crate::extract::{engines, extract, use_query_cursor};
+
+    /// Source files of the fixture projects, by language.
+    fn fixture_files(lang: Language) -> Vec<PathBuf> {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures");
+        let mut out = Vec::new();
+        let mut stack = vec![root];
+        while let Some(dir) = stack.pop() {
+            let Ok(entries) = std::fs::read_dir(&dir) else {
+                continue;
+            };
+            for e in entries.flatten() {
+                let p = e.path();
+                if p.is_dir() {
+                    stack.push(p);
+                } else if Language::from_path(&p.to_string_lossy()) == Some(lang) {
+                    out.push(p);
+                }
+            }
+        }
+        out.sort();
+        out
+    }
+
+    type Found = Vec<(usize, Vec<(u32, usize, usize, u16)>)>;
+
+    fn sorted(mut v: Found) -> Found {
+        for m in &mut v {
+            m.1.sort_unstable();
+        }
+        v.sort();
+        v
+    }
+
+    fn both(lang: Language, src: &[u8]) -> Option<(Found, Found)> {
+        let (query, matcher) = engines(lang);
+        let matcher = matcher?;
+        let mut parser = Parser::new();
+        parser.set_language(&lang.grammar()).unwrap();
+        let tree = parser.parse(src, None).unwrap();
+        let key =
+            |(c, n): &(u32, tree_sitter::Node<'_>)| (*c, n.start_byte(), n.end_byte(), n.kind_id());
+        let mut ours = Vec::new();
+        matcher.for_each(tree.root_node(), src, |p, caps| {
+            ours.push((p, caps.iter().map(key).collect()));
+        });
+        let mut theirs = Vec::new();
+        let mut cursor = QueryCursor::new();
+        let mut matches = cursor.matches(query, tree.root_node(), src);
+        while let Some(m) = matches.next() {
+            let caps: Vec<_> = m.captures().iter().map(|c| (c.index, c.node)).collect();
+            theirs.push((m.pattern_index, caps.iter().map(key).collect()));
+        }
+        Some((sorted(ours), sorted(theirs)))
+    }
+
+    /// Python and C, the languages of the benchmarks, must stay within the subset.
+    #[test]
+    fn the_benchmark_languages_have_a_matcher() {
+        for lang in [Language::Python, Language::C] {
+            assert!(engines(lang).1.is_some(), "{lang:?}");
+        }
+    }
+
+    /// For every language with a matcher, on every fixture file (and broken
+    /// variants of each), the matcher finds the query cursor's matches, and the
+    /// extraction from either engine is the same.
+    #[test]
+    fn the_matcher_finds_what_the_query_cursor_finds() {
+        let mut checked = 0;
+        for &lang in Language::ALL {
+            if engines(lang).1.is_none() {
+                continue;
+            }
+            for path in fixture_files(lang) {
+                let src = std::fs::read(&path).unwrap();
+                // The file, and the file cut in the middle (parse errors).
+                let cut = src[..src.len() / 2].to_vec();
+                for src in [src, cut] {
+                    let (ours, theirs) = both(lang, &src).unwrap();
+                    assert_eq!(ours, theirs, "{lang:?} {}", path.display());
+                    let fast = extract(lang, &src).unwrap();
+                    use_query_cursor(true);
+                    let slow = extract(lang, &src).unwrap();
+                    use_query_cursor(false);
+                    assert_eq!(
+                        format!("{fast:?}"),
+                        format!("{slow:?}"),
+                        "{}",
+                        path.display()
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert!(checked > 50, "{checked} files checked");
+    }
+}
+#[cfg(test)]
+mod probe {
+    #[test]
+    fn probe_support() {
+        for &lang in crate::Language::ALL {
+            let spec = lang.spec();
+            let joined = format!(
+                "{}\n{}\n{}",
+                spec.definitions.1, spec.calls.1, spec.imports.1
+            );
+            let (q, _) = crate::extract::engines(lang);
+            let r = super::Matcher::new(&(spec.grammar)(), q, &joined);
+            eprintln!("{lang:?}: {:?}", r.err());
+        }
+    }
+}
