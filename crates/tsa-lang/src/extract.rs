@@ -12,7 +12,7 @@ use crate::model::{Base, BaseKind, CallSite, Def, DefKind, FileExtract};
 use crate::returns::{is_identifier, receiver_type_name};
 
 /// The closed vocabulary of capture names a query may use.
-const CAPTURES: [&str; 22] = [
+pub(crate) const CAPTURES: [&str; 22] = [
     "name",
     "local.var",
     "binding.var",
@@ -54,16 +54,28 @@ pub enum ExtractError {
     Branches(String),
 }
 
-/// The three query files of a language compiled into one query, so each file's
+/// The three query files of a language as one set of patterns, so each file's
 /// tree is walked once; pattern indices tell which file a match came from.
 struct Compiled {
-    query: Query,
-    /// The same patterns matched in one cursor walk, when they stay within
-    /// [`Matcher`]'s subset (else the query cursor runs them).
+    /// The patterns matched in one cursor walk, when they stay within
+    /// [`Matcher`]'s subset (every language today): its captures index [`CAPTURES`].
     matcher: Option<Matcher>,
+    /// Tree-sitter's compiled query of the same text: compiled only when needed
+    /// (no matcher, or a comparison of the two engines), as compiling costs tens
+    /// of milliseconds per language, which a one-file sync would pay.
+    query: OnceLock<Result<Query, ExtractError>>,
     /// Patterns `0..defs_end` are definitions, `defs_end..calls_end` calls, the rest imports.
     defs_end: usize,
     calls_end: usize,
+}
+
+impl Compiled {
+    fn query(&self, lang: Language) -> Result<&Query, ExtractError> {
+        self.query
+            .get_or_init(|| compile_joined(lang))
+            .as_ref()
+            .map_err(Clone::clone)
+    }
 }
 
 fn compile(spec: &LanguageSpec, file: &'static str, source: &str) -> Result<Query, ExtractError> {
@@ -81,6 +93,31 @@ fn compile(spec: &LanguageSpec, file: &'static str, source: &str) -> Result<Quer
     Ok(q)
 }
 
+/// The three query files of `lang` joined (definitions, calls, imports).
+fn joined(spec: &LanguageSpec) -> String {
+    format!(
+        "{}\n{}\n{}",
+        spec.definitions.1, spec.calls.1, spec.imports.1
+    )
+}
+
+/// The byte offsets in [`joined`] where the calls and the imports begin.
+fn file_starts(spec: &LanguageSpec) -> (usize, usize) {
+    let calls = spec.definitions.1.len() + 1;
+    (calls, calls + spec.calls.1.len() + 1)
+}
+
+/// Tree-sitter's query of the joined files. On an error, each file is compiled
+/// alone so the message names the right file and row.
+fn compile_joined(lang: Language) -> Result<Query, ExtractError> {
+    let spec = lang.spec();
+    compile(spec, spec.name, &joined(spec)).inspect_err(|_| {
+        let _ = compile(spec, spec.definitions.0, spec.definitions.1)
+            .and_then(|_| compile(spec, spec.calls.0, spec.calls.1))
+            .and_then(|_| compile(spec, spec.imports.0, spec.imports.1));
+    })
+}
+
 fn compiled(lang: Language) -> Result<&'static Compiled, ExtractError> {
     type Slot = OnceLock<Result<Compiled, ExtractError>>;
     static SLOTS: OnceLock<HashMap<Language, Slot>> = OnceLock::new();
@@ -93,46 +130,40 @@ fn compiled(lang: Language) -> Result<&'static Compiled, ExtractError> {
     let slot = &slots[&lang];
     slot.get_or_init(|| {
         let spec = lang.spec();
-        // One compile of the three files joined; pattern start offsets tell which
-        // file each pattern came from. On an error, compile the files alone so the
-        // message names the right file and row.
-        let joined = format!(
-            "{}\n{}\n{}",
-            spec.definitions.1, spec.calls.1, spec.imports.1
-        );
-        let query = match compile(spec, spec.name, &joined) {
-            Ok(q) => q,
-            Err(e) => {
-                compile(spec, spec.definitions.0, spec.definitions.1)?;
-                compile(spec, spec.calls.0, spec.calls.1)?;
-                compile(spec, spec.imports.0, spec.imports.1)?;
-                return Err(e);
-            }
-        };
-        let defs_len = spec.definitions.1.len() + 1;
-        let calls_len = defs_len + spec.calls.1.len() + 1;
+        let (calls_at, imports_at) = file_starts(spec);
+        if let Ok(matcher) = Matcher::new(&(spec.grammar)(), &joined(spec), &CAPTURES) {
+            let defs_end = matcher.patterns_before(calls_at);
+            let calls_end = matcher.patterns_before(imports_at);
+            return Ok(Compiled {
+                matcher: Some(matcher),
+                query: OnceLock::new(),
+                defs_end,
+                calls_end,
+            });
+        }
+        let query = compile_joined(lang)?;
         let count = |limit: usize| {
             (0..query.pattern_count())
                 .filter(|&p| query.start_byte_for_pattern(p) < limit)
                 .count()
         };
-        let (defs, calls) = (count(defs_len), count(calls_len) - count(defs_len));
-        let matcher = Matcher::new(&(spec.grammar)(), &query, &joined).ok();
+        let (defs_end, calls_end) = (count(calls_at), count(imports_at));
         Ok(Compiled {
-            matcher,
-            query,
-            defs_end: defs,
-            calls_end: defs + calls,
+            matcher: None,
+            query: OnceLock::from(Ok(query)),
+            defs_end,
+            calls_end,
         })
     })
     .as_ref()
     .map_err(Clone::clone)
 }
 
-/// Compiles every language's queries (a test calls this so a broken `.scm` fails CI).
+/// Compiles every language's queries with tree-sitter as well as the matcher (a
+/// test calls this so a broken `.scm` fails CI).
 pub fn validate_queries() -> Result<(), ExtractError> {
     for lang in Language::ALL {
-        compiled(*lang)?;
+        compiled(*lang)?.query(*lang)?;
     }
     crate::branches::validate().map_err(|e| ExtractError::Branches(e.0))
 }
@@ -155,11 +186,15 @@ fn query_only() -> bool {
     QUERY_ONLY.with(std::cell::Cell::get)
 }
 
-/// The query of `lang` and its matcher (see [`Matcher`]), for tests.
+/// The query of `lang`, its matcher (see [`Matcher`]) and where its call and
+/// import patterns begin, for tests.
 #[cfg(test)]
-pub(crate) fn engines(lang: Language) -> (&'static Query, Option<&'static Matcher>) {
+pub(crate) fn engines(
+    lang: Language,
+) -> (&'static Query, Option<&'static Matcher>, (usize, usize)) {
     let c = compiled(lang).expect("queries compile");
-    (&c.query, c.matcher.as_ref())
+    let q = c.query(lang).expect("the query compiles");
+    (q, c.matcher.as_ref(), (c.defs_end, c.calls_end))
 }
 
 thread_local! {
@@ -473,7 +508,7 @@ fn extract_tree(
         imports: raw_imports,
         bindings: raw_bindings,
         locals: raw_locals,
-    } = find(lang, queries, root, src);
+    } = find(lang, queries, root, src)?;
     raw.sort_by_key(|(n, _, _, _)| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
     // Several patterns may match one node (with and without bases): merge them.
     let mut merged: Vec<(Node<'_>, DefKind, String, Vec<Base>)> = Vec::with_capacity(raw.len());
@@ -816,8 +851,17 @@ struct Found<'t> {
 
 /// One walk over the tree (the matcher's, else the query cursor's): sorts the
 /// matches into definitions, calls and imports.
-fn find<'t>(lang: Language, queries: &Compiled, root: Node<'t>, src: &[u8]) -> Found<'t> {
-    let names = queries.query.capture_names();
+fn find<'t>(
+    lang: Language,
+    queries: &Compiled,
+    root: Node<'t>,
+    src: &[u8],
+) -> Result<Found<'t>, ExtractError> {
+    let matcher = queries.matcher.as_ref().filter(|_| !query_only());
+    let names = match matcher {
+        Some(_) => &CAPTURES[..],
+        None => queries.query(lang)?.capture_names(),
+    };
     let spec = lang.spec();
     let mut raw: Vec<(Node<'_>, DefKind, String, Vec<Base>)> = Vec::new();
     let mut raw_calls: Vec<(Node<'_>, Node<'_>, Option<Node<'_>>, bool)> = Vec::new();
@@ -894,11 +938,11 @@ fn find<'t>(lang: Language, queries: &Compiled, root: Node<'t>, src: &[u8]) -> F
             raw_imports.extend(captures.iter().map(|c| c.1));
         }
     });
-    match queries.matcher.as_ref().filter(|_| !query_only()) {
+    match matcher {
         Some(matcher) => matcher.for_each(root, src, &mut on_match),
         None => {
             let mut cursor = QueryCursor::new();
-            let mut matches = cursor.matches(&queries.query, root, src);
+            let mut matches = cursor.matches(queries.query(lang)?, root, src);
             let mut captures = Vec::new();
             while let Some(m) = matches.next() {
                 captures.clear();
@@ -913,13 +957,13 @@ fn find<'t>(lang: Language, queries: &Compiled, root: Node<'t>, src: &[u8]) -> F
     raw_calls.sort_by_key(|c| (c.0.start_byte(), c.0.end_byte()));
     raw_bindings.sort_by_key(|b| b.0.start_byte());
     raw_imports.sort_by_key(|n| n.start_byte());
-    Found {
+    Ok(Found {
         defs: raw,
         calls: raw_calls,
         imports: raw_imports,
         bindings: raw_bindings,
         locals: raw_locals,
-    }
+    })
 }
 
 /// A match handler whose nodes live as long as the tree `root` belongs to.
