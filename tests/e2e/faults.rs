@@ -12,7 +12,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use serde_json::Value;
+use serde_json::{Value, json};
 use tsa_index::Index;
 
 use crate::support::{assert_envelope, bin};
@@ -738,6 +738,58 @@ fn cold_state(root: &Path) -> State {
     assert_eq!(cli(&copy, &["index", "full", "--mode", "full"]).0, 0);
     // The rows name project-relative paths only, so states of two roots compare.
     state(&copy)
+}
+
+/// `index sync --paths` (what the watcher does with a burst of events): told the
+/// files that were deleted, edited and added, the sync reads only those and ends
+/// where a cold build of the new tree does, row for row; told a path outside the
+/// project, or paths with a mode that compares the whole tree, it refuses.
+#[test]
+fn a_sync_told_the_changed_paths_ends_where_a_cold_build_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().join("p");
+    write_old(&root);
+    assert_eq!(cli(&root, &["index", "full"]).0, 0);
+    make_new(&root);
+    let mut told: Vec<String> = [3, 7, 11, 0, 5, 9, 13, 17, 30, 31, 32, 33, 34]
+        .iter()
+        .map(|i| format!("pkg/mod{i}.py"))
+        .collect();
+    told.push("web/app.js".into());
+    let (code, v) = cli(&root, &["index", "sync", "--paths", &told.join(",")]);
+    assert_eq!(code, 0, "{v}");
+    assert_eq!(
+        (&v["new_files"], &v["updated_files"], &v["deleted_files"]),
+        (&json!(5), &json!(6), &json!(3)),
+        "{v}"
+    );
+    // Only the told files were looked at: none was found unchanged.
+    assert_eq!(v["unchanged_files"], 0, "{v}");
+    assert_eq!(state(&root), cold_state(&root));
+
+    let outside = dir.path().join("outside.py");
+    std::fs::write(&outside, "def f():\n    pass\n").unwrap();
+    for paths in ["../outside.py", outside.to_str().unwrap()] {
+        let (code, v) = cli(&root, &["index", "sync", "--paths", paths]);
+        assert_ne!(code, 0, "{v}");
+        assert_eq!(v["success"], false, "{v}");
+        assert!(v["error_type"].is_string() && v["hint"].is_string(), "{v}");
+    }
+    let (code, v) = cli(
+        &root,
+        &[
+            "index",
+            "sync",
+            "--mode",
+            "status",
+            "--paths",
+            "pkg/mod0.py",
+        ],
+    );
+    assert_ne!(code, 0, "{v}");
+    assert_eq!(v["error_type"], "validation", "{v}");
+    // Nothing of the refusals reached the index.
+    assert_eq!(state(&root), cold_state(&root));
 }
 
 #[test]

@@ -56,19 +56,58 @@ fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
 
-/// The file the one-file syncs change: json/__init__.py in CPython, else the first
-/// Rust or Python file.
+/// The file the one-file syncs change: `TSA_BENCH_VICTIM` (project-relative),
+/// else json/__init__.py in CPython, mm/slab.c in the kernel, else the first Rust,
+/// Python or C file.
 fn victim(root: &std::path::Path, full: &BuildOptions) -> std::path::PathBuf {
-    let json = root.join("json/__init__.py");
-    if json.exists() {
-        return json;
+    let named = std::env::var("TSA_BENCH_VICTIM").ok();
+    for rel in named
+        .iter()
+        .map(String::as_str)
+        .chain(["json/__init__.py", "mm/slab.c"])
+    {
+        if root.join(rel).is_file() {
+            return root.join(rel);
+        }
     }
     tsa_index::walk(root, &full.walk)
         .files
         .into_iter()
-        .find(|f| f.rel.ends_with(".rs") || f.rel.ends_with(".py"))
+        .find(|f| [".rs", ".py", ".c"].iter().any(|e| f.rel.ends_with(e)))
         .map(|f| f.abs)
-        .expect("a Rust or Python file in the corpus")
+        .expect("a Rust, Python or C file in the corpus")
+}
+
+/// `runs` syncs of `root` with `opts`, each after appending a function (numbered
+/// from `first`) to `victim`: their times and the last report.
+fn one_file(
+    root: &std::path::Path,
+    victim: &std::path::Path,
+    opts: &BuildOptions,
+    runs: usize,
+    first: usize,
+) -> (Vec<Duration>, tsa_index::BuildReport) {
+    let ext = victim.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let mut times = Vec::new();
+    let mut last = None;
+    for i in first..first + runs {
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(victim)
+            .unwrap();
+        let added = match ext {
+            "rs" => format!("\nfn _bench_added_{i}() -> usize {{ std::mem::size_of::<u8>() }}"),
+            "c" => format!("\nstatic int _bench_added_{i}(void) {{ return (int)strlen(\"x\"); }}"),
+            _ => format!("\ndef _bench_added_{i}():\n    return dumps({{}})\n"),
+        };
+        writeln!(f, "{added}").unwrap();
+        let t = Instant::now();
+        let n = build(root, opts).unwrap();
+        times.push(t.elapsed());
+        assert_eq!(n.indexed, 1);
+        last = Some(n);
+    }
+    (times, last.expect("at least one run"))
 }
 
 fn main() {
@@ -109,31 +148,21 @@ fn main() {
         noop.push(t.elapsed());
         assert_eq!(n.indexed, 0);
     }
-    // One changed file: append a function to a module every run.
+    // One changed file: append a function to it every run; the sync walks the
+    // tree, then (told) looks at that path alone, as `index sync --paths` and the
+    // watcher do.
     let victim = victim(&root, &full);
-    let rust = victim.extension().is_some_and(|e| e == "rs");
-    let mut one = Vec::new();
-    let mut last_one = None;
-    for i in 0..runs {
-        let mut f = std::fs::OpenOptions::new()
-            .append(true)
-            .open(&victim)
-            .unwrap();
-        if rust {
-            writeln!(
-                f,
-                "\nfn _bench_added_{i}() -> usize {{ std::mem::size_of::<u8>() }}"
-            )
-            .unwrap();
-        } else {
-            writeln!(f, "\ndef _bench_added_{i}():\n    return dumps({{}})\n").unwrap();
-        }
-        let t = Instant::now();
-        let n = build(&root, &incr).unwrap();
-        one.push(t.elapsed());
-        assert_eq!(n.indexed, 1);
-        last_one = Some(n);
-    }
+    let rel = victim
+        .strip_prefix(&root)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let told = BuildOptions {
+        changed: Some(vec![rel.clone()]),
+        ..BuildOptions::default()
+    };
+    let (one, last_one) = one_file(&root, &victim, &incr, runs, 0);
+    let (one_told, last_told) = one_file(&root, &victim, &told, runs, runs);
     let build_peak = peak_rss_mib();
     let index = Index::open(&root).unwrap().unwrap();
     let st = index.status().unwrap();
@@ -216,12 +245,15 @@ fn main() {
         r.walk_ms, r.parse_ms, r.write_ms, r.resolve_ms
     );
     let _ = writeln!(out, "no-change sync  median {:8.1} ms", ms(median(noop)));
-    let _ = writeln!(out, "one-file change median {:8.1} ms", ms(median(one)));
-    if let Some(n) = &last_one {
+    for (how, times, n) in [("walking", one, last_one), ("told", one_told, last_told)] {
         let _ = writeln!(
             out,
-            "  last one-file sync phases: walk {} ms, stat+hash+parse {} ms, write {} ms, resolve {} ms",
-            n.walk_ms, n.parse_ms, n.write_ms, n.resolve_ms
+            "one-file change median {:8.1} ms ({rel}, {how}); last sync's phases: walk {} ms, stat+hash+parse {} ms, write {} ms, resolve {} ms",
+            ms(median(times)),
+            n.walk_ms,
+            n.parse_ms,
+            n.write_ms,
+            n.resolve_ms
         );
     }
     let _ = writeln!(

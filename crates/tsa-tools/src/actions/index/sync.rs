@@ -33,8 +33,9 @@ pub struct Args {
     #[serde(default)]
     #[schemars(range(min = 1))]
     pub max_files: Option<i64>,
-    /// Only these files changed (project-relative): the sync looks at them instead
-    /// of walking the tree (it walks anyway for a folder, a manifest, an ignore file).
+    /// Only these files changed (project-relative; mode=sync): the sync looks at
+    /// them instead of walking the tree (it walks anyway for a folder, a manifest,
+    /// an ignore file).
     #[serde(default)]
     pub paths: Option<Vec<String>>,
 }
@@ -82,7 +83,13 @@ impl Action for Sync {
             max_files: max_files.get(),
             ..WalkOptions::default()
         };
-        match args.mode.unwrap_or(Mode::Sync) {
+        let mode = args.mode.unwrap_or(Mode::Sync);
+        if args.paths.is_some() && !matches!(mode, Mode::Sync) {
+            return Err(ToolError::Validation(
+                "paths applies to mode=sync only: changes and status compare the whole tree".into(),
+            ));
+        }
+        match mode {
             Mode::Sync => {
                 let mut changed = None;
                 if let Some(paths) = args.paths.filter(|p| p.len() <= MAX_PATHS) {
