@@ -111,10 +111,12 @@ fn file_starts(spec: &LanguageSpec) -> (usize, usize) {
 /// alone so the message names the right file and row.
 fn compile_joined(lang: Language) -> Result<Query, ExtractError> {
     let spec = lang.spec();
-    compile(spec, spec.name, &joined(spec)).inspect_err(|_| {
-        let _ = compile(spec, spec.definitions.0, spec.definitions.1)
+    compile(spec, spec.name, &joined(spec)).map_err(|e| {
+        compile(spec, spec.definitions.0, spec.definitions.1)
             .and_then(|_| compile(spec, spec.calls.0, spec.calls.1))
-            .and_then(|_| compile(spec, spec.imports.0, spec.imports.1));
+            .and_then(|_| compile(spec, spec.imports.0, spec.imports.1))
+            .err()
+            .unwrap_or(e)
     })
 }
 
