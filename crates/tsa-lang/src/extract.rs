@@ -94,7 +94,7 @@ fn compile(spec: &LanguageSpec, file: &'static str, source: &str) -> Result<Quer
 }
 
 /// The three query files of `lang` joined (definitions, calls, imports).
-fn joined(spec: &LanguageSpec) -> String {
+pub(crate) fn joined(spec: &LanguageSpec) -> String {
     format!(
         "{}\n{}\n{}",
         spec.definitions.1, spec.calls.1, spec.imports.1
@@ -102,7 +102,7 @@ fn joined(spec: &LanguageSpec) -> String {
 }
 
 /// The byte offsets in [`joined`] where the calls and the imports begin.
-fn file_starts(spec: &LanguageSpec) -> (usize, usize) {
+pub(crate) fn file_starts(spec: &LanguageSpec) -> (usize, usize) {
     let calls = spec.definitions.1.len() + 1;
     (calls, calls + spec.calls.1.len() + 1)
 }

@@ -43,6 +43,18 @@ struct PNode {
 }
 
 impl PNode {
+    /// A node accepting `kinds`, with nothing more asked yet.
+    fn of(kinds: Kinds) -> Self {
+        PNode {
+            kinds,
+            last: false,
+            alts: Vec::new(),
+            captures: Vec::new(),
+            children: Vec::new(),
+            absent: Vec::new(),
+        }
+    }
+
     /// `_`: any node, named or not, nothing more asked.
     fn is_bare_any(&self) -> bool {
         matches!(self.kinds, Kinds::Any) && self.alts.is_empty() && self.children.is_empty()
@@ -296,6 +308,25 @@ impl Parser<'_, '_> {
         }
     }
 
+    /// Items up to `close` (consumed).
+    fn items_until(
+        &mut self,
+        close: &Tok,
+        preds: &mut Vec<Pred>,
+    ) -> Result<Vec<Item>, Unsupported> {
+        let mut out = Vec::new();
+        loop {
+            match self.peek() {
+                Some(t) if t == close => {
+                    self.at += 1;
+                    return Ok(out);
+                }
+                None => return no("an unclosed group or alternation"),
+                Some(_) => out.push(self.item(preds)?),
+            }
+        }
+    }
+
     fn item(&mut self, preds: &mut Vec<Pred>) -> Result<Item, Unsupported> {
         let mut node = match self.next() {
             Some(Tok::Open) => match self.peek().cloned() {
@@ -306,12 +337,8 @@ impl Parser<'_, '_> {
                 Some(Tok::Open | Tok::OpenAlt) => {
                     // A group: one pattern and its predicates.
                     let mut inner = None;
-                    loop {
-                        if self.peek() == Some(&Tok::Close) {
-                            self.at += 1;
-                            break;
-                        }
-                        match self.item(preds)? {
+                    for item in self.items_until(&Tok::Close, preds)? {
+                        match item {
                             Item::Pred(p) => preds.push(p),
                             Item::Node(n) if inner.is_none() => inner = Some(n),
                             Item::Node(_) => return no("a sequence of sibling patterns"),
@@ -329,14 +356,7 @@ impl Parser<'_, '_> {
                     } else {
                         self.names.kind(&kind)?
                     };
-                    let mut node = PNode {
-                        kinds,
-                        last: false,
-                        alts: Vec::new(),
-                        captures: Vec::new(),
-                        children: Vec::new(),
-                        absent: Vec::new(),
-                    };
+                    let mut node = PNode::of(kinds);
                     let mut immediate = false;
                     loop {
                         match self.peek().cloned() {
@@ -393,12 +413,8 @@ impl Parser<'_, '_> {
             },
             Some(Tok::OpenAlt) => {
                 let mut alts = Vec::new();
-                loop {
-                    if self.peek() == Some(&Tok::CloseAlt) {
-                        self.at += 1;
-                        break;
-                    }
-                    match self.item(preds)? {
+                for item in self.items_until(&Tok::CloseAlt, preds)? {
+                    match item {
                         Item::Node(n) => alts.push(n),
                         Item::Pred(_) => return no("a predicate inside an alternation"),
                     }
@@ -407,30 +423,12 @@ impl Parser<'_, '_> {
                     return no("an empty alternation");
                 }
                 PNode {
-                    kinds: Kinds::Any,
-                    last: false,
                     alts,
-                    captures: Vec::new(),
-                    children: Vec::new(),
-                    absent: Vec::new(),
+                    ..PNode::of(Kinds::Any)
                 }
             }
-            Some(Tok::Str(name)) => PNode {
-                kinds: self.names.anonymous(&name)?,
-                last: false,
-                alts: Vec::new(),
-                captures: Vec::new(),
-                children: Vec::new(),
-                absent: Vec::new(),
-            },
-            Some(Tok::Ident(w)) if w == "_" => PNode {
-                kinds: Kinds::Any,
-                last: false,
-                alts: Vec::new(),
-                captures: Vec::new(),
-                children: Vec::new(),
-                absent: Vec::new(),
-            },
+            Some(Tok::Str(name)) => PNode::of(self.names.anonymous(&name)?),
+            Some(Tok::Ident(w)) if w == "_" => PNode::of(Kinds::Any),
             other => return no(format!("{other:?}")),
         };
         self.suffix(&mut node)?;
@@ -740,7 +738,7 @@ mod tests {
     use tree_sitter::{Parser, QueryCursor, StreamingIterator};
 
     use crate::Language;
-    use crate::extract::{CAPTURES, engines, extract, use_query_cursor};
+    use crate::extract::{CAPTURES, engines, extract, file_starts, joined, use_query_cursor};
 
     /// Source files of the fixture projects, by language.
     fn fixture_files(lang: Language) -> Vec<PathBuf> {
@@ -811,17 +809,10 @@ mod tests {
             let (query, matcher, (defs_end, calls_end)) = engines(lang);
             let spec = lang.spec();
             let matcher = matcher.unwrap_or_else(|| {
-                let text = format!(
-                    "{}\n{}\n{}",
-                    spec.definitions.1, spec.calls.1, spec.imports.1
-                );
-                let why = super::Matcher::new(&lang.grammar(), &text, &CAPTURES).err();
+                let why = super::Matcher::new(&lang.grammar(), &joined(spec), &CAPTURES).err();
                 panic!("{lang:?} has no matcher: {why:?}")
             });
-            let (calls_at, imports_at) = (
-                spec.definitions.1.len() + 1,
-                spec.definitions.1.len() + spec.calls.1.len() + 2,
-            );
+            let (calls_at, imports_at) = file_starts(spec);
             let count = |limit: usize| {
                 (0..query.pattern_count())
                     .filter(|&p| query.start_byte_for_pattern(p) < limit)
