@@ -19,12 +19,13 @@ use crate::confine::{ConfineError, read_confined_capped};
 use crate::fault::{checkpoint, pause};
 use crate::heal::{self, Quarantined, State};
 use crate::layout::Layout;
-use crate::resolve::{Binding, MCall, MField, MFile, MImport, MSym, Model, Resolution};
+use crate::resolve::{Binding, MCall, MField, MFile, MImport, MSym, Model, Resolution, Skeleton};
 use crate::scip_import::{self, DEFAULT_SCIP, ScipReport};
 use crate::store::{self, FileRow, Writer};
 use crate::walk::{SourceFile, WalkOptions, walk, walk_paths};
 
 mod cold;
+pub(crate) mod kept;
 mod replace;
 
 /// Full wipes and rebuilds; incremental re-parses only files whose content changed.
@@ -402,59 +403,34 @@ fn build_locked(
     if !cold {
         opts.report("write", total, total);
     }
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
     if cold {
-        // A cold build writes a fresh database beside the old one (no journal: the
-        // old file is the fallback) and renames it into place in one step.
-        let (mut fresh, tmp) = store::open_fresh(root)?;
-        let written = (|| {
-            let tx = fresh.transaction()?;
-            cold::write(&tx, root, &walked.files, &layout, opts, &mut report)?;
-            opts.report("write", total, total);
-            let t = Instant::now();
-            tx.execute_batch(store::INDEXES)?;
-            tx.execute_batch(store::OPTIMIZE_FTS)?;
-            store::set_meta(&tx, "layout", &layout_json)?;
-            store::set_meta(&tx, "built_at", &now.to_string())?;
-            store::set_meta(&tx, "last_mode", opts.mode.as_str())?;
-            checkpoint("commit");
-            tx.commit()?;
-            checkpoint("commit");
-            report.write_ms += t.elapsed().as_millis();
-            Ok::<_, IndexError>(())
-        })();
-        drop(fresh);
-        if let Err(e) = written {
-            // A failed cold build (a full disk, say) leaves the old index as it was
-            // and gives back the space the new one took.
-            store::discard_fresh(&tmp);
-            return Err(e);
-        }
-        let t = Instant::now();
-        if let Err(e) = store::replace_with(root, conn, &tmp) {
-            store::discard_fresh(&tmp);
-            return Err(e);
-        }
-        report.write_ms += t.elapsed().as_millis();
+        build_cold(
+            root,
+            conn,
+            &walked.files,
+            (&layout, &layout_json),
+            opts,
+            &mut report,
+        )?;
     } else if let Some(conn) = conn.as_mut() {
         let tx = conn.transaction()?;
-        write_incremental(
+        let resolved = write_incremental(
             &tx,
             &walked,
-            (&layout, &layout_json),
+            (&store::index_path(root), &layout, &layout_json),
             &walk_opts,
             &stored,
             outcomes,
             &mut report,
         )?;
-        store::set_meta(&tx, "built_at", &now.to_string())?;
+        store::set_meta(&tx, "built_at", &now_secs().to_string())?;
         store::set_meta(&tx, "last_mode", opts.mode.as_str())?;
         checkpoint("commit");
         tx.commit()?;
         checkpoint("commit");
+        if let Some((stamp, skeleton)) = resolved {
+            kept::keep(&store::index_path(root), stamp, &layout_json, skeleton);
+        }
     }
     // Compiler-grade edges: the SCIP files of the project (`index.scip` at the root,
     // `[scip] inputs` of `tsa.toml`, files imported before), re-read when they
@@ -472,6 +448,62 @@ fn build_locked(
     }
     report.elapsed_ms = started.elapsed().as_millis();
     Ok(report)
+}
+
+/// Seconds since the epoch.
+fn now_secs() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs())
+}
+
+/// A cold build writes a fresh database beside the old one (no journal: the old
+/// file is the fallback) and renames it into place in one step.
+fn build_cold(
+    root: &Path,
+    conn: Option<Connection>,
+    files: &[SourceFile],
+    (layout, layout_json): (&Layout, &str),
+    opts: &BuildOptions,
+    report: &mut BuildReport,
+) -> Result<(), IndexError> {
+    let (mut fresh, tmp) = store::open_fresh(root)?;
+    let written = (|| {
+        let tx = fresh.transaction()?;
+        let skeleton = cold::write(&tx, root, files, layout, opts, report)?;
+        opts.report("write", files.len(), files.len());
+        let t = Instant::now();
+        tx.execute_batch(store::INDEXES)?;
+        tx.execute_batch(store::OPTIMIZE_FTS)?;
+        store::set_meta(&tx, "layout", layout_json)?;
+        store::set_meta(&tx, "built_at", &now_secs().to_string())?;
+        store::set_meta(&tx, "last_mode", opts.mode.as_str())?;
+        let stamp = kept::new_stamp();
+        store::set_meta(&tx, kept::STAMP, &stamp)?;
+        checkpoint("commit");
+        tx.commit()?;
+        checkpoint("commit");
+        report.write_ms += t.elapsed().as_millis();
+        Ok::<_, IndexError>((stamp, skeleton))
+    })();
+    drop(fresh);
+    let (stamp, skeleton) = match written {
+        Ok(w) => w,
+        Err(e) => {
+            // A failed cold build (a full disk, say) leaves the old index as it
+            // was and gives back the space the new one took.
+            store::discard_fresh(&tmp);
+            return Err(e);
+        }
+    };
+    let t = Instant::now();
+    if let Err(e) = store::replace_with(root, conn, &tmp) {
+        store::discard_fresh(&tmp);
+        return Err(e);
+    }
+    kept::keep(&store::index_path(root), stamp, layout_json, skeleton);
+    report.write_ms += t.elapsed().as_millis();
+    Ok(())
 }
 
 /// The SCIP files a build picks up: `index.scip` at the root, `[scip] inputs` in
@@ -592,15 +624,7 @@ fn apply_compiler_edges(
              WHERE resolution = ?1 OR package IS NOT NULL",
             [compiler],
         )?;
-        resolve(
-            tx,
-            &Scope::Some {
-                files: Vec::new(),
-                names,
-                fields: HashSet::new(),
-            },
-            layout,
-        )?;
+        resolve(tx, &Scope::names(names), layout, None)?;
     }
     let mut file_ids: HashMap<String, Option<i64>> = HashMap::new();
     let mut name_ids: HashMap<String, Option<i64>> = HashMap::new();
@@ -933,17 +957,17 @@ fn walk_for(root: &Path, opts: &BuildOptions, cold: bool) -> crate::walk::WalkRe
 
 /// An incremental build: rewrite the rows of changed files, then re-resolve only
 /// the call sites, imports and bases the change can affect.
-fn write_incremental(
+/// The stored files no longer on disk (in scope, sorted); the old ids of files
+/// about to be rewritten or removed; of those removed (every name they define or
+/// import is affected: a rewritten file says which of its names changed).
+#[allow(clippy::type_complexity)]
+fn going<'a>(
     tx: &rusqlite::Transaction<'_>,
     walked: &crate::walk::WalkResult,
-    (layout, layout_json): (&Layout, &str),
     opts: &WalkOptions,
-    stored: &HashMap<String, Stored>,
-    outcomes: Vec<Outcome>,
-    report: &mut BuildReport,
-) -> Result<(), IndexError> {
-    let t = Instant::now();
-    let mut w = Writer::new(tx);
+    stored: &'a HashMap<String, Stored>,
+    outcomes: &[Outcome],
+) -> Result<(Vec<&'a String>, Vec<i64>, Vec<i64>), IndexError> {
     let on_disk: HashSet<&str> = walked.files.iter().map(|f| f.rel.as_str()).collect();
     let mut gone: Vec<&String> = Vec::new();
     if !walked.truncated_by_max_files {
@@ -953,9 +977,6 @@ fn write_incremental(
             .collect();
         gone.sort();
     }
-    // Old ids of files about to be rewritten or removed; of those removed (every
-    // name they define or import is affected: a rewritten file says which of its
-    // names changed).
     let mut old_ids = Vec::new();
     let mut removed_ids = Vec::new();
     let mut id_of = tx.prepare_cached("SELECT id FROM files WHERE path = ?1")?;
@@ -965,7 +986,7 @@ fn write_incremental(
     for p in &gone {
         removed_ids.extend(lookup(p)?);
     }
-    for (f, o) in walked.files.iter().zip(&outcomes) {
+    for (f, o) in walked.files.iter().zip(outcomes) {
         match o {
             Outcome::Parsed { .. } => old_ids.extend(lookup(&f.rel)?),
             Outcome::Binary | Outcome::Vanished(_) | Outcome::TooLarge(_) => {
@@ -975,6 +996,23 @@ fn write_incremental(
         }
     }
     old_ids.extend(removed_ids.iter().copied());
+    Ok((gone, old_ids, removed_ids))
+}
+
+/// Returns, when it re-resolved, the stamp it wrote and the skeleton of that state.
+fn write_incremental(
+    tx: &rusqlite::Transaction<'_>,
+    walked: &crate::walk::WalkResult,
+    (db, layout, layout_json): (&Path, &Layout, &str),
+    opts: &WalkOptions,
+    stored: &HashMap<String, Stored>,
+    outcomes: Vec<Outcome>,
+    report: &mut BuildReport,
+) -> Result<Option<(String, kept::Kept)>, IndexError> {
+    let stamp = store::get_meta(tx, kept::STAMP)?;
+    let t = Instant::now();
+    let mut w = Writer::new(tx);
+    let (gone, old_ids, removed_ids) = going(tx, walked, opts, stored, &outcomes)?;
     // Fields whose declarations change: calls on `Owner#field` receivers elsewhere.
     // (Only declarations that changed: a field declared the same before and after
     // types every receiver as it did.)
@@ -1069,6 +1107,7 @@ fn write_incremental(
     }
     report.write_ms = t.elapsed().as_millis();
     let t = Instant::now();
+    let mut resolved = None;
     if structure_changed || !changed_ids.is_empty() {
         let scope = if structure_changed {
             // Files came or went: module maps change, so everything is re-resolved.
@@ -1083,10 +1122,20 @@ fn write_incremental(
                     .collect(),
             }
         };
-        report.calls_resolved = resolve(tx, &scope, layout)?;
+        // A skeleton kept from this index as it was before this transaction (files
+        // came or went: it is built anew).
+        let before = match scope {
+            Scope::Some { .. } => kept::take(db, stamp.as_deref(), layout_json),
+            Scope::All => None,
+        };
+        let (n, skeleton) = resolve(tx, &scope, layout, before)?;
+        report.calls_resolved = n;
+        let stamp = kept::new_stamp();
+        store::set_meta(tx, kept::STAMP, &stamp)?;
+        resolved = Some((stamp, skeleton));
     }
     report.resolve_ms = t.elapsed().as_millis();
-    Ok(())
+    Ok(resolved)
 }
 
 /// Which rows an incremental resolution revisits.
@@ -1101,6 +1150,32 @@ enum Scope {
 }
 
 impl Scope {
+    /// The sites, imports and bases that name one of `names`.
+    fn names(names: HashSet<String>) -> Scope {
+        Scope::Some {
+            files: Vec::new(),
+            names,
+            fields: HashSet::new(),
+        }
+    }
+
+    /// The scope with the names that stand for its names through renaming imports
+    /// (see [`renamed`]).
+    fn widened(&self, skeleton: &Skeleton) -> Scope {
+        match self {
+            Scope::All => Scope::All,
+            Scope::Some {
+                files,
+                names,
+                fields,
+            } => Scope::Some {
+                files: files.clone(),
+                names: renamed(skeleton, names),
+                fields: fields.clone(),
+            },
+        }
+    }
+
     /// A SQL condition over `<alias>.file_id` and a name-id column, with its parameters.
     fn condition(
         &self,
@@ -1165,6 +1240,200 @@ fn load_files(conn: &Connection) -> Result<(Vec<MFile>, HashMap<i64, usize>), In
         });
     }
     Ok((files, file_idx))
+}
+
+/// The skeleton a resolution in `scope` starts from: the one kept before this
+/// transaction with the changed files' imports as it wrote them, else one loaded
+/// whole.
+fn skeleton_of(
+    tx: &rusqlite::Transaction<'_>,
+    scope: &Scope,
+    layout: &Layout,
+    before: Option<kept::Kept>,
+) -> Result<kept::Kept, IndexError> {
+    Ok(match (before, scope) {
+        (Some(mut k), Scope::Some { files: changed, .. })
+            if changed.iter().all(|id| k.file_idx.contains_key(id)) =>
+        {
+            // (A scope of some files means none came or went: ids stay.)
+            for id in changed {
+                let imports = load_file_imports(tx, *id)?;
+                k.skeleton.set_imports(k.file_idx[id], imports);
+            }
+            k
+        }
+        _ => {
+            let (files, file_idx) = load_files(tx)?;
+            let imports = load_imports(tx, &file_idx, files.len())?;
+            kept::Kept {
+                skeleton: Skeleton::new(files, imports, layout),
+                file_idx: Arc::new(file_idx),
+            }
+        }
+    })
+}
+
+/// Re-binds the imports in `scope`: those of the changed files and those naming
+/// an affected name.
+fn rebind_imports(
+    tx: &rusqlite::Transaction<'_>,
+    scope: &Scope,
+    model: &Model,
+    file_idx: &HashMap<i64, usize>,
+) -> Result<(), IndexError> {
+    let sym_id = |s: usize| model.syms[s].id;
+    // Found in the model, which holds every file's imports (then read by file id,
+    // through an index, rather than by a scan of every import row for the names).
+    let names_one = |imp: &MImport, names: &HashSet<String>| {
+        (!imp.alias.is_empty() && names.contains(&imp.alias))
+            || imp.name.as_ref().is_some_and(|n| names.contains(n))
+    };
+    let cond = match scope {
+        Scope::All => "1".to_owned(),
+        Scope::Some {
+            files: changed,
+            names,
+            ..
+        } => {
+            let mut ids = changed.clone();
+            // (Wildcards, `*`, are in every file that has includes.)
+            let all: Vec<usize>;
+            let candidates = if names.contains("*") {
+                all = (0..model.files.len()).collect();
+                &all
+            } else {
+                &*model.naming
+            };
+            for &k in candidates {
+                if model.imports[k].iter().any(|imp| names_one(imp, names)) {
+                    ids.push(model.files[k].id);
+                }
+            }
+            format!("i.file_id IN ({})", id_list(ids))
+        }
+    };
+    {
+        let mut stmt = tx.prepare(&format!(
+            "SELECT i.id, i.file_id, i.module, i.name, i.alias, i.level, i.target_file_id, i.target_id, i.resolution
+             FROM imports i WHERE {cond}"
+        ))?;
+        let mut upd = tx.prepare_cached(
+            "UPDATE imports SET target_file_id = ?2, target_id = ?3, resolution = ?4 WHERE id = ?1",
+        )?;
+        let mut q = stmt.query([])?;
+        let mut changes = Vec::new();
+        while let Some(r) = q.next()? {
+            let Some(&file) = file_idx.get(&r.get::<_, i64>(1)?) else {
+                continue;
+            };
+            let imp = MImport {
+                module: r.get(2)?,
+                name: r.get(3)?,
+                alias: r.get(4)?,
+                level: r.get(5)?,
+            };
+            if let Scope::Some {
+                files: changed,
+                names,
+                ..
+            } = scope
+                && !changed.contains(&model.files[file].id)
+                && !names_one(&imp, names)
+            {
+                // (The model holds the definitions these names reach, not others.)
+                continue;
+            }
+            let b = model.resolve_import(file, &imp);
+            let tf = b.file.map(|f| model.files[f].id);
+            let ts = b.target.map(sym_id);
+            let old: (Option<i64>, Option<i64>, i64) = (r.get(6)?, r.get(7)?, r.get(8)?);
+            if old != (tf, ts, b.resolution.code()) {
+                changes.push((r.get::<_, i64>(0)?, tf, ts, b.resolution.code()));
+            }
+        }
+        for (id, tf, ts, code) in changes {
+            upd.execute(rusqlite::params![id, tf, ts, code])?;
+        }
+    }
+    Ok(())
+}
+
+/// Re-binds the bases in `scope`.
+fn rebind_bases(
+    tx: &rusqlite::Transaction<'_>,
+    scope: &Scope,
+    model: &Model,
+    sym_idx: &HashMap<i64, usize>,
+) -> Result<(), IndexError> {
+    let sym_id = |s: usize| model.syms[s].id;
+    let (cond, _) = scope.condition(tx, "h.file_id", &["h.base_id"])?;
+    {
+        let mut stmt = tx.prepare(&format!(
+            "SELECT h.id, h.symbol_id, n.name, h.target_id, h.resolution
+             FROM inherits h JOIN names n ON n.id = h.base_id WHERE {cond}"
+        ))?;
+        let mut upd =
+            tx.prepare_cached("UPDATE inherits SET target_id = ?2, resolution = ?3 WHERE id = ?1")?;
+        let mut q = stmt.query([])?;
+        let mut changes = Vec::new();
+        while let Some(r) = q.next()? {
+            let Some(&s) = sym_idx.get(&r.get::<_, i64>(1)?) else {
+                continue;
+            };
+            let name: String = r.get(2)?;
+            let b = model.resolve_base(s, &name);
+            let t = b.target.map(sym_id);
+            let old: (Option<i64>, i64) = (r.get(3)?, r.get(4)?);
+            if old != (t, b.resolution.code()) {
+                changes.push((r.get::<_, i64>(0)?, t, b.resolution.code()));
+            }
+        }
+        for (id, t, code) in changes {
+            upd.execute(rusqlite::params![id, t, code])?;
+        }
+    }
+    Ok(())
+}
+
+/// `names` and the names that stand for them through imports that rename
+/// (`from b import f as g`: a call of `g` reaches what `f` is, so it is re-bound
+/// when `f` changes), along chains of such imports.
+fn renamed(skeleton: &Skeleton, names: &HashSet<String>) -> HashSet<String> {
+    let mut aliases: HashMap<&str, Vec<&str>> = HashMap::new();
+    for imp in skeleton.naming.iter().flat_map(|&k| &skeleton.imports[k]) {
+        if let Some(n) = &imp.name
+            && !matches!(imp.alias.as_str(), "" | "*")
+            && imp.alias != *n
+        {
+            aliases.entry(n).or_default().push(&imp.alias);
+        }
+    }
+    let mut out = names.clone();
+    let mut todo: Vec<&str> = names.iter().map(String::as_str).collect();
+    while let Some(n) = todo.pop() {
+        for &a in aliases.get(n).into_iter().flatten() {
+            if out.insert(a.to_owned()) {
+                todo.push(a);
+            }
+        }
+    }
+    out
+}
+
+/// One file's imports, in order.
+fn load_file_imports(conn: &Connection, file_id: i64) -> Result<Vec<MImport>, IndexError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT module, name, alias, level FROM imports WHERE file_id = ?1 ORDER BY id",
+    )?;
+    let rows = stmt.query_map([file_id], |r| {
+        Ok(MImport {
+            module: r.get(0)?,
+            name: r.get(1)?,
+            alias: r.get(2)?,
+            level: r.get(3)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
 }
 
 /// Every import binding, per file.
@@ -1466,7 +1735,7 @@ fn symbol_filter(
     scope: &Scope,
     raw_calls: &[RawCall],
     fields: &[MField],
-    imports: &[Vec<MImport>],
+    (imports, naming): (&[Vec<MImport>], &[usize]),
     file_idx: &HashMap<i64, usize>,
 ) -> Result<Option<String>, IndexError> {
     Ok(match scope {
@@ -1557,18 +1826,20 @@ fn symbol_filter(
                 ns.insert(base);
             }
             // Re-export chains: an alias in the set brings the name it stands for.
-            loop {
-                let before = ns.len();
-                for imp in imports.iter().flatten() {
-                    if ns.contains(&imp.alias)
-                        && let Some(n) = &imp.name
-                        && !ns.contains(n)
-                    {
-                        ns.insert(n.clone());
-                    }
+            let mut stands_for: HashMap<&str, Vec<&str>> = HashMap::new();
+            for imp in naming.iter().flat_map(|&k| &imports[k]) {
+                if let Some(n) = &imp.name
+                    && !imp.alias.is_empty()
+                {
+                    stands_for.entry(&imp.alias).or_default().push(n);
                 }
-                if ns.len() == before {
-                    break;
+            }
+            let mut todo: Vec<String> = ns.iter().cloned().collect();
+            while let Some(alias) = todo.pop() {
+                for &n in stands_for.get(alias.as_str()).into_iter().flatten() {
+                    if ns.insert(n.to_owned()) {
+                        todo.push(n.to_owned());
+                    }
                 }
             }
             let mut get = tx.prepare_cached("SELECT id FROM names WHERE name = ?1")?;
@@ -1600,18 +1871,27 @@ fn resolve(
     tx: &rusqlite::Transaction<'_>,
     scope: &Scope,
     layout: &Layout,
-) -> Result<usize, IndexError> {
-    let (files, file_idx) = load_files(tx)?;
-    let imports = load_imports(tx, &file_idx, files.len())?;
+    before: Option<kept::Kept>,
+) -> Result<(usize, kept::Kept), IndexError> {
+    let kept::Kept { skeleton, file_idx } = skeleton_of(tx, scope, layout, before)?;
+    let scope = &scope.widened(&skeleton);
+    let imports = &skeleton.imports;
     let fields = load_fields(tx, &file_idx)?;
     // The affected call sites and bases, read before the symbols so a small change
     // loads only the symbols their resolution can look at.
     let (cond, _) = scope.condition(tx, "c.file_id", &["c.callee_id"])?;
     let raw_calls = raw_calls(tx, &cond)?;
-    let filter = symbol_filter(tx, scope, &raw_calls, &fields, &imports, &file_idx)?;
-    let langs: Vec<Language> = files.iter().map(|f| f.lang).collect();
+    let filter = symbol_filter(
+        tx,
+        scope,
+        &raw_calls,
+        &fields,
+        (imports, &skeleton.naming),
+        &file_idx,
+    )?;
+    let langs: Vec<Language> = skeleton.files.iter().map(|f| f.lang).collect();
     let (syms, sym_idx) = load_symbols(tx, &file_idx, &langs, filter)?;
-    let model = Model::new(files, syms, imports, layout).with_fields(fields);
+    let model = Model::on(skeleton.clone(), syms).with_fields(fields);
     let sym_id = |s: usize| model.syms[s].id;
     // Calls.
     struct Row<'a> {
@@ -1679,86 +1959,18 @@ fn resolve(
         }
     }
     checkpoint("resolve");
-    // Imports.
-    let (cond, _) = scope.condition(tx, "i.file_id", &[])?;
-    let name_cond = match scope {
-        Scope::All => String::new(),
-        Scope::Some { names, .. } => {
-            let quoted: Vec<String> = names
-                .iter()
-                .map(|n| format!("'{}'", n.replace('\'', "''")))
-                .collect();
-            format!(" OR i.alias IN ({0}) OR i.name IN ({0})", quoted.join(","))
-        }
-    };
-    {
-        let mut stmt = tx.prepare(&format!(
-            "SELECT i.id, i.file_id, i.module, i.name, i.alias, i.level, i.target_file_id, i.target_id, i.resolution
-             FROM imports i WHERE {cond}{name_cond}"
-        ))?;
-        let mut upd = tx.prepare_cached(
-            "UPDATE imports SET target_file_id = ?2, target_id = ?3, resolution = ?4 WHERE id = ?1",
-        )?;
-        let mut q = stmt.query([])?;
-        let mut changes = Vec::new();
-        while let Some(r) = q.next()? {
-            let Some(&file) = file_idx.get(&r.get::<_, i64>(1)?) else {
-                continue;
-            };
-            let imp = MImport {
-                module: r.get(2)?,
-                name: r.get(3)?,
-                alias: r.get(4)?,
-                level: r.get(5)?,
-            };
-            let b = model.resolve_import(file, &imp);
-            let tf = b.file.map(|f| model.files[f].id);
-            let ts = b.target.map(sym_id);
-            let old: (Option<i64>, Option<i64>, i64) = (r.get(6)?, r.get(7)?, r.get(8)?);
-            if old != (tf, ts, b.resolution.code()) {
-                changes.push((r.get::<_, i64>(0)?, tf, ts, b.resolution.code()));
-            }
-        }
-        for (id, tf, ts, code) in changes {
-            upd.execute(rusqlite::params![id, tf, ts, code])?;
-        }
-    }
+    rebind_imports(tx, scope, &model, &file_idx)?;
     checkpoint("resolve");
-    // Bases.
-    let (cond, _) = scope.condition(tx, "h.file_id", &["h.base_id"])?;
-    {
-        let mut stmt = tx.prepare(&format!(
-            "SELECT h.id, h.symbol_id, n.name, h.target_id, h.resolution
-             FROM inherits h JOIN names n ON n.id = h.base_id WHERE {cond}"
-        ))?;
-        let mut upd =
-            tx.prepare_cached("UPDATE inherits SET target_id = ?2, resolution = ?3 WHERE id = ?1")?;
-        let mut q = stmt.query([])?;
-        let mut changes = Vec::new();
-        while let Some(r) = q.next()? {
-            let Some(&s) = sym_idx.get(&r.get::<_, i64>(1)?) else {
-                continue;
-            };
-            let name: String = r.get(2)?;
-            let b = model.resolve_base(s, &name);
-            let t = b.target.map(sym_id);
-            let old: (Option<i64>, i64) = (r.get(3)?, r.get(4)?);
-            if old != (t, b.resolution.code()) {
-                changes.push((r.get::<_, i64>(0)?, t, b.resolution.code()));
-            }
-        }
-        for (id, t, code) in changes {
-            upd.execute(rusqlite::params![id, t, code])?;
-        }
-    }
+    rebind_bases(tx, scope, &model, &sym_idx)?;
     checkpoint("resolve");
+    // The model's share of the skeleton goes with it, on the freeing thread.
     free_later(model);
-    Ok(resolved)
+    Ok((resolved, kept::Kept { skeleton, file_idx }))
 }
 
 /// Frees `x` on a thread of its own: freeing a model's many small allocations
 /// takes a while (200 ms on the kernel), off the build's path.
-fn free_later<T: Send + 'static>(x: T) {
+pub(super) fn free_later<T: Send + 'static>(x: T) {
     let _ = std::thread::Builder::new()
         .name("tsa-free".into())
         .spawn(move || drop(x));
@@ -1949,6 +2161,121 @@ mod tests {
         )
         .unwrap();
         assert_eq!(told, rows(root));
+    }
+
+    fn put(root: &Path, p: &str, t: &str) {
+        let p = root.join(p);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, t).unwrap();
+    }
+
+    fn told(root: &Path, paths: &[&str]) -> BuildReport {
+        build(
+            root,
+            &BuildOptions {
+                changed: Some(paths.iter().map(|p| p.to_string()).collect()),
+                ..BuildOptions::default()
+            },
+        )
+        .unwrap()
+    }
+
+    fn cold_rows(root: &Path) -> Vec<String> {
+        let full = BuildOptions {
+            mode: BuildMode::Full,
+            ..BuildOptions::default()
+        };
+        build(root, &full).unwrap();
+        rows(root)
+    }
+
+    fn taken() -> u64 {
+        kept::TAKEN.load(Ordering::Relaxed)
+    }
+
+    #[test]
+    fn syncs_from_a_kept_skeleton_end_where_a_cold_build_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        put(root, "a.py", "def f():\n    return 1\n");
+        put(root, "c.py", "def f():\n    return 2\n");
+        put(root, "b.py", "from a import f\n\n\ndef use():\n    f()\n");
+        put(
+            root,
+            "r.py",
+            "from b import f as g\n\n\ndef more():\n    g()\n",
+        );
+        put(root, "inc/x.h", "int xf(void);\n");
+        put(
+            root,
+            "x.c",
+            "#include \"inc/x.h\"\nint xf(void) { return 1; }\n",
+        );
+        put(
+            root,
+            "y.c",
+            "#include \"inc/x.h\"\nint use(void) { return xf(); }\n",
+        );
+        build(root, &BuildOptions::default()).unwrap();
+        // Each sync changes what files import or define, never which files there are.
+        let steps: [(&str, &str); 5] = [
+            ("b.py", "from c import f\n\n\ndef use():\n    f()\n"),
+            ("a.py", "def f(x):\n    return x\n\n\ndef g():\n    f(1)\n"),
+            ("r.py", "from a import g\n\n\ndef more():\n    g()\n"),
+            (
+                "x.c",
+                "#include \"inc/x.h\"\nint xf(void) { return 2; }\nint x2(void) { return xf(); }\n",
+            ),
+            (
+                "y.c",
+                "#include \"inc/x.h\"\nint use(void) { return x2() + xf(); }\n",
+            ),
+        ];
+        for (path, text) in steps {
+            let before = taken();
+            put(root, path, text);
+            let r = told(root, &[path]);
+            assert_eq!(r.updated_files, 1, "{path}: {r:?}");
+            assert_eq!(taken(), before + 1, "{path}: the kept skeleton was used");
+            let synced = rows(root);
+            assert_eq!(synced, cold_rows(root), "after {path}");
+        }
+    }
+
+    #[test]
+    fn a_skeleton_kept_of_an_older_state_is_not_used() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        put(root, "a.py", "def f():\n    return 1\n");
+        put(root, "c.py", "def f():\n    return 2\n");
+        put(root, "b.py", "from a import f\n\n\ndef use():\n    f()\n");
+        build(root, &BuildOptions::default()).unwrap();
+        let db = store::index_path(root);
+        let meta = |k: &str| {
+            let c = Connection::open(&db).unwrap();
+            store::get_meta(&c, k).unwrap()
+        };
+        let (stamp, layout) = (meta(kept::STAMP), meta("layout").unwrap());
+        let old = kept::take(&db, stamp.as_deref(), &layout).expect("kept by the build");
+        // Another process changes what b.py imports (here: nothing is kept meanwhile).
+        put(root, "b.py", "from c import f\n\n\ndef use():\n    f()\n");
+        told(root, &["b.py"]);
+        assert_ne!(meta(kept::STAMP), stamp);
+        // This process still holds the skeleton of the state before; a sync of c.py
+        // (f changes: b.py's call is in scope) must not bind through b.py's old import.
+        kept::keep(&db, stamp.unwrap(), &layout, old);
+        let before = taken();
+        put(root, "c.py", "def f(x=0):\n    return 2\n");
+        told(root, &["c.py"]);
+        assert_eq!(taken(), before, "the older skeleton is left alone");
+        let synced = rows(root);
+        assert!(
+            synced
+                .iter()
+                .any(|r| r.starts_with("b.py f ") && r.contains("c.py:f")),
+            "{synced:?}"
+        );
+        assert_eq!(synced, cold_rows(root));
     }
 
     #[test]

@@ -152,6 +152,8 @@ pub fn invalidate(root: &Path, file: Option<&str>) -> Result<usize, IndexError> 
         }
     }
     drop(w);
+    // Files went: a skeleton kept of the index before no longer fits it.
+    store::set_meta(&tx, build::kept::STAMP, &build::kept::new_stamp())?;
     tx.commit()?;
     Ok(n)
 }

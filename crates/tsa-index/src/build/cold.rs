@@ -460,7 +460,7 @@ pub(super) fn write(
     layout: &Layout,
     opts: &BuildOptions,
     report: &mut BuildReport,
-) -> Result<(), IndexError> {
+) -> Result<super::kept::Kept, IndexError> {
     let t = Instant::now();
     let mut w = Writer::cold(tx);
     let mut kept = parse_and_write_defs(&mut w, root, files, opts, report)?;
@@ -488,7 +488,14 @@ pub(super) fn write(
     )?;
     checkpoint("resolve");
     report.resolve_ms = t.elapsed().as_millis();
-    Ok(())
+    // Ids are 1.. in walk order.
+    let file_idx = (0..n).map(|k| (k as i64 + 1, k)).collect();
+    let skeleton = model.skeleton();
+    super::free_later(model);
+    Ok(super::kept::Kept {
+        skeleton,
+        file_idx: Arc::new(file_idx),
+    })
 }
 
 #[cfg(test)]

@@ -133,6 +133,14 @@ pub struct MImport {
     pub level: u32,
 }
 
+impl MImport {
+    /// Whether it binds a name of its own in its file (an include, a wildcard or a
+    /// side-effect import binds none).
+    pub fn binds_a_name(&self) -> bool {
+        !matches!(self.alias.as_str(), "" | "*") || self.name.is_some()
+    }
+}
+
 /// A call site to resolve.
 #[derive(Clone, Debug)]
 pub struct MCall<'a> {
@@ -257,22 +265,76 @@ impl ImportBinding {
     }
 }
 
+/// What a model knows of the project apart from its definitions: the files, their
+/// imports, the module maps and the include graph. A sync that neither adds nor
+/// removes a file, nor changes a C or C++ file's includes or the layout, leaves all
+/// of it as it was but the changed files' imports, so a serving process keeps it
+/// from one sync to the next (see `build.rs`); the `Arc`s make it cheap to hand to
+/// a model and to take back.
+#[derive(Clone)]
+pub struct Skeleton {
+    pub files: Arc<Vec<MFile>>,
+    pub imports: Arc<Vec<Vec<MImport>>>,
+    /// The files (indexes, ascending) with an import that binds a name of its own
+    /// (see [`MImport::binds_a_name`]).
+    pub naming: Arc<Vec<usize>>,
+    python: Arc<python::Modules>,
+    rust: Arc<rust::Modules>,
+    generic: Arc<generic::Modules>,
+    includes: Arc<c_family::Includes>,
+}
+
+impl Skeleton {
+    pub fn new(files: Vec<MFile>, imports: Vec<Vec<MImport>>, layout: &Layout) -> Skeleton {
+        Skeleton {
+            python: Arc::new(python::Modules::new(&files, &layout.python_roots)),
+            rust: Arc::new(rust::Modules::new(&files, &layout.rust_crates)),
+            generic: Arc::new(generic::Modules::new(&files, layout)),
+            includes: Arc::new(c_family::Includes::new(&files, &layout.c_include_dirs)),
+            naming: Arc::new(
+                (0..imports.len())
+                    .filter(|&k| imports[k].iter().any(MImport::binds_a_name))
+                    .collect(),
+            ),
+            files: Arc::new(files),
+            imports: Arc::new(imports),
+        }
+    }
+
+    /// Puts a file's imports in place of the ones it had (its file, its includes
+    /// and every other file stay as they were). Copies the import lists only when
+    /// a model still shares them.
+    pub fn set_imports(&mut self, file: usize, imports: Vec<MImport>) {
+        let naming = imports.iter().any(MImport::binds_a_name);
+        Arc::make_mut(&mut self.imports)[file] = imports;
+        match (self.naming.binary_search(&file), naming) {
+            (Err(at), true) => Arc::make_mut(&mut self.naming).insert(at, file),
+            (Ok(at), false) => {
+                Arc::make_mut(&mut self.naming).remove(at);
+            }
+            _ => {}
+        }
+    }
+}
+
 /// The whole project as the resolver sees it.
 pub struct Model {
-    pub files: Vec<MFile>,
+    pub files: Arc<Vec<MFile>>,
     pub syms: Vec<MSym>,
-    pub imports: Vec<Vec<MImport>>,
+    pub imports: Arc<Vec<Vec<MImport>>>,
+    /// See [`Skeleton::naming`].
+    pub naming: Arc<Vec<usize>>,
     /// Per file: definitions by name.
     by_file_name: Vec<HashMap<Arc<str>, Vec<usize>>>,
     /// Name -> definitions, every language (lookups filter by language).
     by_name: HashMap<Arc<str>, Vec<usize>>,
     /// Owner type -> method name -> methods, every language.
     by_owner: HashMap<Arc<str>, HashMap<Arc<str>, Vec<usize>>>,
-    python: python::Modules,
-    rust: rust::Modules,
-    generic: generic::Modules,
+    python: Arc<python::Modules>,
+    rust: Arc<rust::Modules>,
+    generic: Arc<generic::Modules>,
     /// The include graph of C and C++ files.
-    includes: c_family::Includes,
+    includes: Arc<c_family::Includes>,
     /// Tells models apart (per-thread caches key on it).
     uid: u64,
     /// (owner type name, field name) -> (file, the field's type as written).
@@ -316,6 +378,20 @@ impl Model {
         imports: Vec<Vec<MImport>>,
         layout: &Layout,
     ) -> Model {
+        Model::on(Skeleton::new(files, imports, layout), syms)
+    }
+
+    /// A model of `syms` over a skeleton built before.
+    pub fn on(skeleton: Skeleton, syms: Vec<MSym>) -> Model {
+        let Skeleton {
+            files,
+            imports,
+            naming,
+            python,
+            rust,
+            generic,
+            includes,
+        } = skeleton;
         let mut by_file_name: Vec<HashMap<Arc<str>, Vec<usize>>> =
             vec![HashMap::default(); files.len()];
         let mut by_name: HashMap<Arc<str>, Vec<usize>> = HashMap::default();
@@ -335,10 +411,6 @@ impl Model {
                     .push(i);
             }
         }
-        let python = python::Modules::new(&files, &layout.python_roots);
-        let rust = rust::Modules::new(&files, &layout.rust_crates);
-        let generic = generic::Modules::new(&files, layout);
-        let includes = c_family::Includes::new(&files, &layout.c_include_dirs);
         static NEXT_UID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         Model {
             includes,
@@ -348,11 +420,26 @@ impl Model {
             files,
             syms,
             imports,
+            naming,
             by_file_name,
             by_name,
             by_owner,
             python,
             rust,
+        }
+    }
+
+    /// The skeleton under this model (shared: a model dropped on another thread
+    /// gives its share back when it is gone).
+    pub fn skeleton(&self) -> Skeleton {
+        Skeleton {
+            files: Arc::clone(&self.files),
+            imports: Arc::clone(&self.imports),
+            naming: Arc::clone(&self.naming),
+            python: Arc::clone(&self.python),
+            rust: Arc::clone(&self.rust),
+            generic: Arc::clone(&self.generic),
+            includes: Arc::clone(&self.includes),
         }
     }
 
