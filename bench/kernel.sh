@@ -27,7 +27,7 @@ if [ ! -d "$K/src/linux-source-6.1" ]; then
 fi
 TREE="$K/src/linux-source-6.1"
 echo "tree: $TREE ($(find "$TREE/" -name '*.c' | wc -l) .c files, $(find "$TREE/" -name '*.h' | wc -l) .h files)"
-TSA_BENCH_CORPUS="$TREE" TSA_BENCH_RUNS="${TSA_BENCH_RUNS:-1}" \
+TSA_BENCH_CORPUS="$TREE" TSA_BENCH_RUNS="${TSA_BENCH_RUNS:-1}" TSA_BENCH_SYNC_RUNS="${TSA_BENCH_SYNC_RUNS:-5}" \
   cargo bench -p tsa-index --bench index_cpython 2>&1 | grep -v '^\s*Compiling\|^\s*Finished\|^\s*Running'
 cargo build --release --quiet --bin tsa
 TSA="$PWD/target/release/tsa"

@@ -3,7 +3,10 @@
 //! outside it. Reports medians of cold builds, no-change and one-file incremental
 //! builds, caller-query latency, the deep index check, files/s, index size and peak RSS.
 //!
-//! Run: `cargo bench -p tsa-index --bench index_cpython` (`TSA_BENCH_RUNS` = 5).
+//! Run: `cargo bench -p tsa-index --bench index_cpython` (`TSA_BENCH_RUNS` = 5,
+//! `TSA_BENCH_SYNC_RUNS` for the one-file syncs, default the same). The syncs run in
+//! this process after its cold builds, as in a serving process (the MCP server, the
+//! watcher): a sync of a few files starts from the skeleton the last build kept.
 
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -110,11 +113,16 @@ fn one_file(
     (times, last.expect("at least one run"))
 }
 
-fn main() {
-    let runs: usize = std::env::var("TSA_BENCH_RUNS")
+/// A count from the environment, else `default`.
+fn env_count(name: &str, default: usize) -> usize {
+    std::env::var(name)
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(5);
+        .unwrap_or(default)
+}
+
+fn main() {
+    let runs = env_count("TSA_BENCH_RUNS", 5);
     let src = corpus();
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("corpus");
@@ -161,8 +169,10 @@ fn main() {
         changed: Some(vec![rel.clone()]),
         ..BuildOptions::default()
     };
-    let (one, last_one) = one_file(&root, &victim, &incr, runs, 0);
-    let (one_told, last_told) = one_file(&root, &victim, &told, runs, runs);
+    // (`TSA_BENCH_SYNC_RUNS`: more samples of the syncs than of the cold builds.)
+    let sync_runs = env_count("TSA_BENCH_SYNC_RUNS", runs);
+    let (one, last_one) = one_file(&root, &victim, &incr, sync_runs, 0);
+    let (one_told, last_told) = one_file(&root, &victim, &told, sync_runs, sync_runs);
     let build_peak = peak_rss_mib();
     let index = Index::open(&root).unwrap().unwrap();
     let st = index.status().unwrap();

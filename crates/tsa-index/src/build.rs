@@ -1828,9 +1828,7 @@ fn symbol_filter(
             // Re-export chains: an alias in the set brings the name it stands for.
             let mut stands_for: HashMap<&str, Vec<&str>> = HashMap::new();
             for imp in naming.iter().flat_map(|&k| &imports[k]) {
-                if let Some(n) = &imp.name
-                    && !imp.alias.is_empty()
-                {
+                if let Some(n) = &imp.name {
                     stands_for.entry(&imp.alias).or_default().push(n);
                 }
             }
