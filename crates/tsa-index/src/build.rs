@@ -1326,12 +1326,7 @@ fn rebind_imports(
             let Some(&file) = file_idx.get(&r.get::<_, i64>(1)?) else {
                 continue;
             };
-            let imp = MImport {
-                module: r.get(2)?,
-                name: r.get(3)?,
-                alias: r.get(4)?,
-                level: r.get(5)?,
-            };
+            let imp = import_at(r, 2)?;
             if let Scope::Some {
                 files: changed,
                 names,
@@ -1409,30 +1404,41 @@ fn renamed(skeleton: &Skeleton, names: &HashSet<String>) -> HashSet<String> {
         }
     }
     let mut out = names.clone();
-    let mut todo: Vec<&str> = names.iter().map(String::as_str).collect();
-    while let Some(n) = todo.pop() {
-        for &a in aliases.get(n).into_iter().flatten() {
-            if out.insert(a.to_owned()) {
-                todo.push(a);
-            }
-        }
-    }
+    reach(&mut out, &aliases);
     out
 }
 
+/// Adds to `names` every name `edges` lead to from them, along chains.
+fn reach(names: &mut HashSet<String>, edges: &HashMap<&str, Vec<&str>>) {
+    let mut todo: Vec<String> = names.iter().cloned().collect();
+    while let Some(n) = todo.pop() {
+        for &next in edges.get(n.as_str()).into_iter().flatten() {
+            if names.insert(next.to_owned()) {
+                todo.push(next.to_owned());
+            }
+        }
+    }
+}
+
+/// An import read from columns `at..at + 4` (module, name, alias, level).
+fn import_at(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<MImport> {
+    Ok(MImport {
+        module: r.get(at)?,
+        name: r.get(at + 1)?,
+        alias: r.get(at + 2)?,
+        level: r.get(at + 3)?,
+    })
+}
+
 /// One file's imports, in order.
-fn load_file_imports(conn: &Connection, file_id: i64) -> Result<Vec<MImport>, IndexError> {
+pub(super) fn load_file_imports(
+    conn: &Connection,
+    file_id: i64,
+) -> Result<Vec<MImport>, IndexError> {
     let mut stmt = conn.prepare_cached(
         "SELECT module, name, alias, level FROM imports WHERE file_id = ?1 ORDER BY id",
     )?;
-    let rows = stmt.query_map([file_id], |r| {
-        Ok(MImport {
-            module: r.get(0)?,
-            name: r.get(1)?,
-            alias: r.get(2)?,
-            level: r.get(3)?,
-        })
-    })?;
+    let rows = stmt.query_map([file_id], |r| import_at(r, 0))?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
@@ -1450,12 +1456,7 @@ fn load_imports(
         let Some(&file) = file_idx.get(&r.get::<_, i64>(0)?) else {
             continue;
         };
-        imports[file].push(MImport {
-            module: r.get(1)?,
-            name: r.get(2)?,
-            alias: r.get(3)?,
-            level: r.get(4)?,
-        });
+        imports[file].push(import_at(r, 1)?);
     }
     Ok(imports)
 }
@@ -1832,14 +1833,7 @@ fn symbol_filter(
                     stands_for.entry(&imp.alias).or_default().push(n);
                 }
             }
-            let mut todo: Vec<String> = ns.iter().cloned().collect();
-            while let Some(alias) = todo.pop() {
-                for &n in stands_for.get(alias.as_str()).into_iter().flatten() {
-                    if ns.insert(n.to_owned()) {
-                        todo.push(n.to_owned());
-                    }
-                }
-            }
+            reach(&mut ns, &stands_for);
             let mut get = tx.prepare_cached("SELECT id FROM names WHERE name = ?1")?;
             let mut name_ids = Vec::new();
             for n in &ns {

@@ -66,21 +66,30 @@ pub(super) fn replace_file(
         });
     };
     let old = stored_defs(tx, file_id)?;
-    let old_imports = stored_imports(tx, file_id)?;
+    let old_imports = super::load_file_imports(tx, file_id)?;
     let (ids, mut names) = match_defs(&old, x, file.is_test);
     let imports_changed = !old_imports
         .iter()
-        .map(|(m, n, a, l)| (m.as_str(), n.as_deref(), a.as_str(), *l))
+        .map(|i| {
+            (
+                i.module.as_str(),
+                i.name.as_deref(),
+                i.alias.as_str(),
+                i.level,
+            )
+        })
         .eq(x.imports.iter().map(|i| {
             (
                 i.module.as_str(),
                 i.name.as_deref(),
                 i.alias.as_str(),
-                i64::from(i.level),
+                i.level,
             )
         }));
     if imports_changed {
-        names.extend(import_names(old_imports.iter().map(|(_, n, a, _)| (a, n))));
+        names.extend(import_names(
+            old_imports.iter().map(|i| (&i.alias, &i.name)),
+        ));
         names.extend(import_names(x.imports.iter().map(|i| (&i.alias, &i.name))));
     }
     w.delete_rows(file_id)?;
@@ -203,20 +212,6 @@ fn stored_defs(tx: &Transaction<'_>, file_id: i64) -> Result<Vec<Old>, IndexErro
         }
     }
     Ok(out)
-}
-
-/// The stored imports of a file, in order: (module, name, alias, level).
-type StoredImport = (String, Option<String>, String, i64);
-
-fn stored_imports(tx: &Transaction<'_>, file_id: i64) -> Result<Vec<StoredImport>, IndexError> {
-    Ok(tx
-        .prepare_cached(
-            "SELECT module, name, alias, level FROM imports WHERE file_id = ?1 ORDER BY id",
-        )?
-        .query_map([file_id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
-        })?
-        .collect::<Result<_, _>>()?)
 }
 
 /// Compiler (SCIP) bindings into the definitions of files `file_ids` (about to be
