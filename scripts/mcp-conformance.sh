@@ -61,11 +61,14 @@ SERVERS=0
 start_server() {
   SERVERS=$((SERVERS + 1))
   local log="$WORK/server-$SERVERS.log"
+  # The file exists before the server opens it: a read of a missing file (sed exits
+  # 2) would end this script under `set -e` when the poll outruns the process start.
+  : >"$log"
   "$BIN" mcp --http 127.0.0.1:0 --project-root "$WORK/project" "$@" 2>"$log" &
   SERVER_PID=$!
   URL=""
   for _ in $(seq 1 300); do
-    URL="$(sed -n 's/^tsa mcp: listening on \(http:[^ ]*\)$/\1/p' "$log" 2>/dev/null)"
+    URL="$(sed -n 's/^tsa mcp: listening on \(http:[^ ]*\)$/\1/p' "$log" 2>/dev/null || true)"
     [ -n "$URL" ] && return 0
     kill -0 "$SERVER_PID" 2>/dev/null || { cat "$log" >&2; exit 1; }
     sleep 0.1
