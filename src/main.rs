@@ -1,5 +1,10 @@
 //! The `tsa` binary: everything lives in the `tsa-cli` library.
 
+// mimalloc for Rust and for tree-sitter's C library (crates/tsa-alloc).
+#[global_allocator]
+static ALLOCATOR: tsa_alloc::MiMalloc = tsa_alloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
+    tsa_alloc::install();
     tsa_cli::run()
 }

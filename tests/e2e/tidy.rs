@@ -63,6 +63,8 @@ const LAYERS: &[(&str, u32)] = &[
     ("tsa-envelope", 0),
     ("tsa-lang", 0),
     ("tsa-format", 1),
+    // Its tests extract with tsa-lang on mimalloc.
+    ("tsa-alloc", 1),
     ("tsa-index", 2),
     ("tsa-analysis", 3),
     ("tsa-scip", 3),

@@ -16,7 +16,7 @@ use rayon::prelude::*;
 #[path = "../../../benches/support/corpus.rs"]
 mod corpus;
 use corpus::{copy_tree, corpus};
-use tsa_index::{BuildMode, BuildOptions, Index, build, index_dir};
+use tsa_index::{BuildOptions, Index, build, index_dir};
 
 fn peak_rss_mib() -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
@@ -121,17 +121,18 @@ fn env_count(name: &str, default: usize) -> usize {
         .unwrap_or(default)
 }
 
+// The binary's allocator (crates/tsa-alloc): the bench measures what users run.
+#[global_allocator]
+static ALLOCATOR: tsa_alloc::MiMalloc = tsa_alloc::MiMalloc;
+
 fn main() {
+    tsa_alloc::install();
     let runs = env_count("TSA_BENCH_RUNS", 5);
     let src = corpus();
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("corpus");
     let bytes = copy_tree(&src, &root);
-    let full = BuildOptions {
-        mode: BuildMode::Full,
-        ..BuildOptions::default()
-    };
-    let incr = BuildOptions::default();
+    let (full, incr) = (BuildOptions::full(), BuildOptions::default());
 
     let mut cold = Vec::new();
     let mut cold_cpu = Vec::new();

@@ -92,6 +92,14 @@ impl std::fmt::Debug for BuildOptions {
 }
 
 impl BuildOptions {
+    /// A full rebuild (every file parsed again), the defaults otherwise.
+    pub fn full() -> Self {
+        Self {
+            mode: BuildMode::Full,
+            ..Self::default()
+        }
+    }
+
     fn report(&self, phase: &'static str, done: usize, total: usize) {
         if let Some(p) = &self.progress {
             p(Progress { phase, done, total });
