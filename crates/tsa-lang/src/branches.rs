@@ -193,33 +193,42 @@ impl Rules {
         }
         let mut frames: Vec<Frame<'_, '_>> = Vec::new();
         let mut cursor = root.walk();
-        let mut effect = BranchKind::Unconditional;
-        let child_effect = |f: &Frame<'_, '_>, cursor: &tree_sitter::TreeCursor<'_>| match f.rules {
-            Some(rules) => Self::kind(rules, cursor.field_name(), cursor.node(), &f.seen)
-                .unwrap_or(f.inherited),
-            None => f.inherited,
-        };
+        // The kind of the cursor's node: the root's, or what its parent's rules give
+        // it among the children passed so far. Worked out only for a call and a node
+        // the walk enters (most children are neither).
+        let effect =
+            |frames: &[Frame<'_, '_>], cursor: &tree_sitter::TreeCursor<'_>| match frames.last() {
+                None => BranchKind::Unconditional,
+                Some(f) => match f.rules {
+                    Some(rules) => Self::kind(rules, cursor.field_name(), cursor.node(), &f.seen)
+                        .unwrap_or(f.inherited),
+                    None => f.inherited,
+                },
+            };
         loop {
             let node = cursor.node();
-            if call_ids.contains(&node.id()) {
-                out.insert(node.id(), effect);
-            }
-            let inherited = if defs.contains(&(node.start_byte(), node.end_byte())) {
-                BranchKind::Unconditional
-            } else {
-                effect
-            };
-            if holds_call(node) && cursor.goto_first_child() {
-                let kind = node.kind();
-                let frame = Frame {
-                    inherited,
-                    rules: self.by_parent.get(kind).map(Vec::as_slice),
-                    positional: self.positional.contains(kind),
-                    seen: Vec::new(),
+            let is_call = call_ids.contains(&node.id());
+            let holds = holds_call(node);
+            if is_call || holds {
+                let here = effect(&frames, &cursor);
+                if is_call {
+                    out.insert(node.id(), here);
+                }
+                let inherited = if defs.contains(&(node.start_byte(), node.end_byte())) {
+                    BranchKind::Unconditional
+                } else {
+                    here
                 };
-                effect = child_effect(&frame, &cursor);
-                frames.push(frame);
-                continue;
+                if holds && cursor.goto_first_child() {
+                    let kind = node.kind();
+                    frames.push(Frame {
+                        inherited,
+                        rules: self.by_parent.get(kind).map(Vec::as_slice),
+                        positional: self.positional.contains(kind),
+                        seen: Vec::new(),
+                    });
+                    continue;
+                }
             }
             loop {
                 if let Some(top) = frames.last_mut()
@@ -228,10 +237,9 @@ impl Rules {
                     top.seen.push(cursor.node().kind());
                 }
                 if cursor.goto_next_sibling() {
-                    let Some(top) = frames.last() else {
+                    if frames.is_empty() {
                         return out;
-                    };
-                    effect = child_effect(top, &cursor);
+                    }
                     break;
                 }
                 if !cursor.goto_parent() {

@@ -458,9 +458,9 @@ fn parse_tree(lang: Language, src: &[u8]) -> Result<Option<tree_sitter::Tree>, E
 }
 
 /// Measurements a caller takes from the parse tree of a file while it is extracted
-/// (one parse serves both): `(language, root node, source) -> opaque text`.
-pub type FactsHook =
-    std::sync::Arc<dyn Fn(Language, Node<'_>, &[u8]) -> Option<String> + Send + Sync>;
+/// (one parse and one walk serve both): a pass per file of the language, which the
+/// extraction's walk carries (its text lands in `facts`).
+pub type FactsHook = std::sync::Arc<dyn Fn(Language) -> Box<dyn crate::TreeVisitor> + Send + Sync>;
 
 /// Parses `src` once and extracts definitions, call sites and imports.
 /// Broken source is data: a tree with errors still yields what it holds.
@@ -498,35 +498,22 @@ fn extract_tree(
         });
     };
     let root = tree.root_node();
+    let (
+        Found {
+            defs: raw,
+            calls: raw_calls,
+            imports: raw_imports,
+            bindings: raw_bindings,
+            locals: raw_locals,
+        },
+        facts,
+    ) = find_with(lang, queries, root, src, hook)?;
     let mut out = FileExtract {
         parse_errors: count_errors(root),
-        facts: hook.and_then(|h| h(lang, root, src)),
+        facts,
         ..FileExtract::default()
     };
-
-    let Found {
-        defs: mut raw,
-        calls: raw_calls,
-        imports: raw_imports,
-        bindings: raw_bindings,
-        locals: raw_locals,
-    } = find(lang, queries, root, src)?;
-    raw.sort_by_key(|(n, _, _, _)| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
-    // Several patterns may match one node (with and without bases): merge them.
-    let mut merged: Vec<(Node<'_>, DefKind, String, Vec<Base>)> = Vec::with_capacity(raw.len());
-    for item in raw {
-        match merged.last_mut() {
-            Some(last) if last.0.id() == item.0.id() && last.1 == item.1 => {
-                for b in item.3 {
-                    if !last.3.contains(&b) {
-                        last.3.push(b);
-                    }
-                }
-            }
-            _ => merged.push(item),
-        }
-    }
-    let raw = merged;
+    let raw = merged_defs(raw);
 
     // Nesting: a stack of open definitions gives each its innermost parent.
     let mut stack: Vec<usize> = Vec::new();
@@ -843,21 +830,63 @@ fn extract_tree(
 /// What one walk of the patterns over a tree found: definitions (node, kind, name,
 /// bases), calls (call, name, receiver, receiver is a path), import statements,
 /// typed bindings (variable, type) and locals, each in document order.
+/// A definition match: its node, kind, name and bases.
+type RawDef<'t> = (Node<'t>, DefKind, String, Vec<Base>);
+
 struct Found<'t> {
-    defs: Vec<(Node<'t>, DefKind, String, Vec<Base>)>,
+    defs: Vec<RawDef<'t>>,
     calls: Vec<(Node<'t>, Node<'t>, Option<Node<'t>>, bool)>,
     imports: Vec<Node<'t>>,
     bindings: Vec<(Node<'t>, Node<'t>)>,
     locals: Vec<Node<'t>>,
 }
 
+/// Definition matches in document order (an outer one before those it holds), one
+/// per node and kind: several patterns may match one node (with and without bases),
+/// their bases merged.
+fn merged_defs(mut raw: Vec<RawDef<'_>>) -> Vec<RawDef<'_>> {
+    raw.sort_by_key(|(n, _, _, _)| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
+    let mut merged: Vec<RawDef<'_>> = Vec::with_capacity(raw.len());
+    for item in raw {
+        match merged.last_mut() {
+            Some(last) if last.0.id() == item.0.id() && last.1 == item.1 => {
+                for b in item.3 {
+                    if !last.3.contains(&b) {
+                        last.3.push(b);
+                    }
+                }
+            }
+            _ => merged.push(item),
+        }
+    }
+    merged
+}
+
+/// [`find`], with the pass of `hook` riding its walk: the matches and the pass's text.
+fn find_with<'t>(
+    lang: Language,
+    queries: &Compiled,
+    root: Node<'t>,
+    src: &[u8],
+    hook: Option<&FactsHook>,
+) -> Result<(Found<'t>, Option<String>), ExtractError> {
+    let mut pass = hook.map(|h| h(lang));
+    let rides = pass
+        .as_deref_mut()
+        .map(|p| p as &mut dyn crate::TreeVisitor);
+    let found = find(lang, queries, root, src, rides)?;
+    Ok((found, pass.and_then(|p| p.finish(root, src))))
+}
+
 /// One walk over the tree (the matcher's, else the query cursor's): sorts the
-/// matches into definitions, calls and imports.
+/// matches into definitions, calls and imports. `pass` rides the matcher's walk
+/// (the query cursor's is not ours: there it walks on its own).
 fn find<'t>(
     lang: Language,
     queries: &Compiled,
     root: Node<'t>,
     src: &[u8],
+    pass: Option<&mut dyn crate::TreeVisitor>,
 ) -> Result<Found<'t>, ExtractError> {
     let matcher = queries.matcher.as_ref().filter(|_| !query_only());
     let names = match matcher {
@@ -941,8 +970,11 @@ fn find<'t>(
         }
     });
     match matcher {
-        Some(matcher) => matcher.for_each(root, src, &mut on_match),
+        Some(matcher) => matcher.for_each(root, src, &mut on_match, pass),
         None => {
+            if let Some(pass) = pass {
+                crate::visit(root, src, pass);
+            }
             let mut cursor = QueryCursor::new();
             let mut matches = cursor.matches(queries.query(lang)?, root, src);
             let mut captures = Vec::new();

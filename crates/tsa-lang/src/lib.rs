@@ -13,6 +13,7 @@ mod model;
 mod noise;
 mod returns;
 mod test_paths;
+mod visit;
 
 pub use conventions::{
     Convention, Conventions, DefaultVisibility, EntryPoints, Export, LineSyntax, ModuleVariables,
@@ -25,3 +26,4 @@ pub use languages::{Family, Language, ModuleStyle, Tier};
 pub use model::{Base, BaseKind, BranchKind, CallSite, Def, DefKind, Field, FileExtract, Import};
 pub use returns::{alias_target, callback_param_type, return_type, type_name};
 pub use test_paths::is_test_path;
+pub use visit::{TreeVisitor, visit};

@@ -550,12 +550,14 @@ impl Matcher {
     }
 
     /// Calls `f(pattern, captures)` for every match in the tree under `root` (each
-    /// node in document order, its patterns in order).
+    /// node in document order, its patterns in order); `pass` enters and leaves
+    /// each node on the same walk.
     pub(crate) fn for_each<'t>(
         &self,
         root: Node<'t>,
         src: &[u8],
         mut f: impl FnMut(usize, &[(u32, Node<'t>)]),
+        mut pass: Option<&mut dyn crate::TreeVisitor>,
     ) {
         let mut run = Run {
             kids: Vec::new(),
@@ -570,6 +572,9 @@ impl Matcher {
         let mut walk = root.walk();
         loop {
             let n = walk.node();
+            if let Some(p) = pass.as_deref_mut() {
+                p.enter(n, src);
+            }
             let list = self.by_kind.get(n.kind_id() as usize).unwrap_or(&self.wild);
             for &pi in list {
                 let p = &self.patterns[pi as usize];
@@ -600,6 +605,9 @@ impl Matcher {
                 continue;
             }
             loop {
+                if let Some(p) = pass.as_deref_mut() {
+                    p.leave();
+                }
                 if walk.goto_next_sibling() {
                     break;
                 }
@@ -764,6 +772,28 @@ mod tests {
 
     type Found = Vec<(usize, Vec<(&'static str, usize, usize, u16)>)>;
 
+    /// Every enter and leave of a pass, as (entering, node start, end, kind).
+    #[derive(Default)]
+    struct Recorder {
+        events: Vec<(bool, usize, usize, u16)>,
+        open: Vec<(usize, usize, u16)>,
+    }
+
+    impl crate::TreeVisitor for Recorder {
+        fn enter(&mut self, n: tree_sitter::Node<'_>, _: &[u8]) {
+            let k = (n.start_byte(), n.end_byte(), n.kind_id());
+            self.events.push((true, k.0, k.1, k.2));
+            self.open.push(k);
+        }
+        fn leave(&mut self) {
+            let k = self.open.pop().expect("a leave after its enter");
+            self.events.push((false, k.0, k.1, k.2));
+        }
+        fn finish(self: Box<Self>, _: tree_sitter::Node<'_>, _: &[u8]) -> Option<String> {
+            None
+        }
+    }
+
     fn sorted(mut v: Found) -> Found {
         for m in &mut v {
             m.1.sort_unstable();
@@ -782,10 +812,21 @@ mod tests {
             (name, n.start_byte(), n.end_byte(), n.kind_id())
         };
         let mut ours = Vec::new();
-        matcher.for_each(tree.root_node(), src, |p, caps| {
-            let caps = caps.iter().map(|(c, n)| key(CAPTURES[*c as usize], *n));
-            ours.push((p, caps.collect()));
-        });
+        let mut riding = Recorder::default();
+        matcher.for_each(
+            tree.root_node(),
+            src,
+            |p, caps| {
+                let caps = caps.iter().map(|(c, n)| key(CAPTURES[*c as usize], *n));
+                ours.push((p, caps.collect()));
+            },
+            Some(&mut riding),
+        );
+        // A pass riding the matcher's walk sees what a walk of its own sees.
+        let mut alone = Recorder::default();
+        crate::visit(tree.root_node(), src, &mut alone);
+        assert_eq!(riding.events, alone.events);
+        assert!(riding.open.is_empty() && !riding.events.is_empty());
         let names = query.capture_names();
         let mut theirs = Vec::new();
         let mut cursor = QueryCursor::new();

@@ -358,91 +358,124 @@ struct Frame {
 /// One depth-first pass: the same results as [`functions`], [`classes`] and
 /// [`max_depth`] together, for the per-file hot path of project scoring.
 pub fn measure(rules: &Rules, root: Node<'_>, src: &[u8]) -> Measured {
-    let mut functions: Vec<FunctionCc> = Vec::new();
-    let mut classes: Vec<ClassMethods> = Vec::new();
-    let mut max_depth = 1u32;
-    let mut frames: Vec<Frame> = vec![Frame {
-        function: None,
-        nest: 0,
-        container: Container::Other,
-    }];
-    let mut cursor = root.walk();
-    let mut entering = true;
-    loop {
-        if entering {
-            let node = cursor.node();
-            let parent = *frames.last().unwrap_or(&Frame {
+    let mut m = Measurer::new(Some(rules));
+    tsa_lang::visit(root, src, &mut m);
+    m.done()
+}
+
+/// [`measure`] as a pass that rides another walk (the index build's extraction):
+/// `enter` and `leave` each node in document order. Without rules (a language
+/// without a complexity table) it measures the depth alone.
+pub struct Measurer<'r> {
+    rules: Option<&'r Rules>,
+    functions: Vec<FunctionCc>,
+    classes: Vec<ClassMethods>,
+    max_depth: u32,
+    /// One per open node, under a module-level one.
+    frames: Vec<Frame>,
+}
+
+impl<'r> Measurer<'r> {
+    pub fn new(rules: Option<&'r Rules>) -> Self {
+        Self {
+            rules,
+            functions: Vec::new(),
+            classes: Vec::new(),
+            max_depth: 1,
+            frames: vec![Frame {
                 function: None,
                 nest: 0,
                 container: Container::Other,
-            });
-            max_depth = max_depth.max(frames.len() as u32);
-            let frame = if rules.is_function(node) {
-                if let Container::Class(ci) = parent.container {
-                    classes[ci].methods += 1;
-                }
-                functions.push(FunctionCc {
-                    name: function_name(node, src),
-                    line: node.start_position().row as u32 + 1,
-                    end_line: node.end_position().row as u32 + 1,
-                    complexity: 1,
-                    nesting: 0,
-                    parameters: node
-                        .child_by_field_name("parameters")
-                        .map_or(0, |p| p.named_child_count() as u32),
-                });
-                let fi = functions.len() - 1;
-                Frame {
-                    function: Some(fi),
-                    nest: 0,
-                    container: Container::Other,
-                }
-            } else {
-                let mut f = parent;
-                if let Some(fi) = parent.function {
-                    if rules.is_decision(node) {
-                        functions[fi].complexity += 1;
-                    }
-                    if rules.is_nesting(node) {
-                        f.nest += 1;
-                        functions[fi].nesting = functions[fi].nesting.max(f.nest);
-                    }
-                }
-                if rules.is_class(node) {
-                    let name = node
-                        .child_by_field_name("name")
-                        .or_else(|| node.child_by_field_name("type"))
-                        .map_or_else(|| "<anonymous>".to_owned(), |n| text(n, src).to_owned());
-                    classes.push(ClassMethods {
-                        name,
-                        line: node.start_position().row as u32 + 1,
-                        methods: 0,
-                    });
-                    f.container = Container::Class(classes.len() - 1);
-                }
-                f
-            };
-            frames.push(frame);
-            if cursor.goto_first_child() {
-                continue;
-            }
-            entering = false;
-        }
-        frames.pop();
-        if cursor.goto_next_sibling() {
-            entering = true;
-            continue;
-        }
-        if !cursor.goto_parent() {
-            break;
+            }],
         }
     }
-    functions.sort_by_key(|f| (f.line, f.end_line));
-    classes.sort_by_key(|c| c.line);
-    Measured {
-        functions,
-        classes,
-        max_depth,
+
+    /// Whether the language has a complexity table (else only depth is measured).
+    pub fn has_rules(&self) -> bool {
+        self.rules.is_some()
+    }
+
+    /// What the pass measured (functions by line, classes by line).
+    pub fn done(mut self) -> Measured {
+        self.functions.sort_by_key(|f| (f.line, f.end_line));
+        self.classes.sort_by_key(|c| c.line);
+        Measured {
+            functions: self.functions,
+            classes: self.classes,
+            max_depth: self.max_depth,
+        }
+    }
+
+    /// The frame `node` opens under `parent`.
+    fn frame(&mut self, rules: &Rules, node: Node<'_>, src: &[u8], parent: Frame) -> Frame {
+        if rules.is_function(node) {
+            if let Container::Class(ci) = parent.container {
+                self.classes[ci].methods += 1;
+            }
+            self.functions.push(FunctionCc {
+                name: function_name(node, src),
+                line: node.start_position().row as u32 + 1,
+                end_line: node.end_position().row as u32 + 1,
+                complexity: 1,
+                nesting: 0,
+                parameters: node
+                    .child_by_field_name("parameters")
+                    .map_or(0, |p| p.named_child_count() as u32),
+            });
+            return Frame {
+                function: Some(self.functions.len() - 1),
+                nest: 0,
+                container: Container::Other,
+            };
+        }
+        let mut f = parent;
+        if let Some(fi) = parent.function {
+            if rules.is_decision(node) {
+                self.functions[fi].complexity += 1;
+            }
+            if rules.is_nesting(node) {
+                f.nest += 1;
+                self.functions[fi].nesting = self.functions[fi].nesting.max(f.nest);
+            }
+        }
+        if rules.is_class(node) {
+            let name = node
+                .child_by_field_name("name")
+                .or_else(|| node.child_by_field_name("type"))
+                .map_or_else(|| "<anonymous>".to_owned(), |n| text(n, src).to_owned());
+            self.classes.push(ClassMethods {
+                name,
+                line: node.start_position().row as u32 + 1,
+                methods: 0,
+            });
+            f.container = Container::Class(self.classes.len() - 1);
+        }
+        f
+    }
+}
+
+impl tsa_lang::TreeVisitor for Measurer<'_> {
+    fn enter(&mut self, node: Node<'_>, src: &[u8]) {
+        self.max_depth = self.max_depth.max(self.frames.len() as u32);
+        let parent = *self.frames.last().unwrap_or(&Frame {
+            function: None,
+            nest: 0,
+            container: Container::Other,
+        });
+        let frame = match self.rules {
+            Some(rules) => self.frame(rules, node, src, parent),
+            None => parent,
+        };
+        self.frames.push(frame);
+    }
+
+    fn leave(&mut self) {
+        self.frames.pop();
+    }
+
+    /// A measurer's results are typed ([`Measurer::done`]): it writes no text.
+    fn finish(self: Box<Self>, _root: Node<'_>, _src: &[u8]) -> Option<String> {
+        None
     }
 }
 

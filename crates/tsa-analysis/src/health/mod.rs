@@ -515,28 +515,51 @@ struct TreeFacts {
 }
 
 fn tree_facts(lang: Language, root: tree_sitter::Node<'_>, src: &[u8]) -> TreeFacts {
-    let rules = complexity::rules(lang);
-    let measured = rules.map(|r| complexity::measure(r, root, src));
-    let max_depth = Some(
-        measured
-            .as_ref()
-            .map_or_else(|| complexity::max_depth(root), |m| m.max_depth),
-    );
-    let (functions, classes) =
-        measured.map_or((Vec::new(), Vec::new()), |m| (m.functions, m.classes));
-    TreeFacts {
-        analysable: rules.is_some(),
-        syntax_error: root.has_error(),
-        max_depth,
-        functions,
-        classes,
+    let mut pass = FactsPass::new(lang);
+    tsa_lang::visit(root, src, &mut pass);
+    pass.facts(root)
+}
+
+/// [`TreeFacts`] measured by a pass over the tree (the index build's extraction
+/// walk carries it: [`facts_hook`]).
+struct FactsPass(complexity::Measurer<'static>);
+
+impl FactsPass {
+    fn new(lang: Language) -> Self {
+        Self(complexity::Measurer::new(complexity::rules(lang)))
+    }
+
+    fn facts(self, root: tree_sitter::Node<'_>) -> TreeFacts {
+        let analysable = self.0.has_rules();
+        let m = self.0.done();
+        TreeFacts {
+            analysable,
+            syntax_error: root.has_error(),
+            max_depth: Some(m.max_depth),
+            functions: m.functions,
+            classes: m.classes,
+        }
     }
 }
 
-/// The index build's hook: health's tree measurements of every parsed file, stored
-/// with the file row.
+impl tsa_lang::TreeVisitor for FactsPass {
+    fn enter(&mut self, node: tree_sitter::Node<'_>, src: &[u8]) {
+        self.0.enter(node, src);
+    }
+
+    fn leave(&mut self) {
+        self.0.leave();
+    }
+
+    fn finish(self: Box<Self>, root: tree_sitter::Node<'_>, _src: &[u8]) -> Option<String> {
+        serde_json::to_string(&self.facts(root)).ok()
+    }
+}
+
+/// The index build's hook: health's tree measurements of every parsed file, taken
+/// on the extraction's own walk and stored with the file row.
 pub fn facts_hook() -> tsa_lang::FactsHook {
-    std::sync::Arc::new(|lang, root, src| serde_json::to_string(&tree_facts(lang, root, src)).ok())
+    std::sync::Arc::new(|lang| Box::new(FactsPass::new(lang)))
 }
 
 /// Content facts from tree facts and the text (lines, duplication and smells depend

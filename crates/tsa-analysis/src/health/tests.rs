@@ -167,3 +167,49 @@ fn function_smells_carry_line_and_fix() {
     assert!(f.smells.iter().all(|s| s.line == 1 && !s.fix.is_empty()));
     assert!(facts_of("m.py", "def f(:\n", &c).syntax_error);
 }
+
+/// The facts the index build takes on the extraction's walk are those of a walk of
+/// their own, in a language with a complexity table and in one without (depth only).
+#[test]
+fn facts_riding_the_extraction_walk_are_a_fresh_measure() {
+    let hook = facts_hook();
+    let cases: [(Language, &str); 4] = [
+        (
+            Language::Python,
+            "class A:\n    def m(self, x):\n        if x and y:\n            for i in x:\n                g(i)\n        return [h(v) for v in x if v]\n\ndef f():\n    while True:\n        break\n",
+        ),
+        (
+            Language::C,
+            "static int f(int a, int b) {\n  if (a && b) { return g(a); }\n  for (;;) { if (b) break; }\n  return a ? b : 0;\n}\nstruct s { int x; };\n",
+        ),
+        (Language::Python, "def broken(:\n    if x\n        g(\n"),
+        (Language::Json, "{\"a\": [1, {\"b\": [2, [3]]}]}"),
+    ];
+    for (i, (lang, src)) in cases.into_iter().enumerate() {
+        let x = tsa_lang::extract_with(lang, src.as_bytes(), Some(&hook)).unwrap();
+        let tree = complexity::parse(lang, src.as_bytes()).unwrap();
+        let alone =
+            serde_json::to_string(&tree_facts(lang, tree.root_node(), src.as_bytes())).unwrap();
+        assert_eq!(x.facts.as_deref(), Some(alone.as_str()), "{lang:?}: {src}");
+        // And the same as the measure of before this pass existed: depth by its own walk.
+        let facts: TreeFacts = serde_json::from_str(&alone).unwrap();
+        assert_eq!(
+            facts.max_depth,
+            Some(complexity::max_depth(tree.root_node()))
+        );
+        if let Some(rules) = complexity::rules(lang) {
+            let m = complexity::measure(rules, tree.root_node(), src.as_bytes());
+            assert_eq!(
+                serde_json::to_value(&m.functions).unwrap(),
+                serde_json::to_value(&facts.functions).unwrap()
+            );
+        }
+        if i < 2 {
+            assert!(
+                !facts.functions.is_empty(),
+                "{lang:?}: {:?}",
+                facts.functions
+            );
+        }
+    }
+}
