@@ -5,6 +5,10 @@
 static ALLOCATOR: tsa_alloc::MiMalloc = tsa_alloc::MiMalloc;
 
 fn main() -> std::process::ExitCode {
-    tsa_alloc::install();
+    // SAFETY: the first thing the process does: no tree-sitter object exists yet.
+    #[allow(unsafe_code)]
+    unsafe {
+        tsa_alloc::install()
+    };
     tsa_cli::run()
 }

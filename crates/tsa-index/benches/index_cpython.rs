@@ -125,8 +125,39 @@ fn env_count(name: &str, default: usize) -> usize {
 #[global_allocator]
 static ALLOCATOR: tsa_alloc::MiMalloc = tsa_alloc::MiMalloc;
 
+/// `runs` cold builds of `root`: their wall and CPU times, the last report, and the
+/// peak RSS after the first (what one `tsa index full --mode full` process holds).
+fn cold_builds(
+    root: &std::path::Path,
+    full: &BuildOptions,
+    runs: usize,
+) -> (Vec<Duration>, Vec<Duration>, tsa_index::BuildReport, f64) {
+    let (mut cold, mut cold_cpu, mut report) = (Vec::new(), Vec::new(), None);
+    let mut first_peak = f64::NAN;
+    for run in 0..runs {
+        let _ = std::fs::remove_dir_all(index_dir(root));
+        let (r, wall, cpu) = timed(|| build(root, full).unwrap());
+        cold.push(wall);
+        cold_cpu.push(cpu);
+        if run == 0 {
+            first_peak = peak_rss_mib();
+        }
+        report = Some(r);
+    }
+    (
+        cold,
+        cold_cpu,
+        report.expect("at least one run"),
+        first_peak,
+    )
+}
+
 fn main() {
-    tsa_alloc::install();
+    // SAFETY: the first thing the process does: no tree-sitter object exists yet.
+    #[allow(unsafe_code)]
+    unsafe {
+        tsa_alloc::install()
+    };
     let runs = env_count("TSA_BENCH_RUNS", 5);
     let src = corpus();
     let tmp = tempfile::tempdir().unwrap();
@@ -134,22 +165,7 @@ fn main() {
     let bytes = copy_tree(&src, &root);
     let (full, incr) = (BuildOptions::full(), BuildOptions::default());
 
-    let mut cold = Vec::new();
-    let mut cold_cpu = Vec::new();
-    let mut report = None;
-    let mut first_peak = f64::NAN;
-    for run in 0..runs {
-        let _ = std::fs::remove_dir_all(index_dir(&root));
-        let (r, wall, cpu) = timed(|| build(&root, &full).unwrap());
-        cold.push(wall);
-        cold_cpu.push(cpu);
-        if run == 0 {
-            // What one `tsa index full --mode full` process holds at its peak.
-            first_peak = peak_rss_mib();
-        }
-        report = Some(r);
-    }
-    let r = report.unwrap();
+    let (cold, cold_cpu, r, first_peak) = cold_builds(&root, &full, runs);
     let mut noop = Vec::new();
     for _ in 0..runs {
         let t = Instant::now();

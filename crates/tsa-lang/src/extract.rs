@@ -827,12 +827,12 @@ fn extract_tree(
     Ok(out)
 }
 
-/// What one walk of the patterns over a tree found: definitions (node, kind, name,
-/// bases), calls (call, name, receiver, receiver is a path), import statements,
-/// typed bindings (variable, type) and locals, each in document order.
 /// A definition match: its node, kind, name and bases.
 type RawDef<'t> = (Node<'t>, DefKind, String, Vec<Base>);
 
+/// What one walk of the patterns over a tree found: definitions (node, kind, name,
+/// bases), calls (call, name, receiver, receiver is a path), import statements,
+/// typed bindings (variable, type) and locals, each in document order.
 struct Found<'t> {
     defs: Vec<RawDef<'t>>,
     calls: Vec<(Node<'t>, Node<'t>, Option<Node<'t>>, bool)>,

@@ -4,8 +4,9 @@
 use tree_sitter::Node;
 
 /// A pass over one file's parse tree: `enter` at each node in document order (a
-/// parent before its children), `leave` once the node's subtree is done, then
-/// `finish` with the root.
+/// parent before its children), `leave` once the node's subtree is done. The walk
+/// that carries it never calls `finish`: its owner does, once the walk is over (the
+/// extraction, for a [`crate::FactsHook`]'s pass).
 pub trait TreeVisitor {
     fn enter(&mut self, node: Node<'_>, src: &[u8]);
     fn leave(&mut self);

@@ -356,7 +356,8 @@ struct Frame {
 }
 
 /// One depth-first pass: the same results as [`functions`], [`classes`] and
-/// [`max_depth`] together, for the per-file hot path of project scoring.
+/// [`max_depth`] together, on a walk of its own ([`Measurer`] is the pass; the index
+/// build runs it on the extraction's walk instead).
 pub fn measure(rules: &Rules, root: Node<'_>, src: &[u8]) -> Measured {
     let mut m = Measurer::new(Some(rules));
     tsa_lang::visit(root, src, &mut m);
@@ -473,7 +474,8 @@ impl tsa_lang::TreeVisitor for Measurer<'_> {
         self.frames.pop();
     }
 
-    /// A measurer's results are typed ([`Measurer::done`]): it writes no text.
+    /// A measurer's results are typed ([`Measurer::done`]): it writes no text, so
+    /// a [`tsa_lang::FactsHook`] wraps it (health's `FactsPass`) rather than being it.
     fn finish(self: Box<Self>, _root: Node<'_>, _src: &[u8]) -> Option<String> {
         None
     }

@@ -191,18 +191,17 @@ fn facts_riding_the_extraction_walk_are_a_fresh_measure() {
         let alone =
             serde_json::to_string(&tree_facts(lang, tree.root_node(), src.as_bytes())).unwrap();
         assert_eq!(x.facts.as_deref(), Some(alone.as_str()), "{lang:?}: {src}");
-        // And the same as the measure of before this pass existed: depth by its own walk.
+        // And the same as the separate measures, each a walk of its own written
+        // apart from the pass: depth, functions, classes.
         let facts: TreeFacts = serde_json::from_str(&alone).unwrap();
-        assert_eq!(
-            facts.max_depth,
-            Some(complexity::max_depth(tree.root_node()))
-        );
+        let root = tree.root_node();
+        assert_eq!(facts.max_depth, Some(complexity::max_depth(root)));
         if let Some(rules) = complexity::rules(lang) {
-            let m = complexity::measure(rules, tree.root_node(), src.as_bytes());
-            assert_eq!(
-                serde_json::to_value(&m.functions).unwrap(),
-                serde_json::to_value(&facts.functions).unwrap()
-            );
+            let mut functions = complexity::functions(rules, root, src.as_bytes());
+            functions.sort_by_key(|f| (f.line, f.end_line));
+            assert_eq!(json(&functions), json(&facts.functions), "{lang:?}");
+            let classes = complexity::classes(rules, root, src.as_bytes());
+            assert_eq!(json(&classes), json(&facts.classes), "{lang:?}");
         }
         if i < 2 {
             assert!(
@@ -212,4 +211,8 @@ fn facts_riding_the_extraction_walk_are_a_fresh_measure() {
             );
         }
     }
+}
+
+fn json<T: Serialize>(v: &T) -> serde_json::Value {
+    serde_json::to_value(v).unwrap()
 }
