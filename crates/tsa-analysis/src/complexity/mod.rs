@@ -356,17 +356,19 @@ struct Frame {
 }
 
 /// One depth-first pass: the same results as [`functions`], [`classes`] and
-/// [`max_depth`] together, on a walk of its own ([`Measurer`] is the pass; the index
-/// build runs it on the extraction's walk instead).
+/// [`max_depth`] together, on a walk of its own. Tests hold [`Measurer`] (the pass
+/// health runs, on the extraction's walk or its own) to those separate walks.
+#[cfg(test)]
 pub fn measure(rules: &Rules, root: Node<'_>, src: &[u8]) -> Measured {
     let mut m = Measurer::new(Some(rules));
     tsa_lang::visit(root, src, &mut m);
     m.done()
 }
 
-/// [`measure`] as a pass that rides another walk (the index build's extraction):
-/// `enter` and `leave` each node in document order. Without rules (a language
-/// without a complexity table) it measures the depth alone.
+/// Functions, classes and tree depth of a file, as a pass that rides another walk
+/// (the index build's extraction) or its own: `enter` and `leave` each node in
+/// document order. Without rules (a language without a complexity table) it
+/// measures the depth alone.
 pub struct Measurer<'r> {
     rules: Option<&'r Rules>,
     functions: Vec<FunctionCc>,
@@ -481,7 +483,9 @@ impl tsa_lang::TreeVisitor for Measurer<'_> {
     }
 }
 
-/// Depth of the deepest node of a parse tree (the root has depth 1).
+/// Depth of the deepest node of a parse tree (the root has depth 1): the tests'
+/// independent measure of [`Measurer`]'s depth.
+#[cfg(test)]
 pub fn max_depth(root: Node<'_>) -> u32 {
     let mut cursor = root.walk();
     let mut depth = 1u32;
