@@ -193,6 +193,13 @@ fn state(root: &Path) -> State {
         .query_row("PRAGMA integrity_check", [], |r| r.get(0))
         .unwrap();
     assert_eq!(check, "ok", "integrity_check of {}", root.display());
+    let astray: i64 = conn.query_row(CALL_KEYS_ASTRAY, [], |r| r.get(0)).unwrap();
+    assert_eq!(
+        astray,
+        0,
+        "calls_by_* out of step with calls in {}",
+        root.display()
+    );
     let mut out = Vec::new();
     rows(
         &conn,
@@ -251,6 +258,19 @@ fn state(root: &Path) -> State {
     out.sort();
     State::Rows(out)
 }
+
+/// Rows of the `calls_by_*` tables and of `calls` that the other side lacks.
+const CALL_KEYS_ASTRAY: &str = "SELECT
+    (SELECT count(*) FROM (SELECT file_id, id FROM calls EXCEPT SELECT file_id, id FROM calls_by_file))
+  + (SELECT count(*) FROM (SELECT file_id, id FROM calls_by_file EXCEPT SELECT file_id, id FROM calls))
+  + (SELECT count(*) FROM (SELECT callee_id, id FROM calls EXCEPT SELECT callee_id, id FROM calls_by_callee))
+  + (SELECT count(*) FROM (SELECT callee_id, id FROM calls_by_callee EXCEPT SELECT callee_id, id FROM calls))
+  + (SELECT count(*) FROM (SELECT caller_id, id FROM calls WHERE caller_id IS NOT NULL
+                           EXCEPT SELECT caller_id, id FROM calls_by_caller))
+  + (SELECT count(*) FROM (SELECT caller_id, id FROM calls_by_caller EXCEPT SELECT caller_id, id FROM calls))
+  + (SELECT count(*) FROM (SELECT target_id, id FROM calls WHERE target_id IS NOT NULL
+                           EXCEPT SELECT target_id, id FROM calls_by_target))
+  + (SELECT count(*) FROM (SELECT target_id, id FROM calls_by_target EXCEPT SELECT target_id, id FROM calls))";
 
 /// A seeded generator (xorshift), so the timed kills are the same on every run.
 struct Rng(u64);

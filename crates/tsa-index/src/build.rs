@@ -679,7 +679,7 @@ fn apply_compiler_edges(
             let mut map: Sites = HashMap::new();
             let mut stmt = tx.prepare_cached(
                 "SELECT id, line, callee_id, target_id, resolution, caller_id, alt FROM calls
-                 WHERE file_id = ?1",
+                 WHERE id IN (SELECT id FROM calls_by_file WHERE file_id = ?1)",
             )?;
             let rows = stmt.query_map([fid], |r| {
                 Ok((
@@ -1206,9 +1206,9 @@ impl Scope {
                     }
                 }
                 let list = |v: &[i64]| v.iter().map(i64::to_string).collect::<Vec<_>>().join(",");
-                let mut parts = vec![format!("{file_col} IN ({})", list(files))];
+                let mut parts = vec![store::calls_keyed(file_col, &list(files))];
                 for c in name_cols {
-                    parts.push(format!("{c} IN ({})", list(&name_ids)));
+                    parts.push(store::calls_keyed(c, &list(&name_ids)));
                 }
                 // Calls whose receiver goes through a changed field (`Owner#field`).
                 if file_col == "c.file_id" {
@@ -2079,6 +2079,10 @@ mod tests {
     /// Every file, definition and call site with its binding, by path and name.
     fn rows(root: &Path) -> Vec<String> {
         let c = Connection::open(store::index_path(root)).unwrap();
+        let astray: i64 = c
+            .query_row(store::tests::CALL_KEYS_ASTRAY, [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(astray, 0, "calls_by_* out of step with calls");
         let mut out: Vec<String> = c
             .prepare(
                 "SELECT f.path || ' ' || n.name || ' ' || c.line || ' -> ' ||

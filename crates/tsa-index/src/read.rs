@@ -281,8 +281,9 @@ impl Index {
              LEFT JOIN names tn ON tn.id = t.name_id
              LEFT JOIN names tow ON tow.id = t.owner_id
              LEFT JOIN files tf ON tf.id = t.file_id
-             WHERE {clause} IN ({marks})
-             ORDER BY cf.path, c.line, c.id"
+             WHERE {}
+             ORDER BY cf.path, c.line, c.id",
+            crate::store::calls_keyed(clause, &marks)
         );
         let mut stmt = self.conn.prepare(&sql)?;
         let rows = stmt.query_map(params_from_iter(ids.iter()), |r| {
@@ -436,7 +437,7 @@ impl Index {
     /// Unresolved call sites of `name` in `language` (they might be callers).
     pub fn unresolved_sites(&self, name: &str, language: &str) -> Result<u64, IndexError> {
         Ok(self.conn.query_row(
-            "SELECT count(*) FROM calls c JOIN names n ON n.id = c.callee_id JOIN files f ON f.id = c.file_id
+            "SELECT count(*) FROM names n JOIN calls_by_callee k ON k.callee_id = n.id JOIN calls c ON c.id = k.id JOIN files f ON f.id = c.file_id
              WHERE n.name = ?1 AND c.resolution = ?2 AND f.language = ?3",
             rusqlite::params![name, Resolution::Unknown.code(), language],
             |r| r.get::<_, i64>(0),
@@ -456,7 +457,7 @@ impl Index {
         }
         let marks = vec!["?"; languages.len()].join(",");
         let mut stmt = self.conn.prepare(&format!(
-            "SELECT c.id FROM calls c JOIN names n ON n.id = c.callee_id JOIN files f ON f.id = c.file_id
+            "SELECT c.id FROM names n JOIN calls_by_callee k ON k.callee_id = n.id JOIN calls c ON c.id = k.id JOIN files f ON f.id = c.file_id
              WHERE n.name = ? AND c.resolution = ? AND f.language IN ({marks})
              ORDER BY f.path, c.line, c.id"
         ))?;

@@ -121,8 +121,8 @@ impl Index {
             return Ok(Vec::new());
         }
         self.id_column(
-            "SELECT DISTINCT caller_id FROM calls
-             WHERE caller_id IS NOT NULL AND target_id IN (SELECT value FROM json_each(?1))",
+            "SELECT DISTINCT caller_id FROM calls WHERE caller_id IS NOT NULL AND id IN
+             (SELECT id FROM calls_by_target WHERE target_id IN (SELECT value FROM json_each(?1)))",
             &ids_json(targets),
         )
     }
@@ -140,7 +140,7 @@ impl Index {
             return Ok(Vec::new());
         }
         let mut stmt = self.conn.prepare_cached(
-            "SELECT DISTINCT c.caller_id FROM calls c JOIN names n ON n.id = c.callee_id
+            "SELECT DISTINCT c.caller_id FROM names n JOIN calls_by_callee k ON k.callee_id = n.id JOIN calls c ON c.id = k.id
              WHERE c.caller_id IS NOT NULL AND c.target_id IS NULL AND (?2 IS NULL OR (c.resolution = ?3) = ?2)
                AND n.name IN (SELECT value FROM json_each(?1))",
         )?;
@@ -162,8 +162,8 @@ impl Index {
             return Ok(Vec::new());
         }
         let mut stmt = self.conn.prepare_cached(
-            "SELECT DISTINCT target_id FROM calls
-             WHERE branch = ?2 AND target_id IN (SELECT value FROM json_each(?1))",
+            "SELECT DISTINCT target_id FROM calls WHERE branch = ?2 AND id IN
+             (SELECT id FROM calls_by_target WHERE target_id IN (SELECT value FROM json_each(?1)))",
         )?;
         let rows = stmt.query_map(params![ids_json(targets), branch], |r| r.get::<_, i64>(0))?;
         Ok(rows.collect::<Result<_, _>>()?)
@@ -188,8 +188,8 @@ impl Index {
             return Ok(0);
         }
         let mut stmt = self.conn.prepare_cached(
-            "SELECT count(*) FROM calls
-             WHERE branch IS NULL AND target_id IN (SELECT value FROM json_each(?1))",
+            "SELECT count(*) FROM calls WHERE branch IS NULL AND id IN
+             (SELECT id FROM calls_by_target WHERE target_id IN (SELECT value FROM json_each(?1)))",
         )?;
         Ok(stmt.query_row(params![ids_json(targets)], |r| r.get(0))?)
     }
@@ -200,8 +200,8 @@ impl Index {
             return Ok(Vec::new());
         }
         self.id_column(
-            "SELECT DISTINCT target_id FROM calls
-             WHERE target_id IS NOT NULL AND caller_id IN (SELECT value FROM json_each(?1))",
+            "SELECT DISTINCT target_id FROM calls WHERE target_id IS NOT NULL AND id IN
+             (SELECT id FROM calls_by_caller WHERE caller_id IN (SELECT value FROM json_each(?1)))",
             &ids_json(callers),
         )
     }
@@ -213,8 +213,8 @@ impl Index {
         }
         let mut stmt = self.conn.prepare_cached(
             "SELECT DISTINCT n.name FROM calls c JOIN names n ON n.id = c.callee_id
-             WHERE c.target_id IS NULL AND c.resolution = ?2
-               AND c.caller_id IN (SELECT value FROM json_each(?1))",
+             WHERE c.target_id IS NULL AND c.resolution = ?2 AND c.id IN
+               (SELECT id FROM calls_by_caller WHERE caller_id IN (SELECT value FROM json_each(?1)))",
         )?;
         let rows = stmt.query_map(
             params![ids_json(callers), Resolution::Unknown.code()],
@@ -230,7 +230,7 @@ impl Index {
         }
         let mut stmt = self.conn.prepare_cached(
             "SELECT DISTINCT caller_id, target_id FROM calls
-             WHERE caller_id IN (SELECT value FROM json_each(?1))
+             WHERE id IN (SELECT id FROM calls_by_caller WHERE caller_id IN (SELECT value FROM json_each(?1)))
                AND target_id IN (SELECT value FROM json_each(?1))
              ORDER BY caller_id, target_id",
         )?;
@@ -248,8 +248,8 @@ impl Index {
         let mut stmt = self.conn.prepare_cached(
             "SELECT DISTINCT caller_id, target_id FROM calls
              WHERE caller_id IS NOT NULL AND target_id IS NOT NULL
-               AND (caller_id IN (SELECT value FROM json_each(?1))
-                    OR target_id IN (SELECT value FROM json_each(?1)))
+               AND id IN (SELECT id FROM calls_by_caller WHERE caller_id IN (SELECT value FROM json_each(?1))
+                          UNION SELECT id FROM calls_by_target WHERE target_id IN (SELECT value FROM json_each(?1)))
              ORDER BY caller_id, target_id",
         )?;
         let rows = stmt.query_map([ids_json(ids)], |r| {

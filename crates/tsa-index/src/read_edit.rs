@@ -75,10 +75,10 @@ impl Index {
 
     /// Whether the index holds any resolved call edge.
     pub fn has_resolved_calls(&self) -> Result<bool, IndexError> {
-        Ok(self.conn.query_row(
-            "SELECT EXISTS(SELECT 1 FROM calls WHERE target_id IS NOT NULL)",
-            [],
-            |r| r.get(0),
-        )?)
+        Ok(self
+            .conn
+            .query_row("SELECT EXISTS(SELECT 1 FROM calls_by_target)", [], |r| {
+                r.get(0)
+            })?)
     }
 }

@@ -70,9 +70,9 @@ impl Index {
             let sql = format!(
                 "SELECT c.caller_id, c.target_id, c.line, c.resolution, c.confidence, s.is_test, t.is_test
                  FROM calls c JOIN symbols s ON s.id = c.caller_id JOIN symbols t ON t.id = c.target_id
-                 WHERE c.{column} IN ({}) AND c.target_id IS NOT NULL AND c.caller_id IS NOT NULL
+                 WHERE {} AND c.target_id IS NOT NULL AND c.caller_id IS NOT NULL
                  ORDER BY c.{column}, c.file_id, c.line, c.id",
-                marks(chunk.len())
+                crate::store::calls_keyed(&format!("c.{column}"), &marks(chunk.len()))
             );
             let mut stmt = self.conn.prepare_cached(&sql)?;
             let rows = stmt.query_map(params_from_iter(chunk.iter()), |r| {
@@ -287,13 +287,13 @@ impl Index {
             Ok(rows.collect::<Result<_, _>>()?)
         };
         let outgoing = run(
-            "SELECT tf.path, count(*) AS n FROM calls c JOIN symbols t ON t.id = c.target_id
-             JOIN files tf ON tf.id = t.file_id
-             WHERE c.file_id = ?1 AND c.target_id IS NOT NULL AND t.file_id != ?1
+            "SELECT tf.path, count(*) AS n FROM calls_by_file k JOIN calls c ON c.id = k.id
+             JOIN symbols t ON t.id = c.target_id JOIN files tf ON tf.id = t.file_id
+             WHERE k.file_id = ?1 AND c.target_id IS NOT NULL AND t.file_id != ?1
              GROUP BY tf.path ORDER BY n DESC, tf.path",
         )?;
         let incoming = run("SELECT cf.path, count(*) AS n FROM symbols t
-             JOIN calls c ON c.target_id = t.id
+             JOIN calls_by_target k ON k.target_id = t.id JOIN calls c ON c.id = k.id
              JOIN files cf ON cf.id = c.file_id
              WHERE t.file_id = ?1 AND c.target_id IS NOT NULL AND c.file_id != ?1
              GROUP BY cf.path ORDER BY n DESC, cf.path")?;

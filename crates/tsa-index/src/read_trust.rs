@@ -85,8 +85,9 @@ impl Index {
             return Ok(OpenCallSites::default());
         }
         let sql = format!(
-            "SELECT c.id, COALESCE(s.is_test, f.is_test), f.path FROM calls c
-             JOIN names n ON n.id = c.callee_id
+            "SELECT c.id, COALESCE(s.is_test, f.is_test), f.path FROM names n
+             JOIN calls_by_callee k ON k.callee_id = n.id
+             JOIN calls c ON c.id = k.id
              JOIN files f ON f.id = c.file_id
              LEFT JOIN symbols s ON s.id = c.caller_id
              WHERE n.name = ? AND {} AND f.language IN ({})
@@ -125,8 +126,9 @@ impl Index {
         let mut out: HashMap<(String, String), OpenSites> = HashMap::new();
         for chunk in names.chunks(CHUNK) {
             let sql = format!(
-                "SELECT n.name, f.language, COALESCE(s.is_test, f.is_test), count(*) FROM calls c
-                 JOIN names n ON n.id = c.callee_id
+                "SELECT n.name, f.language, COALESCE(s.is_test, f.is_test), count(*) FROM names n
+                 JOIN calls_by_callee k ON k.callee_id = n.id
+                 JOIN calls c ON c.id = k.id
                  JOIN files f ON f.id = c.file_id
                  LEFT JOIN symbols s ON s.id = c.caller_id
                  WHERE n.name IN ({}) AND {}

@@ -11,8 +11,9 @@ use crate::fault::checkpoint;
 
 /// Bumped whenever the schema or the extractor changes what it stores, or what a
 /// writer must keep (17: the skeleton stamp, meta `skeleton`, which a writer of an
-/// older version would leave as it was while changing files and imports).
-pub const SCHEMA_VERSION: i64 = 17;
+/// older version would leave as it was while changing files and imports; 18: the
+/// `calls_by_*` tables in place of the indexes on calls).
+pub const SCHEMA_VERSION: i64 = 18;
 
 const SCHEMA: &str = r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
@@ -60,6 +61,14 @@ CREATE TABLE IF NOT EXISTS calls(
     package TEXT,
     branch INTEGER
 );
+-- The call sites by target, callee name, caller and file: what an index on each
+-- column of calls would hold, as tables a cold build fills from keys it sorted
+-- itself (SQLite sorts each of these indexes far slower) and the triggers below
+-- keep in step with calls afterwards.
+CREATE TABLE IF NOT EXISTS calls_by_target(target_id INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY(target_id, id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS calls_by_callee(callee_id INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY(callee_id, id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS calls_by_caller(caller_id INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY(caller_id, id)) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS calls_by_file(file_id INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY(file_id, id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS imports(
     id INTEGER PRIMARY KEY,
     file_id INTEGER NOT NULL,
@@ -95,14 +104,38 @@ CREATE VIRTUAL TABLE IF NOT EXISTS symbols_trigram USING fts5(
 );
 "#;
 
-/// Secondary indexes: a cold build creates them after its bulk insert.
+/// Secondary indexes, and the triggers that keep the `calls_by_*` tables in step
+/// with `calls`: a cold build creates them after its bulk insert.
 pub(crate) const INDEXES: &str = r#"
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name_id);
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
-CREATE INDEX IF NOT EXISTS calls_target ON calls(target_id) WHERE target_id IS NOT NULL;
-CREATE INDEX IF NOT EXISTS calls_caller ON calls(caller_id);
-CREATE INDEX IF NOT EXISTS calls_callee ON calls(callee_id);
-CREATE INDEX IF NOT EXISTS calls_file ON calls(file_id);
+CREATE TRIGGER IF NOT EXISTS calls_keys_insert AFTER INSERT ON calls BEGIN
+    INSERT INTO calls_by_file VALUES (new.file_id, new.id);
+    INSERT INTO calls_by_callee VALUES (new.callee_id, new.id);
+    INSERT INTO calls_by_caller SELECT new.caller_id, new.id WHERE new.caller_id IS NOT NULL;
+    INSERT INTO calls_by_target SELECT new.target_id, new.id WHERE new.target_id IS NOT NULL;
+END;
+CREATE TRIGGER IF NOT EXISTS calls_keys_delete AFTER DELETE ON calls BEGIN
+    DELETE FROM calls_by_file WHERE file_id = old.file_id AND id = old.id;
+    DELETE FROM calls_by_callee WHERE callee_id = old.callee_id AND id = old.id;
+    DELETE FROM calls_by_caller WHERE caller_id = old.caller_id AND id = old.id;
+    DELETE FROM calls_by_target WHERE target_id = old.target_id AND id = old.id;
+END;
+CREATE TRIGGER IF NOT EXISTS calls_keys_target AFTER UPDATE OF target_id ON calls
+WHEN old.target_id IS NOT new.target_id BEGIN
+    DELETE FROM calls_by_target WHERE target_id = old.target_id AND id = old.id;
+    INSERT OR IGNORE INTO calls_by_target SELECT new.target_id, new.id WHERE new.target_id IS NOT NULL;
+END;
+CREATE TRIGGER IF NOT EXISTS calls_keys_rest AFTER UPDATE OF id, file_id, callee_id, caller_id ON calls BEGIN
+    DELETE FROM calls_by_file WHERE file_id = old.file_id AND id = old.id;
+    DELETE FROM calls_by_callee WHERE callee_id = old.callee_id AND id = old.id;
+    DELETE FROM calls_by_caller WHERE caller_id = old.caller_id AND id = old.id;
+    DELETE FROM calls_by_target WHERE target_id = old.target_id AND id = old.id;
+    INSERT OR IGNORE INTO calls_by_file VALUES (new.file_id, new.id);
+    INSERT OR IGNORE INTO calls_by_callee VALUES (new.callee_id, new.id);
+    INSERT OR IGNORE INTO calls_by_caller SELECT new.caller_id, new.id WHERE new.caller_id IS NOT NULL;
+    INSERT OR IGNORE INTO calls_by_target SELECT new.target_id, new.id WHERE new.target_id IS NOT NULL;
+END;
 CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
 CREATE INDEX IF NOT EXISTS inherits_symbol ON inherits(symbol_id);
 CREATE INDEX IF NOT EXISTS inherits_target ON inherits(target_id);
@@ -111,6 +144,19 @@ CREATE INDEX IF NOT EXISTS inherits_base ON inherits(base_id);
 CREATE INDEX IF NOT EXISTS symbols_owner ON symbols(owner_id) WHERE owner_id IS NOT NULL;
 CREATE INDEX IF NOT EXISTS fields_file ON fields(file_id);
 "#;
+
+/// `column IN (list)`; for a column of calls (`c.file_id`, `c.callee_id`,
+/// `c.caller_id`, `c.target_id`) through its `calls_by_*` table, calls having no
+/// index of its own on it.
+pub(crate) fn calls_keyed(column: &str, list: &str) -> String {
+    match column.strip_prefix("c.") {
+        Some(col @ ("file_id" | "callee_id" | "caller_id" | "target_id")) => {
+            let table = &col[..col.len() - 3];
+            format!("c.id IN (SELECT id FROM calls_by_{table} WHERE {col} IN ({list}))")
+        }
+        _ => format!("{column} IN ({list})"),
+    }
+}
 
 /// Merges each FTS table into one segment, at the end of a cold build: else the
 /// first writes of every later sync pay for merging what the bulk insert left
@@ -239,7 +285,9 @@ pub fn open_for_write(root: &Path) -> Result<Connection, IndexError> {
             "DROP TABLE IF EXISTS meta; DROP TABLE IF EXISTS files; DROP TABLE IF EXISTS names;
              DROP TABLE IF EXISTS symbols; DROP TABLE IF EXISTS calls; DROP TABLE IF EXISTS imports;
              DROP TABLE IF EXISTS symbols_fts; DROP TABLE IF EXISTS inherits;
-             DROP TABLE IF EXISTS fields; DROP TABLE IF EXISTS symbols_trigram;",
+             DROP TABLE IF EXISTS fields; DROP TABLE IF EXISTS symbols_trigram;
+             DROP TABLE IF EXISTS calls_by_target; DROP TABLE IF EXISTS calls_by_callee;
+             DROP TABLE IF EXISTS calls_by_caller; DROP TABLE IF EXISTS calls_by_file;",
         )?;
         tx.execute_batch(SCHEMA)?;
         tx.execute_batch(INDEXES)?;
@@ -459,6 +507,126 @@ pub struct Writer<'t> {
     /// The row inserts, prepared on first use and kept for the whole build (a cold
     /// build runs them a few hundred thousand times).
     inserts: Option<Inserts<'t>>,
+    /// A cold build's `calls_by_*` rows (no trigger writes them yet).
+    keys: Option<CallKeys>,
+}
+
+/// The `calls_by_*` rows of a cold build's call sites, written in key order: by
+/// file and by caller as each file's sites come (files come in id order, and a
+/// file's definitions have ids above every earlier file's), by target and by
+/// callee sorted once all are in (a key and id packed in one `u64`: 8 bytes a
+/// site each). A B-tree filled in key order is far cheaper than SQLite's own sort
+/// of the same index.
+#[derive(Default)]
+struct CallKeys {
+    file: i64,
+    by_file: Vec<(i64, i64)>,
+    by_caller: Vec<(i64, i64)>,
+    by_target: Vec<u64>,
+    by_callee: Vec<u64>,
+    /// A key or id past `u32`: the packed lists are dropped and SQL fills those tables.
+    wide: bool,
+}
+
+/// Rows a multi-row insert of key pairs takes per statement.
+const PAIRS_PER_INSERT: usize = 128;
+
+impl CallKeys {
+    fn add(
+        &mut self,
+        tx: &Transaction<'_>,
+        id: i64,
+        site: &CallRow<'_>,
+        target: Option<i64>,
+    ) -> Result<(), IndexError> {
+        if site.file_id != self.file {
+            self.flush(tx)?;
+            self.file = site.file_id;
+        }
+        self.by_file.push((site.file_id, id));
+        if let Some(caller) = site.caller_id {
+            self.by_caller.push((caller, id));
+        }
+        if !self.wide {
+            let pack = |key: i64| -> Option<u64> {
+                Some(
+                    (u64::from(u32::try_from(key).ok()?) << 32)
+                        | u64::from(u32::try_from(id).ok()?),
+                )
+            };
+            match (pack(site.callee_id), target.map(pack)) {
+                (Some(callee), Some(Some(t))) => {
+                    self.by_callee.push(callee);
+                    self.by_target.push(t);
+                }
+                (Some(callee), None) => self.by_callee.push(callee),
+                _ => {
+                    self.wide = true;
+                    self.by_target = Vec::new();
+                    self.by_callee = Vec::new();
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the current file's rows by file and by caller.
+    fn flush(&mut self, tx: &Transaction<'_>) -> Result<(), IndexError> {
+        put_pairs(tx, "calls_by_file", self.by_file.drain(..))?;
+        self.by_caller.sort_unstable();
+        put_pairs(tx, "calls_by_caller", self.by_caller.drain(..))?;
+        Ok(())
+    }
+
+    /// Writes every row left.
+    fn finish(mut self, tx: &Transaction<'_>) -> Result<(), IndexError> {
+        self.flush(tx)?;
+        if self.wide {
+            tx.execute_batch(
+                "INSERT INTO calls_by_target SELECT target_id, id FROM calls WHERE target_id IS NOT NULL ORDER BY 1, 2;
+                 INSERT INTO calls_by_callee SELECT callee_id, id FROM calls ORDER BY 1, 2;",
+            )?;
+            return Ok(());
+        }
+        let unpack = |k: u64| ((k >> 32) as i64, (k & 0xffff_ffff) as i64);
+        for (table, mut keys) in [
+            ("calls_by_target", std::mem::take(&mut self.by_target)),
+            ("calls_by_callee", std::mem::take(&mut self.by_callee)),
+        ] {
+            keys.sort_unstable();
+            put_pairs(tx, table, keys.into_iter().map(unpack))?;
+        }
+        Ok(())
+    }
+}
+
+/// Inserts `(key, id)` rows into `table`, many per statement.
+fn put_pairs(
+    tx: &Transaction<'_>,
+    table: &str,
+    pairs: impl Iterator<Item = (i64, i64)>,
+) -> Result<(), IndexError> {
+    let many = format!(
+        "INSERT INTO {table} VALUES {}",
+        vec!["(?,?)"; PAIRS_PER_INSERT].join(",")
+    );
+    let mut batch: Vec<i64> = Vec::with_capacity(2 * PAIRS_PER_INSERT);
+    for (key, id) in pairs {
+        batch.push(key);
+        batch.push(id);
+        if batch.len() == 2 * PAIRS_PER_INSERT {
+            tx.prepare_cached(&many)?
+                .execute(rusqlite::params_from_iter(batch.iter()))?;
+            batch.clear();
+        }
+    }
+    if !batch.is_empty() {
+        let mut one = tx.prepare_cached(&format!("INSERT INTO {table} VALUES (?1, ?2)"))?;
+        for pair in batch.chunks_exact(2) {
+            one.execute(params![pair[0], pair[1]])?;
+        }
+    }
+    Ok(())
 }
 
 /// The prepared statements of [`Writer`]'s inserts.
@@ -516,14 +684,25 @@ impl<'t> Writer<'t> {
             names: FxHashMap::default(),
             names_complete: false,
             inserts: None,
+            keys: None,
         }
     }
 
-    /// A writer for an empty index: names need no lookups.
+    /// A writer for an empty index, before its triggers: names need no lookups, and
+    /// the `calls_by_*` rows are written by [`Writer::finish_cold`].
     pub fn cold(tx: &'t Transaction<'t>) -> Self {
         Writer {
             names_complete: true,
+            keys: Some(CallKeys::default()),
             ..Writer::new(tx)
+        }
+    }
+
+    /// Writes a cold build's `calls_by_*` rows, once every call site is in.
+    pub(crate) fn finish_cold(&mut self) -> Result<(), IndexError> {
+        match self.keys.take() {
+            Some(keys) => keys.finish(self.tx),
+            None => Ok(()),
         }
     }
 
@@ -593,7 +772,7 @@ impl<'t> Writer<'t> {
         }
         for sql in [
             "DELETE FROM symbols WHERE file_id = ?1",
-            "DELETE FROM calls WHERE file_id = ?1",
+            "DELETE FROM calls WHERE id IN (SELECT id FROM calls_by_file WHERE file_id = ?1)",
             "DELETE FROM imports WHERE file_id = ?1",
             "DELETE FROM inherits WHERE file_id = ?1",
             "DELETE FROM fields WHERE file_id = ?1",
@@ -767,6 +946,9 @@ impl<'t> Writer<'t> {
             alt,
             site.branch
         ])?;
+        if let Some(keys) = &mut self.keys {
+            keys.add(self.tx, self.tx.last_insert_rowid(), site, target)?;
+        }
         Ok(())
     }
 
@@ -840,14 +1022,27 @@ pub fn get_meta(conn: &Connection, key: &str) -> Result<Option<String>, IndexErr
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
+
+    /// Rows of the `calls_by_*` tables and of `calls` that the other side lacks.
+    pub(crate) const CALL_KEYS_ASTRAY: &str = "SELECT
+        (SELECT count(*) FROM (SELECT file_id, id FROM calls EXCEPT SELECT file_id, id FROM calls_by_file))
+      + (SELECT count(*) FROM (SELECT file_id, id FROM calls_by_file EXCEPT SELECT file_id, id FROM calls))
+      + (SELECT count(*) FROM (SELECT callee_id, id FROM calls EXCEPT SELECT callee_id, id FROM calls_by_callee))
+      + (SELECT count(*) FROM (SELECT callee_id, id FROM calls_by_callee EXCEPT SELECT callee_id, id FROM calls))
+      + (SELECT count(*) FROM (SELECT caller_id, id FROM calls WHERE caller_id IS NOT NULL
+                               EXCEPT SELECT caller_id, id FROM calls_by_caller))
+      + (SELECT count(*) FROM (SELECT caller_id, id FROM calls_by_caller EXCEPT SELECT caller_id, id FROM calls))
+      + (SELECT count(*) FROM (SELECT target_id, id FROM calls WHERE target_id IS NOT NULL
+                               EXCEPT SELECT target_id, id FROM calls_by_target))
+      + (SELECT count(*) FROM (SELECT target_id, id FROM calls_by_target EXCEPT SELECT target_id, id FROM calls))";
 
     /// The schema text the current [`SCHEMA_VERSION`] stands for: a change to the
     /// tables without a new version would open old indexes as if they had the new
     /// columns. Change the schema, bump the version, then put the new digest here.
     const SCHEMA_DIGEST: (i64, &str) = (
-        17,
-        "bb802ea1c334e77737ba34a9d01cdc45ce6d31601654b1868e3cd57703d37064",
+        18,
+        "2337bee1613c14fc931c11ed41d985e0722bdbdf007d027d751607d60fd5664f",
     );
 
     #[test]

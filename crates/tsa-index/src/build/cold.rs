@@ -486,6 +486,7 @@ pub(super) fn write(
             Ok(())
         },
     )?;
+    w.finish_cold()?;
     checkpoint("resolve");
     report.resolve_ms = t.elapsed().as_millis();
     // Ids are 1.. in walk order.

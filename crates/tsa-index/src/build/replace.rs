@@ -226,7 +226,8 @@ pub(super) fn unbind_compiler_edges(
     }
     let ids = super::id_list(file_ids.iter().copied());
     let into = format!(
-        "c.resolution = {} AND c.target_id IN (SELECT id FROM symbols WHERE file_id IN ({ids}))",
+        "c.resolution = {} AND c.id IN (SELECT id FROM calls_by_target
+         WHERE target_id IN (SELECT id FROM symbols WHERE file_id IN ({ids})))",
         Resolution::Compiler.code()
     );
     let names = tx
