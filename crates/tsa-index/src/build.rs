@@ -2083,6 +2083,24 @@ mod tests {
             .query_row(store::tests::CALL_KEYS_ASTRAY, [], |r| r.get(0))
             .unwrap();
         assert_eq!(astray, 0, "calls_by_* out of step with calls");
+        // A cold build's bulk-load merge settings are undone: later writes merge as
+        // FTS5 does by default.
+        for table in ["symbols_fts", "symbols_trigram"] {
+            let merge: Vec<(String, i64)> = c
+                .prepare(&format!(
+                    "SELECT k, v FROM {table}_config WHERE k IN ('automerge', 'crisismerge') ORDER BY k"
+                ))
+                .unwrap()
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert_eq!(
+                merge,
+                [("automerge".to_owned(), 4), ("crisismerge".to_owned(), 16)],
+                "{table}"
+            );
+        }
         let mut out: Vec<String> = c
             .prepare(
                 "SELECT f.path || ' ' || n.name || ' ' || c.line || ' -> ' ||

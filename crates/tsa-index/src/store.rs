@@ -161,8 +161,22 @@ pub(crate) fn calls_keyed(column: &str, list: &str) -> String {
 /// Merges each FTS table into one segment, at the end of a cold build: else the
 /// first writes of every later sync pay for merging what the bulk insert left
 /// (93 ms of a one-file sync on the kernel).
+///
+/// The merge settings go back to FTS5's defaults (automerge 4, crisismerge 16),
+/// which a cold build turned off for its bulk load.
 pub const OPTIMIZE_FTS: &str = "INSERT INTO symbols_fts(symbols_fts) VALUES('optimize');
-INSERT INTO symbols_trigram(symbols_trigram) VALUES('optimize');";
+INSERT INTO symbols_trigram(symbols_trigram) VALUES('optimize');
+INSERT INTO symbols_fts(symbols_fts, rank) VALUES('automerge', 4);
+INSERT INTO symbols_fts(symbols_fts, rank) VALUES('crisismerge', 16);
+INSERT INTO symbols_trigram(symbols_trigram, rank) VALUES('automerge', 4);
+INSERT INTO symbols_trigram(symbols_trigram, rank) VALUES('crisismerge', 16);";
+
+/// The FTS tables' merge settings for a bulk load: no incremental merges (each
+/// flushed segment stays until [`OPTIMIZE_FTS`] merges them all).
+const FTS_BULK: &str = "INSERT INTO symbols_fts(symbols_fts, rank) VALUES('automerge', 0);
+INSERT INTO symbols_fts(symbols_fts, rank) VALUES('crisismerge', 256);
+INSERT INTO symbols_trigram(symbols_trigram, rank) VALUES('automerge', 0);
+INSERT INTO symbols_trigram(symbols_trigram, rank) VALUES('crisismerge', 256);";
 
 /// Where the index lives inside a project.
 pub fn index_dir(root: &Path) -> std::path::PathBuf {
@@ -511,6 +525,25 @@ pub struct Writer<'t> {
     keys: Option<CallKeys>,
 }
 
+/// Call rows a multi-row insert of a cold build takes per statement.
+const CALLS_PER_INSERT: usize = 16;
+/// The columns of a call row but its id, in [`bind_call`]'s order.
+const CALL_COLUMNS: [&str; 13] = [
+    "file_id",
+    "caller_id",
+    "callee_id",
+    "receiver",
+    "receiver_type",
+    "shadowed",
+    "path_call",
+    "line",
+    "target_id",
+    "resolution",
+    "confidence",
+    "alt",
+    "branch",
+];
+
 /// The `calls_by_*` rows of a cold build's call sites, written in key order: by
 /// file and by caller as each file's sites come (files come in id order, and a
 /// file's definitions have ids above every earlier file's), by target and by
@@ -662,10 +695,7 @@ impl<'t> Inserts<'t> {
                 "INSERT INTO inherits(file_id, symbol_id, base_id, kind, target_id, resolution)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             )?,
-            call: tx.prepare(
-                "INSERT INTO calls(file_id, caller_id, callee_id, receiver, receiver_type, shadowed, path_call, line, target_id, resolution, confidence, alt, branch)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-            )?,
+            call: tx.prepare(&calls_insert(1))?,
             import: tx.prepare(
                 "INSERT INTO imports(file_id, module, name, alias, level, line, target_file_id, target_id, resolution)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
@@ -691,6 +721,10 @@ impl<'t> Writer<'t> {
     /// A writer for an empty index, before its triggers: names need no lookups, and
     /// the `calls_by_*` rows are written by [`Writer::finish_cold`].
     pub fn cold(tx: &'t Transaction<'t>) -> Self {
+        // A bulk load merges the FTS segments once, at the end (`OPTIMIZE_FTS`),
+        // rather than as they come: a third of the FTS inserts' time on the kernel.
+        // Best effort: only speed rides on it.
+        let _ = tx.execute_batch(FTS_BULK);
         Writer {
             names_complete: true,
             keys: Some(CallKeys::default()),
@@ -924,30 +958,51 @@ impl<'t> Writer<'t> {
         binding: Option<CallBinding>,
         alt: bool,
     ) -> Result<(), IndexError> {
-        let (target, resolution, confidence) = binding.map_or((None, 5, 0.0), |b| {
-            (
-                (b.target != 0).then_some(b.target),
-                i64::from(b.resolution),
-                (f64::from(b.confidence) * 1000.0).round() / 1000.0,
-            )
-        });
-        self.inserts()?.call.execute(params![
-            site.file_id,
-            site.caller_id,
-            site.callee_id,
-            site.receiver,
-            site.receiver_type,
-            site.shadowed,
-            site.path,
-            site.line,
-            target,
-            resolution,
-            confidence,
-            alt,
-            site.branch
-        ])?;
+        let unbound = CallBinding {
+            target: 0,
+            resolution: 5,
+            confidence: 0.0,
+        };
+        let row = (*site, binding.unwrap_or(unbound), alt);
+        let stmt = &mut self.inserts()?.call;
+        bind_call(stmt, &mut 1, &row)?;
+        stmt.raw_execute()?;
         if let Some(keys) = &mut self.keys {
+            let target = (row.1.target != 0).then_some(row.1.target);
             keys.add(self.tx, self.tx.last_insert_rowid(), site, target)?;
+        }
+        Ok(())
+    }
+
+    /// A cold build's call rows, each with its binding and whether it is a further
+    /// target of the site before it: [`CALLS_PER_INSERT`] rows a statement (a
+    /// statement's fixed cost is much of a row's: the resolve step's writer is
+    /// 15-20% faster so on kernel code). Each statement's rows take consecutive
+    /// ids (the table's largest plus one, row by row), ending at the last insert's.
+    pub(crate) fn insert_calls(
+        &mut self,
+        rows: &[(CallRow<'_>, CallBinding, bool)],
+    ) -> Result<(), IndexError> {
+        let (many, one) = (calls_insert(CALLS_PER_INSERT), calls_insert(1));
+        let split = rows.len() - rows.len() % CALLS_PER_INSERT;
+        let parts = rows[..split]
+            .chunks(CALLS_PER_INSERT)
+            .map(|c| (c, many.as_str()))
+            .chain(rows[split..].chunks(1).map(|c| (c, one.as_str())));
+        for (part, sql) in parts {
+            let mut stmt = self.tx.prepare_cached(sql)?;
+            let mut at = 1;
+            for row in part {
+                bind_call(&mut stmt, &mut at, row)?;
+            }
+            stmt.raw_execute()?;
+            if let Some(keys) = &mut self.keys {
+                let first = self.tx.last_insert_rowid() - part.len() as i64 + 1;
+                for (i, (site, b, _)) in part.iter().enumerate() {
+                    let target = (b.target != 0).then_some(b.target);
+                    keys.add(self.tx, first + i as i64, site, target)?;
+                }
+            }
         }
         Ok(())
     }
@@ -982,7 +1037,48 @@ impl<'t> Writer<'t> {
     }
 }
 
+/// An insert of `n` call rows (their ids the next ones).
+fn calls_insert(n: usize) -> String {
+    let row = format!("({})", vec!["?"; CALL_COLUMNS.len()].join(","));
+    format!(
+        "INSERT INTO calls({}) VALUES {}",
+        CALL_COLUMNS.join(", "),
+        vec![row.as_str(); n].join(",")
+    )
+}
+
+/// Binds call row `row` to `stmt`'s parameters from `*at` on.
+fn bind_call(
+    stmt: &mut Statement<'_>,
+    at: &mut usize,
+    (site, b, alt): &(CallRow<'_>, CallBinding, bool),
+) -> Result<(), IndexError> {
+    let target = (b.target != 0).then_some(b.target);
+    let confidence = (f64::from(b.confidence) * 1000.0).round() / 1000.0;
+    let values: [&dyn rusqlite::ToSql; CALL_COLUMNS.len()] = [
+        &site.file_id,
+        &site.caller_id,
+        &site.callee_id,
+        &site.receiver,
+        &site.receiver_type,
+        &site.shadowed,
+        &site.path,
+        &site.line,
+        &target,
+        &i64::from(b.resolution),
+        &confidence,
+        alt,
+        &site.branch,
+    ];
+    for v in values {
+        stmt.raw_bind_parameter(*at, v)?;
+        *at += 1;
+    }
+    Ok(())
+}
+
 /// A call site's columns, shared by its first target's row and its variants'.
+#[derive(Clone, Copy)]
 pub(crate) struct CallRow<'a> {
     pub file_id: i64,
     pub caller_id: Option<i64>,

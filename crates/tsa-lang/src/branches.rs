@@ -32,7 +32,15 @@ pub(crate) struct Rules {
     by_parent: FxHashMap<&'static str, Vec<(Sel, BranchKind)>>,
     /// Parents with a positional rule (their passed children are tracked).
     positional: FxHashSet<&'static str>,
+    /// The same rules by node kind id (every id of a parent kind's name): an index
+    /// into `lists` ([`NO_RULES`]: none), which [`BranchWalk`] looks each node up in.
+    by_id: Vec<u16>,
+    /// A parent kind's rules, and whether one of them is positional.
+    lists: Vec<(Vec<(Sel, BranchKind)>, bool)>,
 }
+
+/// No rules for this kind id.
+const NO_RULES: u16 = u16::MAX;
 
 /// A rule line that does not parse or names what the grammar does not have.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -94,9 +102,27 @@ fn parse(lang: Language, text: &'static str) -> Result<Rules, RuleError> {
         }
         by_parent.entry(parent).or_default().push((sel, kind));
     }
+    let mut lists = Vec::new();
+    let mut at: FxHashMap<&'static str, u16> = FxHashMap::default();
+    let by_id = (0..grammar.node_kind_count())
+        .map(|id| {
+            let Some((&key, rules)) = grammar
+                .node_kind_for_id(id as u16)
+                .and_then(|name| by_parent.get_key_value(name))
+            else {
+                return NO_RULES;
+            };
+            *at.entry(key).or_insert_with(|| {
+                lists.push((rules.clone(), positional.contains(key)));
+                (lists.len() - 1) as u16
+            })
+        })
+        .collect();
     Ok(Rules {
         by_parent,
         positional,
+        by_id,
+        lists,
     })
 }
 
@@ -146,6 +172,126 @@ pub fn validate() -> Result<(), RuleError> {
         rules(*lang)?;
     }
     Ok(())
+}
+
+/// The branch of each call site, worked out on the extraction's own walk (no walk
+/// of its own, unlike [`Rules::classify`], whose results it gives): each node the
+/// walk enters gets the kind its parent's rules give it (or the parent's), a
+/// definition starts afresh, and a call takes the kind of its node.
+pub(crate) struct BranchWalk<'t> {
+    rules: &'static Rules,
+    /// One per node the walk is inside, the root first.
+    frames: Vec<Frame<'t>>,
+    /// Byte ranges of the definitions matched so far (a node of the same range
+    /// starts afresh, as [`Rules::classify`] reads them).
+    defs: FxHashSet<(usize, usize)>,
+    /// Call nodes matched before the walk reached them (a pattern rooted above).
+    wanted: FxHashSet<usize>,
+    out: FxHashMap<usize, BranchKind>,
+}
+
+struct Frame<'t> {
+    id: usize,
+    range: (usize, usize),
+    /// This node's kind (what its parent's rules give it).
+    here: BranchKind,
+    /// What its children inherit: `here`, or unconditional for a definition.
+    inherited: BranchKind,
+    /// Its rules as a parent ([`NO_RULES`]: none).
+    rules: u16,
+    /// The kinds of its children passed so far (for positional rules only).
+    seen: Vec<&'t str>,
+}
+
+impl<'t> BranchWalk<'t> {
+    /// A walk for `lang`, `None` where it states no branch rules.
+    pub(crate) fn new(lang: Language) -> Option<Self> {
+        Some(BranchWalk {
+            rules: rules(lang).ok().flatten()?,
+            frames: Vec::new(),
+            defs: FxHashSet::default(),
+            wanted: FxHashSet::default(),
+            out: FxHashMap::default(),
+        })
+    }
+
+    /// The walk enters `node`, at `cursor` (its field is read only where the
+    /// parent has rules).
+    pub(crate) fn enter(&mut self, node: Node<'t>, cursor: &tree_sitter::TreeCursor<'t>) {
+        let here = match self.frames.last() {
+            None => BranchKind::Unconditional,
+            Some(parent) if parent.rules == NO_RULES => parent.inherited,
+            Some(parent) => {
+                let (rules, _) = &self.rules.lists[parent.rules as usize];
+                Rules::kind(rules, cursor.field_name(), node, &parent.seen)
+                    .unwrap_or(parent.inherited)
+            }
+        };
+        let range = (node.start_byte(), node.end_byte());
+        let inherited = if self.defs.contains(&range) {
+            BranchKind::Unconditional
+        } else {
+            here
+        };
+        let id = node.id();
+        if !self.wanted.is_empty() && self.wanted.remove(&id) {
+            self.out.insert(id, here);
+        }
+        let rules = self
+            .rules
+            .by_id
+            .get(node.kind_id() as usize)
+            .copied()
+            .unwrap_or(NO_RULES);
+        self.frames.push(Frame {
+            id,
+            range,
+            here,
+            inherited,
+            rules,
+            seen: Vec::new(),
+        });
+    }
+
+    /// The walk leaves the node it last entered and did not leave, at `cursor`.
+    pub(crate) fn leave(&mut self, cursor: &tree_sitter::TreeCursor<'t>) {
+        self.frames.pop();
+        if let Some(parent) = self.frames.last_mut()
+            && parent.rules != NO_RULES
+            && self.rules.lists[parent.rules as usize].1
+        {
+            parent.seen.push(cursor.node().kind());
+        }
+    }
+
+    /// A definition matched at `node` (the node the walk is at, or one under it).
+    pub(crate) fn def(&mut self, node: Node<'_>) {
+        let range = (node.start_byte(), node.end_byte());
+        self.defs.insert(range);
+        if let Some(top) = self.frames.last_mut()
+            && top.range == range
+        {
+            top.inherited = BranchKind::Unconditional;
+        }
+    }
+
+    /// A call matched at `node` (the node the walk is at, or one under it).
+    pub(crate) fn call(&mut self, node: Node<'_>) {
+        let id = node.id();
+        match self.frames.last() {
+            Some(top) if top.id == id => {
+                self.out.insert(id, top.here);
+            }
+            _ => {
+                self.wanted.insert(id);
+            }
+        }
+    }
+
+    /// The branch of each call node (by node id).
+    pub(crate) fn finish(self) -> FxHashMap<usize, BranchKind> {
+        self.out
+    }
 }
 
 impl Rules {

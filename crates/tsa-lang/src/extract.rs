@@ -505,6 +505,7 @@ fn extract_tree(
             imports: raw_imports,
             bindings: raw_bindings,
             locals: raw_locals,
+            branches: walked_branches,
         },
         facts,
     ) = find_with(lang, queries, root, src, hook)?;
@@ -759,7 +760,9 @@ fn extract_tree(
         Vec::new()
     };
 
-    let branch_of = crate::branches::of_calls(lang, root, raw_calls.iter().map(|c| c.0), &out.defs);
+    let branch_of = walked_branches.or_else(|| {
+        crate::branches::of_calls(lang, root, raw_calls.iter().map(|c| c.0), &out.defs)
+    });
 
     // Call sites, attributed to their innermost enclosing definition.
     let mut seen = std::collections::HashSet::new();
@@ -839,6 +842,9 @@ struct Found<'t> {
     imports: Vec<Node<'t>>,
     bindings: Vec<(Node<'t>, Node<'t>)>,
     locals: Vec<Node<'t>>,
+    /// The branch of each call node (by id), worked out on the matcher's walk;
+    /// `None` where the language states no rules or the query cursor ran.
+    branches: Option<rustc_hash::FxHashMap<usize, crate::model::BranchKind>>,
 }
 
 /// Definition matches in document order (an outer one before those it holds), one
@@ -901,6 +907,9 @@ fn find<'t>(
     let mut raw_bindings: Vec<(Node<'_>, Node<'_>)> = Vec::new();
     // Names bound as local variables or parameters (they shadow outer definitions).
     let mut raw_locals: Vec<Node<'_>> = Vec::new();
+    let branches = matcher
+        .and_then(|_| crate::branches::BranchWalk::new(lang))
+        .map(std::cell::RefCell::new);
     let mut on_match = of_tree(root, |pattern, captures| {
         if pattern < queries.defs_end {
             let mut def_node = None;
@@ -939,6 +948,9 @@ fn find<'t>(
                     n = (spec.clean_type_name)(&n);
                 }
                 if !n.is_empty() {
+                    if let Some(b) = &branches {
+                        b.borrow_mut().def(node);
+                    }
                     raw.push((node, kind, n, bases));
                 }
             }
@@ -961,6 +973,9 @@ fn find<'t>(
                 }
             }
             if let (Some(call), Some(name)) = (call, name) {
+                if let Some(b) = &branches {
+                    b.borrow_mut().call(call);
+                }
                 raw_calls.push((call, name, receiver, path));
             } else if let (Some(v), Some(t)) = (bvar, btype) {
                 raw_bindings.push((v, t));
@@ -970,7 +985,7 @@ fn find<'t>(
         }
     });
     match matcher {
-        Some(matcher) => matcher.for_each(root, src, &mut on_match, pass),
+        Some(matcher) => matcher.for_each(root, src, &mut on_match, pass, branches.as_ref()),
         None => {
             if let Some(pass) = pass {
                 crate::visit(root, src, pass);
@@ -997,6 +1012,7 @@ fn find<'t>(
         imports: raw_imports,
         bindings: raw_bindings,
         locals: raw_locals,
+        branches: branches.map(|b| b.into_inner().finish()),
     })
 }
 

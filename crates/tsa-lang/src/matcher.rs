@@ -558,6 +558,7 @@ impl Matcher {
         src: &[u8],
         mut f: impl FnMut(usize, &[(u32, Node<'t>)]),
         mut pass: Option<&mut dyn crate::TreeVisitor>,
+        branches: Option<&std::cell::RefCell<crate::branches::BranchWalk<'t>>>,
     ) {
         let mut run = Run {
             kids: Vec::new(),
@@ -574,6 +575,10 @@ impl Matcher {
             let n = walk.node();
             if let Some(p) = pass.as_deref_mut() {
                 p.enter(n, src);
+            }
+            // Before the patterns at `n`: a match there asks for `n`'s branch.
+            if let Some(b) = branches {
+                b.borrow_mut().enter(n, &walk);
             }
             let list = self.by_kind.get(n.kind_id() as usize).unwrap_or(&self.wild);
             for &pi in list {
@@ -607,6 +612,9 @@ impl Matcher {
             loop {
                 if let Some(p) = pass.as_deref_mut() {
                     p.leave();
+                }
+                if let Some(b) = branches {
+                    b.borrow_mut().leave(&walk);
                 }
                 if walk.goto_next_sibling() {
                     break;
@@ -821,6 +829,7 @@ mod tests {
                 ours.push((p, caps.collect()));
             },
             Some(&mut riding),
+            None,
         );
         // A pass riding the matcher's walk sees what a walk of its own sees.
         let mut alone = Recorder::default();
@@ -870,7 +879,8 @@ mod tests {
 
     /// For every language with a matcher, on every fixture file (and broken
     /// variants of each), the matcher finds the query cursor's matches, and the
-    /// extraction from either engine is the same.
+    /// extraction from either engine is the same (call sites' branches too: the
+    /// matcher's walk works them out, the query cursor's path walks the tree again).
     #[test]
     fn the_matcher_finds_what_the_query_cursor_finds() {
         let mut checked = 0;

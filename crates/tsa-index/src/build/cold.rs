@@ -263,9 +263,31 @@ fn bind_file(model: &Model, kept: &Kept, k: usize) -> Bound {
     }
 }
 
+/// The `names` row id of each interned string, looked up once (0: not yet).
+#[derive(Default)]
+struct NameRows(Vec<i64>);
+
+impl NameRows {
+    fn get(&mut self, w: &mut Writer<'_>, strings: &Interner, id: u32) -> Result<i64, IndexError> {
+        let i = id as usize;
+        if let Some(&row) = self.0.get(i)
+            && row != 0
+        {
+            return Ok(row);
+        }
+        let row = w.name_id(strings.get(id).unwrap_or_default())?;
+        if self.0.len() <= i {
+            self.0.resize(i + 1, 0);
+        }
+        self.0[i] = row;
+        Ok(row)
+    }
+}
+
 /// Writes file `k`'s bases, sites (each target a row) and imports.
 fn write_refs(
     w: &mut Writer<'_>,
+    names: &mut NameRows,
     model: &Model,
     kept: &Kept,
     k: usize,
@@ -276,16 +298,16 @@ fn write_refs(
         .iter()
         .zip(&b.bases)
     {
-        let name = kept.strings.get(r.name).unwrap_or_default();
-        let base_id = w.name_id(name)?;
+        let base_id = names.get(w, &kept.strings, r.name)?;
         let symbol_id = model.syms[r.sym as usize].id;
         w.insert_inherit(file_id, symbol_id, base_id, r.kind, target, resolution)?;
     }
     let sites = &kept.sites[kept.site_start[k]..kept.site_start[k + 1]];
     let mut alt_at = 0usize;
     let mut resolved = 0;
+    let mut rows = Vec::with_capacity(sites.len() + b.alts.len());
     for (i, (c, &first)) in sites.iter().zip(&b.calls).enumerate() {
-        let callee_id = w.name_id(kept.strings.get(c.callee).unwrap_or_default())?;
+        let callee_id = names.get(w, &kept.strings, c.callee)?;
         let row = CallRow {
             file_id,
             caller_id: (c.caller != NONE).then(|| model.syms[c.caller as usize].id),
@@ -300,14 +322,15 @@ fn write_refs(
         if i64::from(first.resolution) != Resolution::Unknown.code() {
             resolved += 1;
         }
-        w.insert_call(&row, Some(first), false)?;
+        rows.push((row, first, false));
         while let Some(&(s, alt)) = b.alts.get(alt_at)
             && s == i
         {
-            w.insert_call(&row, Some(alt), true)?;
+            rows.push((row, alt, true));
             alt_at += 1;
         }
     }
+    w.insert_calls(&rows)?;
     for ((imp, &line), &binding) in model.imports[k]
         .iter()
         .zip(&kept.import_lines[k])
@@ -477,11 +500,12 @@ pub(super) fn write(
     .with_fields(std::mem::take(&mut kept.fields));
     model.bind_includes();
     let n = model.files.len();
+    let mut names = NameRows::default();
     ordered(
         n,
         |k| bind_file(&model, &kept, k),
         |k, bound| {
-            report.calls_resolved += write_refs(&mut w, &model, &kept, k, &bound)?;
+            report.calls_resolved += write_refs(&mut w, &mut names, &model, &kept, k, &bound)?;
             checkpoint("write");
             Ok(())
         },
