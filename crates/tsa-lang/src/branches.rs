@@ -147,12 +147,13 @@ pub(crate) fn rules(lang: Language) -> Result<Option<&'static Rules>, RuleError>
 }
 
 /// The branch of each call node (by node id) of one file, where the language
-/// states branch rules (`None` where it does not).
+/// states branch rules (`None` where it does not), by a walk of its own; `defs`
+/// are the byte ranges of the file's definitions.
 pub(crate) fn of_calls<'t>(
     lang: Language,
     root: Node<'t>,
     calls: impl Iterator<Item = Node<'t>>,
-    defs: &[crate::model::Def],
+    defs: impl Iterator<Item = (usize, usize)>,
 ) -> Option<FxHashMap<usize, BranchKind>> {
     let rules = rules(lang).ok().flatten()?;
     let calls: Vec<Node<'t>> = calls.collect();
@@ -162,8 +163,7 @@ pub(crate) fn of_calls<'t>(
     let mut starts: Vec<usize> = calls.iter().map(Node::start_byte).collect();
     starts.sort_unstable();
     let ids = calls.iter().map(Node::id).collect();
-    let defs = defs.iter().map(|d| (d.start_byte, d.end_byte)).collect();
-    Some(rules.classify(root, &starts, &ids, &defs))
+    Some(rules.classify(root, &starts, &ids, &defs.collect()))
 }
 
 /// Parses every language's rules (a test calls this so a bad rule fails CI).

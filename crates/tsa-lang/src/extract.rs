@@ -490,8 +490,7 @@ fn extract_tree(
     // Attribute-like macros blanked (C, C++): the same offsets, a parsable header.
     let blanked = crate::noise::blank(lang, src);
     let src = blanked.as_deref().unwrap_or(src);
-    let tree = parse_tree(lang, src)?;
-    let Some(tree) = tree else {
+    let Some(tree) = parse_tree(lang, src)? else {
         return Ok(FileExtract {
             parse_errors: 1,
             ..FileExtract::default()
@@ -505,7 +504,7 @@ fn extract_tree(
             imports: raw_imports,
             bindings: raw_bindings,
             locals: raw_locals,
-            branches: walked_branches,
+            branches: branch_of,
         },
         facts,
     ) = find_with(lang, queries, root, src, hook)?;
@@ -760,10 +759,6 @@ fn extract_tree(
         Vec::new()
     };
 
-    let branch_of = walked_branches.or_else(|| {
-        crate::branches::of_calls(lang, root, raw_calls.iter().map(|c| c.0), &out.defs)
-    });
-
     // Call sites, attributed to their innermost enclosing definition.
     let mut seen = std::collections::HashSet::new();
     for (call, name, receiver, path) in raw_calls {
@@ -842,8 +837,8 @@ struct Found<'t> {
     imports: Vec<Node<'t>>,
     bindings: Vec<(Node<'t>, Node<'t>)>,
     locals: Vec<Node<'t>>,
-    /// The branch of each call node (by id), worked out on the matcher's walk;
-    /// `None` where the language states no rules or the query cursor ran.
+    /// The branch of each call node (by id); `None` where the language states no
+    /// rules.
     branches: Option<rustc_hash::FxHashMap<usize, crate::model::BranchKind>>,
 }
 
@@ -1000,6 +995,16 @@ fn find<'t>(
             }
         }
     }
+    // The branches: worked out on the matcher's walk, else on a walk of their own.
+    let branches = match branches {
+        Some(walk) => Some(walk.into_inner().finish()),
+        None => crate::branches::of_calls(
+            lang,
+            root,
+            raw_calls.iter().map(|c| c.0),
+            raw.iter().map(|d| (d.0.start_byte(), d.0.end_byte())),
+        ),
+    };
     // Matches come in an order each engine chooses: what follows reads them in
     // document order (of two calls starting together, `f()` of `f().g()` first, as
     // the query cursor finishes them), whichever ran.
@@ -1012,7 +1017,7 @@ fn find<'t>(
         imports: raw_imports,
         bindings: raw_bindings,
         locals: raw_locals,
-        branches: branches.map(|b| b.into_inner().finish()),
+        branches,
     })
 }
 
