@@ -983,7 +983,10 @@ impl<'t> Writer<'t> {
         &mut self,
         rows: &[(CallRow<'_>, CallBinding, bool)],
     ) -> Result<(), IndexError> {
-        let (many, one) = (calls_insert(CALLS_PER_INSERT), calls_insert(1));
+        static MANY: std::sync::LazyLock<String> =
+            std::sync::LazyLock::new(|| calls_insert(CALLS_PER_INSERT));
+        static ONE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| calls_insert(1));
+        let (many, one) = (&*MANY, &*ONE);
         let split = rows.len() - rows.len() % CALLS_PER_INSERT;
         let parts = rows[..split]
             .chunks(CALLS_PER_INSERT)
