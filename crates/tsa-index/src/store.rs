@@ -326,6 +326,8 @@ pub fn open_fresh(root: &Path) -> Result<(Connection, std::path::PathBuf), Index
         }
     }
     let conn = Connection::open(&tmp)?;
+    // A cold build's multi-row inserts (calls by size, key tables) stay prepared.
+    conn.set_prepared_statement_cache_capacity(64);
     conn.pragma_update(None, "journal_mode", "OFF")?;
     conn.pragma_update(None, "synchronous", "OFF")?;
     conn.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
@@ -438,30 +440,31 @@ pub fn open_for_read(root: &Path) -> Result<Option<Connection>, IndexError> {
 /// Splits an identifier into lower-case words for the FTS `words` column
 /// (`parseHTTPRequest_v2` -> `parse http request v2`).
 pub fn identifier_words(name: &str) -> String {
-    let mut words = Vec::new();
-    let mut cur = String::new();
-    let chars: Vec<char> = name.chars().collect();
-    for (i, &c) in chars.iter().enumerate() {
+    // One pass, one string: the writer calls this for every definition.
+    let mut out = String::with_capacity(name.len() + 4);
+    let mut in_word = false;
+    let mut prev: Option<char> = None;
+    let mut chars = name.chars().peekable();
+    while let Some(c) = chars.next() {
         if !c.is_alphanumeric() {
-            if !cur.is_empty() {
-                words.push(std::mem::take(&mut cur));
-            }
+            in_word = false;
+            prev = Some(c);
             continue;
         }
         let boundary = c.is_uppercase()
-            && !cur.is_empty()
-            && (chars[i - 1].is_lowercase()
-                || chars[i - 1].is_ascii_digit()
-                || chars.get(i + 1).is_some_and(|n| n.is_lowercase()));
-        if boundary {
-            words.push(std::mem::take(&mut cur));
+            && in_word
+            && (prev.is_some_and(|p| p.is_lowercase() || p.is_ascii_digit())
+                || chars.peek().is_some_and(|n| n.is_lowercase()));
+        if boundary || !in_word {
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            in_word = true;
         }
-        cur.extend(c.to_lowercase());
+        out.extend(c.to_lowercase());
+        prev = Some(c);
     }
-    if !cur.is_empty() {
-        words.push(cur);
-    }
-    words.join(" ")
+    out
 }
 
 /// One file's stored identity.
@@ -525,8 +528,9 @@ pub struct Writer<'t> {
     keys: Option<CallKeys>,
 }
 
-/// Call rows a multi-row insert of a cold build takes per statement.
-const CALLS_PER_INSERT: usize = 16;
+/// Call rows a multi-row insert of a cold build takes per statement: 16, then
+/// 8, 4, 2 and 1 for a file's last rows.
+const CALL_INSERT_ROWS: [usize; 5] = [16, 8, 4, 2, 1];
 /// The columns of a call row but its id, in [`bind_call`]'s order.
 const CALL_COLUMNS: [&str; 13] = [
     "file_id",
@@ -553,8 +557,12 @@ const CALL_COLUMNS: [&str; 13] = [
 #[derive(Default)]
 struct CallKeys {
     file: i64,
-    by_file: Vec<(i64, i64)>,
+    /// The current file's rows by caller (sorted when the file ends).
     by_caller: Vec<(i64, i64)>,
+    /// Rows by file and by caller not yet written: full statements go as they fill,
+    /// across files (most files have fewer sites than a statement takes).
+    file_rows: Pairs,
+    caller_rows: Pairs,
     by_target: Vec<u64>,
     by_callee: Vec<u64>,
     /// A key or id past `u32`: the packed lists are dropped and SQL fills those tables.
@@ -576,7 +584,8 @@ impl CallKeys {
             self.flush(tx)?;
             self.file = site.file_id;
         }
-        self.by_file.push((site.file_id, id));
+        self.file_rows
+            .push(tx, "calls_by_file", (site.file_id, id))?;
         if let Some(caller) = site.caller_id {
             self.by_caller.push((caller, id));
         }
@@ -603,17 +612,20 @@ impl CallKeys {
         Ok(())
     }
 
-    /// Writes the current file's rows by file and by caller.
+    /// Queues the current file's rows by caller, in key order.
     fn flush(&mut self, tx: &Transaction<'_>) -> Result<(), IndexError> {
-        put_pairs(tx, "calls_by_file", self.by_file.drain(..))?;
         self.by_caller.sort_unstable();
-        put_pairs(tx, "calls_by_caller", self.by_caller.drain(..))?;
+        for pair in self.by_caller.drain(..) {
+            self.caller_rows.push(tx, "calls_by_caller", pair)?;
+        }
         Ok(())
     }
 
     /// Writes every row left.
     fn finish(mut self, tx: &Transaction<'_>) -> Result<(), IndexError> {
         self.flush(tx)?;
+        put_pairs(tx, "calls_by_file", self.file_rows.0.drain(..))?;
+        put_pairs(tx, "calls_by_caller", self.caller_rows.0.drain(..))?;
         if self.wide {
             tx.execute_batch(
                 "INSERT INTO calls_by_target SELECT target_id, id FROM calls WHERE target_id IS NOT NULL ORDER BY 1, 2;
@@ -628,6 +640,25 @@ impl CallKeys {
         ] {
             keys.sort_unstable();
             put_pairs(tx, table, keys.into_iter().map(unpack))?;
+        }
+        Ok(())
+    }
+}
+
+/// `(key, id)` rows waiting for a full multi-row insert.
+#[derive(Default)]
+struct Pairs(Vec<(i64, i64)>);
+
+impl Pairs {
+    fn push(
+        &mut self,
+        tx: &Transaction<'_>,
+        table: &str,
+        pair: (i64, i64),
+    ) -> Result<(), IndexError> {
+        self.0.push(pair);
+        if self.0.len() == PAIRS_PER_INSERT {
+            put_pairs(tx, table, self.0.drain(..))?;
         }
         Ok(())
     }
@@ -975,7 +1006,7 @@ impl<'t> Writer<'t> {
     }
 
     /// A cold build's call rows, each with its binding and whether it is a further
-    /// target of the site before it: [`CALLS_PER_INSERT`] rows a statement (a
+    /// target of the site before it: 16 rows a statement ([`CALL_INSERT_ROWS`]) (a
     /// statement's fixed cost is much of a row's: the resolve step's writer is
     /// 15-20% faster so on kernel code). Each statement's rows take consecutive
     /// ids (the table's largest plus one, row by row), ending at the last insert's.
@@ -983,15 +1014,18 @@ impl<'t> Writer<'t> {
         &mut self,
         rows: &[(CallRow<'_>, CallBinding, bool)],
     ) -> Result<(), IndexError> {
-        static MANY: std::sync::LazyLock<String> =
-            std::sync::LazyLock::new(|| calls_insert(CALLS_PER_INSERT));
-        static ONE: std::sync::LazyLock<String> = std::sync::LazyLock::new(|| calls_insert(1));
-        let (many, one) = (&*MANY, &*ONE);
-        let split = rows.len() - rows.len() % CALLS_PER_INSERT;
-        let parts = rows[..split]
-            .chunks(CALLS_PER_INSERT)
-            .map(|c| (c, many.as_str()))
-            .chain(rows[split..].chunks(1).map(|c| (c, one.as_str())));
+        static SQL: std::sync::LazyLock<[(usize, String); 5]> =
+            std::sync::LazyLock::new(|| CALL_INSERT_ROWS.map(|n| (n, calls_insert(n))));
+        let mut parts = Vec::new();
+        let mut rest = rows;
+        for (n, sql) in SQL.iter() {
+            let n = *n;
+            while rest.len() >= n {
+                let (part, tail) = rest.split_at(n);
+                parts.push((part, sql.as_str()));
+                rest = tail;
+            }
+        }
         for (part, sql) in parts {
             let mut stmt = self.tx.prepare_cached(sql)?;
             let mut at = 1;
@@ -1164,5 +1198,50 @@ pub(crate) mod tests {
         );
         assert_eq!(identifier_words("build_index"), "build index");
         assert_eq!(identifier_words("Foo"), "foo");
+        // The words as the first (allocating) version split them.
+        fn reference(name: &str) -> String {
+            let mut words = Vec::new();
+            let mut cur = String::new();
+            let chars: Vec<char> = name.chars().collect();
+            for (i, &c) in chars.iter().enumerate() {
+                if !c.is_alphanumeric() {
+                    if !cur.is_empty() {
+                        words.push(std::mem::take(&mut cur));
+                    }
+                    continue;
+                }
+                let boundary = c.is_uppercase()
+                    && !cur.is_empty()
+                    && (chars[i - 1].is_lowercase()
+                        || chars[i - 1].is_ascii_digit()
+                        || chars.get(i + 1).is_some_and(|n| n.is_lowercase()));
+                if boundary {
+                    words.push(std::mem::take(&mut cur));
+                }
+                cur.extend(c.to_lowercase());
+            }
+            if !cur.is_empty() {
+                words.push(cur);
+            }
+            words.join(" ")
+        }
+        for name in [
+            "",
+            "_",
+            "__init__",
+            "XMLHttpRequest2Go",
+            "a1B",
+            "ABC",
+            "aB_C9dE",
+            "ÄbcDéfİx",
+            "kmalloc_node_track_caller",
+            "HTTP2Server",
+            "x--y",
+            "9Lives",
+            "ǅungla",
+            "a\u{300}B",
+        ] {
+            assert_eq!(identifier_words(name), reference(name), "{name:?}");
+        }
     }
 }

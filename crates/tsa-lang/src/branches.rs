@@ -215,9 +215,14 @@ impl<'t> BranchWalk<'t> {
         })
     }
 
-    /// The walk enters `node`, at `cursor` (its field is read only where the
-    /// parent has rules).
-    pub(crate) fn enter(&mut self, node: Node<'t>, cursor: &tree_sitter::TreeCursor<'t>) {
+    /// The walk enters `node` of kind id `kind`, at `cursor` (its field is read
+    /// only where the parent has rules).
+    pub(crate) fn enter(
+        &mut self,
+        node: Node<'t>,
+        kind: u16,
+        cursor: &tree_sitter::TreeCursor<'t>,
+    ) {
         let here = match self.frames.last() {
             None => BranchKind::Unconditional,
             Some(parent) if parent.rules == NO_RULES => parent.inherited,
@@ -240,7 +245,7 @@ impl<'t> BranchWalk<'t> {
         let rules = self
             .rules
             .by_id
-            .get(node.kind_id() as usize)
+            .get(kind as usize)
             .copied()
             .unwrap_or(NO_RULES);
         self.frames.push(Frame {

@@ -4,6 +4,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::OnceLock;
 
+use rustc_hash::FxHashMap;
 use tree_sitter::{Node, Parser, Query, QueryCursor, StreamingIterator};
 
 use crate::languages::{Language, LanguageSpec, text};
@@ -589,9 +590,9 @@ fn extract_tree(
     // Static types of variables per scope, and of fields per owning type name
     // (`self.repo = Repo()`, `private Repo repo;`, `store: Store` in a struct). A
     // name given two types in one scope has none (`None`).
-    let mut types: HashMap<(Option<usize>, &str), Option<String>> = HashMap::new();
-    let mut fields: HashMap<(String, String), Option<String>> = HashMap::new();
-    fn note<K: std::hash::Hash + Eq>(map: &mut HashMap<K, Option<String>>, key: K, t: String) {
+    let mut types: FxHashMap<(Option<usize>, &str), Option<String>> = FxHashMap::default();
+    let mut fields: FxHashMap<(String, String), Option<String>> = FxHashMap::default();
+    fn note<K: std::hash::Hash + Eq>(map: &mut FxHashMap<K, Option<String>>, key: K, t: String) {
         match map.get(&key) {
             Some(Some(old)) if *old != t => {
                 map.insert(key, None);
@@ -725,7 +726,7 @@ fn extract_tree(
         }
         Some(cur)
     };
-    let locals: std::collections::HashSet<(Option<usize>, &str)> = raw_locals
+    let locals: rustc_hash::FxHashSet<(Option<usize>, &str)> = raw_locals
         .iter()
         .map(|n| (enclosing(&out.defs, n.start_byte()), text(*n, src)))
         .collect();
@@ -760,7 +761,7 @@ fn extract_tree(
     };
 
     // Call sites, attributed to their innermost enclosing definition.
-    let mut seen = std::collections::HashSet::new();
+    let mut seen = rustc_hash::FxHashSet::default();
     for (call, name, receiver, path) in raw_calls {
         if !seen.insert(call.id()) {
             continue;

@@ -573,14 +573,15 @@ impl Matcher {
         let mut walk = root.walk();
         loop {
             let n = walk.node();
+            let kind = n.kind_id();
             if let Some(p) = pass.as_deref_mut() {
                 p.enter(n, src);
             }
             // Before the patterns at `n`: a match there asks for `n`'s branch.
             if let Some(b) = branches {
-                b.borrow_mut().enter(n, &walk);
+                b.borrow_mut().enter(n, kind, &walk);
             }
-            let list = self.by_kind.get(n.kind_id() as usize).unwrap_or(&self.wild);
+            let list = self.by_kind.get(kind as usize).unwrap_or(&self.wild);
             for &pi in list {
                 let p = &self.patterns[pi as usize];
                 let mut count = 0;

@@ -59,7 +59,11 @@ fn set_of(grammar: &tree_sitter::Language, kinds: &[String], named: bool) -> Vec
 }
 
 fn has(set: &[bool], node: Node<'_>) -> bool {
-    set.get(node.kind_id() as usize).copied().unwrap_or(false)
+    has_kind(set, node.kind_id())
+}
+
+fn has_kind(set: &[bool], kind: u16) -> bool {
+    set.get(kind as usize).copied().unwrap_or(false)
 }
 
 impl Rules {
@@ -85,10 +89,15 @@ impl Rules {
 
     /// Whether `node` adds one path.
     pub fn is_decision(&self, node: Node<'_>) -> bool {
-        if has(&self.ids.decision, node) {
+        self.is_decision_of(node, node.kind_id())
+    }
+
+    /// [`Rules::is_decision`] of `node`, whose kind id is `kind`.
+    fn is_decision_of(&self, node: Node<'_>, kind: u16) -> bool {
+        if has_kind(&self.ids.decision, kind) {
             return true;
         }
-        has(&self.ids.short_circuit, node)
+        has_kind(&self.ids.short_circuit, kind)
             && node
                 .child_by_field_name("operator")
                 .is_some_and(|op| has(&self.ids.operator, op))
@@ -411,7 +420,9 @@ impl<'r> Measurer<'r> {
 
     /// The frame `node` opens under `parent`.
     fn frame(&mut self, rules: &Rules, node: Node<'_>, src: &[u8], parent: Frame) -> Frame {
-        if rules.is_function(node) {
+        // One kind lookup a node: every tree node passes here.
+        let kind = node.kind_id();
+        if has_kind(&rules.ids.function, kind) {
             if let Container::Class(ci) = parent.container {
                 self.classes[ci].methods += 1;
             }
@@ -433,15 +444,15 @@ impl<'r> Measurer<'r> {
         }
         let mut f = parent;
         if let Some(fi) = parent.function {
-            if rules.is_decision(node) {
+            if rules.is_decision_of(node, kind) {
                 self.functions[fi].complexity += 1;
             }
-            if rules.is_nesting(node) {
+            if has_kind(&rules.ids.nesting, kind) {
                 f.nest += 1;
                 self.functions[fi].nesting = self.functions[fi].nesting.max(f.nest);
             }
         }
-        if rules.is_class(node) {
+        if has_kind(&rules.ids.class, kind) {
             let name = node
                 .child_by_field_name("name")
                 .or_else(|| node.child_by_field_name("type"))

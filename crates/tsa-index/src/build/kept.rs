@@ -34,7 +34,10 @@ struct Entry {
     kept: Kept,
 }
 
-static KEPT: Mutex<Option<Entry>> = Mutex::new(None);
+/// The skeletons kept: one (the last build's) in a program; in tests, one per
+/// index, as the tests of a process build and sync many at once.
+static KEPT: Mutex<Vec<Entry>> = Mutex::new(Vec::new());
+const KEEP: usize = if cfg!(test) { 64 } else { 1 };
 
 /// A stamp no other write of any process has written.
 pub(crate) fn new_stamp() -> String {
@@ -53,7 +56,14 @@ pub(crate) fn new_stamp() -> String {
 /// leaves nothing kept either way (a sync keeps its own when it commits).
 pub(crate) fn take(db: &Path, stamp: Option<&str>, layout: &str) -> Option<Kept> {
     let mut slot = KEPT.lock().unwrap_or_else(|e| e.into_inner());
-    let e = slot.take()?;
+    let Some(at) = slot.iter().position(|e| e.db == db) else {
+        // Another index's: a program keeps none past a build of another project.
+        if KEEP == 1 {
+            slot.clear();
+        }
+        return None;
+    };
+    let e = slot.remove(at);
     let fits = e.db == db && Some(e.stamp.as_str()) == stamp && e.layout == layout;
     #[cfg(test)]
     if fits {
@@ -69,7 +79,11 @@ pub(crate) static TAKEN: AtomicU64 = AtomicU64::new(0);
 /// Keeps `kept` as the skeleton of `db` at `stamp` (after the commit that wrote it).
 pub(crate) fn keep(db: &Path, stamp: String, layout: &str, kept: Kept) {
     let mut slot = KEPT.lock().unwrap_or_else(|e| e.into_inner());
-    *slot = Some(Entry {
+    slot.retain(|e| e.db != db);
+    if slot.len() >= KEEP {
+        slot.remove(0);
+    }
+    slot.push(Entry {
         db: db.to_path_buf(),
         stamp,
         layout: layout.to_owned(),
