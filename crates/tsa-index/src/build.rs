@@ -310,44 +310,60 @@ pub fn build(root: &Path, opts: &BuildOptions) -> Result<BuildReport, IndexError
     // Concurrent builds would race on the fresh file and the resolution pass.
     let _lock = store::lock_builds_within(root, opts.lock_wait)?;
     let started = Instant::now();
-    let (existing, healed) = match heal::examine(root, opts.verify)? {
+    // A full build replaces the index whatever it holds: its `quick_check` (which
+    // reads every page: 15 s on the kernel's index) runs beside the build rather
+    // than before it, and decides at the end whether the old file is moved aside.
+    let deep_beside = opts.verify && opts.mode == BuildMode::Full;
+    let (existing, healed) = match heal::examine(root, opts.verify && !deep_beside)? {
         State::Current => (true, None),
         State::Absent | State::Older(_) => (false, None),
         State::Damaged(reason) => (false, Some(heal::quarantine(root, reason)?)),
     };
-    let report = match build_locked(root, opts, existing, started) {
+    let report = match build_locked(root, opts, (existing, deep_beside), started) {
         // Under the lock the file that failed is the index itself: set it aside.
         Err(e) if existing && heal::is_damage(&e) => {
             let healed = heal::quarantine(root, heal::words(&e))?;
-            let mut r = build_locked(root, opts, false, started)?;
+            let mut r = build_locked(root, opts, (false, false), started)?;
             r.healed = Some(healed);
             return Ok(r);
         }
         r => r?,
     };
+    let healed = healed.or(report.healed.clone());
     Ok(BuildReport { healed, ..report })
 }
 
 /// A build under the lock: `existing` says whether the index at its path is one
 /// of this schema to sync (else nothing there is opened and the build runs cold,
 /// renaming its fresh file into place, so a reader meanwhile finds no index rather
-/// than an empty one).
+/// than an empty one); `deep`, whether that index's `quick_check` is still to run
+/// (beside a cold build, which moves the index aside if it fails).
 fn build_locked(
     root: &Path,
     opts: &BuildOptions,
-    existing: bool,
+    (existing, deep): (bool, bool),
     started: Instant,
 ) -> Result<BuildReport, IndexError> {
-    let mut conn = if existing {
+    // An index still to be checked is only read until the check says it is sound
+    // (opened to write, SQLite would mark its header: a damaged file is kept as
+    // it was).
+    let mut conn = if existing && !deep {
         Some(store::open_for_write(root)?)
     } else {
         store::check_index_files(root)?;
         std::fs::create_dir_all(store::index_dir(root))?;
         None
     };
+    let peek = if existing && deep {
+        Some(heal::open_to_read(root)?)
+    } else {
+        None
+    };
     checkpoint("open");
-    let (remembered, last_scip) = remembered_scip(conn.as_ref())?;
-    let (walked, layout, layout_json, walk_opts, told) = walk_of(root, opts, conn.as_ref())?;
+    let view = conn.as_ref().or(peek.as_ref());
+    let (remembered, last_scip) = remembered_scip(view)?;
+    let (walked, layout, layout_json, walk_opts, told) = walk_of(root, opts, view)?;
+    drop(peek);
     let walk_ms = started.elapsed().as_millis();
     checkpoint("walk");
     pause(&|| "walked".to_owned());
@@ -358,6 +374,17 @@ fn build_locked(
         _ => HashMap::new(),
     };
     let cold = opts.mode == BuildMode::Full || (stored.is_empty() && !told);
+    // The deep check of the index this build replaces, on a thread of its own
+    // (`deep` is asked of full builds only, which run cold).
+    let check = match (deep && existing).then(|| {
+        let root = root.to_path_buf();
+        std::thread::Builder::new()
+            .name("tsa-check".into())
+            .spawn(move || heal::deep_problem(&root))
+    }) {
+        Some(spawned) => Some(spawned?),
+        None => None,
+    };
     let t = Instant::now();
     let total = walked.files.len();
     let done = AtomicUsize::new(0);
@@ -414,7 +441,7 @@ fn build_locked(
     if cold {
         build_cold(
             root,
-            conn,
+            (conn, check),
             &walked.files,
             (&layout, &layout_json),
             opts,
@@ -469,7 +496,7 @@ fn now_secs() -> u64 {
 /// file is the fallback) and renames it into place in one step.
 fn build_cold(
     root: &Path,
-    conn: Option<Connection>,
+    (conn, check): (Option<Connection>, Option<DeepCheck>),
     files: &[SourceFile],
     (layout, layout_json): (&Layout, &str),
     opts: &BuildOptions,
@@ -505,6 +532,41 @@ fn build_cold(
         }
     };
     let t = Instant::now();
+    // The old index was checked beside the build: sound, it is opened now to be
+    // replaced; damaged, it is moved aside.
+    let checked = check.is_some();
+    let damaged = match check.map(|c| c.join()) {
+        Some(Ok(found)) => found,
+        Some(Err(_)) => Err(IndexError::Io(std::io::Error::other(
+            "the index check stopped",
+        ))),
+        None => Ok(None),
+    };
+    let conn = match damaged {
+        Ok(None) if checked => match store::open_for_write(root) {
+            Ok(old) => Some(old),
+            Err(e) => {
+                store::discard_fresh(&tmp);
+                return Err(e);
+            }
+        },
+        Ok(None) => conn,
+        Ok(Some(reason)) => {
+            drop(conn);
+            match heal::quarantine(root, reason) {
+                Ok(q) => report.healed = Some(q),
+                Err(e) => {
+                    store::discard_fresh(&tmp);
+                    return Err(e);
+                }
+            }
+            None
+        }
+        Err(e) => {
+            store::discard_fresh(&tmp);
+            return Err(e);
+        }
+    };
     if let Err(e) = store::replace_with(root, conn, &tmp) {
         store::discard_fresh(&tmp);
         return Err(e);
@@ -513,6 +575,9 @@ fn build_cold(
     report.write_ms += t.elapsed().as_millis();
     Ok(())
 }
+
+/// A deep check running beside a cold build: the damage it found, if any.
+type DeepCheck = std::thread::JoinHandle<Result<Option<String>, IndexError>>;
 
 /// The SCIP files a build picks up: `index.scip` at the root, `[scip] inputs` in
 /// the project's `tsa.toml`, and the files imported before, those that exist.

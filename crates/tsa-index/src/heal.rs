@@ -12,7 +12,10 @@
 //!   `index full`/`index build`, a query that met `SQLITE_CORRUPT`/`SQLITE_NOTADB`
 //!   (the check confirms the damage under the lock, so an index another process has
 //!   just rebuilt is never moved aside), and the MCP server's start;
-//! - a build that meets `SQLITE_CORRUPT` itself, under the lock, needs no check.
+//! - a build that meets `SQLITE_CORRUPT` itself, under the lock, needs no check;
+//! - a verifying full build runs `quick_check` beside itself ([`deep_problem`]),
+//!   reading the old file only until the check is done, then replaces the file or
+//!   moves it aside.
 
 use std::path::Path;
 
@@ -169,6 +172,28 @@ pub(crate) fn examine(root: &Path, deep: bool) -> Result<State, IndexError> {
         }
     }
     Ok(State::Current)
+}
+
+/// The index of `root` opened to read without changing a byte of it (see
+/// `open_to_examine`): a full build reads its meta while the deep check runs.
+pub(crate) fn open_to_read(root: &Path) -> Result<Connection, IndexError> {
+    open_to_examine(&store::index_path(root))
+}
+
+/// `PRAGMA quick_check` of the index of `root`, on a connection of its own: the
+/// damage found (as [`examine`] words it), `None` when sound. A full build runs it
+/// beside its parse instead of before it (see [`crate::build`]).
+pub(crate) fn deep_problem(root: &Path) -> Result<Option<String>, IndexError> {
+    let conn = match open_to_examine(&store::index_path(root)) {
+        Ok(c) => c,
+        Err(e) if is_damage(&e) => return Ok(Some(words(&e))),
+        Err(e) => return Err(e),
+    };
+    match quick_check(&conn) {
+        Ok(p) => Ok(p.map(|p| format!("PRAGMA quick_check: {p}"))),
+        Err(e) if is_damage(&e) => Ok(Some(words(&e))),
+        Err(e) => Err(e),
+    }
 }
 
 /// `PRAGMA quick_check`: `None` when the file is sound, else its first finding
@@ -351,12 +376,23 @@ mod tests {
     fn a_deep_check_finds_a_damaged_page() {
         let (_d, root) = project();
         let path = store::index_path(&root);
-        // Overwrite the page of the `files` table: the cheap checks still pass.
-        let conn = Connection::open(&path).unwrap();
+        damage_a_page(&path, "files");
+        assert_eq!(examine(&root, false).unwrap(), State::Current);
+        let why = damaged(examine(&root, true).unwrap());
+        assert!(why.starts_with("PRAGMA quick_check: "), "{why}");
+        let q = check_and_quarantine(&root).unwrap().expect("moved aside");
+        assert!(q.reason.starts_with("PRAGMA quick_check: "));
+        assert!(!path.exists());
+    }
+
+    /// Overwrites the root page of `table` (the cheap checks still pass); gives
+    /// the file's bytes after.
+    fn damage_a_page(path: &Path, table: &str) -> Vec<u8> {
+        let conn = Connection::open(path).unwrap();
         let page: i64 = conn
             .query_row(
-                "SELECT rootpage FROM sqlite_master WHERE name = 'files'",
-                [],
+                "SELECT rootpage FROM sqlite_master WHERE name = ?1",
+                [table],
                 |r| r.get(0),
             )
             .unwrap();
@@ -364,17 +400,40 @@ mod tests {
             .query_row("PRAGMA page_size", [], |r| r.get(0))
             .unwrap();
         drop(conn);
-        let mut bytes = std::fs::read(&path).unwrap();
+        let mut bytes = std::fs::read(path).unwrap();
         let at = ((page - 1) * size) as usize;
         for (i, b) in bytes[at..at + size as usize].iter_mut().enumerate() {
             *b = (i * 7 + 13) as u8;
         }
-        std::fs::write(&path, &bytes).unwrap();
-        assert_eq!(examine(&root, false).unwrap(), State::Current);
-        let why = damaged(examine(&root, true).unwrap());
-        assert!(why.starts_with("PRAGMA quick_check: "), "{why}");
-        let q = check_and_quarantine(&root).unwrap().expect("moved aside");
-        assert!(q.reason.starts_with("PRAGMA quick_check: "));
-        assert!(!path.exists());
+        std::fs::write(path, &bytes).unwrap();
+        bytes
+    }
+
+    #[test]
+    fn a_full_build_checks_the_index_it_replaces_beside_it() {
+        let (_d, root) = project();
+        let path = store::index_path(&root);
+        let full = |verify| crate::BuildOptions {
+            mode: crate::BuildMode::Full,
+            verify,
+            ..crate::BuildOptions::default()
+        };
+        // A page no cold build reads: unchecked, the build replaces the file.
+        damage_a_page(&path, "calls");
+        let r = crate::build(&root, &full(false)).unwrap();
+        assert!(r.healed.is_none(), "{r:?}");
+        assert_eq!(examine(&root, true).unwrap(), State::Current);
+        // Checked, only the check beside the build can find it: moved aside.
+        let bytes = damage_a_page(&path, "calls");
+        let r = crate::build(&root, &full(true)).unwrap();
+        let q = r.healed.clone().expect("the damaged index is moved aside");
+        assert!(!q.reason.is_empty(), "{q:?}");
+        assert_eq!(std::fs::read(root.join(&q.moved_to)).unwrap(), bytes);
+        assert_eq!(examine(&root, true).unwrap(), State::Current);
+        assert!(r.indexed > 0, "{r:?}");
+        // A sound index is replaced, and nothing is moved aside.
+        let r = crate::build(&root, &full(true)).unwrap();
+        assert!(r.healed.is_none(), "{r:?}");
+        assert_eq!(examine(&root, true).unwrap(), State::Current);
     }
 }

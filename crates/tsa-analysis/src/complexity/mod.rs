@@ -43,6 +43,9 @@ struct KindSets {
     operator: Vec<bool>,
     nesting: Vec<bool>,
     class: Vec<bool>,
+    /// The grammar's `operator` field (looked up once: a lookup by name scans
+    /// every field name, and C has a binary expression every few nodes).
+    operator_field: Option<std::num::NonZeroU16>,
 }
 
 fn set_of(grammar: &tree_sitter::Language, kinds: &[String], named: bool) -> Vec<bool> {
@@ -80,6 +83,7 @@ impl Rules {
             operator: set_of(grammar, &self.operators, false),
             nesting: set_of(grammar, &self.nesting, true),
             class: set_of(grammar, &self.classes, true),
+            operator_field: grammar.field_id_for_name("operator"),
         };
     }
 
@@ -98,8 +102,10 @@ impl Rules {
             return true;
         }
         has_kind(&self.ids.short_circuit, kind)
-            && node
-                .child_by_field_name("operator")
+            && self
+                .ids
+                .operator_field
+                .and_then(|f| node.child_by_field_id(f.get()))
                 .is_some_and(|op| has(&self.ids.operator, op))
     }
 
