@@ -382,7 +382,7 @@ fn build_locked(
             .name("tsa-check".into())
             .spawn(move || heal::deep_problem(&root))
     }) {
-        Some(spawned) => Some(spawned?),
+        Some(spawned) => Some(DeepCheck(Some(spawned?))),
         None => None,
     };
     let t = Instant::now();
@@ -496,7 +496,7 @@ fn now_secs() -> u64 {
 /// file is the fallback) and renames it into place in one step.
 fn build_cold(
     root: &Path,
-    (conn, check): (Option<Connection>, Option<DeepCheck>),
+    (conn, mut check): (Option<Connection>, Option<DeepCheck>),
     files: &[SourceFile],
     (layout, layout_json): (&Layout, &str),
     opts: &BuildOptions,
@@ -535,7 +535,7 @@ fn build_cold(
     // The old index was checked beside the build: sound, it is opened now to be
     // replaced; damaged, it is moved aside.
     let checked = check.is_some();
-    let damaged = match check.map(|c| c.join()) {
+    let damaged = match check.take().map(|c| c.join()) {
         Some(Ok(found)) => found,
         Some(Err(_)) => Err(IndexError::Io(std::io::Error::other(
             "the index check stopped",
@@ -576,8 +576,27 @@ fn build_cold(
     Ok(())
 }
 
-/// A deep check running beside a cold build: the damage it found, if any.
-type DeepCheck = std::thread::JoinHandle<Result<Option<String>, IndexError>>;
+/// A deep check running beside a cold build: the damage it found, if any. A
+/// build that fails before it asks still waits for it (dropped), so no reader of
+/// the old index outlives the build lock.
+struct DeepCheck(Option<std::thread::JoinHandle<Result<Option<String>, IndexError>>>);
+
+impl DeepCheck {
+    fn join(mut self) -> std::thread::Result<Result<Option<String>, IndexError>> {
+        match self.0.take() {
+            Some(h) => h.join(),
+            None => Ok(Ok(None)),
+        }
+    }
+}
+
+impl Drop for DeepCheck {
+    fn drop(&mut self) {
+        if let Some(h) = self.0.take() {
+            let _ = h.join();
+        }
+    }
+}
 
 /// The SCIP files a build picks up: `index.scip` at the root, `[scip] inputs` in
 /// the project's `tsa.toml`, and the files imported before, those that exist.
@@ -2192,7 +2211,6 @@ mod tests {
 
     #[test]
     fn a_sync_told_what_changed_ends_where_a_cold_build_does() {
-        let _one = one_taker();
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         let put = |p: &str, t: &str| {
@@ -2256,7 +2274,6 @@ mod tests {
     /// rows a sync of every file writes one at a time, keys included.
     #[test]
     fn a_cold_build_writes_many_call_rows_as_a_sync_does() {
-        let _one = one_taker();
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         let file = |k: usize, note: &str| {
@@ -2311,21 +2328,13 @@ mod tests {
         rows(root)
     }
 
-    fn taken() -> u64 {
-        kept::TAKEN.load(Ordering::Relaxed)
-    }
-
-    /// Held by the tests here that sync from a kept skeleton: the two that count
-    /// the takes see only their own.
-    static KEPT_TAKES: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-    fn one_taker() -> std::sync::MutexGuard<'static, ()> {
-        KEPT_TAKES.lock().unwrap_or_else(|e| e.into_inner())
+    /// Syncs of the index of `root` that started from its kept skeleton.
+    fn taken(root: &Path) -> u64 {
+        kept::taken(&store::index_path(root))
     }
 
     #[test]
     fn syncs_from_a_kept_skeleton_end_where_a_cold_build_does() {
-        let _one = one_taker();
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         put(root, "a.py", "def f():\n    return 1\n");
@@ -2363,11 +2372,15 @@ mod tests {
             ),
         ];
         for (path, text) in steps {
-            let before = taken();
+            let before = taken(root);
             put(root, path, text);
             let r = told(root, &[path]);
             assert_eq!(r.updated_files, 1, "{path}: {r:?}");
-            assert_eq!(taken(), before + 1, "{path}: the kept skeleton was used");
+            assert_eq!(
+                taken(root),
+                before + 1,
+                "{path}: the kept skeleton was used"
+            );
             let synced = rows(root);
             assert_eq!(synced, cold_rows(root), "after {path}");
         }
@@ -2375,7 +2388,6 @@ mod tests {
 
     #[test]
     fn a_skeleton_kept_of_an_older_state_is_not_used() {
-        let _one = one_taker();
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();
         put(root, "a.py", "def f():\n    return 1\n");
@@ -2396,10 +2408,10 @@ mod tests {
         // This process still holds the skeleton of the state before; a sync of c.py
         // (f changes: b.py's call is in scope) must not bind through b.py's old import.
         kept::keep(&db, stamp.unwrap(), &layout, old);
-        let before = taken();
+        let before = taken(root);
         put(root, "c.py", "def f(x=0):\n    return 2\n");
         told(root, &["c.py"]);
-        assert_eq!(taken(), before, "the older skeleton is left alone");
+        assert_eq!(taken(root), before, "the older skeleton is left alone");
         let synced = rows(root);
         assert!(
             synced

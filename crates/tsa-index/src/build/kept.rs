@@ -67,14 +67,25 @@ pub(crate) fn take(db: &Path, stamp: Option<&str>, layout: &str) -> Option<Kept>
     let fits = e.db == db && Some(e.stamp.as_str()) == stamp && e.layout == layout;
     #[cfg(test)]
     if fits {
-        TAKEN.fetch_add(1, Ordering::Relaxed);
+        let mut taken = TAKEN.lock().unwrap_or_else(|e| e.into_inner());
+        match taken.iter_mut().find(|(d, _)| d == db) {
+            Some((_, n)) => *n += 1,
+            None => taken.push((db.to_path_buf(), 1)),
+        }
     }
     fits.then_some(e.kept)
 }
 
-/// How many kept skeletons a sync started from (tests).
+/// How many syncs of each index started from its kept skeleton (tests).
 #[cfg(test)]
-pub(crate) static TAKEN: AtomicU64 = AtomicU64::new(0);
+static TAKEN: Mutex<Vec<(PathBuf, u64)>> = Mutex::new(Vec::new());
+
+/// How many syncs of the index at `db` started from its kept skeleton (tests).
+#[cfg(test)]
+pub(crate) fn taken(db: &Path) -> u64 {
+    let taken = TAKEN.lock().unwrap_or_else(|e| e.into_inner());
+    taken.iter().find(|(d, _)| d == db).map_or(0, |(_, n)| *n)
+}
 
 /// Keeps `kept` as the skeleton of `db` at `stamp` (after the commit that wrote it).
 pub(crate) fn keep(db: &Path, stamp: String, layout: &str, kept: Kept) {
