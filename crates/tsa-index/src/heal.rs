@@ -161,17 +161,20 @@ pub(crate) fn examine(root: &Path, deep: bool) -> Result<State, IndexError> {
             ));
         }
     }
-    if deep {
-        let problem = match quick_check(&conn) {
-            Ok(p) => p,
-            Err(e) if is_damage(&e) => Some(words(&e)),
-            Err(e) => return Err(e),
-        };
-        if let Some(problem) = problem {
-            return Ok(State::Damaged(format!("PRAGMA quick_check: {problem}")));
-        }
+    if deep && let Some(problem) = deep_damage(&conn)? {
+        return Ok(State::Damaged(problem));
     }
     Ok(State::Current)
+}
+
+/// `PRAGMA quick_check` on `conn`: the damage found, worded for `Damaged`.
+fn deep_damage(conn: &Connection) -> Result<Option<String>, IndexError> {
+    let problem = match quick_check(conn) {
+        Ok(p) => p,
+        Err(e) if is_damage(&e) => Some(words(&e)),
+        Err(e) => return Err(e),
+    };
+    Ok(problem.map(|p| format!("PRAGMA quick_check: {p}")))
 }
 
 /// The index of `root` opened to read without changing a byte of it (see
@@ -184,13 +187,8 @@ pub(crate) fn open_to_read(root: &Path) -> Result<Connection, IndexError> {
 /// damage found (as [`examine`] words it), `None` when sound. A full build runs it
 /// beside its parse instead of before it (see [`crate::build`]).
 pub(crate) fn deep_problem(root: &Path) -> Result<Option<String>, IndexError> {
-    let conn = match open_to_examine(&store::index_path(root)) {
-        Ok(c) => c,
-        Err(e) if is_damage(&e) => return Ok(Some(words(&e))),
-        Err(e) => return Err(e),
-    };
-    match quick_check(&conn) {
-        Ok(p) => Ok(p.map(|p| format!("PRAGMA quick_check: {p}"))),
+    match open_to_read(root) {
+        Ok(conn) => deep_damage(&conn),
         Err(e) if is_damage(&e) => Ok(Some(words(&e))),
         Err(e) => Err(e),
     }

@@ -554,7 +554,6 @@ const CALL_COLUMNS: [&str; 13] = [
 /// callee sorted once all are in (a key and id packed in one `u64`: 8 bytes a
 /// site each). A B-tree filled in key order is far cheaper than SQLite's own sort
 /// of the same index.
-#[derive(Default)]
 struct CallKeys {
     file: i64,
     /// The current file's rows by caller (sorted when the file ends).
@@ -573,6 +572,18 @@ struct CallKeys {
 const PAIRS_PER_INSERT: usize = 128;
 
 impl CallKeys {
+    fn new() -> Self {
+        CallKeys {
+            file: 0,
+            by_caller: Vec::new(),
+            file_rows: Pairs::new("calls_by_file"),
+            caller_rows: Pairs::new("calls_by_caller"),
+            by_target: Vec::new(),
+            by_callee: Vec::new(),
+            wide: false,
+        }
+    }
+
     fn add(
         &mut self,
         tx: &Transaction<'_>,
@@ -584,8 +595,7 @@ impl CallKeys {
             self.flush(tx)?;
             self.file = site.file_id;
         }
-        self.file_rows
-            .push(tx, "calls_by_file", (site.file_id, id))?;
+        self.file_rows.push(tx, (site.file_id, id))?;
         if let Some(caller) = site.caller_id {
             self.by_caller.push((caller, id));
         }
@@ -616,7 +626,7 @@ impl CallKeys {
     fn flush(&mut self, tx: &Transaction<'_>) -> Result<(), IndexError> {
         self.by_caller.sort_unstable();
         for pair in self.by_caller.drain(..) {
-            self.caller_rows.push(tx, "calls_by_caller", pair)?;
+            self.caller_rows.push(tx, pair)?;
         }
         Ok(())
     }
@@ -624,8 +634,8 @@ impl CallKeys {
     /// Writes every row left.
     fn finish(mut self, tx: &Transaction<'_>) -> Result<(), IndexError> {
         self.flush(tx)?;
-        put_pairs(tx, "calls_by_file", self.file_rows.0.drain(..))?;
-        put_pairs(tx, "calls_by_caller", self.caller_rows.0.drain(..))?;
+        self.file_rows.finish(tx)?;
+        self.caller_rows.finish(tx)?;
         if self.wide {
             tx.execute_batch(
                 "INSERT INTO calls_by_target SELECT target_id, id FROM calls WHERE target_id IS NOT NULL ORDER BY 1, 2;
@@ -645,22 +655,31 @@ impl CallKeys {
     }
 }
 
-/// `(key, id)` rows waiting for a full multi-row insert.
-#[derive(Default)]
-struct Pairs(Vec<(i64, i64)>);
+/// `(key, id)` rows of `table` waiting for a full multi-row insert.
+struct Pairs {
+    table: &'static str,
+    rows: Vec<(i64, i64)>,
+}
 
 impl Pairs {
-    fn push(
-        &mut self,
-        tx: &Transaction<'_>,
-        table: &str,
-        pair: (i64, i64),
-    ) -> Result<(), IndexError> {
-        self.0.push(pair);
-        if self.0.len() == PAIRS_PER_INSERT {
-            put_pairs(tx, table, self.0.drain(..))?;
+    fn new(table: &'static str) -> Self {
+        Pairs {
+            table,
+            rows: Vec::with_capacity(PAIRS_PER_INSERT),
+        }
+    }
+
+    fn push(&mut self, tx: &Transaction<'_>, pair: (i64, i64)) -> Result<(), IndexError> {
+        self.rows.push(pair);
+        if self.rows.len() == PAIRS_PER_INSERT {
+            put_pairs(tx, self.table, self.rows.drain(..))?;
         }
         Ok(())
+    }
+
+    /// Writes the rows left.
+    fn finish(&mut self, tx: &Transaction<'_>) -> Result<(), IndexError> {
+        put_pairs(tx, self.table, self.rows.drain(..))
     }
 }
 
@@ -758,7 +777,7 @@ impl<'t> Writer<'t> {
         let _ = tx.execute_batch(FTS_BULK);
         Writer {
             names_complete: true,
-            keys: Some(CallKeys::default()),
+            keys: Some(CallKeys::new()),
             ..Writer::new(tx)
         }
     }
@@ -1016,28 +1035,23 @@ impl<'t> Writer<'t> {
     ) -> Result<(), IndexError> {
         static SQL: std::sync::LazyLock<[(usize, String); 5]> =
             std::sync::LazyLock::new(|| CALL_INSERT_ROWS.map(|n| (n, calls_insert(n))));
-        let mut parts = Vec::new();
         let mut rest = rows;
         for (n, sql) in SQL.iter() {
-            let n = *n;
-            while rest.len() >= n {
-                let (part, tail) = rest.split_at(n);
-                parts.push((part, sql.as_str()));
+            while rest.len() >= *n {
+                let (part, tail) = rest.split_at(*n);
                 rest = tail;
-            }
-        }
-        for (part, sql) in parts {
-            let mut stmt = self.tx.prepare_cached(sql)?;
-            let mut at = 1;
-            for row in part {
-                bind_call(&mut stmt, &mut at, row)?;
-            }
-            stmt.raw_execute()?;
-            if let Some(keys) = &mut self.keys {
-                let first = self.tx.last_insert_rowid() - part.len() as i64 + 1;
-                for (i, (site, b, _)) in part.iter().enumerate() {
-                    let target = (b.target != 0).then_some(b.target);
-                    keys.add(self.tx, first + i as i64, site, target)?;
+                let mut stmt = self.tx.prepare_cached(sql)?;
+                let mut at = 1;
+                for row in part {
+                    bind_call(&mut stmt, &mut at, row)?;
+                }
+                stmt.raw_execute()?;
+                if let Some(keys) = &mut self.keys {
+                    let first = self.tx.last_insert_rowid() - part.len() as i64 + 1;
+                    for (i, (site, b, _)) in part.iter().enumerate() {
+                        let target = (b.target != 0).then_some(b.target);
+                        keys.add(self.tx, first + i as i64, site, target)?;
+                    }
                 }
             }
         }
