@@ -12,7 +12,7 @@ use std::time::Instant;
 
 use rayon::prelude::*;
 use rusqlite::{Connection, OptionalExtension};
-use tsa_lang::{FileExtract, Language, extract_with, is_test_path, return_type};
+use tsa_lang::{FileExtract, Language, extract_again, extract_with, is_test_path, return_type};
 
 use crate::IndexError;
 use crate::confine::{ConfineError, read_confined_capped};
@@ -26,6 +26,7 @@ use crate::walk::{SourceFile, WalkOptions, walk, walk_paths};
 
 mod cold;
 pub(crate) mod kept;
+mod priors;
 mod replace;
 
 /// Full wipes and rebuilds; incremental re-parses only files whose content changed.
@@ -266,10 +267,12 @@ fn compare(root: &Path, f: &SourceFile, stored: Option<&Stored>, max_size: u64) 
     Compared::Changed { bytes, hash }
 }
 
+/// Reads, compares and (changed) parses file `f`; a sync's parse of it starts from
+/// the last one this process kept for index `priors`, and is kept in turn.
 fn examine(
     root: &Path,
     f: &SourceFile,
-    stored: Option<&Stored>,
+    (stored, priors): (Option<&Stored>, Option<&Path>),
     max_size: u64,
     hook: Option<&tsa_lang::FactsHook>,
 ) -> Outcome {
@@ -283,7 +286,19 @@ fn examine(
         Compared::Changed { bytes, .. } if is_binary(&bytes) => Outcome::Binary,
         Compared::Changed { bytes, hash } => {
             pause(&|| format!("read:{}", f.rel));
-            match extract_with(f.language, &bytes, hook) {
+            let parsed = match priors {
+                Some(db) => {
+                    let prior = priors::take(db, &f.rel);
+                    extract_again(f.language, &bytes, hook, prior).map(|(x, next)| {
+                        if let Some(next) = next {
+                            priors::keep(db, &f.rel, next);
+                        }
+                        x
+                    })
+                }
+                None => extract_with(f.language, &bytes, hook),
+            };
+            match parsed {
                 Ok(x) => Outcome::Parsed { hash, x },
                 Err(e) => Outcome::Failed(e.to_string()),
             }
@@ -388,6 +403,7 @@ fn build_locked(
     let t = Instant::now();
     let total = walked.files.len();
     let done = AtomicUsize::new(0);
+    let db = store::index_path(root);
     // A cold build parses as it writes (see `cold`).
     let outcomes: Vec<Outcome> = if cold {
         Vec::new()
@@ -400,7 +416,7 @@ fn build_locked(
                 let o = examine(
                     root,
                     f,
-                    stored.get(&f.rel),
+                    (stored.get(&f.rel), Some(&db)),
                     opts.walk.max_file_size,
                     opts.facts.as_ref(),
                 );
@@ -1793,13 +1809,85 @@ struct RawCall {
     path: bool,
     target: Option<i64>,
     resolution: i64,
+    confidence: f64,
+    callee_id: i64,
+    line: u32,
+    branch: Option<i64>,
+}
+
+/// A further-target row: its site's columns, then its target, class and
+/// confidence (as bits).
+type AltKey<'a> = (
+    (i64, u32, i64, Option<i64>, bool, bool, Option<i64>),
+    (Option<&'a str>, Option<&'a str>),
+    (i64, i64, u64),
+);
+
+impl RawCall {
+    /// The key of a further-target row of this site.
+    fn alt_key(&self, target: i64, class: i64, confidence: f64) -> AltKey<'_> {
+        (
+            (
+                self.file_id,
+                self.line,
+                self.callee_id,
+                self.caller,
+                self.shadowed,
+                self.path,
+                self.branch,
+            ),
+            (self.receiver.as_deref(), self.receiver_type.as_deref()),
+            (target, class, confidence.to_bits()),
+        )
+    }
+
+    /// The key of this row, a further-target row.
+    fn own_alt_key(&self) -> AltKey<'_> {
+        self.alt_key(self.target.unwrap_or(0), self.resolution, self.confidence)
+    }
+}
+
+/// The further-target rows of the sites matching `cond`.
+fn stored_alts(tx: &rusqlite::Transaction<'_>, cond: &str) -> Result<Vec<RawCall>, IndexError> {
+    let mut out = Vec::new();
+    let mut stmt = tx.prepare(&format!(
+        "SELECT c.id, c.file_id, c.caller_id, c.receiver, c.path_call, c.target_id, c.resolution,
+                c.receiver_type, c.shadowed, c.confidence, c.callee_id, c.line, c.branch
+         FROM calls c WHERE c.alt = 1 AND ({cond})"
+    ))?;
+    let mut q = stmt.query([])?;
+    while let Some(r) = q.next()? {
+        out.push(RawCall {
+            id: r.get(0)?,
+            file_id: r.get(1)?,
+            caller: r.get(2)?,
+            callee: String::new(),
+            receiver: r.get(3)?,
+            path: r.get(4)?,
+            target: r.get(5)?,
+            resolution: r.get(6)?,
+            receiver_type: r.get(7)?,
+            shadowed: r.get(8)?,
+            confidence: r.get(9)?,
+            callee_id: r.get(10)?,
+            line: r.get(11)?,
+            branch: r.get(12)?,
+        });
+    }
+    Ok(out)
+}
+
+/// A confidence as stored: three decimals.
+fn rounded(confidence: f64) -> f64 {
+    (confidence * 1000.0).round() / 1000.0
 }
 
 /// The first-target call sites matching `cond` that a re-resolution revisits.
 fn raw_calls(tx: &rusqlite::Transaction<'_>, cond: &str) -> Result<Vec<RawCall>, IndexError> {
     let mut raw_calls = Vec::new();
     let mut stmt = tx.prepare(&format!(
-        "SELECT c.id, c.file_id, c.caller_id, n.name, c.receiver, c.path_call, c.target_id, c.resolution, c.receiver_type, c.shadowed
+        "SELECT c.id, c.file_id, c.caller_id, n.name, c.receiver, c.path_call, c.target_id, c.resolution, c.receiver_type, c.shadowed, c.confidence,
+                c.callee_id, c.line, c.branch
          FROM calls c JOIN names n ON n.id = c.callee_id
          WHERE c.alt = 0 AND c.resolution != 7 AND c.package IS NULL AND ({cond})"
          // (compiler bindings, class 7, and SCIP's outside classes stay as imported)
@@ -1817,6 +1905,10 @@ fn raw_calls(tx: &rusqlite::Transaction<'_>, cond: &str) -> Result<Vec<RawCall>,
             resolution: r.get(7)?,
             receiver_type: r.get(8)?,
             shadowed: r.get(9)?,
+            confidence: r.get(10)?,
+            callee_id: r.get(11)?,
+            line: r.get(12)?,
+            branch: r.get(13)?,
         });
     }
     Ok(raw_calls)
@@ -1979,17 +2071,15 @@ fn resolve(
     let sym_id = |s: usize| model.syms[s].id;
     // Calls.
     struct Row<'a> {
-        id: i64,
+        raw: &'a RawCall,
         call: MCall<'a>,
-        target: Option<i64>,
-        resolution: i64,
     }
     let rows: Vec<Row<'_>> = raw_calls
         .iter()
         .filter_map(|c| {
             let file = *file_idx.get(&c.file_id)?;
             Some(Row {
-                id: c.id,
+                raw: c,
                 call: MCall {
                     file,
                     caller: c.caller.and_then(|id| sym_idx.get(&id).copied()),
@@ -1999,18 +2089,18 @@ fn resolve(
                     shadowed: c.shadowed,
                     path: c.path,
                 },
-                target: c.target,
-                resolution: c.resolution,
             })
         })
         .collect();
     let bindings: Vec<Binding> = rows.par_iter().map(|r| model.resolve(&r.call)).collect();
     checkpoint("resolve");
-    // The further targets of the sites in scope are written anew.
-    tx.execute(
-        &format!("DELETE FROM calls AS c WHERE c.alt = 1 AND ({cond})"),
-        [],
-    )?;
+    // The further targets stored for the sites in scope: those found again stay,
+    // the others go and the new ones come (a sync mostly finds the same).
+    let stored = stored_alts(tx, &cond)?;
+    let mut unmatched: HashMap<AltKey<'_>, Vec<i64>> = HashMap::new();
+    for a in &stored {
+        unmatched.entry(a.own_alt_key()).or_default().push(a.id);
+    }
     let mut update = tx.prepare_cached(
         "UPDATE calls SET target_id = ?2, resolution = ?3, confidence = ?4 WHERE id = ?1",
     )?;
@@ -2025,22 +2115,32 @@ fn resolve(
         if b.resolution != Resolution::Unknown {
             resolved += 1;
         }
-        if target != row.target || b.resolution.code() != row.resolution {
+        // (A site kept from before a file's re-parse may change its confidence
+        // alone.)
+        let confidence = rounded(b.confidence);
+        if target != row.raw.target
+            || b.resolution.code() != row.raw.resolution
+            || confidence != row.raw.confidence
+        {
             update.execute(rusqlite::params![
-                row.id,
+                row.raw.id,
                 target,
                 b.resolution.code(),
-                (b.confidence * 1000.0).round() / 1000.0
+                confidence
             ])?;
         }
         for a in &b.alts {
-            insert_alt.execute(rusqlite::params![
-                row.id,
-                sym_id(a.target),
-                a.resolution.code(),
-                (a.confidence * 1000.0).round() / 1000.0
-            ])?;
+            let (target, class, confidence) =
+                (sym_id(a.target), a.resolution.code(), rounded(a.confidence));
+            let key = row.raw.alt_key(target, class, confidence);
+            if unmatched.get_mut(&key).and_then(Vec::pop).is_none() {
+                insert_alt.execute(rusqlite::params![row.raw.id, target, class, confidence])?;
+            }
         }
+    }
+    let mut delete = tx.prepare_cached("DELETE FROM calls WHERE id = ?1")?;
+    for id in unmatched.into_values().flatten() {
+        delete.execute([id])?;
     }
     checkpoint("resolve");
     rebind_imports(tx, scope, &model, &file_idx)?;
@@ -2134,16 +2234,16 @@ mod tests {
         };
         let root = dir.path();
         assert!(matches!(
-            examine(root, &f, None, 100, None),
+            examine(root, &f, (None, None), 100, None),
             Outcome::Vanished(VANISHED)
         ));
         std::fs::write(&f.abs, "def f():\n    return 1\n").unwrap();
         assert!(matches!(
-            examine(root, &f, None, 5, None),
+            examine(root, &f, (None, None), 5, None),
             Outcome::TooLarge(22)
         ));
         assert!(matches!(
-            examine(root, &f, None, 100, None),
+            examine(root, &f, (None, None), 100, None),
             Outcome::Parsed { .. }
         ));
         // Swapped for a link out of the root after the walk: skipped, not followed.
@@ -2154,7 +2254,7 @@ mod tests {
             std::fs::remove_file(&f.abs).unwrap();
             std::os::unix::fs::symlink(out.path().join("s.py"), &f.abs).unwrap();
             assert!(matches!(
-                examine(root, &f, None, 100, None),
+                examine(root, &f, (None, None), 100, None),
                 Outcome::Vanished(LINKED)
             ));
         }

@@ -479,21 +479,18 @@ pub struct FileRow<'a> {
 
 /// The ids a file's rows are inserted at.
 #[derive(Clone, Copy, Debug)]
-pub enum At<'a> {
+pub enum At {
     /// Fresh ids, the database's choice.
     Fresh,
     /// File id, then consecutive symbol ids from the first (a cold build).
     Next(i64, i64),
-    /// A re-parsed file keeps its id, and each definition the id it had before
-    /// (`None`: a new definition, a fresh id).
-    Kept(i64, &'a [Option<i64>]),
 }
 
-impl At<'_> {
+impl At {
     fn file(self) -> Option<i64> {
         match self {
             At::Fresh => None,
-            At::Next(f, _) | At::Kept(f, _) => Some(f),
+            At::Next(f, _) => Some(f),
         }
     }
 
@@ -501,7 +498,6 @@ impl At<'_> {
         match self {
             At::Fresh => None,
             At::Next(_, first) => Some(first + i as i64),
-            At::Kept(_, ids) => ids.get(i).copied().flatten(),
         }
     }
 }
@@ -888,7 +884,7 @@ impl<'t> Writer<'t> {
         &mut self,
         file: &FileRow<'_>,
         x: &FileExtract,
-        at: At<'_>,
+        at: At,
     ) -> Result<(i64, Vec<i64>), IndexError> {
         self.inserts()?.file.execute(params![
             at.file(),
@@ -904,42 +900,255 @@ impl<'t> Writer<'t> {
         let file_id = self.tx.last_insert_rowid();
         let mut ids: Vec<i64> = Vec::with_capacity(x.defs.len());
         for (i, d) in x.defs.iter().enumerate() {
-            let name_id = self.name_id(&d.name)?;
-            let owner_id = match &d.owner {
-                Some(o) => Some(self.name_id(o)?),
-                None => None,
-            };
             let parent_id = d.parent.map(|p| ids[p]);
-            self.inserts()?.symbol.execute(params![
-                at.symbol(i),
-                file_id,
-                name_id,
-                d.kind.as_str(),
-                d.qualname,
-                owner_id,
-                parent_id,
-                d.line,
-                d.end_line,
-                d.signature,
-                d.is_test || file.is_test,
-                d.self_name,
-                d.doc
-            ])?;
-            let id = self.tx.last_insert_rowid();
-            ids.push(id);
-            self.inserts()?.fts.execute(params![
-                id,
-                d.name,
-                identifier_words(&d.name),
-                d.qualname
-            ])?;
-            self.inserts()?.trigram.execute(params![id, d.name])?;
+            ids.push(self.insert_def(file_id, file, d, at.symbol(i), parent_id)?);
         }
         Ok((file_id, ids))
     }
 
+    /// One definition's row and FTS rows, at `id` (`None`: a fresh one). Its id.
+    fn insert_def(
+        &mut self,
+        file_id: i64,
+        file: &FileRow<'_>,
+        d: &tsa_lang::Def,
+        id: Option<i64>,
+        parent_id: Option<i64>,
+    ) -> Result<i64, IndexError> {
+        let name_id = self.name_id(&d.name)?;
+        let owner_id = match &d.owner {
+            Some(o) => Some(self.name_id(o)?),
+            None => None,
+        };
+        self.inserts()?.symbol.execute(params![
+            id,
+            file_id,
+            name_id,
+            d.kind.as_str(),
+            d.qualname,
+            owner_id,
+            parent_id,
+            d.line,
+            d.end_line,
+            d.signature,
+            d.is_test || file.is_test,
+            d.self_name,
+            d.doc
+        ])?;
+        let id = self.tx.last_insert_rowid();
+        self.inserts()?
+            .fts
+            .execute(params![id, d.name, identifier_words(&d.name), d.qualname])?;
+        self.inserts()?.trigram.execute(params![id, d.name])?;
+        Ok(id)
+    }
+
+    /// A re-parsed file's definitions rewritten in place: each found again
+    /// (`kept[i]`: its stored id, and whether its owner changed) keeps its row and
+    /// its FTS rows (its name and qualified name are what matched it); the others
+    /// are inserted at fresh ids; the stored ones not found again (`stale`) go with
+    /// their FTS rows. Returns the symbol ids.
+    pub(crate) fn rewrite_defs(
+        &mut self,
+        file: &FileRow<'_>,
+        x: &FileExtract,
+        kept: &[Option<(i64, bool)>],
+        stale: &[i64],
+    ) -> Result<Vec<i64>, IndexError> {
+        for &id in stale {
+            for sql in [
+                "DELETE FROM symbols_fts WHERE rowid = ?1",
+                "DELETE FROM symbols_trigram WHERE rowid = ?1",
+                "DELETE FROM symbols WHERE id = ?1",
+            ] {
+                self.tx.prepare_cached(sql)?.execute([id])?;
+            }
+        }
+        let file_id = self.update_file(file, x)?;
+        let mut ids: Vec<i64> = Vec::with_capacity(x.defs.len());
+        for (i, d) in x.defs.iter().enumerate() {
+            let parent_id = d.parent.map(|p| ids[p]);
+            let Some((id, owner_changed)) = kept.get(i).copied().flatten() else {
+                ids.push(self.insert_def(file_id, file, d, None, parent_id)?);
+                continue;
+            };
+            self.tx
+                .prepare_cached(
+                    "UPDATE symbols SET parent_id = ?2, line = ?3, end_line = ?4, signature = ?5,
+                     is_test = ?6, self_name = ?7, doc = ?8 WHERE id = ?1",
+                )?
+                .execute(params![
+                    id,
+                    parent_id,
+                    d.line,
+                    d.end_line,
+                    d.signature,
+                    d.is_test || file.is_test,
+                    d.self_name,
+                    d.doc
+                ])?;
+            if owner_changed {
+                let owner_id = match &d.owner {
+                    Some(o) => Some(self.name_id(o)?),
+                    None => None,
+                };
+                self.tx
+                    .prepare_cached("UPDATE symbols SET owner_id = ?2 WHERE id = ?1")?
+                    .execute(params![id, owner_id])?;
+            }
+            ids.push(id);
+        }
+        Ok(ids)
+    }
+
+    /// The stored file row of `file` brought up to date; its id.
+    fn update_file(&mut self, file: &FileRow<'_>, x: &FileExtract) -> Result<i64, IndexError> {
+        Ok(self
+            .tx
+            .prepare_cached(
+                "UPDATE files SET language = ?2, hash = ?3, size = ?4, mtime_ns = ?5,
+                 parse_errors = ?6, is_test = ?7, facts = ?8 WHERE path = ?1 RETURNING id",
+            )?
+            .query_row(
+                params![
+                    file.path,
+                    file.language,
+                    file.hash,
+                    file.size as i64,
+                    file.mtime_ns,
+                    x.parse_errors,
+                    file.is_test,
+                    x.facts
+                ],
+                |r| r.get(0),
+            )?)
+    }
+
+    /// A re-parsed file's call sites rewritten in place: a stored first-target row
+    /// whose site is found again (same caller, callee, receiver, receiver type,
+    /// shadowing, path flag and branch, paired in line order) keeps its row and its
+    /// binding (its line brought up to date; a compiler binding goes back to the
+    /// heuristics, the source it was made from has changed); the other sites are
+    /// inserted unresolved, and the stored rows not found again go. The re-resolution
+    /// that follows re-binds every site of the file and writes the further targets
+    /// anew.
+    pub(crate) fn rewrite_sites(
+        &mut self,
+        file_id: i64,
+        ids: &[i64],
+        x: &FileExtract,
+    ) -> Result<(), IndexError> {
+        type Key = (
+            Option<i64>,
+            i64,
+            Option<String>,
+            Option<String>,
+            bool,
+            bool,
+            Option<i64>,
+        );
+        let mut stored: FxHashMap<Key, std::collections::VecDeque<(i64, u32)>> =
+            FxHashMap::default();
+        {
+            let mut stmt = self.tx.prepare_cached(
+                "SELECT id, caller_id, callee_id, receiver, receiver_type, shadowed, path_call, branch, line
+                 FROM calls WHERE id IN (SELECT id FROM calls_by_file WHERE file_id = ?1) AND alt = 0
+                 ORDER BY line, id",
+            )?;
+            let mut rows = stmt.query([file_id])?;
+            while let Some(r) = rows.next()? {
+                let key: Key = (
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
+                );
+                stored
+                    .entry(key)
+                    .or_default()
+                    .push_back((r.get(0)?, r.get(8)?));
+            }
+        }
+        self.tx
+            .prepare_cached(
+                "UPDATE calls SET target_id = NULL, resolution = 5, confidence = 0, package = NULL
+                 WHERE id IN (SELECT id FROM calls_by_file WHERE file_id = ?1)
+                   AND (resolution = 7 OR package IS NOT NULL)",
+            )?
+            .execute([file_id])?;
+        let mut fresh = Vec::new();
+        for c in &x.calls {
+            let site = self.site(file_id, ids, c)?;
+            let key: Key = (
+                site.caller_id,
+                site.callee_id,
+                site.receiver.map(str::to_owned),
+                site.receiver_type.map(str::to_owned),
+                site.shadowed,
+                site.path,
+                site.branch,
+            );
+            match stored.get_mut(&key).and_then(|q| q.pop_front()) {
+                Some((id, line)) => {
+                    if line != site.line {
+                        self.tx
+                            .prepare_cached("UPDATE calls SET line = ?2 WHERE id = ?1")?
+                            .execute(params![id, site.line])?;
+                    }
+                }
+                None => fresh.push(site),
+            }
+        }
+        for id in stored.into_values().flatten().map(|(id, _)| id) {
+            self.tx
+                .prepare_cached("DELETE FROM calls WHERE id = ?1")?
+                .execute([id])?;
+        }
+        for site in &fresh {
+            self.insert_call(site, None, false)?;
+        }
+        Ok(())
+    }
+
     /// Inserts a file's bases, call sites, fields and imports, unresolved.
     pub fn insert_refs(
+        &mut self,
+        file_id: i64,
+        ids: &[i64],
+        x: &FileExtract,
+    ) -> Result<(), IndexError> {
+        for c in &x.calls {
+            let site = self.site(file_id, ids, c)?;
+            self.insert_call(&site, None, false)?;
+        }
+        self.insert_other_refs(file_id, ids, x)
+    }
+
+    /// A call site's row (its callee's name row made if new).
+    fn site<'x>(
+        &mut self,
+        file_id: i64,
+        ids: &[i64],
+        c: &'x tsa_lang::CallSite,
+    ) -> Result<CallRow<'x>, IndexError> {
+        Ok(CallRow {
+            file_id,
+            caller_id: c.enclosing.map(|i| ids[i]),
+            callee_id: self.name_id(&c.callee)?,
+            receiver: c.receiver.as_deref(),
+            receiver_type: c.receiver_type.as_deref(),
+            shadowed: c.shadowed,
+            path: c.path,
+            line: c.line,
+            branch: c.branch.map(tsa_lang::BranchKind::code),
+        })
+    }
+
+    /// Inserts a file's bases, fields and imports, unresolved.
+    pub(crate) fn insert_other_refs(
         &mut self,
         file_id: i64,
         ids: &[i64],
@@ -950,21 +1159,6 @@ impl<'t> Writer<'t> {
                 let base_id = self.name_id(&b.name)?;
                 self.insert_inherit(file_id, ids[i], base_id, b.kind, None, 5)?;
             }
-        }
-        for c in &x.calls {
-            let callee_id = self.name_id(&c.callee)?;
-            let site = CallRow {
-                file_id,
-                caller_id: c.enclosing.map(|i| ids[i]),
-                callee_id,
-                receiver: c.receiver.as_deref(),
-                receiver_type: c.receiver_type.as_deref(),
-                shadowed: c.shadowed,
-                path: c.path,
-                line: c.line,
-                branch: c.branch.map(tsa_lang::BranchKind::code),
-            };
-            self.insert_call(&site, None, false)?;
         }
         self.insert_fields(file_id, &x.fields)?;
         for imp in &x.imports {

@@ -437,11 +437,16 @@ fn kind_of(capture: &str) -> Option<DefKind> {
 pub fn parse_only(lang: Language, src: &[u8]) -> Result<Option<u32>, ExtractError> {
     let blanked = crate::noise::blank(lang, src);
     let src = blanked.as_deref().unwrap_or(src);
-    Ok(parse_tree(lang, src)?.map(|t| u32::from(t.root_node().has_error())))
+    Ok(parse_tree(lang, src, None)?.map(|t| u32::from(t.root_node().has_error())))
 }
 
-/// Parses `src` with this thread's parser of `lang`.
-fn parse_tree(lang: Language, src: &[u8]) -> Result<Option<tree_sitter::Tree>, ExtractError> {
+/// Parses `src` with this thread's parser of `lang`, from `old` (an earlier tree,
+/// edited to match `src`) when given.
+fn parse_tree(
+    lang: Language,
+    src: &[u8],
+    old: Option<&tree_sitter::Tree>,
+) -> Result<Option<tree_sitter::Tree>, ExtractError> {
     let spec = lang.spec();
     PARSERS.with(|cell| {
         let mut parsers = cell.borrow_mut();
@@ -454,7 +459,7 @@ fn parse_tree(lang: Language, src: &[u8]) -> Result<Option<tree_sitter::Tree>, E
                 v.insert(p)
             }
         };
-        Ok(parser.parse(src, None))
+        Ok(parser.parse(src, old))
     })
 }
 
@@ -475,27 +480,115 @@ pub fn extract_with(
     src: &[u8],
     hook: Option<&FactsHook>,
 ) -> Result<FileExtract, ExtractError> {
-    let mut x = extract_tree(lang, src, hook)?;
+    let (mut x, _) = extract_tree(lang, src, hook, (None, false))?;
     crate::macro_calls::add(lang, src, &mut x);
     Ok(x)
 }
 
-/// The one walk over the parse tree behind [`extract_with`].
+/// A file's last parse, which a caller keeps to parse the file's next version
+/// incrementally: tree-sitter re-reads only around what the edit changed (the
+/// edit is found by comparing the two versions), the result being the tree a
+/// fresh parse gives.
+pub struct Prior {
+    lang: Language,
+    /// The bytes parsed (after blanking).
+    src: Vec<u8>,
+    tree: tree_sitter::Tree,
+}
+
+impl Prior {
+    fn of(lang: Language, src: &[u8], tree: tree_sitter::Tree) -> Prior {
+        Prior {
+            lang,
+            src: src.to_vec(),
+            tree,
+        }
+    }
+
+    /// Bytes of source it was parsed from.
+    pub fn len(&self) -> usize {
+        self.src.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.src.is_empty()
+    }
+}
+
+/// [`extract_with`] from the file's last parse (`prior`, taken from an earlier
+/// call; any earlier version of the file, or of another file of the language, is
+/// correct, a close one is fast), also returning this parse to keep for the next.
+pub fn extract_again(
+    lang: Language,
+    src: &[u8],
+    hook: Option<&FactsHook>,
+    prior: Option<Prior>,
+) -> Result<(FileExtract, Option<Prior>), ExtractError> {
+    let (mut x, next) = extract_tree(lang, src, hook, (prior, true))?;
+    crate::macro_calls::add(lang, src, &mut x);
+    Ok((x, next))
+}
+
+/// The edit turning `old` into `new`: the bytes between their common prefix and
+/// their common suffix.
+fn edit_between(old: &[u8], new: &[u8]) -> tree_sitter::InputEdit {
+    let prefix = old.iter().zip(new).take_while(|(a, b)| a == b).count();
+    let room = old.len().min(new.len()) - prefix;
+    let suffix = old
+        .iter()
+        .rev()
+        .zip(new.iter().rev())
+        .take(room)
+        .take_while(|(a, b)| a == b)
+        .count();
+    let (old_end, new_end) = (old.len() - suffix, new.len() - suffix);
+    tree_sitter::InputEdit {
+        start_byte: prefix,
+        old_end_byte: old_end,
+        new_end_byte: new_end,
+        start_position: point_at(old, prefix),
+        old_end_position: point_at(old, old_end),
+        new_end_position: point_at(new, new_end),
+    }
+}
+
+/// Parses `src`, from `prior` (edited to match) when it is a parse of `lang`.
+fn parse_from(
+    lang: Language,
+    src: &[u8],
+    prior: Option<Prior>,
+) -> Result<Option<tree_sitter::Tree>, ExtractError> {
+    let old = prior.filter(|p| p.lang == lang).map(|mut p| {
+        p.tree.edit(&edit_between(&p.src, src));
+        p.tree
+    });
+    parse_tree(lang, src, old.as_ref())
+}
+
+/// Row and byte column of offset `at` in `src`.
+fn point_at(src: &[u8], at: usize) -> tree_sitter::Point {
+    let head = &src[..at];
+    let row = head.iter().filter(|&&b| b == b'\n').count();
+    let column = head.iter().rev().take_while(|&&b| b != b'\n').count();
+    tree_sitter::Point { row, column }
+}
+
+/// The one walk over the parse tree behind [`extract_with`] and [`extract_again`]:
+/// parses from `prior` when given one of the language, and returns this parse when
+/// asked to keep it.
 fn extract_tree(
     lang: Language,
     src: &[u8],
     hook: Option<&FactsHook>,
-) -> Result<FileExtract, ExtractError> {
+    (prior, keep): (Option<Prior>, bool),
+) -> Result<(FileExtract, Option<Prior>), ExtractError> {
     let queries = compiled(lang)?;
     let spec = lang.spec();
     // Attribute-like macros blanked (C, C++): the same offsets, a parsable header.
     let blanked = crate::noise::blank(lang, src);
     let src = blanked.as_deref().unwrap_or(src);
-    let Some(tree) = parse_tree(lang, src)? else {
-        return Ok(FileExtract {
-            parse_errors: 1,
-            ..FileExtract::default()
-        });
+    let Some(tree) = parse_from(lang, src, prior)? else {
+        return Ok((FileExtract::unparsed(), None));
     };
     let root = tree.root_node();
     let (
@@ -823,7 +916,7 @@ fn extract_tree(
         (spec.imports_of)(node, src, &mut out.imports);
     }
     commonjs_default(root, src, &mut out.defs);
-    Ok(out)
+    Ok((out, keep.then(|| Prior::of(lang, src, tree))))
 }
 
 /// A definition match: its node, kind, name and bases.
@@ -1467,5 +1560,56 @@ mod tests {
         );
         let x = extract(rs, src.as_bytes()).unwrap();
         assert!(x.defs.iter().any(|d| d.name == "after"));
+    }
+
+    /// Versions of one file, each parsed from the parse of the one before (an
+    /// insertion in the middle, a deletion, an append, a renamed call, an unclosed
+    /// block and its repair, another file altogether): each extracts exactly what a
+    /// fresh parse of it does.
+    #[cfg(all(feature = "python", feature = "c", feature = "rust"))]
+    #[test]
+    fn a_parse_from_the_last_one_extracts_what_a_fresh_parse_does() {
+        let py = [
+            "import os\n\ndef f(a):\n    return g(a)\n\n\ndef g(b):\n    return os.path.join(b)\n",
+            "import os\n\ndef f(a):\n    return g(a)\n\n\nclass K:\n    def m(self):\n        self.n(f(1))\n\n\ndef g(b):\n    return os.path.join(b)\n",
+            "import os\n\nclass K:\n    def m(self):\n        self.n(f(1))\n\n\ndef g(b):\n    return os.path.join(b)\n",
+            "import os\n\nclass K:\n    def m(self):\n        self.n(h(1))\n\n\ndef g(b):\n    return os.path.join(b)\n\ndef h(x):\n    return g(x)\n",
+            "import os\n\nclass K:\n    def m(self:\n        self.n(h(1))\n\n\ndef g(b):\n    return os.path.join(b)\n",
+            "import os\n\nclass K:\n    def m(self):\n        self.n(h(1))\n\n\ndef g(b):\n    return os.path.join(b)\n",
+            "x = 1\n",
+        ];
+        let c = [
+            "#include \"a.h\"\n\nstatic int f(int a)\n{\n\treturn g(a);\n}\n\nint g(int b)\n{\n\treturn kmalloc(b, 0) != 0;\n}\n",
+            "#include \"a.h\"\n\nstatic int f(int a)\n{\n\treturn g(a);\n}\n\nstatic __always_inline void *h(void)\n{\n\treturn kzalloc(8, 0);\n}\n\nint g(int b)\n{\n\treturn kmalloc(b, 0) != 0;\n}\n",
+            "#include \"a.h\"\n\nstatic __always_inline void *h(void)\n{\n\treturn kzalloc(8, 0);\n}\n\nint g(int b)\n{\n\treturn kmalloc(b, 0) != 0;\n}\nstatic int _added(void) { return (int)strlen(\"x\"); }\n",
+            "#include \"a.h\"\n\nstatic __always_inline void *h(void)\n{\n\treturn kzalloc(8, 0;\n}\n\nint g(int b)\n{\n\treturn kmalloc(b, 0) != 0;\n}\n",
+            "#include \"a.h\"\n\nstatic __always_inline void *h(void)\n{\n\treturn kzalloc(8, 0);\n}\n\nint g(int b)\n{\n\treturn kfree(b);\n}\n",
+        ];
+        let rs = [
+            "use std::fs;\n\nfn a() -> u8 { b(); 1 }\n\nfn b() { fs::read(\"x\").ok(); }\n",
+            "use std::fs;\n\nfn a() -> u8 { b(); 1 }\n\nimpl S { fn m(&self) { self.n(); a(); } }\n\nfn b() { fs::read(\"x\").ok(); }\n",
+            "use std::fs;\n\nimpl S { fn m(&self) { self.n(); a(); } }\n\nfn b() { fs::read(\"x\").ok(); }\n",
+        ];
+        for (lang, versions) in [
+            (Language::Python, &py[..]),
+            (Language::C, &c[..]),
+            (Language::Rust, &rs[..]),
+        ] {
+            let mut prior = None;
+            for (i, v) in versions.iter().enumerate() {
+                let (x, next) = extract_again(lang, v.as_bytes(), None, prior).unwrap();
+                assert_eq!(
+                    x,
+                    extract(lang, v.as_bytes()).unwrap(),
+                    "{lang:?} version {i}"
+                );
+                assert!(next.as_ref().is_some_and(|p| p.len() == v.len()));
+                prior = next;
+            }
+        }
+        // A parse of another language is no prior: a fresh parse.
+        let (_, from_c) = extract_again(Language::C, c[0].as_bytes(), None, None).unwrap();
+        let (x, _) = extract_again(Language::Python, py[0].as_bytes(), None, from_c).unwrap();
+        assert_eq!(x, extract(Language::Python, py[0].as_bytes()).unwrap());
     }
 }

@@ -265,6 +265,16 @@ pub struct Field {
     pub ty: String,
 }
 
+impl FileExtract {
+    /// What a file no tree came out of holds: one parse error.
+    pub(crate) fn unparsed() -> FileExtract {
+        FileExtract {
+            parse_errors: 1,
+            ..FileExtract::default()
+        }
+    }
+}
+
 #[cfg(test)]
 impl FileExtract {
     /// (qualified name, kind, is_test) of every definition, for assertions.

@@ -441,7 +441,7 @@ fn parse_and_write_defs(
     opts.report("parse", 0, total);
     let mut kept = Kept::default();
     let parse = |i: usize| {
-        let o = examine(root, &files[i], None, max_size, opts.facts.as_ref());
+        let o = examine(root, &files[i], (None, None), max_size, opts.facts.as_ref());
         let n = done.fetch_add(1, Ordering::Relaxed) + 1;
         if n.is_multiple_of(32) || n == total {
             opts.report("parse", n, total);

@@ -15,7 +15,7 @@ use tsa_lang::{BaseKind, FileExtract};
 
 use crate::IndexError;
 use crate::resolve::Resolution;
-use crate::store::{At, FileRow, Writer};
+use crate::store::{FileRow, Writer};
 
 /// What rewriting a file changed for the rest of the index.
 #[derive(Debug)]
@@ -67,7 +67,7 @@ pub(super) fn replace_file(
     };
     let old = stored_defs(tx, file_id)?;
     let old_imports = super::load_file_imports(tx, file_id)?;
-    let (ids, mut names) = match_defs(&old, x, file.is_test);
+    let (taken, mut names) = match_defs(&old, x, file.is_test);
     let imports_changed = !old_imports
         .iter()
         .map(|i| {
@@ -92,11 +92,33 @@ pub(super) fn replace_file(
         ));
         names.extend(import_names(x.imports.iter().map(|i| (&i.alias, &i.name))));
     }
-    w.delete_rows(file_id)?;
-    tx.prepare_cached("DELETE FROM files WHERE id = ?1")?
-        .execute([file_id])?;
-    let (file_id, sym_ids) = w.insert_defs(file, x, At::Kept(file_id, &ids))?;
-    w.insert_refs(file_id, &sym_ids, x)?;
+    // The rows other files point at (the file, its definitions) and its call sites
+    // are rewritten in place, only where they changed; the rest anew.
+    let kept: Vec<Option<(i64, bool)>> = taken
+        .iter()
+        .zip(&x.defs)
+        .map(|(k, d)| k.map(|k| (old[k].id, old[k].owner != d.owner)))
+        .collect();
+    let mut is_kept = vec![false; old.len()];
+    for k in taken.iter().flatten() {
+        is_kept[*k] = true;
+    }
+    let stale: Vec<i64> = old
+        .iter()
+        .zip(&is_kept)
+        .filter(|(_, kept)| !**kept)
+        .map(|(o, _)| o.id)
+        .collect();
+    for sql in [
+        "DELETE FROM imports WHERE file_id = ?1",
+        "DELETE FROM inherits WHERE file_id = ?1",
+        "DELETE FROM fields WHERE file_id = ?1",
+    ] {
+        tx.prepare_cached(sql)?.execute([file_id])?;
+    }
+    let sym_ids = w.rewrite_defs(file, x, &kept, &stale)?;
+    w.rewrite_sites(file_id, &sym_ids, x)?;
+    w.insert_other_refs(file_id, &sym_ids, x)?;
     Ok(Replaced {
         file_id,
         new: false,
@@ -118,13 +140,13 @@ pub(super) fn import_names<'a>(
     })
 }
 
-/// Pairs the new definitions with the stored ones: the id each new one keeps
-/// (`None`: fresh), and the names whose definitions differ for resolution.
+/// Pairs the new definitions with the stored ones: the stored one each new one
+/// keeps (`None`: fresh), and the names whose definitions differ for resolution.
 fn match_defs(
     old: &[Old],
     x: &FileExtract,
     file_is_test: bool,
-) -> (Vec<Option<i64>>, HashSet<String>) {
+) -> (Vec<Option<usize>>, HashSet<String>) {
     let mut queue: FxHashMap<(&str, &str, &str), VecDeque<usize>> = FxHashMap::default();
     for (k, o) in old.iter().enumerate() {
         queue
@@ -160,8 +182,7 @@ fn match_defs(
     for rest in queue.values() {
         names.extend(rest.iter().map(|&k| old[k].name.clone()));
     }
-    let ids = taken.iter().map(|k| k.map(|k| old[k].id)).collect();
-    (ids, names)
+    (taken, names)
 }
 
 fn base_code(kind: BaseKind) -> i64 {
@@ -373,6 +394,97 @@ mod tests {
         assert!(class.is_some());
         assert_eq!(site(&c, "f", false).0, class);
         assert_eq!(site(&c, "f", true).0, class);
+    }
+
+    /// (id, line, callee, target) of b.py's first-target sites, by id.
+    fn sites(c: &Connection) -> Vec<(i64, i64, String, Option<i64>)> {
+        let mut stmt = c
+            .prepare(
+                "SELECT c.id, c.line, n.name, c.target_id FROM calls c
+                 JOIN names n ON n.id = c.callee_id JOIN files f ON f.id = c.file_id
+                 WHERE f.path = 'b.py' AND c.alt = 0 ORDER BY c.id",
+            )
+            .unwrap();
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap()
+    }
+
+    #[test]
+    fn a_re_parsed_files_sites_found_again_keep_their_rows_and_bindings() {
+        let (dir, c) = project(true);
+        let root = dir.path();
+        let before = sites(&c);
+        assert_eq!(before.len(), 3, "{before:?}");
+        drop(c);
+        // A line on top moves f() down one; g() goes (z.f() takes its line), f(1) comes.
+        write(
+            root,
+            "b.py",
+            "# moved\nimport z\nfrom z import f, g\n\n\ndef use():\n    f()\n    z.f()\n    f(1)\n",
+        );
+        let c = sync(root);
+        let after = sites(&c);
+        let (f, z_f) = (&before[0], &before[2]);
+        assert_eq!(
+            after[..2],
+            [
+                (f.0, f.1 + 1, f.2.clone(), f.3),
+                (z_f.0, z_f.1, z_f.2.clone(), z_f.3)
+            ],
+            "f() and z.f() keep their rows and targets (f() one line down, z.f() \
+             where g() went)"
+        );
+        assert_eq!(after.len(), 3);
+        assert!(after[2].0 > z_f.0, "f(1) is a new row");
+        assert_eq!((after[2].1, after[2].3), (9, symbol(&c, "f")));
+        assert!(
+            after.iter().all(|s| s.2 != "g"),
+            "g()'s row went with it: {after:?}"
+        );
+    }
+
+    #[test]
+    fn further_targets_found_again_keep_their_rows() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        let k = "package k\n\ntype Runner interface {\n\tRun()\n}\n\ntype A struct{}\n\nfunc (A) Run() {}\n\ntype B struct{}\n\nfunc (B) Run() {}\n";
+        write(root, "k.go", k);
+        write(
+            root,
+            "u.go",
+            "package k\n\nfunc use(r Runner) {\n\tr.Run()\n}\n",
+        );
+        build(root, &BuildOptions::default()).unwrap();
+        let alts = |c: &Connection| -> Vec<(i64, Option<i64>)> {
+            let mut stmt = c
+                .prepare("SELECT id, target_id FROM calls WHERE alt = 1 ORDER BY id")
+                .unwrap();
+            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap()
+        };
+        let c = Connection::open(store::index_path(root)).unwrap();
+        let before = alts(&c);
+        assert_eq!(before.len(), 2, "r.Run() may be A's or B's: {before:?}");
+        drop(c);
+        // Both files change; the site and what it may reach stay the same.
+        write(
+            root,
+            "u.go",
+            "package k\n\nfunc use(r Runner) {\n\tr.Run()\n}\n\nfunc other() {}\n",
+        );
+        write(
+            root,
+            "k.go",
+            &k.replace("func (B) Run() {}", "func (B) Run() { _ = 1 }"),
+        );
+        let r = build(root, &BuildOptions::default()).unwrap();
+        assert_eq!(r.indexed, 2, "{r:?}");
+        let c = Connection::open(store::index_path(root)).unwrap();
+        assert_eq!(alts(&c), before);
     }
 
     #[test]
