@@ -1847,13 +1847,34 @@ impl RawCall {
     }
 }
 
-/// The further-target rows of the sites matching `cond`.
+/// The further-target rows of the sites matching `cond` (their callee name not read).
 fn stored_alts(tx: &rusqlite::Transaction<'_>, cond: &str) -> Result<Vec<RawCall>, IndexError> {
+    call_rows(tx, &format!("'' FROM calls c WHERE c.alt = 1 AND ({cond})"))
+}
+
+/// A confidence as stored: three decimals.
+fn rounded(confidence: f64) -> f64 {
+    (confidence * 1000.0).round() / 1000.0
+}
+
+/// The first-target call sites matching `cond` that a re-resolution revisits.
+fn raw_calls(tx: &rusqlite::Transaction<'_>, cond: &str) -> Result<Vec<RawCall>, IndexError> {
+    call_rows(
+        tx,
+        // (compiler bindings, class 7, and SCIP's outside classes stay as imported)
+        &format!(
+            "n.name FROM calls c JOIN names n ON n.id = c.callee_id
+             WHERE c.alt = 0 AND c.resolution != 7 AND c.package IS NULL AND ({cond})"
+        ),
+    )
+}
+
+/// The call rows `rest` selects: the callee name and the rows, after the columns.
+fn call_rows(tx: &rusqlite::Transaction<'_>, rest: &str) -> Result<Vec<RawCall>, IndexError> {
     let mut out = Vec::new();
     let mut stmt = tx.prepare(&format!(
         "SELECT c.id, c.file_id, c.caller_id, c.receiver, c.path_call, c.target_id, c.resolution,
-                c.receiver_type, c.shadowed, c.confidence, c.callee_id, c.line, c.branch
-         FROM calls c WHERE c.alt = 1 AND ({cond})"
+                c.receiver_type, c.shadowed, c.confidence, c.callee_id, c.line, c.branch, {rest}"
     ))?;
     let mut q = stmt.query([])?;
     while let Some(r) = q.next()? {
@@ -1861,7 +1882,6 @@ fn stored_alts(tx: &rusqlite::Transaction<'_>, cond: &str) -> Result<Vec<RawCall
             id: r.get(0)?,
             file_id: r.get(1)?,
             caller: r.get(2)?,
-            callee: String::new(),
             receiver: r.get(3)?,
             path: r.get(4)?,
             target: r.get(5)?,
@@ -1872,46 +1892,10 @@ fn stored_alts(tx: &rusqlite::Transaction<'_>, cond: &str) -> Result<Vec<RawCall
             callee_id: r.get(10)?,
             line: r.get(11)?,
             branch: r.get(12)?,
+            callee: r.get(13)?,
         });
     }
     Ok(out)
-}
-
-/// A confidence as stored: three decimals.
-fn rounded(confidence: f64) -> f64 {
-    (confidence * 1000.0).round() / 1000.0
-}
-
-/// The first-target call sites matching `cond` that a re-resolution revisits.
-fn raw_calls(tx: &rusqlite::Transaction<'_>, cond: &str) -> Result<Vec<RawCall>, IndexError> {
-    let mut raw_calls = Vec::new();
-    let mut stmt = tx.prepare(&format!(
-        "SELECT c.id, c.file_id, c.caller_id, n.name, c.receiver, c.path_call, c.target_id, c.resolution, c.receiver_type, c.shadowed, c.confidence,
-                c.callee_id, c.line, c.branch
-         FROM calls c JOIN names n ON n.id = c.callee_id
-         WHERE c.alt = 0 AND c.resolution != 7 AND c.package IS NULL AND ({cond})"
-         // (compiler bindings, class 7, and SCIP's outside classes stay as imported)
-    ))?;
-    let mut q = stmt.query([])?;
-    while let Some(r) = q.next()? {
-        raw_calls.push(RawCall {
-            id: r.get(0)?,
-            file_id: r.get(1)?,
-            caller: r.get(2)?,
-            callee: r.get(3)?,
-            receiver: r.get(4)?,
-            path: r.get(5)?,
-            target: r.get(6)?,
-            resolution: r.get(7)?,
-            receiver_type: r.get(8)?,
-            shadowed: r.get(9)?,
-            confidence: r.get(10)?,
-            callee_id: r.get(11)?,
-            line: r.get(12)?,
-            branch: r.get(13)?,
-        });
-    }
-    Ok(raw_calls)
 }
 
 /// The symbols a partial re-resolution loads (`None`: all of them).

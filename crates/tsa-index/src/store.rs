@@ -843,12 +843,7 @@ impl<'t> Writer<'t> {
             .query_map([id], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
         for sym in syms {
-            self.tx
-                .prepare_cached("DELETE FROM symbols_fts WHERE rowid = ?1")?
-                .execute([sym])?;
-            self.tx
-                .prepare_cached("DELETE FROM symbols_trigram WHERE rowid = ?1")?
-                .execute([sym])?;
+            self.delete_fts_rows(sym)?;
         }
         for sql in [
             "DELETE FROM symbols WHERE file_id = ?1",
@@ -860,6 +855,22 @@ impl<'t> Writer<'t> {
             self.tx.prepare_cached(sql)?.execute([id])?;
         }
         Ok(())
+    }
+
+    /// Removes the FTS rows of symbol `id`.
+    fn delete_fts_rows(&mut self, id: i64) -> Result<(), IndexError> {
+        for sql in [
+            "DELETE FROM symbols_fts WHERE rowid = ?1",
+            "DELETE FROM symbols_trigram WHERE rowid = ?1",
+        ] {
+            self.tx.prepare_cached(sql)?.execute([id])?;
+        }
+        Ok(())
+    }
+
+    /// The `names` id of a definition's owner, if it has one.
+    fn owner_id(&mut self, d: &tsa_lang::Def) -> Result<Option<i64>, IndexError> {
+        d.owner.as_deref().map(|o| self.name_id(o)).transpose()
     }
 
     /// Updates only the stat fields of an unchanged file.
@@ -916,10 +927,7 @@ impl<'t> Writer<'t> {
         parent_id: Option<i64>,
     ) -> Result<i64, IndexError> {
         let name_id = self.name_id(&d.name)?;
-        let owner_id = match &d.owner {
-            Some(o) => Some(self.name_id(o)?),
-            None => None,
-        };
+        let owner_id = self.owner_id(d)?;
         self.inserts()?.symbol.execute(params![
             id,
             file_id,
@@ -950,21 +958,19 @@ impl<'t> Writer<'t> {
     /// their FTS rows. Returns the symbol ids.
     pub(crate) fn rewrite_defs(
         &mut self,
+        file_id: i64,
         file: &FileRow<'_>,
         x: &FileExtract,
         kept: &[Option<(i64, bool)>],
         stale: &[i64],
     ) -> Result<Vec<i64>, IndexError> {
         for &id in stale {
-            for sql in [
-                "DELETE FROM symbols_fts WHERE rowid = ?1",
-                "DELETE FROM symbols_trigram WHERE rowid = ?1",
-                "DELETE FROM symbols WHERE id = ?1",
-            ] {
-                self.tx.prepare_cached(sql)?.execute([id])?;
-            }
+            self.delete_fts_rows(id)?;
+            self.tx
+                .prepare_cached("DELETE FROM symbols WHERE id = ?1")?
+                .execute([id])?;
         }
-        let file_id = self.update_file(file, x)?;
+        self.update_file(file_id, file, x)?;
         let mut ids: Vec<i64> = Vec::with_capacity(x.defs.len());
         for (i, d) in x.defs.iter().enumerate() {
             let parent_id = d.parent.map(|p| ids[p]);
@@ -988,10 +994,7 @@ impl<'t> Writer<'t> {
                     d.doc
                 ])?;
             if owner_changed {
-                let owner_id = match &d.owner {
-                    Some(o) => Some(self.name_id(o)?),
-                    None => None,
-                };
+                let owner_id = self.owner_id(d)?;
                 self.tx
                     .prepare_cached("UPDATE symbols SET owner_id = ?2 WHERE id = ?1")?
                     .execute(params![id, owner_id])?;
@@ -1001,27 +1004,29 @@ impl<'t> Writer<'t> {
         Ok(ids)
     }
 
-    /// The stored file row of `file` brought up to date; its id.
-    fn update_file(&mut self, file: &FileRow<'_>, x: &FileExtract) -> Result<i64, IndexError> {
-        Ok(self
-            .tx
+    /// The stored row `file_id` of `file` brought up to date.
+    fn update_file(
+        &mut self,
+        file_id: i64,
+        file: &FileRow<'_>,
+        x: &FileExtract,
+    ) -> Result<(), IndexError> {
+        self.tx
             .prepare_cached(
                 "UPDATE files SET language = ?2, hash = ?3, size = ?4, mtime_ns = ?5,
-                 parse_errors = ?6, is_test = ?7, facts = ?8 WHERE path = ?1 RETURNING id",
+                 parse_errors = ?6, is_test = ?7, facts = ?8 WHERE id = ?1",
             )?
-            .query_row(
-                params![
-                    file.path,
-                    file.language,
-                    file.hash,
-                    file.size as i64,
-                    file.mtime_ns,
-                    x.parse_errors,
-                    file.is_test,
-                    x.facts
-                ],
-                |r| r.get(0),
-            )?)
+            .execute(params![
+                file_id,
+                file.language,
+                file.hash,
+                file.size as i64,
+                file.mtime_ns,
+                x.parse_errors,
+                file.is_test,
+                x.facts
+            ])?;
+        Ok(())
     }
 
     /// A re-parsed file's call sites rewritten in place: a stored first-target row

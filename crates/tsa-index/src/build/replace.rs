@@ -116,7 +116,7 @@ pub(super) fn replace_file(
     ] {
         tx.prepare_cached(sql)?.execute([file_id])?;
     }
-    let sym_ids = w.rewrite_defs(file, x, &kept, &stale)?;
+    let sym_ids = w.rewrite_defs(file_id, file, x, &kept, &stale)?;
     w.rewrite_sites(file_id, &sym_ids, x)?;
     w.insert_other_refs(file_id, &sym_ids, x)?;
     Ok(Replaced {
@@ -396,19 +396,28 @@ mod tests {
         assert_eq!(site(&c, "f", true).0, class);
     }
 
-    /// (id, line, callee, target) of b.py's first-target sites, by id.
-    fn sites(c: &Connection) -> Vec<(i64, i64, String, Option<i64>)> {
-        let mut stmt = c
-            .prepare(
-                "SELECT c.id, c.line, n.name, c.target_id FROM calls c
-                 JOIN names n ON n.id = c.callee_id JOIN files f ON f.id = c.file_id
-                 WHERE f.path = 'b.py' AND c.alt = 0 ORDER BY c.id",
-            )
-            .unwrap();
-        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+    /// Every row `sql` selects, as `row` reads it.
+    fn all<T>(
+        c: &Connection,
+        sql: &str,
+        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Vec<T> {
+        let mut stmt = c.prepare(sql).unwrap();
+        stmt.query_map([], row)
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap()
+    }
+
+    /// (id, line, callee, target) of b.py's first-target sites, by id.
+    fn sites(c: &Connection) -> Vec<(i64, i64, String, Option<i64>)> {
+        all(
+            c,
+            "SELECT c.id, c.line, n.name, c.target_id FROM calls c
+             JOIN names n ON n.id = c.callee_id JOIN files f ON f.id = c.file_id
+             WHERE f.path = 'b.py' AND c.alt = 0 ORDER BY c.id",
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
     }
 
     #[test]
@@ -458,13 +467,11 @@ mod tests {
         );
         build(root, &BuildOptions::default()).unwrap();
         let alts = |c: &Connection| -> Vec<(i64, Option<i64>)> {
-            let mut stmt = c
-                .prepare("SELECT id, target_id FROM calls WHERE alt = 1 ORDER BY id")
-                .unwrap();
-            stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-                .unwrap()
-                .collect::<Result<_, _>>()
-                .unwrap()
+            all(
+                c,
+                "SELECT id, target_id FROM calls WHERE alt = 1 ORDER BY id",
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
         };
         let c = Connection::open(store::index_path(root)).unwrap();
         let before = alts(&c);
