@@ -215,21 +215,19 @@ impl<'t> BranchWalk<'t> {
         })
     }
 
-    /// The walk enters `node` of kind id `kind`, at `cursor` (its field is read
-    /// only where the parent has rules).
-    pub(crate) fn enter(
-        &mut self,
-        node: Node<'t>,
-        kind: u16,
-        cursor: &tree_sitter::TreeCursor<'t>,
-    ) {
+    /// The walk enters `node` of kind id `kind`, in field id `field` of its
+    /// parent (0: none; its name is looked up only where the parent has rules).
+    pub(crate) fn enter(&mut self, node: Node<'t>, kind: u16, field: u16) {
         let here = match self.frames.last() {
             None => BranchKind::Unconditional,
             Some(parent) if parent.rules == NO_RULES => parent.inherited,
             Some(parent) => {
                 let (rules, _) = &self.rules.lists[parent.rules as usize];
-                Rules::kind(rules, cursor.field_name(), node, &parent.seen)
-                    .unwrap_or(parent.inherited)
+                let grammar = node.language();
+                let field = (field != 0)
+                    .then(|| grammar.field_name_for_id(field))
+                    .flatten();
+                Rules::kind(rules, field, node, &parent.seen).unwrap_or(parent.inherited)
             }
         };
         let range = (node.start_byte(), node.end_byte());
@@ -258,14 +256,23 @@ impl<'t> BranchWalk<'t> {
         });
     }
 
-    /// The walk leaves the node it last entered and did not leave, at `cursor`.
-    pub(crate) fn leave(&mut self, cursor: &tree_sitter::TreeCursor<'t>) {
+    /// Whether a node of kind id `kind` has rules for its children (which read
+    /// their fields).
+    pub(crate) fn asks(&self, kind: u16) -> bool {
+        self.rules
+            .by_id
+            .get(kind as usize)
+            .is_some_and(|&r| r != NO_RULES)
+    }
+
+    /// The walk leaves `node`, the node it last entered and did not leave.
+    pub(crate) fn leave(&mut self, node: Node<'t>) {
         self.frames.pop();
         if let Some(parent) = self.frames.last_mut()
             && parent.rules != NO_RULES
             && self.rules.lists[parent.rules as usize].1
         {
-            parent.seen.push(cursor.node().kind());
+            parent.seen.push(node.kind());
         }
     }
 

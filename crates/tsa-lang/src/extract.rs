@@ -739,15 +739,9 @@ fn extract_tree(
             }
         };
         let v = text(var, src);
-        // TypeScript parameter properties (`constructor(private store: Store)`)
-        // declare fields of the class.
-        let parameter_property = var.parent().is_some_and(|p| {
-            let mut c = p.walk();
-            p.kind().ends_with("_parameter")
-                && p.children(&mut c)
-                    .any(|k| matches!(k.kind(), "accessibility_modifier" | "readonly"))
-        });
-        if parameter_property && let Some(owner) = type_scope(scope) {
+        if parameter_property(lang, var)
+            && let Some(owner) = type_scope(scope)
+        {
             note(&mut fields, (owner.to_owned(), v.to_owned()), t.clone());
         }
         if let Some(field) = self_field(spec.self_receivers, v) {
@@ -1160,6 +1154,19 @@ fn commonjs_default(root: Node<'_>, src: &[u8], defs: &mut [Def]) {
             d.signature = format!("export default {}", d.signature);
         }
     }
+}
+
+/// Whether `var` is a TypeScript parameter property (`constructor(private store:
+/// Store)`), which declares a field of the class. (`parent()` walks from the root in
+/// tree-sitter: asked only where such a parameter can be.)
+fn parameter_property(lang: Language, var: Node<'_>) -> bool {
+    lang.family() == crate::Family::Js
+        && var.parent().is_some_and(|p| {
+            let mut c = p.walk();
+            p.kind().ends_with("_parameter")
+                && p.children(&mut c)
+                    .any(|k| matches!(k.kind(), "accessibility_modifier" | "readonly"))
+        })
 }
 
 fn inside_attribute(node: Node<'_>) -> bool {

@@ -570,18 +570,32 @@ impl Matcher {
         // child step without a capture that several children fit gives the same
         // match more than once, which tree-sitter reports once.
         let mut seen: Vec<Vec<(u32, usize)>> = Vec::new();
-        let mut walk = root.walk();
+        // The walk lists each node's children once (with their fields), before the
+        // node's patterns: they find the list in their first child loop's slot, and
+        // the walk then descends into each listed child. A cursor steps over every
+        // node once this way (the patterns' own listing and the cursor's steps back
+        // up to the parent come free).
+        let mut cursor = root.walk();
+        // Per open node, its children and the next one to enter.
+        let mut open: Vec<(Node<'t>, Kids<'t>, usize)> = Vec::new();
+        let mut spare: Vec<Kids<'t>> = Vec::new();
+        let (mut n, mut field) = (root, 0u16);
         loop {
-            let n = walk.node();
             let kind = n.kind_id();
             if let Some(p) = pass.as_deref_mut() {
                 p.enter(n, src);
             }
             // Before the patterns at `n`: a match there asks for `n`'s branch.
             if let Some(b) = branches {
-                b.borrow_mut().enter(n, kind, &walk);
+                b.borrow_mut().enter(n, kind, field);
+            }
+            if run.kids.is_empty() {
+                run.kids.push(((usize::MAX, 0), Vec::new()));
             }
             let list = self.by_kind.get(kind as usize).unwrap_or(&self.wild);
+            // The children's fields are read only where something asks for them.
+            let fields = !list.is_empty() || branches.is_some_and(|b| b.borrow().asks(kind));
+            list_children(&mut cursor, n, &mut run.kids[0], fields);
             for &pi in list {
                 let p = &self.patterns[pi as usize];
                 let mut count = 0;
@@ -607,22 +621,25 @@ impl Matcher {
                     f(pi as usize, &run.caps);
                 });
             }
-            if walk.goto_first_child() {
-                continue;
+            if !run.kids[0].1.is_empty() {
+                let fresh = spare.pop().unwrap_or_default();
+                open.push((n, std::mem::replace(&mut run.kids[0], fresh), 0));
+            } else {
+                leave(&mut pass, branches, n);
             }
+            // The next node: the next child of the innermost open node with one left.
             loop {
-                if let Some(p) = pass.as_deref_mut() {
-                    p.leave();
-                }
-                if let Some(b) = branches {
-                    b.borrow_mut().leave(&walk);
-                }
-                if walk.goto_next_sibling() {
+                let Some((_, kids, next)) = open.last_mut() else {
+                    return;
+                };
+                if let Some(&(f, child)) = kids.1.get(*next) {
+                    *next += 1;
+                    (n, field) = (child, f);
                     break;
                 }
-                if !walk.goto_parent() {
-                    return;
-                }
+                let (node, done, _) = open.pop().expect("an open node");
+                leave(&mut pass, branches, node);
+                spare.push(done);
             }
         }
     }
@@ -678,16 +695,7 @@ impl Matcher {
                         .resize_with(level + 1, || ((usize::MAX, 0), Vec::new()));
                 }
                 let cursor = run.cursor.get_or_insert_with(|| n.walk());
-                cursor.reset(n);
-                let list = &mut run.kids[level];
-                list.0 = key;
-                list.1.clear();
-                let mut more = cursor.goto_first_child();
-                while more {
-                    let field = cursor.field_id().map_or(0, |f| f.get());
-                    list.1.push((field, cursor.node()));
-                    more = cursor.goto_next_sibling();
-                }
+                list_children(cursor, n, &mut run.kids[level], true);
                 level
             }
         };
@@ -716,6 +724,54 @@ impl Matcher {
 
 /// A node (id, kind) and its children with their field ids (0: none).
 type Kids<'t> = ((usize, u16), Vec<(u16, Node<'t>)>);
+
+/// Up to this many children are listed by index (see [`list_children`]).
+const FEW_CHILDREN: usize = 16;
+
+/// Lists the children of `n` into `out` (keyed by `n`), with `cursor`; their
+/// fields are 0 unless `fields`.
+fn list_children<'t>(cursor: &mut TreeCursor<'t>, n: Node<'t>, out: &mut Kids<'t>, fields: bool) {
+    out.0 = (n.id(), n.kind_id());
+    out.1.clear();
+    // The child count spares the cursor its step past the last child (a walk up
+    // through hidden nodes and back).
+    let count = n.child_count() as usize;
+    if count == 0 {
+        return;
+    }
+    // A few children without fields: tree-sitter's child lookup (it starts from
+    // the first child each time) costs less than a cursor's steps.
+    if !fields && count <= FEW_CHILDREN {
+        out.1
+            .extend((0..count).filter_map(|i| n.child(i as _)).map(|c| (0, c)));
+        return;
+    }
+    cursor.reset(n);
+    let mut more = cursor.goto_first_child();
+    while more {
+        let field = if fields {
+            cursor.field_id().map_or(0, |f| f.get())
+        } else {
+            0
+        };
+        out.1.push((field, cursor.node()));
+        more = out.1.len() < count && cursor.goto_next_sibling();
+    }
+}
+
+/// The walk leaves `n` (its subtree done).
+fn leave<'t>(
+    pass: &mut Option<&mut dyn crate::TreeVisitor>,
+    branches: Option<&std::cell::RefCell<crate::branches::BranchWalk<'t>>>,
+    n: Node<'t>,
+) {
+    if let Some(p) = pass.as_deref_mut() {
+        p.leave();
+    }
+    if let Some(b) = branches {
+        b.borrow_mut().leave(n);
+    }
+}
 
 struct Run<'t> {
     /// Per open child loop (they nest): whose children, and they with their fields.
