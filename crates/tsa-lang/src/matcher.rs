@@ -572,9 +572,9 @@ impl Matcher {
         let mut seen: Vec<Vec<(u32, usize)>> = Vec::new();
         // The walk lists each node's children once (with their fields), before the
         // node's patterns: they find the list in their first child loop's slot, and
-        // the walk then descends into each listed child. A cursor steps over every
-        // node once this way (the patterns' own listing and the cursor's steps back
-        // up to the parent come free).
+        // the walk then descends into each listed child. Each node is listed once
+        // this way (the patterns' own listing and a cursor's steps back up to the
+        // parent come free).
         let mut cursor = root.walk();
         // Per open node, its children and the next one to enter.
         let mut open: Vec<(Node<'t>, Kids<'t>, usize)> = Vec::new();
