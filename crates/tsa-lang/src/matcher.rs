@@ -561,7 +561,8 @@ impl Matcher {
         branches: Option<&std::cell::RefCell<crate::branches::BranchWalk<'t>>>,
     ) {
         let mut run = Run {
-            kids: Vec::new(),
+            // Slot 0: the children of the node the walk is at (listed below).
+            kids: vec![((usize::MAX, 0), Vec::new())],
             cursor: None,
             level: 0,
             caps: Vec::new(),
@@ -588,9 +589,6 @@ impl Matcher {
             // Before the patterns at `n`: a match there asks for `n`'s branch.
             if let Some(b) = branches {
                 b.borrow_mut().enter(n, kind, field);
-            }
-            if run.kids.is_empty() {
-                run.kids.push(((usize::MAX, 0), Vec::new()));
             }
             let list = self.by_kind.get(kind as usize).unwrap_or(&self.wild);
             // The children's fields are read only where something asks for them.
