@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use rayon::slice::ParallelSliceMut;
 use rusqlite::{Connection, OptionalExtension, Statement, Transaction, params};
 use rustc_hash::FxHashMap;
 use tsa_lang::FileExtract;
@@ -162,21 +163,28 @@ pub(crate) fn calls_keyed(column: &str, list: &str) -> String {
 /// first writes of every later sync pay for merging what the bulk insert left
 /// (93 ms of a one-file sync on the kernel).
 ///
-/// The merge settings go back to FTS5's defaults (automerge 4, crisismerge 16),
-/// which a cold build turned off for its bulk load.
+/// The settings go back to FTS5's defaults (automerge 4, crisismerge 16, a 1 MiB
+/// in-memory hash), which a cold build changed for its bulk load.
 pub const OPTIMIZE_FTS: &str = "INSERT INTO symbols_fts(symbols_fts) VALUES('optimize');
 INSERT INTO symbols_trigram(symbols_trigram) VALUES('optimize');
 INSERT INTO symbols_fts(symbols_fts, rank) VALUES('automerge', 4);
 INSERT INTO symbols_fts(symbols_fts, rank) VALUES('crisismerge', 16);
+INSERT INTO symbols_fts(symbols_fts, rank) VALUES('hashsize', 1048576);
 INSERT INTO symbols_trigram(symbols_trigram, rank) VALUES('automerge', 4);
-INSERT INTO symbols_trigram(symbols_trigram, rank) VALUES('crisismerge', 16);";
+INSERT INTO symbols_trigram(symbols_trigram, rank) VALUES('crisismerge', 16);
+INSERT INTO symbols_trigram(symbols_trigram, rank) VALUES('hashsize', 1048576);";
 
-/// The FTS tables' merge settings for a bulk load: no incremental merges (each
-/// flushed segment stays until [`OPTIMIZE_FTS`] merges them all).
+/// The FTS tables' settings for a bulk load: no incremental merges (each flushed
+/// segment stays until [`OPTIMIZE_FTS`] merges them all), and 16 MiB of postings
+/// held in memory before a flush instead of 1 MiB: a sixteenth of the segments for
+/// that merge to read (on 100 k kernel symbols: 146 ms -> 44 ms for the trigram
+/// table's merge, the inserts unchanged).
 const FTS_BULK: &str = "INSERT INTO symbols_fts(symbols_fts, rank) VALUES('automerge', 0);
 INSERT INTO symbols_fts(symbols_fts, rank) VALUES('crisismerge', 256);
+INSERT INTO symbols_fts(symbols_fts, rank) VALUES('hashsize', 16777216);
 INSERT INTO symbols_trigram(symbols_trigram, rank) VALUES('automerge', 0);
-INSERT INTO symbols_trigram(symbols_trigram, rank) VALUES('crisismerge', 256);";
+INSERT INTO symbols_trigram(symbols_trigram, rank) VALUES('crisismerge', 256);
+INSERT INTO symbols_trigram(symbols_trigram, rank) VALUES('hashsize', 16777216);";
 
 /// Where the index lives inside a project.
 pub fn index_dir(root: &Path) -> std::path::PathBuf {
@@ -640,14 +648,23 @@ impl CallKeys {
             return Ok(());
         }
         let unpack = |k: u64| ((k >> 32) as i64, (k & 0xffff_ffff) as i64);
-        for (table, mut keys) in [
-            ("calls_by_target", std::mem::take(&mut self.by_target)),
-            ("calls_by_callee", std::mem::take(&mut self.by_callee)),
-        ] {
-            keys.sort_unstable();
-            put_pairs(tx, table, keys.into_iter().map(unpack))?;
-        }
-        Ok(())
+        let mut by_target = std::mem::take(&mut self.by_target);
+        let mut by_callee = std::mem::take(&mut self.by_callee);
+        by_target.par_sort_unstable();
+        // The callee keys are sorted on another core while this one writes the
+        // target rows (the other cores have nothing else left to do).
+        std::thread::scope(|s| {
+            let sorting = s.spawn(move || {
+                by_callee.par_sort_unstable();
+                by_callee
+            });
+            let written = put_pairs(tx, "calls_by_target", by_target.into_iter().map(unpack));
+            let by_callee = sorting
+                .join()
+                .unwrap_or_else(|e| std::panic::resume_unwind(e));
+            written?;
+            put_pairs(tx, "calls_by_callee", by_callee.into_iter().map(unpack))
+        })
     }
 }
 
