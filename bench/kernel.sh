@@ -6,7 +6,7 @@
 #
 # 1. downloads and unpacks the package (apt-get download; the tree is not a git
 #    repository, so its top-level `.gitignore` ending in `/*` does not apply);
-# 2. runs the index benchmark on it in one process (crates/tsa-index/benches/
+# 2. runs the index benchmark on it in one process (benches/
 #    index_cpython.rs with TSA_BENCH_CORPUS): cold build and its peak RSS against the
 #    raw parallel parse of the same files, no-change and one-file sync, a callers
 #    query, index size;
@@ -28,7 +28,7 @@ fi
 TREE="$K/src/linux-source-6.1"
 echo "tree: $TREE ($(find "$TREE/" -name '*.c' | wc -l) .c files, $(find "$TREE/" -name '*.h' | wc -l) .h files)"
 TSA_BENCH_CORPUS="$TREE" TSA_BENCH_RUNS="${TSA_BENCH_RUNS:-1}" TSA_BENCH_SYNC_RUNS="${TSA_BENCH_SYNC_RUNS:-5}" \
-  cargo bench -p tsa-index --bench index_cpython 2>&1 | grep -v '^\s*Compiling\|^\s*Finished\|^\s*Running'
+  cargo bench --bench index_cpython 2>&1 | grep -v '^\s*Compiling\|^\s*Finished\|^\s*Running'
 cargo build --release --quiet --bin tsa
 TSA="$PWD/target/release/tsa"
 rm -rf "$TREE/.tsa"

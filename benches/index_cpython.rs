@@ -2,18 +2,22 @@
 //! directory in `TSA_BENCH_CORPUS`), copied into a temp dir so nothing is written
 //! outside it. Reports medians of cold builds, no-change and one-file incremental
 //! builds, caller-query latency, the deep index check, files/s, index size and peak RSS.
+//! The builds are the CLI's: health's tree measurements ride the extraction's walk.
 //!
-//! Run: `cargo bench -p tsa-index --bench index_cpython` (`TSA_BENCH_RUNS` = 5,
-//! `TSA_BENCH_SYNC_RUNS` for the one-file syncs, default the same). The syncs run in
-//! this process after its cold builds, as in a serving process (the MCP server, the
-//! watcher): a sync of a few files starts from the skeleton the last build kept.
+//! Run: `cargo bench --bench index_cpython` (`TSA_BENCH_RUNS` = 5,
+//! `TSA_BENCH_SYNC_RUNS` for the one-file syncs, default the same). Each cold build
+//! comes right after a raw parse of the same files, and one more raw parse follows the
+//! last (a machine whose speed drifts moves both sides of the ratio alike), each in a
+//! child process (its sources never count in the builds' peak RSS). The syncs
+//! run in this process after its cold builds, as in a serving process (the MCP server,
+//! the watcher): a sync of a few files starts from the skeleton the last build kept.
 
 use std::io::Write;
 use std::time::{Duration, Instant};
 
 use rayon::prelude::*;
 
-#[path = "../../../benches/support/corpus.rs"]
+#[path = "support/corpus.rs"]
 mod corpus;
 use corpus::{copy_tree, corpus};
 use tsa_index::{BuildOptions, Index, build, index_dir};
@@ -50,9 +54,15 @@ fn timed<T>(f: impl FnOnce() -> T) -> (T, Duration, Duration) {
     (out, t.elapsed(), cpu_time().saturating_sub(c))
 }
 
+/// The middle value (the mean of the two middle ones for an even count).
 fn median(mut v: Vec<Duration>) -> Duration {
     v.sort();
-    v[v.len() / 2]
+    let n = v.len();
+    if n.is_multiple_of(2) {
+        (v[n / 2 - 1] + v[n / 2]) / 2
+    } else {
+        v[n / 2]
+    }
 }
 
 fn ms(d: Duration) -> f64 {
@@ -125,16 +135,80 @@ fn env_count(name: &str, default: usize) -> usize {
 #[global_allocator]
 static ALLOCATOR: tsa_alloc::MiMalloc = tsa_alloc::MiMalloc;
 
-/// `runs` cold builds of `root`: their wall and CPU times, the last report, and the
-/// peak RSS after the first (what one `tsa index full --mode full` process holds).
-fn cold_builds(
-    root: &std::path::Path,
-    full: &BuildOptions,
-    runs: usize,
-) -> (Vec<Duration>, Vec<Duration>, tsa_index::BuildReport, f64) {
-    let (mut cold, mut cold_cpu, mut report) = (Vec::new(), Vec::new(), None);
-    let mut first_peak = f64::NAN;
-    for run in 0..runs {
+/// A parallel parse of `root`'s files (read first, untimed), the physical limit:
+/// its wall and CPU times and the source bytes. It runs in a child process (this
+/// bench again, told by `RAW_PARSE`), so the sources it holds never count in the
+/// builds' peak RSS.
+fn raw_parse(root: &std::path::Path) -> (Duration, Duration, usize) {
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .env(RAW_PARSE, root)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "the raw parse failed");
+    let text = String::from_utf8_lossy(&out.stdout);
+    let v: Vec<u64> = text
+        .split_whitespace()
+        .filter_map(|n| n.parse().ok())
+        .collect();
+    assert_eq!(v.len(), 3, "the raw parse's answer: {text}");
+    (
+        Duration::from_micros(v[0]),
+        Duration::from_micros(v[1]),
+        v[2] as usize,
+    )
+}
+
+/// The variable that makes this process the raw parse of the folder it names.
+const RAW_PARSE: &str = "TSA_BENCH_RAW_PARSE";
+
+/// The child's side of [`raw_parse`]: prints wall and CPU microseconds and bytes.
+fn raw_parse_here(root: &std::path::Path) {
+    let files = tsa_index::walk(root, &BuildOptions::full().walk).files;
+    let sources: Vec<(tsa_lang::Language, Vec<u8>)> = files
+        .iter()
+        .map(|f| (f.language, std::fs::read(&f.abs).unwrap()))
+        .collect();
+    let bytes: usize = sources.iter().map(|(_, b)| b.len()).sum();
+    let (n, wall, cpu) = timed(|| {
+        sources
+            .par_iter()
+            .map(|(l, b)| tsa_lang::parse_only(*l, b).unwrap().map_or(0, |_| 1))
+            .sum::<usize>()
+    });
+    assert_eq!(n, sources.len());
+    let _ = writeln!(
+        std::io::stdout().lock(),
+        "{} {} {bytes}",
+        wall.as_micros(),
+        cpu.as_micros()
+    );
+}
+
+/// Raw parses and cold builds of `root`, alternating (`runs` builds, one raw parse
+/// before each and one after the last): their wall and CPU times, the source bytes,
+/// the last build's report, and the peak RSS of the first build alone (what one
+/// `tsa index full --mode full` process holds).
+struct Runs {
+    raw: Vec<Duration>,
+    raw_cpu: Vec<Duration>,
+    cold: Vec<Duration>,
+    cold_cpu: Vec<Duration>,
+    source_bytes: usize,
+    report: tsa_index::BuildReport,
+    first_peak: f64,
+}
+
+fn cold_builds(root: &std::path::Path, full: &BuildOptions, runs: usize) -> Runs {
+    let (mut raw, mut raw_cpu, mut cold, mut cold_cpu) = (vec![], vec![], vec![], vec![]);
+    let (mut report, mut first_peak, mut source_bytes) = (None, f64::NAN, 0);
+    for run in 0..=runs {
+        let (wall, cpu, bytes) = raw_parse(root);
+        raw.push(wall);
+        raw_cpu.push(cpu);
+        source_bytes = bytes;
+        if run == runs {
+            break;
+        }
         let _ = std::fs::remove_dir_all(index_dir(root));
         let (r, wall, cpu) = timed(|| build(root, full).unwrap());
         cold.push(wall);
@@ -144,12 +218,15 @@ fn cold_builds(
         }
         report = Some(r);
     }
-    (
+    Runs {
+        raw,
+        raw_cpu,
         cold,
         cold_cpu,
-        report.expect("at least one run"),
+        source_bytes,
+        report: report.expect("at least one run"),
         first_peak,
-    )
+    }
 }
 
 fn main() {
@@ -158,14 +235,35 @@ fn main() {
     unsafe {
         tsa_alloc::install()
     };
+    if let Some(root) = std::env::var_os(RAW_PARSE) {
+        raw_parse_here(std::path::Path::new(&root));
+        return;
+    }
     let runs = env_count("TSA_BENCH_RUNS", 5);
     let src = corpus();
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("corpus");
     let bytes = copy_tree(&src, &root);
-    let (full, incr) = (BuildOptions::full(), BuildOptions::default());
+    // The CLI's builds: health's measurements taken on the extraction's walk.
+    let facts = Some(tsa_analysis::health::facts_hook());
+    let full = BuildOptions {
+        facts: facts.clone(),
+        ..BuildOptions::full()
+    };
+    let incr = BuildOptions {
+        facts,
+        ..BuildOptions::default()
+    };
 
-    let (cold, cold_cpu, r, first_peak) = cold_builds(&root, &full, runs);
+    let Runs {
+        raw,
+        raw_cpu,
+        cold,
+        cold_cpu,
+        source_bytes,
+        report: r,
+        first_peak,
+    } = cold_builds(&root, &full, runs.max(1));
     let mut noop = Vec::new();
     for _ in 0..runs {
         let t = Instant::now();
@@ -184,13 +282,13 @@ fn main() {
         .into_owned();
     let told = BuildOptions {
         changed: Some(vec![rel.clone()]),
+        facts: Some(tsa_analysis::health::facts_hook()),
         ..BuildOptions::default()
     };
     // (`TSA_BENCH_SYNC_RUNS`: more samples of the syncs than of the cold builds.)
     let sync_runs = env_count("TSA_BENCH_SYNC_RUNS", runs);
     let (one, last_one) = one_file(&root, &victim, &incr, sync_runs, 0);
     let (one_told, last_told) = one_file(&root, &victim, &told, sync_runs, sync_runs);
-    let build_peak = peak_rss_mib();
     let index = Index::open(&root).unwrap().unwrap();
     let st = index.status().unwrap();
     let targets: Vec<i64> = index
@@ -214,28 +312,6 @@ fn main() {
         assert!(tsa_index::check_and_quarantine(&root).unwrap().is_none());
         checks.push(t.elapsed());
     }
-    // The physical limit: a parallel parse of the same files, bytes already in memory.
-    let walked = tsa_index::walk(&root, &full.walk);
-    let sources: Vec<(tsa_lang::Language, Vec<u8>)> = walked
-        .files
-        .iter()
-        .map(|f| (f.language, std::fs::read(&f.abs).unwrap()))
-        .collect();
-    let source_bytes: usize = sources.iter().map(|(_, b)| b.len()).sum();
-    let mut raw = Vec::new();
-    let mut raw_cpu = Vec::new();
-    for _ in 0..runs {
-        let (n, wall, cpu) = timed(|| {
-            sources
-                .par_iter()
-                .map(|(l, b)| tsa_lang::parse_only(*l, b).unwrap().map_or(0, |_| 1))
-                .sum::<usize>()
-        });
-        raw.push(wall);
-        raw_cpu.push(cpu);
-        assert_eq!(n, sources.len());
-    }
-    drop(sources);
     let cold_med = median(cold);
     let raw_med = median(raw);
     let files = r.total_files;
@@ -308,7 +384,7 @@ fn main() {
     let _ = writeln!(out, "calls by resolution: {:?}", st.calls_by_resolution);
     let _ = writeln!(
         out,
-        "peak RSS of one cold build: {first_peak:.1} MiB (this process after {runs} builds and the syncs: {build_peak:.1} MiB; with the raw parse: {:.1} MiB)",
+        "peak RSS of one cold build: {first_peak:.1} MiB (this process after {runs} builds and the syncs: {:.1} MiB; the raw parses run in a child process)",
         peak_rss_mib()
     );
 }
