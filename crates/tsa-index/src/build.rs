@@ -525,7 +525,7 @@ fn build_cold(
         opts.report("write", files.len(), files.len());
         let t = Instant::now();
         tx.execute_batch(store::INDEXES)?;
-        tx.execute_batch(store::OPTIMIZE_FTS)?;
+        tx.execute_batch(&store::optimize_fts())?;
         store::set_meta(&tx, "layout", layout_json)?;
         store::set_meta(&tx, "built_at", &now_secs().to_string())?;
         store::set_meta(&tx, "last_mode", opts.mode.as_str())?;

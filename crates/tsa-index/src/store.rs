@@ -159,32 +159,46 @@ pub(crate) fn calls_keyed(column: &str, list: &str) -> String {
     }
 }
 
+/// The FTS tables, whose settings a cold build changes and puts back.
+const FTS_TABLES: [&str; 2] = ["symbols_fts", "symbols_trigram"];
+
+/// Sets both FTS tables' merges (`automerge`, `crisismerge`) and how many bytes of
+/// postings they hold in memory before a flush (`hashsize`).
+fn fts_settings(automerge: u32, crisismerge: u32, hashsize: u32) -> String {
+    FTS_TABLES
+        .iter()
+        .map(|t| {
+            format!(
+                "INSERT INTO {t}({t}, rank) VALUES('automerge', {automerge});
+                 INSERT INTO {t}({t}, rank) VALUES('crisismerge', {crisismerge});
+                 INSERT INTO {t}({t}, rank) VALUES('hashsize', {hashsize});"
+            )
+        })
+        .collect()
+}
+
 /// Merges each FTS table into one segment, at the end of a cold build: else the
 /// first writes of every later sync pay for merging what the bulk insert left
 /// (93 ms of a one-file sync on the kernel).
 ///
 /// The settings go back to FTS5's defaults (automerge 4, crisismerge 16, a 1 MiB
 /// in-memory hash), which a cold build changed for its bulk load.
-pub const OPTIMIZE_FTS: &str = "INSERT INTO symbols_fts(symbols_fts) VALUES('optimize');
-INSERT INTO symbols_trigram(symbols_trigram) VALUES('optimize');
-INSERT INTO symbols_fts(symbols_fts, rank) VALUES('automerge', 4);
-INSERT INTO symbols_fts(symbols_fts, rank) VALUES('crisismerge', 16);
-INSERT INTO symbols_fts(symbols_fts, rank) VALUES('hashsize', 1048576);
-INSERT INTO symbols_trigram(symbols_trigram, rank) VALUES('automerge', 4);
-INSERT INTO symbols_trigram(symbols_trigram, rank) VALUES('crisismerge', 16);
-INSERT INTO symbols_trigram(symbols_trigram, rank) VALUES('hashsize', 1048576);";
+pub fn optimize_fts() -> String {
+    let merges: String = FTS_TABLES
+        .iter()
+        .map(|t| format!("INSERT INTO {t}({t}) VALUES('optimize');"))
+        .collect();
+    merges + &fts_settings(4, 16, 1 << 20)
+}
 
 /// The FTS tables' settings for a bulk load: no incremental merges (each flushed
-/// segment stays until [`OPTIMIZE_FTS`] merges them all), and 16 MiB of postings
+/// segment stays until [`optimize_fts`] merges them all), and 16 MiB of postings
 /// held in memory before a flush instead of 1 MiB: a sixteenth of the segments for
 /// that merge to read (on 100 k kernel symbols: 146 ms -> 44 ms for the trigram
 /// table's merge, the inserts unchanged).
-const FTS_BULK: &str = "INSERT INTO symbols_fts(symbols_fts, rank) VALUES('automerge', 0);
-INSERT INTO symbols_fts(symbols_fts, rank) VALUES('crisismerge', 256);
-INSERT INTO symbols_fts(symbols_fts, rank) VALUES('hashsize', 16777216);
-INSERT INTO symbols_trigram(symbols_trigram, rank) VALUES('automerge', 0);
-INSERT INTO symbols_trigram(symbols_trigram, rank) VALUES('crisismerge', 256);
-INSERT INTO symbols_trigram(symbols_trigram, rank) VALUES('hashsize', 16777216);";
+fn fts_bulk() -> String {
+    fts_settings(0, 256, 16 << 20)
+}
 
 /// Where the index lives inside a project.
 pub fn index_dir(root: &Path) -> std::path::PathBuf {
@@ -784,10 +798,10 @@ impl<'t> Writer<'t> {
     /// A writer for an empty index, before its triggers: names need no lookups, and
     /// the `calls_by_*` rows are written by [`Writer::finish_cold`].
     pub fn cold(tx: &'t Transaction<'t>) -> Self {
-        // A bulk load merges the FTS segments once, at the end (`OPTIMIZE_FTS`),
+        // A bulk load merges the FTS segments once, at the end (`optimize_fts`),
         // rather than as they come: a third of the FTS inserts' time on the kernel.
         // Best effort: only speed rides on it.
-        let _ = tx.execute_batch(FTS_BULK);
+        let _ = tx.execute_batch(&fts_bulk());
         Writer {
             names_complete: true,
             keys: Some(CallKeys::new()),
