@@ -207,9 +207,9 @@ impl Terms {
 
 /// The term index of `index`, built once per index generation in this process.
 pub fn terms_of(index: &Index) -> Result<Arc<Terms>, ToolError> {
-    type Cached = Option<(std::path::PathBuf, Option<u64>, Arc<Terms>)>;
+    type Cached = Option<(std::path::PathBuf, String, Arc<Terms>)>;
     static CACHE: Mutex<Cached> = Mutex::new(None);
-    let generation = index.built_at()?;
+    let generation = index.generation()?;
     {
         let c = CACHE.lock().unwrap_or_else(|e| e.into_inner());
         if let Some((root, g, t)) = c.as_ref()

@@ -7,7 +7,8 @@
 use std::sync::OnceLock;
 
 use base64::Engine;
-use sha2::{Digest, Sha256};
+use hmac::{Hmac, KeyInit, Mac};
+use sha2::Sha256;
 
 /// Why a release request is refused.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -32,25 +33,17 @@ fn secret() -> &'static [u8; 32] {
     })
 }
 
-fn hmac_sha256(key: &[u8], msg: &[u8]) -> [u8; 32] {
-    let mut k = [0u8; 64];
-    if key.len() > 64 {
-        k[..32].copy_from_slice(&Sha256::digest(key));
-    } else {
-        k[..key.len()].copy_from_slice(key);
-    }
-    let mut inner = Sha256::new();
-    inner.update(k.map(|b| b ^ 0x36));
-    inner.update(msg);
-    let mut outer = Sha256::new();
-    outer.update(k.map(|b| b ^ 0x5c));
-    outer.update(inner.finalize());
-    outer.finalize().into()
+/// HMAC-SHA256 of `msg` under this process's secret, ready for its last input.
+fn signer(msg: &[u8]) -> Hmac<Sha256> {
+    let mut mac = <Hmac<Sha256> as KeyInit>::new_from_slice(secret())
+        .expect("HMAC takes a key of any length");
+    mac.update(msg);
+    mac
 }
 
 /// The lease of snapshot `id` signed by this process.
 pub fn lease_of(id: &str) -> String {
-    let mac = hmac_sha256(secret(), id.as_bytes());
+    let mac = signer(id.as_bytes()).finalize().into_bytes();
     format!(
         "dl_{}",
         base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(mac)
@@ -79,14 +72,16 @@ pub fn check_release(id: &str, lease: &str) -> Result<(), Refusal> {
             "route_lease_id must be dl_ followed by 43 characters of [A-Za-z0-9_-]",
         ));
     }
-    let want = lease_of(id);
-    let same = want.len() == lease.len()
-        && want
-            .bytes()
-            .zip(lease.bytes())
-            .fold(0u8, |acc, (a, b)| acc | (a ^ b))
-            == 0;
-    if same {
+    // 43 characters of base64url are 32 bytes, compared in constant time.
+    let signed = lease
+        .strip_prefix("dl_")
+        .and_then(|b| {
+            base64::engine::general_purpose::URL_SAFE_NO_PAD
+                .decode(b)
+                .ok()
+        })
+        .is_some_and(|mac| signer(id.as_bytes()).verify_slice(&mac).is_ok());
+    if signed {
         Ok(())
     } else {
         Err(Refusal::LeaseMismatch)
@@ -98,16 +93,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn hmac_matches_rfc_4231_case_2() {
-        let mac = hmac_sha256(b"Jefe", b"what do ya want for nothing?");
-        let hex: String = mac.iter().map(|b| format!("{b:02x}")).collect();
-        assert_eq!(
-            hex,
-            "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"
-        );
-    }
-
-    #[test]
     fn a_signed_lease_releases_and_others_are_refused() {
         let id = format!("ds_{}", "a".repeat(32));
         let lease = lease_of(&id);
@@ -115,6 +100,26 @@ mod tests {
         assert_eq!(check_release(&id, &lease), Ok(()));
         let other = format!("dl_{}", "b".repeat(43));
         assert_eq!(check_release(&id, &other), Err(Refusal::LeaseMismatch));
+        // One character changed, or another id's lease: refused.
+        let mut tampered = lease.clone().into_bytes();
+        tampered[10] = if tampered[10] == b'A' { b'B' } else { b'A' };
+        let tampered = String::from_utf8(tampered).unwrap();
+        assert_eq!(check_release(&id, &tampered), Err(Refusal::LeaseMismatch));
+        let id2 = format!("ds_{}", "c".repeat(32));
+        assert_eq!(check_release(&id2, &lease), Err(Refusal::LeaseMismatch));
+        // The lease is HMAC-SHA256 of the id under the process secret.
+        let mac = <Hmac<Sha256> as KeyInit>::new_from_slice(secret())
+            .unwrap()
+            .chain_update(id.as_bytes())
+            .finalize()
+            .into_bytes();
+        assert_eq!(
+            lease,
+            format!(
+                "dl_{}",
+                base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(mac)
+            )
+        );
         assert!(matches!(
             check_release("ds_x", &lease),
             Err(Refusal::Malformed(_))

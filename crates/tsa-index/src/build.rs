@@ -2471,6 +2471,33 @@ mod tests {
     }
 
     #[test]
+    fn every_write_is_a_new_generation_within_the_same_second() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        put(root, "a.py", "def f():\n    return 1\n");
+        build(root, &BuildOptions::default()).unwrap();
+        let generation = || {
+            crate::Index::open(root)
+                .unwrap()
+                .unwrap()
+                .generation()
+                .unwrap()
+        };
+        let mut seen = vec![generation()];
+        for body in ["def f():\n    return 2\n", "def g():\n    return 3\n"] {
+            put(root, "a.py", body);
+            told(root, &["a.py"]);
+            seen.push(generation());
+        }
+        for (i, g) in seen.iter().enumerate() {
+            assert!(
+                !seen[..i].contains(g),
+                "write {i} kept a generation: {seen:?}"
+            );
+        }
+    }
+
+    #[test]
     fn a_skeleton_kept_of_an_older_state_is_not_used() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path();

@@ -314,6 +314,22 @@ impl Index {
         Ok(store::get_meta(&self.conn, "built_at")?.and_then(|v| v.parse().ok()))
     }
 
+    /// The generation of what the index holds: a new one for every write that
+    /// changes it (each build or sync writing or deleting a file row writes a new
+    /// stamp; a SCIP import, its fingerprint), where [`Index::built_at`] (seconds)
+    /// gives two syncs within a second the same. Caches of what the index holds are
+    /// keyed on it.
+    pub fn generation(&self) -> Result<String, IndexError> {
+        let mut h = blake3::Hasher::new();
+        for key in ["built_at", crate::build::kept::STAMP, "scip_fingerprint"] {
+            if let Some(v) = store::get_meta(&self.conn, key)? {
+                h.update(v.as_bytes());
+            }
+            h.update(&[0]);
+        }
+        Ok(h.finalize().to_hex()[..16].to_owned())
+    }
+
     /// A note stored with `set_note`.
     pub fn meta(&self, key: &str) -> Result<Option<String>, IndexError> {
         store::get_meta(&self.conn, &format!("note:{key}"))

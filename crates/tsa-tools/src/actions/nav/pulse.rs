@@ -167,11 +167,11 @@ pub(crate) fn evidence(
             h.update(blake3::hash(&bytes).as_bytes());
         }
     }
-    let built = index.built_at()?.unwrap_or(0);
+    let generation = index.generation()?;
     Ok(Evidence {
         freshness: if stale.is_empty() { "fresh" } else { "stale" },
         scope: "answer_files",
-        snapshot_id: format!("idx_{built}"),
+        snapshot_id: format!("idx_{generation}"),
         source_generation: format!("blake3:{}", &h.finalize().to_hex()[..32]),
         reason: (!stale.is_empty()).then(|| {
             format!(
