@@ -312,6 +312,19 @@ fn main() {
         assert!(tsa_index::check_and_quarantine(&root).unwrap().is_none());
         checks.push(t.elapsed());
     }
+    // Each cold build against the mean of the raw parses just before and after it:
+    // a machine whose speed drifts across the runs moves both sides alike.
+    let mut paired: Vec<f64> = cold
+        .iter()
+        .enumerate()
+        .map(|(i, c)| 2.0 * c.as_secs_f64() / (raw[i] + raw[i + 1]).as_secs_f64())
+        .collect();
+    paired.sort_by(f64::total_cmp);
+    let paired_med = if paired.len().is_multiple_of(2) {
+        (paired[paired.len() / 2 - 1] + paired[paired.len() / 2]) / 2.0
+    } else {
+        paired[paired.len() / 2]
+    };
     let cold_med = median(cold);
     let raw_med = median(raw);
     let files = r.total_files;
@@ -341,6 +354,15 @@ fn main() {
         cold_med.as_secs_f64() / raw_med.as_secs_f64(),
         ms(cold_cpu),
         cold_cpu.as_secs_f64() / raw_cpu.as_secs_f64().max(1e-9)
+    );
+    let _ = writeln!(
+        out,
+        "  each cold build / the raw parses around it: {} (median {paired_med:.2}x)",
+        paired
+            .iter()
+            .map(|r| format!("{r:.2}x"))
+            .collect::<Vec<_>>()
+            .join(" ")
     );
     let _ = writeln!(
         out,
