@@ -862,7 +862,7 @@ fn extract_tree(
         if callee.is_empty() {
             continue;
         }
-        let receiver = receiver.map(|r| receiver_text(text(r, src)));
+        let receiver = receiver.map(|r| receiver_text(r, src));
         let scope = enclosing(&out.defs, call.start_byte());
         let receiver_type = match &receiver {
             Some(r) if !path => callback_type(&callbacks, call.start_byte(), r)
@@ -1313,20 +1313,51 @@ fn self_field<'a>(selves: &[&str], recv: &'a str) -> Option<&'a str> {
 }
 
 /// The innermost definition containing `byte` (definitions sorted by start, nested).
+/// The longest receiver text stored, in bytes (then cut, with `…`).
+const RECEIVER_MAX: usize = 160;
+/// Bytes of a receiver read at most: a chain of calls is its own receiver's
+/// receiver, so reading each whole would make a chain of n calls cost n² bytes.
+const RECEIVER_WINDOW: usize = 4096;
+
 /// A receiver's text as stored: whitespace runs collapsed, a long builder chain
-/// cut to its head (where the type usually is).
-fn receiver_text(raw: &str) -> String {
-    let mut t = if raw.contains(char::is_whitespace) {
-        raw.split_whitespace().collect::<Vec<_>>().join(" ")
-    } else {
-        raw.to_owned()
+/// cut to its head (where the type usually is). Reads its first
+/// [`RECEIVER_WINDOW`] bytes only (empty when they are not UTF-8).
+fn receiver_text(node: Node<'_>, src: &[u8]) -> String {
+    let range = node.byte_range();
+    let end = range.end.min(range.start.saturating_add(RECEIVER_WINDOW));
+    let bytes = src.get(range.start..end).unwrap_or_default();
+    let raw = match std::str::from_utf8(bytes) {
+        Ok(s) => s,
+        // A character the window cut in two.
+        Err(e) if e.error_len().is_none() => {
+            std::str::from_utf8(&bytes[..e.valid_up_to()]).unwrap_or_default()
+        }
+        Err(_) => "",
     };
-    if t.len() > 160 {
-        let cut = (0..=160)
+    collapsed(raw, end < range.end)
+}
+
+/// `raw`'s words joined by single spaces, cut past [`RECEIVER_MAX`] bytes (or when
+/// `clipped`: more text follows) with `…`.
+fn collapsed(raw: &str, clipped: bool) -> String {
+    let mut t = String::with_capacity(raw.len().min(RECEIVER_MAX + 4));
+    for (i, word) in raw.split_whitespace().enumerate() {
+        if i > 0 {
+            t.push(' ');
+        }
+        t.push_str(word);
+        if t.len() > RECEIVER_MAX {
+            break;
+        }
+    }
+    if t.len() > RECEIVER_MAX {
+        let cut = (0..=RECEIVER_MAX)
             .rev()
             .find(|i| t.is_char_boundary(*i))
             .unwrap_or(0);
         t.truncate(cut);
+        t.push('…');
+    } else if clipped {
         t.push('…');
     }
     t
@@ -1346,6 +1377,55 @@ fn enclosing(defs: &[Def], byte: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_receiver_is_stored_collapsed_and_cut_reading_a_bounded_prefix() {
+        // What the text was before the window: the whole receiver collapsed, then cut.
+        fn whole(raw: &str) -> String {
+            let mut t = raw.split_whitespace().collect::<Vec<_>>().join(" ");
+            if t.len() > RECEIVER_MAX {
+                let cut = (0..=RECEIVER_MAX)
+                    .rev()
+                    .find(|i| t.is_char_boundary(*i))
+                    .unwrap_or(0);
+                t.truncate(cut);
+                t.push('…');
+            }
+            t
+        }
+        let chain = |n: usize| {
+            (0..n)
+                .map(|i| format!("m{i}()"))
+                .collect::<Vec<_>>()
+                .join("\n    .")
+        };
+        for raw in [
+            "self.repo".to_owned(),
+            "a\n   .b()\n   .c()".to_owned(),
+            "é".repeat(100),
+            format!("x{}", "é".repeat(100)),
+            chain(30),
+            chain(5_000),
+        ] {
+            let clipped = raw.len() > RECEIVER_WINDOW;
+            let mut end = raw.len().min(RECEIVER_WINDOW);
+            while !raw.is_char_boundary(end) {
+                end -= 1;
+            }
+            assert_eq!(collapsed(&raw[..end], clipped), whole(&raw), "{raw:.40}");
+        }
+        // Through a parse: a chain of calls, each call's receiver the chain before it.
+        let src = format!("x = (a.{})\n", chain(3_000));
+        let x = extract(Language::Python, src.as_bytes()).unwrap();
+        assert_eq!(x.calls.len(), 3_000);
+        assert!(
+            x.calls
+                .iter()
+                .all(|c| c.receiver.as_deref().is_some_and(|r| {
+                    r.len() <= RECEIVER_MAX + '…'.len_utf8() && r.starts_with('a')
+                }))
+        );
+    }
 
     #[test]
     fn every_language_query_compiles_with_the_capture_vocabulary() {
