@@ -1184,6 +1184,9 @@ fn inside_attribute(node: Node<'_>) -> bool {
 /// A callback parameter: its function's byte range, its name, and `callee!i!j`.
 type CallbackParam = (usize, usize, String, String);
 
+/// The longest receiver read as a dotted path of names (`a.b.c`) naming a callee.
+const CALLEE_PATH_MAX: usize = 256;
+
 /// The untyped parameters of functions passed directly as call arguments.
 fn callback_params(
     calls: &[(Node<'_>, Node<'_>, Option<Node<'_>>, bool)],
@@ -1197,8 +1200,11 @@ fn callback_params(
         let Some(args) = call.child_by_field_name("arguments") else {
             continue;
         };
-        // The callee as written: a name, or a dotted path of names.
+        // The callee as written: a name, or a dotted path of names (a receiver
+        // longer than any such path, a chain of calls say, is not read: each call
+        // of a chain would read the whole chain before it).
         let callee = match receiver {
+            Some(r) if r.byte_range().len() > CALLEE_PATH_MAX => continue,
             Some(r) => format!("{}.{}", text(*r, src), text(*name, src)),
             None => text(*name, src).to_owned(),
         };
