@@ -582,7 +582,8 @@ impl Matcher {
         loop {
             let kind = n.kind_id();
             if let Some(p) = pass.as_deref_mut() {
-                p.enter(n, src);
+                // The innermost open node is `n`'s parent (none at the root).
+                p.enter(n, open.last().map(|o| o.0), src);
             }
             // Before the patterns at `n`: a match there asks for `n`'s branch.
             if let Some(b) = branches {
@@ -883,7 +884,14 @@ mod tests {
     }
 
     impl crate::TreeVisitor for Recorder {
-        fn enter(&mut self, n: tree_sitter::Node<'_>, _: &[u8]) {
+        fn enter(
+            &mut self,
+            n: tree_sitter::Node<'_>,
+            parent: Option<tree_sitter::Node<'_>>,
+            _: &[u8],
+        ) {
+            // The walk's parent is the tree's.
+            assert_eq!(parent.map(|p| p.id()), n.parent().map(|p| p.id()));
             let k = (n.start_byte(), n.end_byte(), n.kind_id());
             self.events.push((true, k.0, k.1, k.2));
             self.open.push(k);

@@ -4,11 +4,13 @@
 use tree_sitter::Node;
 
 /// A pass over one file's parse tree: `enter` at each node in document order (a
-/// parent before its children), `leave` once the node's subtree is done. The walk
+/// parent before its children, and given that parent: `Node::parent` costs a walk
+/// down from the root, so a pass asking it at every node of a deep tree would be
+/// quadratic), `leave` once the node's subtree is done. The walk
 /// that carries it never calls `finish`: its owner does, once the walk is over (the
 /// extraction, for a [`crate::FactsHook`]'s pass).
 pub trait TreeVisitor {
-    fn enter(&mut self, node: Node<'_>, src: &[u8]);
+    fn enter(&mut self, node: Node<'_>, parent: Option<Node<'_>>, src: &[u8]);
     fn leave(&mut self);
     /// What the pass measured, as opaque text (stored with the file row).
     fn finish(self: Box<Self>, root: Node<'_>, src: &[u8]) -> Option<String>;
@@ -18,9 +20,13 @@ pub trait TreeVisitor {
 /// extraction walk carries it).
 pub fn visit(root: Node<'_>, src: &[u8], v: &mut dyn TreeVisitor) {
     let mut cursor = root.walk();
+    // The open nodes above the cursor's: the last is the parent of where it is.
+    let mut open: Vec<Node<'_>> = Vec::new();
     loop {
-        v.enter(cursor.node(), src);
+        let n = cursor.node();
+        v.enter(n, open.last().copied(), src);
         if cursor.goto_first_child() {
+            open.push(n);
             continue;
         }
         loop {
@@ -31,6 +37,7 @@ pub fn visit(root: Node<'_>, src: &[u8], v: &mut dyn TreeVisitor) {
             if !cursor.goto_parent() {
                 return;
             }
+            open.pop();
         }
     }
 }

@@ -543,8 +543,13 @@ impl FactsPass {
 }
 
 impl tsa_lang::TreeVisitor for FactsPass {
-    fn enter(&mut self, node: tree_sitter::Node<'_>, src: &[u8]) {
-        self.0.enter(node, src);
+    fn enter(
+        &mut self,
+        node: tree_sitter::Node<'_>,
+        parent: Option<tree_sitter::Node<'_>>,
+        src: &[u8],
+    ) {
+        self.0.enter(node, parent, src);
     }
 
     fn leave(&mut self) {
