@@ -818,24 +818,36 @@ fn extract_tree(
         .map(|n| (enclosing(&out.defs, n.start_byte()), text(*n, src)))
         .collect();
     // A bare name bound as a variable in the call's scope, or in an enclosing
-    // function's (closures), or at module level.
-    let shadowed = |scope: Option<usize>, name: &str| -> bool {
-        if locals.contains(&(scope, name)) {
-            return true;
-        }
-        // Outward through functions (closures) to the module; a class body's
-        // names are not visible from its methods.
+    // function's (closures), or at module level. Outward through functions
+    // (closures) to the module; a class body's names are not visible from its
+    // methods. A long walk's answer is kept for every scope it passed: calls deep
+    // in nested closures would otherwise each walk every scope around them.
+    let mut walked: rustc_hash::FxHashMap<(usize, &str), bool> = Default::default();
+    let mut path: Vec<usize> = Vec::new();
+    let mut shadowed = |scope: Option<usize>, name| -> bool {
+        path.clear();
         let mut cur = scope;
-        while let Some(c) = cur {
+        let answer = loop {
+            let Some(c) = cur else {
+                break locals.contains(&(None, name));
+            };
+            if let Some(&known) = walked.get(&(c, name)) {
+                break known;
+            }
+            path.push(c);
+            if locals.contains(&(Some(c), name)) {
+                break true;
+            }
             if !(out.defs[c].kind.is_callable() || out.defs[c].kind == DefKind::Module) {
-                return false;
+                break false;
             }
             cur = out.defs[c].parent;
-            if locals.contains(&(cur, name)) {
-                return true;
-            }
+        };
+        // Every scope passed answers as the one the walk ended at.
+        if path.len() > 8 {
+            walked.extend(path.iter().map(|&c| ((c, name), answer)));
         }
-        false
+        answer
     };
 
     // JS/TS callbacks: an untyped parameter of a function passed as argument i of
@@ -858,7 +870,8 @@ fn extract_tree(
         if call.kind() == "token_tree" && inside_attribute(call) {
             continue;
         }
-        let callee = text(name, src).to_owned();
+        let callee_text = text(name, src);
+        let callee = callee_text.to_owned();
         if callee.is_empty() {
             continue;
         }
@@ -871,7 +884,7 @@ fn extract_tree(
                 .or_else(|| called_head(r)),
             _ => None,
         };
-        let shadowed = receiver.is_none() && shadowed(scope, &callee);
+        let shadowed = receiver.is_none() && shadowed(scope, callee_text);
         out.calls.push(CallSite {
             shadowed,
             callee: callee.into(),
@@ -1383,6 +1396,31 @@ fn enclosing(defs: &[Def], byte: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_local_shadows_a_call_through_any_depth_of_closures_but_not_past_a_class() {
+        // Twelve nested functions (past the walk's memo threshold): `g` is a
+        // parameter of the second, so every `g()` below it is shadowed; `h` is bound
+        // nowhere; a method does not see its enclosing function's locals through
+        // its class.
+        let mut src = String::from("function f0(a) {\n function f1(g) {\n");
+        for i in 2..14 {
+            src.push_str(&format!("function f{i}(x) {{ g(); h();\n"));
+        }
+        src.push_str(&"}\n".repeat(14));
+        src.push_str("function o(k) {\n class C { m() { k(); } }\n k();\n}\n");
+        let x = extract(Language::JavaScript, src.as_bytes()).unwrap();
+        let calls = |name: &str| -> Vec<bool> {
+            x.calls
+                .iter()
+                .filter(|c| &*c.callee == name)
+                .map(|c| c.shadowed)
+                .collect()
+        };
+        assert_eq!(calls("g"), vec![true; 12]);
+        assert_eq!(calls("h"), vec![false; 12]);
+        assert_eq!(calls("k"), vec![false, true]);
+    }
 
     #[test]
     fn a_receiver_is_stored_collapsed_and_cut_reading_a_bounded_prefix() {

@@ -643,21 +643,26 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
         None => {
             // 1. The caller's scopes: enclosing definitions (so a method sees its
             //    class's methods), then the file's top level.
-            let mut scope = call.caller;
+            //    (No definition of the name inside another in the file: no scope
+            //    walk, which would cost the call's nesting depth.)
+            let here = m.in_file(file, name);
+            let nested = here.iter().any(|&s| m.syms[s].parent.is_some());
+            let mut scope = call.caller.filter(|_| nested);
             while let Some(sc) = scope {
                 // Where a bare call never means `this.f()`, a type's members are not in scope.
                 if !lang.implicit_self() && m.syms[sc].kind.is_type() {
                     scope = m.syms[sc].parent;
                     continue;
                 }
-                let inner: Vec<usize> = m
-                    .in_file(file, name)
-                    .iter()
-                    .copied()
-                    .filter(|&s| m.syms[s].parent == Some(sc))
-                    .collect();
-                if let Some(s) = m.unique(inner, test) {
-                    return local(s);
+                if here.iter().any(|&s| m.syms[s].parent == Some(sc)) {
+                    let inner: Vec<usize> = here
+                        .iter()
+                        .copied()
+                        .filter(|&s| m.syms[s].parent == Some(sc))
+                        .collect();
+                    if let Some(s) = m.unique(inner, test) {
+                        return local(s);
+                    }
                 }
                 scope = m.syms[sc].parent;
             }
