@@ -696,16 +696,28 @@ fn extract_tree(
             }
         }
     }
-    let type_scope = |mut cur: Option<usize>| -> Option<&str> {
-        while let Some(c) = cur {
-            let d = &out.defs[c];
-            if d.kind.is_type() {
-                return Some(d.name.as_str());
-            }
-            cur = d.parent;
-        }
-        None
-    };
+    // Per definition, the innermost type at or around it (a definition's parent
+    // comes before it): a lookup, not a walk out through every enclosing scope.
+    let mut type_around: Vec<Option<usize>> = Vec::with_capacity(out.defs.len());
+    for (i, d) in out.defs.iter().enumerate() {
+        let t = if d.kind.is_type() {
+            Some(i)
+        } else {
+            d.parent.and_then(|p| type_around[p])
+        };
+        type_around.push(t);
+    }
+    let mut named_around: Vec<Option<usize>> = Vec::with_capacity(out.defs.len());
+    for (i, d) in out.defs.iter().enumerate() {
+        let t = if d.self_name.is_some() {
+            Some(i)
+        } else {
+            d.parent.and_then(|p| named_around[p])
+        };
+        named_around.push(t);
+    }
+    let type_scope =
+        |cur: Option<usize>| -> Option<&str> { Some(out.defs[type_around[cur?]?].name.as_str()) };
     for (var, ty) in raw_bindings {
         let scope = enclosing(&out.defs, var.start_byte());
         // `let x = &y;` / `let x = y.clone();`: `x` has the type `y` has (when known).
@@ -755,6 +767,9 @@ fn extract_tree(
         }
     }
     let implicit_self = spec.implicit_self;
+    let typed_names: rustc_hash::FxHashSet<&str> = types.keys().map(|(_, n)| *n).collect();
+    type TypedWalks<'s> = rustc_hash::FxHashMap<(usize, &'s str), Option<Option<usize>>>;
+    let typed_walks: std::cell::RefCell<TypedWalks<'_>> = Default::default();
     let type_of = |scope: Option<usize>, recv: &str| -> Option<String> {
         if let Some(field) = self_field(spec.self_receivers, recv) {
             return fields
@@ -765,16 +780,31 @@ fn extract_tree(
         if !is_identifier(recv) {
             return None;
         }
-        let mut cur = scope;
-        loop {
-            if cur.is_none_or(|c| !out.defs[c].kind.is_type())
-                && let Some(t) = types.get(&(cur, recv))
-            {
-                return t.clone();
+        // The innermost scope (types' own excepted) stating the name's type.
+        if let Some(&name) = typed_names.get(recv) {
+            let mut walked = typed_walks.borrow_mut();
+            let mut path = Vec::new();
+            let mut cur = scope;
+            let found = loop {
+                let Some(c) = cur else {
+                    break types.contains_key(&(None, name)).then_some(None);
+                };
+                if let Some(&known) = walked.get(&(c, name)) {
+                    break known;
+                }
+                path.push(c);
+                if !out.defs[c].kind.is_type() && types.contains_key(&(cur, name)) {
+                    break Some(cur);
+                }
+                cur = out.defs[c].parent;
+            };
+            // A long walk's answer is kept for every scope it passed (calls deep
+            // in nested closures would each walk every scope around them).
+            if path.len() > 8 {
+                walked.extend(path.iter().map(|&c| ((c, name), found)));
             }
-            match cur {
-                Some(c) => cur = out.defs[c].parent,
-                None => break,
+            if let Some(at) = found {
+                return types.get(&(at, name)).cloned().flatten();
             }
         }
         if implicit_self {
@@ -798,7 +828,7 @@ fn extract_tree(
         }
         let mut cur = if spec.self_receivers.contains(&head) {
             type_scope(scope)?.to_owned()
-        } else if let Some(owner) = receiver_owner(&out.defs, scope, head) {
+        } else if let Some(owner) = receiver_owner(&out.defs, &named_around, scope, head) {
             owner
         } else {
             type_of(scope, head)?
@@ -853,11 +883,11 @@ fn extract_tree(
     // JS/TS callbacks: an untyped parameter of a function passed as argument i of
     // a call (`operate((source, subscriber) => ...)`) has the type the callee
     // declares for it, which the resolver reads (`callee!i!j`); innermost wins.
-    let callbacks = if lang.family() == crate::languages::Family::Js {
+    let callbacks = Callbacks::new(if lang.family() == crate::languages::Family::Js {
         callback_params(&raw_calls, src)
     } else {
         Vec::new()
-    };
+    });
 
     // Call sites, attributed to their innermost enclosing definition.
     let mut seen = rustc_hash::FxHashSet::default();
@@ -878,7 +908,8 @@ fn extract_tree(
         let receiver = receiver.map(|r| receiver_text(r, src));
         let scope = enclosing(&out.defs, call.start_byte());
         let receiver_type = match &receiver {
-            Some(r) if !path => callback_type(&callbacks, call.start_byte(), r)
+            Some(r) if !path => callbacks
+                .type_at(call.start_byte(), r)
                 .or_else(|| type_of(scope, r))
                 .or_else(|| field_path(scope, r))
                 .or_else(|| called_head(r)),
@@ -1268,27 +1299,75 @@ fn callback_params(
     out
 }
 
-/// The type marker of `recv` (a callback parameter, or a field path from one)
-/// at byte `at`: the innermost callback function around it that has the name.
-fn callback_type(callbacks: &[CallbackParam], at: usize, recv: &str) -> Option<String> {
-    let head = recv.split('.').next()?;
-    callbacks
-        .iter()
-        .filter(|(s, e, n, _)| *s <= at && at <= *e && n == head)
-        .min_by_key(|(s, e, _, _)| e - s)
-        .filter(|_| head == recv)
-        .map(|(_, _, _, t)| t.clone())
+/// Callback parameters by name: per name, its functions sorted by start, each
+/// with the innermost same-named one around it (function ranges nest or are
+/// disjoint), so a lookup steps out from where it lands instead of scanning all.
+struct Callbacks(rustc_hash::FxHashMap<String, Vec<Around>>);
+
+/// A callback function's byte range, the index of the same-named one around it,
+/// and the parameter's type marker.
+type Around = (usize, usize, Option<usize>, String);
+
+impl Callbacks {
+    fn new(params: Vec<CallbackParam>) -> Self {
+        let mut by: rustc_hash::FxHashMap<String, Vec<(usize, usize, usize, String)>> =
+            Default::default();
+        for (k, (s, e, n, t)) in params.into_iter().enumerate() {
+            by.entry(n).or_default().push((s, e, k, t));
+        }
+        let map = by
+            .into_iter()
+            .map(|(name, mut v)| {
+                // Outer before inner; of equal ranges, the first found last (the
+                // innermost wins, and of equals the first found).
+                v.sort_by_key(|&(s, e, k, _)| (s, std::cmp::Reverse(e), std::cmp::Reverse(k)));
+                let mut out: Vec<Around> = Vec::with_capacity(v.len());
+                let mut open: Vec<usize> = Vec::new();
+                for (s, e, _, t) in v {
+                    while open.last().is_some_and(|&o| out[o].1 < e) {
+                        open.pop();
+                    }
+                    out.push((s, e, open.last().copied(), t));
+                    open.push(out.len() - 1);
+                }
+                (name, out)
+            })
+            .collect();
+        Self(map)
+    }
+
+    /// The type marker of `recv` (a callback parameter) at byte `at`: the
+    /// innermost callback function around it that has the name.
+    fn type_at(&self, at: usize, recv: &str) -> Option<String> {
+        let v = self.0.get(recv)?;
+        let mut i = v.partition_point(|x| x.0 <= at).checked_sub(1);
+        while let Some(k) = i {
+            if at <= v[k].1 {
+                return Some(v[k].3.clone());
+            }
+            i = v[k].2;
+        }
+        None
+    }
 }
 
 /// The owner type of the method whose receiver variable is `name` (Go's `c` in
 /// `func (c *Context) Next()`), from `scope` outward.
-fn receiver_owner(defs: &[Def], mut scope: Option<usize>, name: &str) -> Option<String> {
-    while let Some(c) = scope {
+/// `named_around[d]` is the innermost definition at or around `d` with a receiver
+/// name: the walk steps only through those.
+fn receiver_owner(
+    defs: &[Def],
+    named_around: &[Option<usize>],
+    scope: Option<usize>,
+    name: &str,
+) -> Option<String> {
+    let mut cur = scope.and_then(|s| named_around[s]);
+    while let Some(c) = cur {
         let d = &defs[c];
         if d.self_name.as_deref() == Some(name) {
             return d.owner.clone();
         }
-        scope = d.parent;
+        cur = d.parent.and_then(|p| named_around[p]);
     }
     None
 }
@@ -1396,6 +1475,37 @@ fn enclosing(defs: &[Def], byte: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_callback_lookup_finds_what_a_scan_of_every_parameter_finds() {
+        // Nested and disjoint functions, two names, a tie of equal ranges.
+        let params: Vec<CallbackParam> = [
+            (0, 100, "x", "a!0!0"),
+            (10, 40, "x", "b!0!0"),
+            (20, 30, "y", "c!0!0"),
+            (50, 90, "x", "d!0!0"),
+            (60, 70, "x", "e!0!0"),
+            (60, 70, "x", "f!0!0"),
+            (95, 99, "y", "g!0!0"),
+        ]
+        .iter()
+        .map(|&(s, e, n, t)| (s, e, n.to_owned(), t.to_owned()))
+        .collect();
+        // The scan this lookup replaced: the shortest containing range, first found.
+        let scan = |at: usize, recv: &str| {
+            params
+                .iter()
+                .filter(|(s, e, n, _)| *s <= at && at <= *e && n == recv)
+                .min_by_key(|(s, e, _, _)| e - s)
+                .map(|(_, _, _, t)| t.clone())
+        };
+        let cb = Callbacks::new(params.clone());
+        for at in 0..=110 {
+            for recv in ["x", "y", "z", "x.y"] {
+                assert_eq!(cb.type_at(at, recv), scan(at, recv), "{recv} at {at}");
+            }
+        }
+    }
 
     #[test]
     fn a_local_shadows_a_call_through_any_depth_of_closures_but_not_past_a_class() {
