@@ -267,6 +267,9 @@ pub fn analyse(file: &str, l: Language, src: &[u8]) -> FileReport {
     let mut stack: Vec<(Node<'_>, String)> = Vec::new();
     let mut cursor = tree.walk();
     let mut blocks = Vec::new();
+    // The nodes above the cursor's (the last is its parent): `Node::parent` walks
+    // down from the root, once per anonymous function a quadratic walk.
+    let mut above: Vec<Node<'_>> = Vec::new();
     loop {
         let n = cursor.node();
         while stack
@@ -277,7 +280,7 @@ pub fn analyse(file: &str, l: Language, src: &[u8]) -> FileReport {
         }
         if r.functions.contains(&n.kind()) {
             report.functions_analyzed += 1;
-            stack.push((n, function_name(n, src)));
+            stack.push((n, function_name(n, above.last().copied(), src)));
         }
         if let Some((_, name)) = stack.last() {
             if r.sequences.contains(&n.kind()) {
@@ -288,12 +291,14 @@ pub fn analyse(file: &str, l: Language, src: &[u8]) -> FileReport {
             }
         }
         if cursor.goto_first_child() {
+            above.push(n);
             continue;
         }
         loop {
             if cursor.goto_next_sibling() {
                 break;
             }
+            above.pop();
             if !cursor.goto_parent() {
                 blocks
                     .iter_mut()
@@ -307,7 +312,7 @@ pub fn analyse(file: &str, l: Language, src: &[u8]) -> FileReport {
     }
 }
 
-fn function_name(n: Node<'_>, src: &[u8]) -> String {
+fn function_name(n: Node<'_>, parent: Option<Node<'_>>, src: &[u8]) -> String {
     if let Some(name) = n.child_by_field_name("name") {
         return text(name, src).to_owned();
     }
@@ -327,7 +332,7 @@ fn function_name(n: Node<'_>, src: &[u8]) -> String {
         d = x.child_by_field_name("declarator");
     }
     // An anonymous function bound to a name: `const f = () => ...`.
-    n.parent()
+    parent
         .filter(|p| matches!(p.kind(), "variable_declarator" | "assignment" | "pair"))
         .and_then(|p| {
             p.child_by_field_name("name")
@@ -581,6 +586,18 @@ mod tests {
         assert!(b[0].2.contains("infinite loop"));
         assert_eq!(b[1].0, 14);
         assert!(b[1].2.contains("always false"));
+    }
+
+    #[test]
+    fn an_anonymous_function_is_named_by_what_binds_it() {
+        let js =
+            "const f = () => {\n  return 1;\n  x();\n};\np.then(() => {\n  throw e;\n  y();\n});\n";
+        let fns: Vec<String> = analyse("x", Language::JavaScript, js.as_bytes())
+            .unreachable_blocks
+            .into_iter()
+            .map(|b| b.function)
+            .collect();
+        assert_eq!(fns, ["f", "<anonymous>"]);
     }
 
     #[test]
