@@ -696,26 +696,8 @@ fn extract_tree(
             }
         }
     }
-    // Per definition, the innermost type at or around it (a definition's parent
-    // comes before it): a lookup, not a walk out through every enclosing scope.
-    let mut type_around: Vec<Option<usize>> = Vec::with_capacity(out.defs.len());
-    for (i, d) in out.defs.iter().enumerate() {
-        let t = if d.kind.is_type() {
-            Some(i)
-        } else {
-            d.parent.and_then(|p| type_around[p])
-        };
-        type_around.push(t);
-    }
-    let mut named_around: Vec<Option<usize>> = Vec::with_capacity(out.defs.len());
-    for (i, d) in out.defs.iter().enumerate() {
-        let t = if d.self_name.is_some() {
-            Some(i)
-        } else {
-            d.parent.and_then(|p| named_around[p])
-        };
-        named_around.push(t);
-    }
+    let type_around = innermost_around(&out.defs, |d| d.kind.is_type());
+    let named_around = innermost_around(&out.defs, |d| d.self_name.is_some());
     let type_scope =
         |cur: Option<usize>| -> Option<&str> { Some(out.defs[type_around[cur?]?].name.as_str()) };
     for (var, ty) in raw_bindings {
@@ -768,8 +750,7 @@ fn extract_tree(
     }
     let implicit_self = spec.implicit_self;
     let typed_names: rustc_hash::FxHashSet<&str> = types.keys().map(|(_, n)| *n).collect();
-    type TypedWalks<'s> = rustc_hash::FxHashMap<(usize, &'s str), Option<Option<usize>>>;
-    let typed_walks: std::cell::RefCell<TypedWalks<'_>> = Default::default();
+    let typed_walks: std::cell::RefCell<Walks<'_, Option<Option<usize>>>> = Default::default();
     let type_of = |scope: Option<usize>, recv: &str| -> Option<String> {
         if let Some(field) = self_field(spec.self_receivers, recv) {
             return fields
@@ -782,27 +763,11 @@ fn extract_tree(
         }
         // The innermost scope (types' own excepted) stating the name's type.
         if let Some(&name) = typed_names.get(recv) {
-            let mut walked = typed_walks.borrow_mut();
-            let mut path = Vec::new();
-            let mut cur = scope;
-            let found = loop {
-                let Some(c) = cur else {
-                    break types.contains_key(&(None, name)).then_some(None);
-                };
-                if let Some(&known) = walked.get(&(c, name)) {
-                    break known;
-                }
-                path.push(c);
-                if !out.defs[c].kind.is_type() && types.contains_key(&(cur, name)) {
-                    break Some(cur);
-                }
-                cur = out.defs[c].parent;
-            };
-            // A long walk's answer is kept for every scope it passed (calls deep
-            // in nested closures would each walk every scope around them).
-            if path.len() > 8 {
-                walked.extend(path.iter().map(|&c| ((c, name), found)));
-            }
+            let found = typed_walks.borrow_mut().out(&out.defs, scope, name, |c| {
+                (!out.defs[c].kind.is_type() && types.contains_key(&(Some(c), name)))
+                    .then_some(Some(Some(c)))
+            });
+            let found = found.unwrap_or_else(|| types.contains_key(&(None, name)).then_some(None));
             if let Some(at) = found {
                 return types.get(&(at, name)).cloned().flatten();
             }
@@ -852,32 +817,17 @@ fn extract_tree(
     // (closures) to the module; a class body's names are not visible from its
     // methods. A long walk's answer is kept for every scope it passed: calls deep
     // in nested closures would otherwise each walk every scope around them.
-    let mut walked: rustc_hash::FxHashMap<(usize, &str), bool> = Default::default();
-    let mut path: Vec<usize> = Vec::new();
+    let mut walks: Walks<'_, bool> = Walks::default();
     let mut shadowed = |scope: Option<usize>, name| -> bool {
-        path.clear();
-        let mut cur = scope;
-        let answer = loop {
-            let Some(c) = cur else {
-                break locals.contains(&(None, name));
-            };
-            if let Some(&known) = walked.get(&(c, name)) {
-                break known;
-            }
-            path.push(c);
+        let at = walks.out(&out.defs, scope, name, |c| {
             if locals.contains(&(Some(c), name)) {
-                break true;
+                Some(true)
+            } else {
+                let d = &out.defs[c];
+                (!(d.kind.is_callable() || d.kind == DefKind::Module)).then_some(false)
             }
-            if !(out.defs[c].kind.is_callable() || out.defs[c].kind == DefKind::Module) {
-                break false;
-            }
-            cur = out.defs[c].parent;
-        };
-        // Every scope passed answers as the one the walk ended at.
-        if path.len() > 8 {
-            walked.extend(path.iter().map(|&c| ((c, name), answer)));
-        }
-        answer
+        });
+        at.unwrap_or_else(|| locals.contains(&(None, name)))
     };
 
     // JS/TS callbacks: an untyped parameter of a function passed as argument i of
@@ -1459,6 +1409,73 @@ fn collapsed(raw: &str, clipped: bool) -> String {
         t.push('…');
     }
     t
+}
+
+/// Per definition, the innermost one at or around it for which `pick` holds (a
+/// definition's parent comes before it in `defs`): a lookup, not a walk out.
+fn innermost_around(defs: &[Def], pick: impl Fn(&Def) -> bool) -> Vec<Option<usize>> {
+    let mut out: Vec<Option<usize>> = Vec::with_capacity(defs.len());
+    for (i, d) in defs.iter().enumerate() {
+        let t = if pick(d) {
+            Some(i)
+        } else {
+            d.parent.and_then(|p| out[p])
+        };
+        out.push(t);
+    }
+    out
+}
+
+/// Walks out from a scope through the enclosing definitions for a name, keeping a
+/// long walk's answer for every scope it passed: calls deep in nested closures
+/// would otherwise each walk every scope around them.
+struct Walks<'s, V> {
+    /// Per scope and name, where a long walk ended (`None`: past the outermost).
+    known: rustc_hash::FxHashMap<(usize, &'s str), Option<V>>,
+    path: Vec<usize>,
+}
+
+impl<V> Default for Walks<'_, V> {
+    fn default() -> Self {
+        Self {
+            known: Default::default(),
+            path: Vec::new(),
+        }
+    }
+}
+
+impl<'s, V: Copy> Walks<'s, V> {
+    /// The first answer `at` gives from `scope` outward (`None` passes on to the
+    /// enclosing definition), or `None` past the outermost one. Every scope
+    /// passed answers as the one the walk ended at.
+    fn out(
+        &mut self,
+        defs: &[Def],
+        scope: Option<usize>,
+        name: &'s str,
+        mut at: impl FnMut(usize) -> Option<V>,
+    ) -> Option<V> {
+        self.path.clear();
+        let mut cur = scope;
+        let answer = loop {
+            let Some(c) = cur else {
+                break None;
+            };
+            if let Some(&known) = self.known.get(&(c, name)) {
+                break known;
+            }
+            self.path.push(c);
+            if let Some(v) = at(c) {
+                break Some(v);
+            }
+            cur = defs[c].parent;
+        };
+        if self.path.len() > 8 {
+            self.known
+                .extend(self.path.iter().map(|&c| ((c, name), answer)));
+        }
+        answer
+    }
 }
 
 fn enclosing(defs: &[Def], byte: usize) -> Option<usize> {

@@ -634,6 +634,36 @@ fn go_package(m: &Model, call: &MCall<'_>, test: bool) -> Option<Binding> {
     m.build_variants(&cands, test)
 }
 
+/// A bare call's name defined in one of the caller's enclosing definitions (so a
+/// method sees its class's methods), innermost first. Only where the file defines
+/// the name inside another definition: else no walk, which would cost the call's
+/// nesting depth.
+fn in_caller_scopes(m: &Model, call: &MCall<'_>, test: bool) -> Option<usize> {
+    let lang = m.files[call.file].lang;
+    let here = m.in_file(call.file, call.callee);
+    let nested = here.iter().any(|&s| m.syms[s].parent.is_some());
+    let mut scope = call.caller.filter(|_| nested);
+    while let Some(sc) = scope {
+        // Where a bare call never means `this.f()`, a type's members are not in scope.
+        if !lang.implicit_self() && m.syms[sc].kind.is_type() {
+            scope = m.syms[sc].parent;
+            continue;
+        }
+        if here.iter().any(|&s| m.syms[s].parent == Some(sc)) {
+            let inner: Vec<usize> = here
+                .iter()
+                .copied()
+                .filter(|&s| m.syms[s].parent == Some(sc))
+                .collect();
+            if let Some(s) = m.unique(inner, test) {
+                return Some(s);
+            }
+        }
+        scope = m.syms[sc].parent;
+    }
+    None
+}
+
 pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
     let file = call.file;
     let lang = m.files[file].lang;
@@ -643,28 +673,8 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
         None => {
             // 1. The caller's scopes: enclosing definitions (so a method sees its
             //    class's methods), then the file's top level.
-            //    (No definition of the name inside another in the file: no scope
-            //    walk, which would cost the call's nesting depth.)
-            let here = m.in_file(file, name);
-            let nested = here.iter().any(|&s| m.syms[s].parent.is_some());
-            let mut scope = call.caller.filter(|_| nested);
-            while let Some(sc) = scope {
-                // Where a bare call never means `this.f()`, a type's members are not in scope.
-                if !lang.implicit_self() && m.syms[sc].kind.is_type() {
-                    scope = m.syms[sc].parent;
-                    continue;
-                }
-                if here.iter().any(|&s| m.syms[s].parent == Some(sc)) {
-                    let inner: Vec<usize> = here
-                        .iter()
-                        .copied()
-                        .filter(|&s| m.syms[s].parent == Some(sc))
-                        .collect();
-                    if let Some(s) = m.unique(inner, test) {
-                        return local(s);
-                    }
-                }
-                scope = m.syms[sc].parent;
+            if let Some(s) = in_caller_scopes(m, call, test) {
+                return local(s);
             }
             // A local variable or parameter of that name hides the rest.
             if call.shadowed {
