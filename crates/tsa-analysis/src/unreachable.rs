@@ -264,51 +264,62 @@ pub fn analyse(file: &str, l: Language, src: &[u8]) -> FileReport {
         report.errors = 1;
         return report;
     };
-    let mut stack: Vec<(Node<'_>, String)> = Vec::new();
-    let mut cursor = tree.walk();
-    let mut blocks = Vec::new();
-    // The nodes above the cursor's (the last is its parent): `Node::parent` walks
-    // down from the root, once per anonymous function a quadratic walk.
-    let mut above: Vec<Node<'_>> = Vec::new();
-    loop {
-        let n = cursor.node();
-        while stack
+    let mut pass = Pass {
+        rules: r,
+        open: Vec::new(),
+        blocks: Vec::new(),
+        functions: 0,
+    };
+    tsa_lang::visit(tree.root_node(), src, &mut pass);
+    let mut blocks = pass.blocks;
+    blocks
+        .iter_mut()
+        .for_each(|b: &mut Block| b.file = file.to_owned());
+    blocks.sort_by_key(|b| (b.start_line, b.end_line));
+    report.functions_analyzed = pass.functions;
+    report.unreachable_count = blocks.len();
+    report.unreachable_blocks = blocks;
+    report
+}
+
+/// The analysis as a pass over the tree (the walk hands each node its parent).
+struct Pass<'r> {
+    rules: &'r Rules,
+    /// The functions around the walk: where each ends, and its name.
+    open: Vec<(usize, String)>,
+    blocks: Vec<Block>,
+    functions: usize,
+}
+
+impl tsa_lang::TreeVisitor for Pass<'_> {
+    fn enter(&mut self, n: Node<'_>, parent: Option<Node<'_>>, src: &[u8]) {
+        while self
+            .open
             .last()
-            .is_some_and(|(f, _)| n.start_byte() >= f.end_byte())
+            .is_some_and(|(end, _)| n.start_byte() >= *end)
         {
-            stack.pop();
+            self.open.pop();
         }
+        let r = self.rules;
         if r.functions.contains(&n.kind()) {
-            report.functions_analyzed += 1;
-            stack.push((n, function_name(n, above.last().copied(), src)));
+            self.functions += 1;
+            self.open
+                .push((n.end_byte(), function_name(n, parent, src)));
         }
-        if let Some((_, name)) = stack.last() {
+        if let Some((_, name)) = self.open.last() {
             if r.sequences.contains(&n.kind()) {
-                sequence(r, n, src, name, &mut blocks);
+                sequence(r, n, src, name, &mut self.blocks);
             }
             if r.ifs.contains(&n.kind()) {
-                constant_if(n, src, name, &mut blocks);
+                constant_if(n, src, name, &mut self.blocks);
             }
         }
-        if cursor.goto_first_child() {
-            above.push(n);
-            continue;
-        }
-        loop {
-            if cursor.goto_next_sibling() {
-                break;
-            }
-            above.pop();
-            if !cursor.goto_parent() {
-                blocks
-                    .iter_mut()
-                    .for_each(|b: &mut Block| b.file = file.to_owned());
-                blocks.sort_by_key(|b| (b.start_line, b.end_line));
-                report.unreachable_count = blocks.len();
-                report.unreachable_blocks = blocks;
-                return report;
-            }
-        }
+    }
+
+    fn leave(&mut self) {}
+
+    fn finish(self: Box<Self>, _: Node<'_>, _: &[u8]) -> Option<String> {
+        None
     }
 }
 

@@ -850,8 +850,7 @@ fn extract_tree(
         if call.kind() == "token_tree" && inside_attribute(call) {
             continue;
         }
-        let callee_text = text(name, src);
-        let callee = callee_text.to_owned();
+        let callee = text(name, src);
         if callee.is_empty() {
             continue;
         }
@@ -865,7 +864,7 @@ fn extract_tree(
                 .or_else(|| called_head(r)),
             _ => None,
         };
-        let shadowed = receiver.is_none() && shadowed(scope, callee_text);
+        let shadowed = receiver.is_none() && shadowed(scope, callee);
         out.calls.push(CallSite {
             shadowed,
             callee: callee.into(),
@@ -1445,6 +1444,9 @@ impl<V> Default for Walks<'_, V> {
 }
 
 impl<'s, V: Copy> Walks<'s, V> {
+    /// Walks longer than this are remembered (shorter ones cost less than keeping).
+    const REMEMBERED_PAST: usize = 8;
+
     /// The first answer `at` gives from `scope` outward (`None` passes on to the
     /// enclosing definition), or `None` past the outermost one. Every scope
     /// passed answers as the one the walk ended at.
@@ -1470,7 +1472,7 @@ impl<'s, V: Copy> Walks<'s, V> {
             }
             cur = defs[c].parent;
         };
-        if self.path.len() > 8 {
+        if self.path.len() > Self::REMEMBERED_PAST {
             self.known
                 .extend(self.path.iter().map(|&c| ((c, name), answer)));
         }

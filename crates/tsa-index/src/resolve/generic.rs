@@ -649,15 +649,14 @@ fn in_caller_scopes(m: &Model, call: &MCall<'_>, test: bool) -> Option<usize> {
             scope = m.syms[sc].parent;
             continue;
         }
-        if here.iter().any(|&s| m.syms[s].parent == Some(sc)) {
-            let inner: Vec<usize> = here
-                .iter()
-                .copied()
-                .filter(|&s| m.syms[s].parent == Some(sc))
-                .collect();
-            if let Some(s) = m.unique(inner, test) {
-                return Some(s);
-            }
+        // (An empty list allocates nothing.)
+        let inner: Vec<usize> = here
+            .iter()
+            .copied()
+            .filter(|&s| m.syms[s].parent == Some(sc))
+            .collect();
+        if let Some(s) = m.unique(inner, test) {
+            return Some(s);
         }
         scope = m.syms[sc].parent;
     }
