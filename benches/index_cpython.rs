@@ -162,6 +162,9 @@ fn raw_parse(root: &std::path::Path) -> (Duration, Duration, usize) {
 const RAW_PARSE: &str = "TSA_BENCH_RAW_PARSE";
 
 /// The child's side of [`raw_parse`]: prints wall and CPU microseconds and bytes.
+/// Run by hand with `TSA_BENCH_RAW_PARSE=<folder>`, `TSA_BENCH_RAW_WHAT=extract`
+/// (parse and extract) or `facts` (and health's facts) times a build's parsing
+/// workers without the writer and resolution: where the time beyond the parse goes.
 fn raw_parse_here(root: &std::path::Path) {
     let files = tsa_index::walk(root, &BuildOptions::full().walk).files;
     let sources: Vec<(tsa_lang::Language, Vec<u8>)> = files
@@ -169,10 +172,16 @@ fn raw_parse_here(root: &std::path::Path) {
         .map(|f| (f.language, std::fs::read(&f.abs).unwrap()))
         .collect();
     let bytes: usize = sources.iter().map(|(_, b)| b.len()).sum();
+    let what = std::env::var("TSA_BENCH_RAW_WHAT").unwrap_or_default();
+    let hook = Some(tsa_analysis::health::facts_hook());
     let (n, wall, cpu) = timed(|| {
         sources
             .par_iter()
-            .map(|(l, b)| tsa_lang::parse_only(*l, b).unwrap().map_or(0, |_| 1))
+            .map(|(l, b)| match what.as_str() {
+                "extract" => tsa_lang::extract_with(*l, b, None).map_or(0, |_| 1),
+                "facts" => tsa_lang::extract_with(*l, b, hook.as_ref()).map_or(0, |_| 1),
+                _ => tsa_lang::parse_only(*l, b).unwrap().map_or(0, |_| 1),
+            })
             .sum::<usize>()
     });
     assert_eq!(n, sources.len());

@@ -19,7 +19,8 @@
 use std::collections::HashMap;
 
 use rustc_hash::FxHashSet;
-use tree_sitter::{Language as Grammar, Node, TreeCursor};
+use tree_sitter::{Language as Grammar, Node};
+use tsa_tree::Kid;
 
 /// What one node of a pattern accepts.
 enum Kinds {
@@ -564,7 +565,6 @@ impl Matcher {
         let mut run = Run {
             // Slot 0: the children of the node the walk is at (listed below).
             kids: vec![((usize::MAX, 0), Vec::new())],
-            cursor: None,
             level: 0,
             caps: Vec::new(),
         };
@@ -572,9 +572,8 @@ impl Matcher {
         // The walk lists each node's children once (with their fields), before the
         // node's patterns: they find the list in their first child loop's slot, and
         // the walk then descends into each listed child. Each node is listed once
-        // this way (the patterns' own listing and a cursor's steps back up to the
-        // parent come free).
-        let mut cursor = root.walk();
+        // this way (the patterns' own listing and the steps back up to the parent
+        // come free).
         // Per open node, its children and the next one to enter.
         let mut open: Vec<(Node<'t>, Kids<'t>, usize)> = Vec::new();
         let mut spare: Vec<Kids<'t>> = Vec::new();
@@ -592,7 +591,7 @@ impl Matcher {
             let list = self.by_kind.get(kind as usize).unwrap_or(&self.wild);
             // The children's fields are read only where something asks for them.
             let fields = !list.is_empty() || branches.is_some_and(|b| b.borrow().asks(kind));
-            list_children(&mut cursor, n, &mut run.kids[0], fields);
+            list_children(n, &mut run.kids[0], fields);
             for &pi in list {
                 let p = &self.patterns[pi as usize];
                 seen.start();
@@ -617,9 +616,9 @@ impl Matcher {
                 let Some((_, kids, next)) = open.last_mut() else {
                     return;
                 };
-                if let Some(&(f, child)) = kids.1.get(*next) {
+                if let Some(kid) = kids.1.get(*next) {
                     *next += 1;
-                    (n, field) = (child, f);
+                    (n, field) = (kid.node, kid.field);
                     break;
                 }
                 let (node, done, _) = open.pop().expect("an open node");
@@ -679,19 +678,18 @@ impl Matcher {
                     run.kids
                         .resize_with(level + 1, || ((usize::MAX, 0), Vec::new()));
                 }
-                let cursor = run.cursor.get_or_insert_with(|| n.walk());
-                list_children(cursor, n, &mut run.kids[level], true);
+                list_children(n, &mut run.kids[level], true);
                 level
             }
         };
         run.level += 1;
         // An anchored last child: no named child (comments included) after it.
         let last_named = (p.last && i + 1 == p.children.len())
-            .then(|| run.kids[at].1.iter().rposition(|(_, c)| c.is_named()))
+            .then(|| run.kids[at].1.iter().rposition(|k| k.node.is_named()))
             .flatten();
         let count = run.kids[at].1.len();
         for pos in from..count {
-            let (field, child) = run.kids[at].1[pos];
+            let Kid { node: child, field } = run.kids[at].1[pos];
             let fits = want.field.is_none_or(|f| field == f) && last_named.is_none_or(|l| pos >= l);
             if fits {
                 self.node(&want.node, child, run, &mut |run| {
@@ -708,7 +706,7 @@ impl Matcher {
 }
 
 /// A node (id, kind) and its children with their field ids (0: none).
-type Kids<'t> = ((usize, u16), Vec<(u16, Node<'t>)>);
+type Kids<'t> = ((usize, u16), Vec<Kid<'t>>);
 
 /// The matches of one pattern at one node so far, as (capture, node id) lists: a
 /// child step without a capture that several children fit gives the same match
@@ -764,38 +762,11 @@ impl Seen {
     }
 }
 
-/// Up to this many children are listed by index (see [`list_children`]).
-const FEW_CHILDREN: usize = 16;
-
-/// Lists the children of `n` into `out` (keyed by `n`), with `cursor`; their
-/// fields are 0 unless `fields`.
-fn list_children<'t>(cursor: &mut TreeCursor<'t>, n: Node<'t>, out: &mut Kids<'t>, fields: bool) {
+/// Lists the children of `n` into `out` (keyed by `n`), in one pass
+/// ([`tsa_tree::children`]); their fields are 0 unless `fields`.
+fn list_children<'t>(n: Node<'t>, out: &mut Kids<'t>, fields: bool) {
     out.0 = (n.id(), n.kind_id());
-    out.1.clear();
-    // The child count spares the cursor its step past the last child (a walk up
-    // through hidden nodes and back).
-    let count = n.child_count() as usize;
-    if count == 0 {
-        return;
-    }
-    // A few children without fields: tree-sitter's child lookup (it starts from
-    // the first child each time) costs less than a cursor's steps.
-    if !fields && count <= FEW_CHILDREN {
-        out.1
-            .extend((0..count).filter_map(|i| n.child(i as _)).map(|c| (0, c)));
-        return;
-    }
-    cursor.reset(n);
-    let mut more = cursor.goto_first_child();
-    while more {
-        let field = if fields {
-            cursor.field_id().map_or(0, |f| f.get())
-        } else {
-            0
-        };
-        out.1.push((field, cursor.node()));
-        more = out.1.len() < count && cursor.goto_next_sibling();
-    }
+    tsa_tree::children(n, &mut out.1, fields);
 }
 
 /// The walk leaves `n` (its subtree done).
@@ -815,7 +786,6 @@ fn leave<'t>(
 struct Run<'t> {
     /// Per open child loop (they nest): whose children, and they with their fields.
     kids: Vec<Kids<'t>>,
-    cursor: Option<TreeCursor<'t>>,
     level: usize,
     caps: Vec<(u32, Node<'t>)>,
 }
@@ -872,6 +842,53 @@ mod tests {
         }
         out.sort();
         out
+    }
+
+    /// The one-pass child listing of `tsa_tree` gives, at every node of every
+    /// fixture file of every language, the children and fields tree-sitter's API
+    /// gives (never falling back to that API).
+    #[test]
+    fn children_listed_in_one_pass_are_tree_sitters() {
+        let mut checked = 0usize;
+        for &lang in Language::ALL {
+            let mut parser = tree_sitter::Parser::new();
+            parser.set_language(&lang.grammar()).unwrap();
+            for path in fixture_files(lang) {
+                let src = std::fs::read(&path).unwrap();
+                let tree = parser.parse(&src, None).unwrap();
+                let mut cursor = tree.walk();
+                let mut kids = Vec::new();
+                let mut stack = vec![tree.root_node()];
+                while let Some(n) = stack.pop() {
+                    assert!(
+                        tsa_tree::listed_in_one_pass(n, &mut kids, true),
+                        "{path:?}: {n:?}"
+                    );
+                    cursor.reset(n);
+                    let mut want = Vec::new();
+                    if cursor.goto_first_child() {
+                        loop {
+                            want.push((cursor.node(), cursor.field_id().map_or(0, |f| f.get())));
+                            if !cursor.goto_next_sibling() {
+                                break;
+                            }
+                        }
+                    }
+                    let got: Vec<_> = kids.iter().map(|k| (k.node, k.field)).collect();
+                    assert_eq!(got, want, "{path:?}: children of {n:?}");
+                    for (i, k) in kids.iter().enumerate() {
+                        assert_eq!(n.child(i as u32), Some(k.node));
+                        assert_eq!(
+                            (k.node.start_position(), k.node.end_position()),
+                            (want[i].0.start_position(), want[i].0.end_position())
+                        );
+                    }
+                    checked += kids.len();
+                    stack.extend(kids.iter().map(|k| k.node));
+                }
+            }
+        }
+        assert!(checked > 10_000, "{checked} children checked");
     }
 
     type Found = Vec<(usize, Vec<(&'static str, usize, usize, u16)>)>;

@@ -1,0 +1,220 @@
+//! A tree-sitter node's children, listed in one pass over its syntax tree.
+//!
+//! tree-sitter's [`Node::child`] walks the node's child array from its start on
+//! every call (listing `k` children costs `k²/2` steps), and a [`tree_sitter::TreeCursor`]
+//! rebuilds its iterator at each sibling step: together about a tenth of a Python
+//! index build's instructions went to listing children. [`children`] lists them
+//! in one pass with a small C helper (`src/children.c`) compiled against the
+//! internal headers of the same tree-sitter source the build links, so it reads
+//! the layout the library was built with. The tests check it against tree-sitter's
+//! own API on every node of real trees.
+
+use tree_sitter::Node;
+
+/// A child and the id of the field it is in (0: none), as a tree cursor standing
+/// on it reports ([`tree_sitter::TreeCursor::field_id`]).
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub struct Kid<'t> {
+    pub node: Node<'t>,
+    pub field: u16,
+}
+
+/// Times tree-sitter's API listed children instead of the helper.
+#[cfg(test)]
+static FALLBACKS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+unsafe extern "C" {
+    fn tsa_tree_children(
+        node: tree_sitter::ffi::TSNode,
+        out: *mut Kid<'_>,
+        cap: u32,
+        fields: bool,
+    ) -> u32;
+}
+
+/// Replaces `out` with the children of `n` (anonymous ones included), in order:
+/// the nodes `n.child(0..n.child_count())` gives, with their fields when `fields`
+/// (else 0).
+pub fn children<'t>(n: Node<'t>, out: &mut Vec<Kid<'t>>, fields: bool) {
+    let _ = listed_in_one_pass(n, out, fields);
+}
+
+/// [`children`], telling whether the one-pass helper listed them (`false`: its
+/// count differed from tree-sitter's, whose API listed them instead; the tests
+/// of every language's trees check it never does).
+pub fn listed_in_one_pass<'t>(n: Node<'t>, out: &mut Vec<Kid<'t>>, fields: bool) -> bool {
+    out.clear();
+    let count = n.child_count() as usize;
+    if count == 0 {
+        return true;
+    }
+    out.reserve(count);
+    let cap = u32::try_from(out.capacity()).unwrap_or(u32::MAX);
+    // SAFETY: `n` is a live node of a live tree (its lifetime 't); the helper reads
+    // that tree only, writes at most `cap` entries into `out`'s spare capacity
+    // (`Kid` is `repr(C)` as the helper's `TsaKid`: a `TSNode`, then a `u16`), and
+    // every node it writes is a node of the same tree (lifetime 't).
+    let written = unsafe { tsa_tree_children(n.into_raw(), out.as_mut_ptr(), cap, fields) };
+    let listed = (written as usize).min(out.capacity());
+    // SAFETY: the helper initialised the first `listed` entries.
+    unsafe { out.set_len(listed) };
+    // tree-sitter's count and the helper's walk agree on every tree the tests
+    // see; were they ever to differ, tree-sitter's own API decides.
+    if written as usize == listed && listed == count {
+        return true;
+    }
+    #[cfg(test)]
+    FALLBACKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    out.clear();
+    let mut cursor = n.walk();
+    if cursor.goto_first_child() {
+        loop {
+            out.push(Kid {
+                node: cursor.node(),
+                field: if fields {
+                    cursor.field_id().map_or(0, |f| f.get())
+                } else {
+                    0
+                },
+            });
+            if !cursor.goto_next_sibling() {
+                break;
+            }
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use tree_sitter::{Language, Node, Parser};
+
+    use super::{Kid, children};
+
+    /// Every node under `root` (pre-order).
+    fn all(root: Node<'_>) -> Vec<Node<'_>> {
+        let mut out = vec![root];
+        let mut i = 0;
+        while i < out.len() {
+            let n = out[i];
+            out.extend((0..n.child_count()).filter_map(|c| n.child(c)));
+            i += 1;
+        }
+        out
+    }
+
+    /// The helper lists what tree-sitter's API gives, nodes (ids, kinds, spans,
+    /// positions) and fields, at every node of the tree of `src`.
+    fn agrees(language: Language, src: &str) -> usize {
+        let mut parser = Parser::new();
+        parser.set_language(&language).unwrap();
+        let tree = parser.parse(src, None).unwrap();
+        let mut kids: Vec<Kid<'_>> = Vec::new();
+        let mut checked = 0;
+        for n in all(tree.root_node()) {
+            children(n, &mut kids, true);
+            let mut cursor = n.walk();
+            let mut want = Vec::new();
+            if cursor.goto_first_child() {
+                loop {
+                    want.push((cursor.node(), cursor.field_id().map_or(0, |f| f.get())));
+                    if !cursor.goto_next_sibling() {
+                        break;
+                    }
+                }
+            }
+            assert_eq!(kids.len(), want.len(), "children of {n:?}");
+            for (i, (k, (w, f))) in kids.iter().zip(&want).enumerate() {
+                assert_eq!(Some(k.node), n.child(i as u32), "child {i} of {n:?}");
+                assert_eq!(k.node, *w, "child {i} of {n:?}");
+                assert_eq!(
+                    (
+                        k.node.kind_id(),
+                        k.node.byte_range(),
+                        k.node.start_position(),
+                        k.node.end_position()
+                    ),
+                    (
+                        w.kind_id(),
+                        w.byte_range(),
+                        w.start_position(),
+                        w.end_position()
+                    ),
+                    "child {i} of {n:?}"
+                );
+                assert_eq!(k.field, *f, "field of child {i} ({:?}) of {n:?}", k.node);
+                checked += 1;
+            }
+            children(n, &mut kids, false);
+            assert!(kids.iter().all(|k| k.field == 0));
+            assert_eq!(kids.len(), want.len());
+        }
+        assert_eq!(
+            super::FALLBACKS.load(std::sync::atomic::Ordering::Relaxed),
+            0,
+            "the helper gave way"
+        );
+        checked
+    }
+
+    #[test]
+    fn python_children_are_tree_sitters() {
+        let src = r#"
+import os, sys as system
+from . import x
+@decorator(1)
+class A(B, metaclass=M):
+    """Doc."""
+    def f(self, a: int = 1, *args, **kw) -> str:
+        # comment
+        if a and not b or c: return f"{a!r:>10}" + 'x' \
+            'y'
+        elif (y := 2): pass
+        else:
+            while True: break
+        try: g(*a, **k)[1:2, ::3]
+        except (E, F) as e: raise X from e
+        finally: del x
+        with open(p) as f, q: yield from z
+        lambda q, *r: q
+        return [i for i in range(3) if i] or {k: v for k, v in d.items()}
+match cmd:
+    case [1, *rest] | {"k": v} if v: print(v)
+    case Point(x=0): ...
+async def h():
+    await z; global g; nonlocal n
+x: list[int] = [1, 2, 3,]; a, *b = c; print(*a, sep='')
+def broken(:
+"#;
+        assert!(agrees(tree_sitter_python::LANGUAGE.into(), src) > 300);
+    }
+
+    #[test]
+    fn c_children_are_tree_sitters() {
+        let src = r#"
+#include <linux/slab.h>
+#define MAX(a, b) ((a) > (b) ? (a) : (b))
+static __always_inline __alloc_size(1) void *kmalloc(size_t size, gfp_t flags)
+{
+    struct foo { int a : 3; union { long b; } u; } f = { .a = 1, [2] = 3 };
+    int (*fp)(int) = &g, arr[4][2];
+    for (int i = 0; i < n; i++) { if (x) continue; else goto out; }
+    switch (k) { case 1: break; default: ; }
+    do { y = (char)z ? -a : sizeof(int); } while (0);
+#ifdef CONFIG_X
+    return __kmalloc(size, flags);
+#else
+    return NULL;
+#endif
+out:
+    asm volatile("nop" ::: "memory");
+    return p->q.r[1]++;
+}
+EXPORT_SYMBOL(kmalloc);
+SYSCALL_DEFINE3(read, unsigned int, fd, char __user *, buf, size_t, count) { return ksys_read(fd, buf, count); }
+int broken( { 
+"#;
+        assert!(agrees(tree_sitter_c::LANGUAGE.into(), src) > 300);
+    }
+}
