@@ -243,8 +243,10 @@ fn signature(node: Node<'_>, src: &[u8], family: crate::languages::Family) -> St
     let end = node
         .child_by_field_name("body")
         .map(|b| {
-            let mut cursor = node.walk();
-            node.children(&mut cursor)
+            let mut kids = Vec::new();
+            tsa_tree::children(node, &mut kids, false);
+            kids.iter()
+                .map(|k| k.node)
                 .take_while(|c| c.start_byte() < b.start_byte())
                 .filter(|c| !c.is_extra())
                 .map(|c| c.end_byte())
@@ -297,6 +299,18 @@ fn signature(node: Node<'_>, src: &[u8], family: crate::languages::Family) -> St
 /// (`@Override // note`, `def f():  # note`): a signature is code.
 fn header_without_comments(node: Node<'_>, src: &[u8], end: usize) -> Vec<u8> {
     let start = node.start_byte();
+    // A comment starts with its opener in every language here (`#`, `//`, `/*`,
+    // `--`, `<!--`, `=begin`): a header without one has none to cut, and its nodes
+    // need no walk (an opener just past `end` counts, a comment may start at `end - 1`).
+    let around = &src[start..(end + 5).min(src.len()).max(start)];
+    if !around.contains(&b'#')
+        && !around
+            .windows(2)
+            .any(|w| w == b"//" || w == b"/*" || w == b"--")
+        && !around.windows(6).any(|w| w == b"=begin")
+    {
+        return src[start..end].to_vec();
+    }
     let mut cut: Vec<(usize, usize)> = Vec::new();
     let mut cursor = node.walk();
     let mut more = cursor.goto_first_child();
