@@ -66,6 +66,13 @@ pub fn listed_in_one_pass<'t>(n: Node<'t>, out: &mut Vec<Kid<'t>>, fields: bool)
     }
     #[cfg(test)]
     FALLBACKS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    by_api(n, out, fields);
+    false
+}
+
+/// What [`children`] gives, listed by tree-sitter's API (a cursor's steps): the
+/// fallback, and the reference of [`agrees_under`].
+pub fn by_api<'t>(n: Node<'t>, out: &mut Vec<Kid<'t>>, fields: bool) {
     out.clear();
     let mut cursor = n.walk();
     if cursor.goto_first_child() {
@@ -83,73 +90,64 @@ pub fn listed_in_one_pass<'t>(n: Node<'t>, out: &mut Vec<Kid<'t>>, fields: bool)
             }
         }
     }
-    false
+}
+
+/// For tests: at every node under `root`, the one-pass helper listed the
+/// children (no fallback) and they are tree-sitter's: the same nodes as
+/// `child(i)` and a cursor give, with the same kinds, spans, positions and fields
+/// (and no fields when none are asked). Returns how many children were checked,
+/// or the first difference.
+pub fn agrees_under(root: Node<'_>) -> Result<usize, String> {
+    let (mut kids, mut want, mut bare) = (Vec::new(), Vec::new(), Vec::new());
+    let mut stack = vec![root];
+    let mut checked = 0;
+    while let Some(n) = stack.pop() {
+        if !listed_in_one_pass(n, &mut kids, true) {
+            return Err(format!("the helper gave way at {n:?}"));
+        }
+        by_api(n, &mut want, true);
+        children(n, &mut bare, false);
+        if kids.len() != want.len() || bare.len() != want.len() {
+            return Err(format!("children of {n:?}: {kids:?} against {want:?}"));
+        }
+        for (i, ((k, w), b)) in kids.iter().zip(&want).zip(&bare).enumerate() {
+            let shape = |x: Node<'_>| {
+                (
+                    x.kind_id(),
+                    x.byte_range(),
+                    x.start_position(),
+                    x.end_position(),
+                )
+            };
+            if Some(k.node) != n.child(i as u32)
+                || k.node != w.node
+                || shape(k.node) != shape(w.node)
+                || k.field != w.field
+                || b.node != w.node
+                || b.field != 0
+            {
+                return Err(format!("child {i} of {n:?}: {k:?} against {w:?}"));
+            }
+        }
+        checked += kids.len();
+        stack.extend(kids.iter().map(|k| k.node));
+    }
+    Ok(checked)
 }
 
 #[cfg(test)]
 mod tests {
-    use tree_sitter::{Language, Node, Parser};
+    use tree_sitter::{Language, Parser};
 
-    use super::{Kid, children};
+    use super::agrees_under;
 
-    /// Every node under `root` (pre-order).
-    fn all(root: Node<'_>) -> Vec<Node<'_>> {
-        let mut out = vec![root];
-        let mut i = 0;
-        while i < out.len() {
-            let n = out[i];
-            out.extend((0..n.child_count()).filter_map(|c| n.child(c)));
-            i += 1;
-        }
-        out
-    }
-
-    /// The helper lists what tree-sitter's API gives, nodes (ids, kinds, spans,
-    /// positions) and fields, at every node of the tree of `src`.
+    /// The helper lists what tree-sitter's API gives at every node of the tree of
+    /// `src`; returns how many children were checked.
     fn agrees(language: Language, src: &str) -> usize {
         let mut parser = Parser::new();
         parser.set_language(&language).unwrap();
         let tree = parser.parse(src, None).unwrap();
-        let mut kids: Vec<Kid<'_>> = Vec::new();
-        let mut checked = 0;
-        for n in all(tree.root_node()) {
-            children(n, &mut kids, true);
-            let mut cursor = n.walk();
-            let mut want = Vec::new();
-            if cursor.goto_first_child() {
-                loop {
-                    want.push((cursor.node(), cursor.field_id().map_or(0, |f| f.get())));
-                    if !cursor.goto_next_sibling() {
-                        break;
-                    }
-                }
-            }
-            assert_eq!(kids.len(), want.len(), "children of {n:?}");
-            for (i, (k, (w, f))) in kids.iter().zip(&want).enumerate() {
-                assert_eq!(Some(k.node), n.child(i as u32), "child {i} of {n:?}");
-                assert_eq!(k.node, *w, "child {i} of {n:?}");
-                assert_eq!(
-                    (
-                        k.node.kind_id(),
-                        k.node.byte_range(),
-                        k.node.start_position(),
-                        k.node.end_position()
-                    ),
-                    (
-                        w.kind_id(),
-                        w.byte_range(),
-                        w.start_position(),
-                        w.end_position()
-                    ),
-                    "child {i} of {n:?}"
-                );
-                assert_eq!(k.field, *f, "field of child {i} ({:?}) of {n:?}", k.node);
-                checked += 1;
-            }
-            children(n, &mut kids, false);
-            assert!(kids.iter().all(|k| k.field == 0));
-            assert_eq!(kids.len(), want.len());
-        }
+        let checked = agrees_under(tree.root_node()).unwrap();
         assert_eq!(
             super::FALLBACKS.load(std::sync::atomic::Ordering::Relaxed),
             0,
