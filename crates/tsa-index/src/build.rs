@@ -521,11 +521,16 @@ fn build_cold(
     let (mut fresh, tmp) = store::open_fresh(root)?;
     let written = (|| {
         let tx = fresh.transaction()?;
-        let skeleton = cold::write(&tx, root, files, layout, opts, report)?;
+        let skeleton = cold::write(
+            &tx,
+            root,
+            files,
+            (layout, &store::fts_side(&tmp)),
+            opts,
+            report,
+        )?;
         opts.report("write", files.len(), files.len());
         let t = Instant::now();
-        tx.execute_batch(store::INDEXES)?;
-        tx.execute_batch(&store::optimize_fts())?;
         store::set_meta(&tx, "layout", layout_json)?;
         store::set_meta(&tx, "built_at", &now_secs().to_string())?;
         store::set_meta(&tx, "last_mode", opts.mode.as_str())?;
@@ -2289,6 +2294,40 @@ mod tests {
             .collect::<Result<_, _>>()
             .unwrap();
         out.extend(defs);
+        // What the FTS tables answer (a cold build fills them apart and copies them
+        // in; a sync writes them row by row): per defined name, the definitions its
+        // words and its trigrams find.
+        for table in ["symbols_fts", "symbols_trigram"] {
+            c.execute(
+                &format!("INSERT INTO {table}({table}) VALUES('integrity-check')"),
+                [],
+            )
+            .unwrap();
+        }
+        let names: Vec<String> = c
+            .prepare("SELECT DISTINCT n.name FROM symbols s JOIN names n ON n.id = s.name_id")
+            .unwrap()
+            .query_map([], |r| r.get(0))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        for name in names {
+            for table in ["symbols_fts", "symbols_trigram"] {
+                let mut found: Vec<String> = c
+                    .prepare(&format!(
+                        "SELECT f.path || ' ' || s.qualname FROM {table} t
+                         JOIN symbols s ON s.id = t.rowid JOIN files f ON f.id = s.file_id
+                         WHERE {table} MATCH ?1"
+                    ))
+                    .unwrap()
+                    .query_map([format!("\"{name}\"")], |r| r.get(0))
+                    .unwrap()
+                    .collect::<Result<_, _>>()
+                    .unwrap();
+                found.sort();
+                out.push(format!("{table} {name}: {}", found.join(", ")));
+            }
+        }
         out.sort();
         out
     }

@@ -16,7 +16,21 @@ use crate::fault::checkpoint;
 /// `calls_by_*` tables in place of the indexes on calls).
 pub const SCHEMA_VERSION: i64 = 18;
 
-const SCHEMA: &str = r#"
+/// The FTS tables of [`SCHEMA`] (one text for both users).
+macro_rules! fts_schema {
+    () => {
+        r#"CREATE VIRTUAL TABLE IF NOT EXISTS symbols_fts USING fts5(
+    name, words, qualname, content='', contentless_delete=1
+);
+CREATE VIRTUAL TABLE IF NOT EXISTS symbols_trigram USING fts5(
+    name, tokenize='trigram', content='', contentless_delete=1
+);
+"#
+    };
+}
+
+const SCHEMA: &str = concat!(
+    r#"
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS files(
     id INTEGER PRIMARY KEY,
@@ -97,13 +111,13 @@ CREATE TABLE IF NOT EXISTS fields(
     name_id INTEGER NOT NULL,
     type TEXT NOT NULL
 );
-CREATE VIRTUAL TABLE IF NOT EXISTS symbols_fts USING fts5(
-    name, words, qualname, content='', contentless_delete=1
+"#,
+    fts_schema!()
 );
-CREATE VIRTUAL TABLE IF NOT EXISTS symbols_trigram USING fts5(
-    name, tokenize='trigram', content='', contentless_delete=1
-);
-"#;
+
+/// The FTS tables alone, as [`SCHEMA`] creates them: a cold build fills them in a
+/// file of their own ([`build_fts_apart`]).
+const FTS_SCHEMA: &str = fts_schema!();
 
 /// Secondary indexes, and the triggers that keep the `calls_by_*` tables in step
 /// with `calls`: a cold build creates them after its bulk insert.
@@ -198,6 +212,88 @@ pub fn optimize_fts() -> String {
 /// table's merge, the inserts unchanged).
 fn fts_bulk() -> String {
     fts_settings(0, 256, 16 << 20)
+}
+
+/// The FTS tables' shadow tables (FTS5's own storage), as [`copy_fts`] copies
+/// them: postings, segment index, column sizes, settings.
+const FTS_SHADOWS: [&str; 4] = ["data", "idx", "docsize", "config"];
+
+/// The file beside a cold build's (`fresh`) its FTS tables are filled in.
+pub(crate) fn fts_side(fresh: &Path) -> std::path::PathBuf {
+    fresh.with_extension("building-fts")
+}
+
+/// Fills the FTS tables of a cold build in a file of their own (`path`, see
+/// [`fts_side`]) from `rows` (symbol id, name, qualified name), merged into one
+/// segment each: on its own connection, so beside the build's writer (on the
+/// kernel the FTS inserts are a tenth of what a file's parse costs, and the
+/// resolution leaves a core free). [`copy_fts`] then moves the result in. Stops
+/// early, with nothing to copy, when `stop` turns true.
+pub(crate) fn build_fts_apart<'a>(
+    path: &Path,
+    rows: impl Iterator<Item = (i64, &'a str, &'a str)>,
+    stop: &std::sync::atomic::AtomicBool,
+) -> Result<Connection, IndexError> {
+    discard_fts_side(path);
+    let mut conn = Connection::open(path)?;
+    conn.pragma_update(None, "journal_mode", "OFF")?;
+    conn.pragma_update(None, "synchronous", "OFF")?;
+    conn.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
+    conn.pragma_update(None, "temp_store", "MEMORY")?;
+    conn.execute_batch(FTS_SCHEMA)?;
+    // A bulk load merges the segments once, at the end, rather than as they come.
+    conn.execute_batch(&fts_bulk())?;
+    let tx = conn.transaction()?;
+    {
+        let mut fts = tx.prepare(
+            "INSERT INTO symbols_fts(rowid, name, words, qualname) VALUES (?1, ?2, ?3, ?4)",
+        )?;
+        let mut trigram = tx.prepare("INSERT INTO symbols_trigram(rowid, name) VALUES (?1, ?2)")?;
+        for (id, name, qualname) in rows {
+            if stop.load(std::sync::atomic::Ordering::Relaxed) {
+                return Err(IndexError::Io(std::io::Error::other("stopped")));
+            }
+            fts.execute(params![id, name, identifier_words(name), qualname])?;
+            trigram.execute(params![id, name])?;
+        }
+    }
+    tx.execute_batch(&optimize_fts())?;
+    tx.commit()?;
+    Ok(conn)
+}
+
+/// Removes a cold build's FTS side file ([`fts_side`]).
+pub(crate) fn discard_fts_side(path: &Path) {
+    let _ = std::fs::remove_file(path);
+}
+
+/// Puts the FTS tables [`build_fts_apart`] filled (`side`) in place of the empty
+/// ones of the build in `tx`: FTS5's storage is ordinary tables, copied row for
+/// row (after the merge, a few blocks of postings per thousand symbols). The FTS
+/// tables of `tx`'s connection must not have been used in the transaction: FTS5
+/// would keep what it read of them.
+pub(crate) fn copy_fts(tx: &Transaction<'_>, side: &Connection) -> Result<(), IndexError> {
+    use rusqlite::types::ToSqlOutput;
+    for table in FTS_TABLES {
+        for shadow in FTS_SHADOWS {
+            let name = format!("{table}_{shadow}");
+            tx.execute(&format!("DELETE FROM {name}"), [])?;
+            let mut read = side.prepare(&format!("SELECT * FROM {name}"))?;
+            let n = read.column_count();
+            let mut write = tx.prepare(&format!(
+                "INSERT INTO {name} VALUES ({})",
+                vec!["?"; n].join(",")
+            ))?;
+            let mut rows = read.query([])?;
+            while let Some(row) = rows.next()? {
+                for i in 0..n {
+                    write.raw_bind_parameter(i + 1, ToSqlOutput::Borrowed(row.get_ref(i)?))?;
+                }
+                write.raw_execute()?;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Where the index lives inside a project.
@@ -342,7 +438,11 @@ pub fn open_for_write(root: &Path) -> Result<Connection, IndexError> {
 pub fn open_fresh(root: &Path) -> Result<(Connection, std::path::PathBuf), IndexError> {
     check_index_files(root)?;
     let tmp = index_dir(root).join("index.db.building");
-    for stale in [tmp.clone(), tmp.with_extension("building-journal")] {
+    for stale in [
+        tmp.clone(),
+        tmp.with_extension("building-journal"),
+        fts_side(&tmp),
+    ] {
         if stale.exists() {
             std::fs::remove_file(&stale)?;
         }
@@ -406,7 +506,11 @@ pub fn replace_with(root: &Path, old: Option<Connection>, fresh: &Path) -> Resul
 
 /// Removes a fresh database that will not be used (its build failed).
 pub fn discard_fresh(tmp: &Path) {
-    for f in [tmp.to_path_buf(), tmp.with_extension("building-journal")] {
+    for f in [
+        tmp.to_path_buf(),
+        tmp.with_extension("building-journal"),
+        fts_side(tmp),
+    ] {
         let _ = std::fs::remove_file(f);
     }
 }
@@ -544,6 +648,8 @@ pub struct Writer<'t> {
     inserts: Option<Inserts<'t>>,
     /// A cold build's `calls_by_*` rows (no trigger writes them yet).
     keys: Option<CallKeys>,
+    /// The FTS rows are written elsewhere ([`build_fts_apart`], a cold build).
+    fts_apart: bool,
 }
 
 /// Call rows a multi-row insert of a cold build takes per statement: 16, then
@@ -792,19 +898,18 @@ impl<'t> Writer<'t> {
             names_complete: false,
             inserts: None,
             keys: None,
+            fts_apart: false,
         }
     }
 
-    /// A writer for an empty index, before its triggers: names need no lookups, and
-    /// the `calls_by_*` rows are written by [`Writer::finish_cold`].
+    /// A writer for an empty index, before its triggers: names need no lookups, the
+    /// `calls_by_*` rows are written by [`Writer::finish_cold`], and the FTS rows by
+    /// [`build_fts_apart`] beside the resolution (then [`copy_fts`]).
     pub fn cold(tx: &'t Transaction<'t>) -> Self {
-        // A bulk load merges the FTS segments once, at the end (`optimize_fts`),
-        // rather than as they come: a third of the FTS inserts' time on the kernel.
-        // Best effort: only speed rides on it.
-        let _ = tx.execute_batch(&fts_bulk());
         Writer {
             names_complete: true,
             keys: Some(CallKeys::new()),
+            fts_apart: true,
             ..Writer::new(tx)
         }
     }
@@ -975,10 +1080,15 @@ impl<'t> Writer<'t> {
             d.doc
         ])?;
         let id = self.tx.last_insert_rowid();
-        self.inserts()?
-            .fts
-            .execute(params![id, d.name, identifier_words(&d.name), d.qualname])?;
-        self.inserts()?.trigram.execute(params![id, d.name])?;
+        if !self.fts_apart {
+            self.inserts()?.fts.execute(params![
+                id,
+                d.name,
+                identifier_words(&d.name),
+                d.qualname
+            ])?;
+            self.inserts()?.trigram.execute(params![id, d.name])?;
+        }
         Ok(id)
     }
 

@@ -6,7 +6,7 @@
 //! this thread writes their rows, already bound (no read-back, no update).
 
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc::sync_channel;
 use std::time::Instant;
 
@@ -103,6 +103,8 @@ struct Kept {
     sites: Vec<Site>,
     bases: Vec<BaseRef>,
     import_lines: Vec<Vec<u32>>,
+    /// Per symbol: its qualified name where it is not its name (the FTS rows).
+    qualnames: Vec<Option<Box<str>>>,
 }
 
 impl Kept {
@@ -139,6 +141,8 @@ impl Kept {
                 file_local: crate::resolve::is_file_local(f.language, d.kind, &d.signature),
             };
             self.syms.push(sym);
+            self.qualnames
+                .push((d.qualname != d.name).then(|| d.qualname.as_str().into()));
             for b in &d.bases {
                 self.bases.push(BaseRef {
                     sym: (base + i) as u32,
@@ -475,12 +479,15 @@ fn parse_and_write_defs(
     Ok(kept)
 }
 
-/// A cold build's rows: every file is new, ids are 1.. in walk order.
+/// A cold build's rows: every file is new, ids are 1.. in walk order. Its
+/// secondary indexes too; the FTS tables are filled in `fts_side` beside the
+/// resolution (on another connection, so on the core the resolution leaves free)
+/// and copied in at the end.
 pub(super) fn write(
     tx: &rusqlite::Transaction<'_>,
     root: &std::path::Path,
     files: &[SourceFile],
-    layout: &Layout,
+    (layout, fts_side): (&Layout, &std::path::Path),
     opts: &BuildOptions,
     report: &mut BuildReport,
 ) -> Result<super::kept::Kept, IndexError> {
@@ -501,18 +508,49 @@ pub(super) fn write(
     model.bind_includes();
     let n = model.files.len();
     let mut names = NameRows::default();
-    ordered(
-        n,
-        |k| bind_file(&model, &kept, k),
-        |k, bound| {
-            report.calls_resolved += write_refs(&mut w, &mut names, &model, &kept, k, &bound)?;
-            checkpoint("write");
-            Ok(())
-        },
-    )?;
-    w.finish_cold()?;
-    checkpoint("resolve");
-    report.resolve_ms = t.elapsed().as_millis();
+    let qualnames = std::mem::take(&mut kept.qualnames);
+    let stop = AtomicBool::new(false);
+    std::thread::scope(|s| {
+        let fts = std::thread::Builder::new()
+            .name("tsa-fts".into())
+            .spawn_scoped(s, || {
+                let rows = model.syms.iter().zip(&qualnames).map(|(m, q)| {
+                    let name: &str = &m.name;
+                    (m.id, name, q.as_deref().unwrap_or(name))
+                });
+                crate::store::build_fts_apart(fts_side, rows, &stop)
+            })?;
+        let written = (|| {
+            ordered(
+                n,
+                |k| bind_file(&model, &kept, k),
+                |k, bound| {
+                    report.calls_resolved +=
+                        write_refs(&mut w, &mut names, &model, &kept, k, &bound)?;
+                    checkpoint("write");
+                    Ok(())
+                },
+            )?;
+            w.finish_cold()?;
+            checkpoint("resolve");
+            report.resolve_ms = t.elapsed().as_millis();
+            let t = Instant::now();
+            drop(w);
+            tx.execute_batch(crate::store::INDEXES)?;
+            report.write_ms += t.elapsed().as_millis();
+            Ok::<_, IndexError>(())
+        })();
+        if written.is_err() {
+            stop.store(true, Ordering::Relaxed);
+        }
+        let t = Instant::now();
+        let side = fts.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
+        written?;
+        crate::store::copy_fts(tx, &side?)?;
+        report.write_ms += t.elapsed().as_millis();
+        Ok::<_, IndexError>(())
+    })?;
+    crate::store::discard_fts_side(fts_side);
     // Ids are 1.. in walk order.
     let file_idx = (0..n).map(|k| (k as i64 + 1, k)).collect();
     let skeleton = model.skeleton();
