@@ -273,23 +273,33 @@ pub(crate) fn discard_fts_side(path: &Path) {
 /// tables of `tx`'s connection must not have been used in the transaction: FTS5
 /// would keep what it read of them.
 pub(crate) fn copy_fts(tx: &Transaction<'_>, side: &Connection) -> Result<(), IndexError> {
-    use rusqlite::types::ToSqlOutput;
+    use rusqlite::types::Value;
+    // Rows a multi-row insert takes (a column size row per symbol: many).
+    const ROWS: usize = 64;
     for table in FTS_TABLES {
         for shadow in FTS_SHADOWS {
             let name = format!("{table}_{shadow}");
             tx.execute(&format!("DELETE FROM {name}"), [])?;
             let mut read = side.prepare(&format!("SELECT * FROM {name}"))?;
             let n = read.column_count();
-            let mut write = tx.prepare(&format!(
-                "INSERT INTO {name} VALUES ({})",
-                vec!["?"; n].join(",")
+            let row = format!("({})", vec!["?"; n].join(","));
+            let mut many = tx.prepare(&format!(
+                "INSERT INTO {name} VALUES {}",
+                vec![row.as_str(); ROWS].join(",")
             ))?;
+            let mut batch: Vec<Value> = Vec::with_capacity(ROWS * n);
             let mut rows = read.query([])?;
-            while let Some(row) = rows.next()? {
+            while let Some(r) = rows.next()? {
                 for i in 0..n {
-                    write.raw_bind_parameter(i + 1, ToSqlOutput::Borrowed(row.get_ref(i)?))?;
+                    batch.push(r.get(i)?);
                 }
-                write.raw_execute()?;
+                if batch.len() == ROWS * n {
+                    many.execute(rusqlite::params_from_iter(batch.drain(..)))?;
+                }
+            }
+            let mut one = tx.prepare(&format!("INSERT INTO {name} VALUES {row}"))?;
+            for values in batch.chunks(n) {
+                one.execute(rusqlite::params_from_iter(values))?;
             }
         }
     }
