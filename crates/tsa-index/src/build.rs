@@ -2304,13 +2304,62 @@ mod tests {
             )
             .unwrap();
         }
-        let names: Vec<String> = c
-            .prepare("SELECT DISTINCT n.name FROM symbols s JOIN names n ON n.id = s.name_id")
+        // Each table holds one row per symbol, no row of a deleted one (a join to
+        // symbols would hide it), and finds every symbol by its name.
+        let count = |sql: &str, arg: Option<&str>| -> i64 {
+            match arg {
+                Some(a) => c.query_row(sql, [a], |r| r.get(0)),
+                None => c.query_row(sql, [], |r| r.get(0)),
+            }
             .unwrap()
-            .query_map([], |r| r.get(0))
+        };
+        let symbols = count("SELECT count(*) FROM symbols", None);
+        for table in ["symbols_fts", "symbols_trigram"] {
+            let sizes = count(&format!("SELECT count(*) FROM {table}_docsize"), None);
+            assert_eq!(sizes, symbols, "{table}: a row per symbol");
+        }
+        let named: Vec<(i64, String)> = c
+            .prepare("SELECT s.id, n.name FROM symbols s JOIN names n ON n.id = s.name_id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
             .unwrap()
             .collect::<Result<_, _>>()
             .unwrap();
+        for (id, name) in &named {
+            let phrase = format!("\"{}\"", name.replace('"', "\"\""));
+            let words = name.chars().any(char::is_alphanumeric);
+            for (table, searched) in [
+                ("symbols_fts", words),
+                ("symbols_trigram", name.chars().count() >= 3),
+            ] {
+                if !searched {
+                    continue;
+                }
+                let rows: Vec<i64> = c
+                    .prepare(&format!("SELECT rowid FROM {table} WHERE {table} MATCH ?1"))
+                    .unwrap()
+                    .query_map([&phrase], |r| r.get(0))
+                    .unwrap()
+                    .collect::<Result<_, _>>()
+                    .unwrap();
+                assert!(rows.contains(id), "{table} does not find {name} ({id})");
+                let live = count(
+                    &format!(
+                        "SELECT count(*) FROM {table} t JOIN symbols s ON s.id = t.rowid
+                         WHERE {table} MATCH ?1"
+                    ),
+                    Some(&phrase),
+                );
+                assert_eq!(
+                    rows.len() as i64,
+                    live,
+                    "{table}: {name} finds deleted rows"
+                );
+            }
+        }
+        let mut names: Vec<String> = named.into_iter().map(|(_, n)| n).collect();
+        names.sort();
+        names.dedup();
         for name in names {
             for table in ["symbols_fts", "symbols_trigram"] {
                 let mut found: Vec<String> = c
@@ -2320,7 +2369,7 @@ mod tests {
                          WHERE {table} MATCH ?1"
                     ))
                     .unwrap()
-                    .query_map([format!("\"{name}\"")], |r| r.get(0))
+                    .query_map([format!("\"{}\"", name.replace('"', "\"\""))], |r| r.get(0))
                     .unwrap()
                     .collect::<Result<_, _>>()
                     .unwrap();

@@ -348,6 +348,7 @@ pub(crate) fn check_index_files(root: &Path) -> Result<(), IndexError> {
         "index.db-journal",
         "index.db.building",
         "index.db.building-journal",
+        "index.db.building-fts",
     ] {
         state_path(root, name)?;
     }
