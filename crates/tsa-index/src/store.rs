@@ -115,6 +115,12 @@ CREATE TABLE IF NOT EXISTS fields(
     fts_schema!()
 );
 
+/// A definition's rows of the two FTS tables (symbol id, name, its words,
+/// qualified name; symbol id, name).
+const FTS_INSERT: &str =
+    "INSERT INTO symbols_fts(rowid, name, words, qualname) VALUES (?1, ?2, ?3, ?4)";
+const TRIGRAM_INSERT: &str = "INSERT INTO symbols_trigram(rowid, name) VALUES (?1, ?2)";
+
 /// The FTS tables alone, as [`SCHEMA`] creates them: a cold build fills them in a
 /// file of their own ([`build_fts_apart`]).
 const FTS_SCHEMA: &str = fts_schema!();
@@ -234,21 +240,15 @@ pub(crate) fn build_fts_apart<'a>(
     rows: impl Iterator<Item = (i64, &'a str, &'a str)>,
     stop: &std::sync::atomic::AtomicBool,
 ) -> Result<Connection, IndexError> {
-    discard_fts_side(path);
     let mut conn = Connection::open(path)?;
-    conn.pragma_update(None, "journal_mode", "OFF")?;
-    conn.pragma_update(None, "synchronous", "OFF")?;
-    conn.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
-    conn.pragma_update(None, "temp_store", "MEMORY")?;
+    bulk_settings(&conn)?;
     conn.execute_batch(FTS_SCHEMA)?;
     // A bulk load merges the segments once, at the end, rather than as they come.
     conn.execute_batch(&fts_bulk())?;
     let tx = conn.transaction()?;
     {
-        let mut fts = tx.prepare(
-            "INSERT INTO symbols_fts(rowid, name, words, qualname) VALUES (?1, ?2, ?3, ?4)",
-        )?;
-        let mut trigram = tx.prepare("INSERT INTO symbols_trigram(rowid, name) VALUES (?1, ?2)")?;
+        let mut fts = tx.prepare(FTS_INSERT)?;
+        let mut trigram = tx.prepare(TRIGRAM_INSERT)?;
         for (id, name, qualname) in rows {
             if stop.load(std::sync::atomic::Ordering::Relaxed) {
                 return Err(IndexError::Io(std::io::Error::other("stopped")));
@@ -260,6 +260,16 @@ pub(crate) fn build_fts_apart<'a>(
     tx.execute_batch(&optimize_fts())?;
     tx.commit()?;
     Ok(conn)
+}
+
+/// A file only this build writes, thrown away if it stops: no journal, no syncs,
+/// locked for the whole connection, temporary tables in memory.
+fn bulk_settings(conn: &Connection) -> Result<(), IndexError> {
+    conn.pragma_update(None, "journal_mode", "OFF")?;
+    conn.pragma_update(None, "synchronous", "OFF")?;
+    conn.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
+    conn.pragma_update(None, "temp_store", "MEMORY")?;
+    Ok(())
 }
 
 /// Removes a cold build's FTS side file ([`fts_side`]).
@@ -461,10 +471,7 @@ pub fn open_fresh(root: &Path) -> Result<(Connection, std::path::PathBuf), Index
     let conn = Connection::open(&tmp)?;
     // A cold build's multi-row inserts (calls by size, key tables) stay prepared.
     conn.set_prepared_statement_cache_capacity(64);
-    conn.pragma_update(None, "journal_mode", "OFF")?;
-    conn.pragma_update(None, "synchronous", "OFF")?;
-    conn.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
-    conn.pragma_update(None, "temp_store", "MEMORY")?;
+    bulk_settings(&conn)?;
     conn.pragma_update(None, "cache_size", -8_000)?;
     // The secondary indexes are built after the bulk insert: their sorts may use
     // every core.
@@ -881,10 +888,8 @@ impl<'t> Inserts<'t> {
                 "INSERT INTO symbols(id, file_id, name_id, kind, qualname, owner_id, parent_id, line, end_line, signature, is_test, self_name, doc)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
             )?,
-            fts: tx.prepare(
-                "INSERT INTO symbols_fts(rowid, name, words, qualname) VALUES (?1, ?2, ?3, ?4)",
-            )?,
-            trigram: tx.prepare("INSERT INTO symbols_trigram(rowid, name) VALUES (?1, ?2)")?,
+            fts: tx.prepare(FTS_INSERT)?,
+            trigram: tx.prepare(TRIGRAM_INSERT)?,
             inherit: tx.prepare(
                 "INSERT INTO inherits(file_id, symbol_id, base_id, kind, target_id, resolution)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
