@@ -294,7 +294,7 @@ pub(crate) fn copy_fts(tx: &Transaction<'_>, side: &Connection) -> Result<(), In
             let n = read.column_count();
             let row = format!("({})", vec!["?"; n].join(","));
             let mut many = tx.prepare(&format!(
-                "INSERT INTO {name} VALUES {}",
+                "INSERT OR FAIL INTO {name} VALUES {}",
                 vec![row.as_str(); ROWS].join(",")
             ))?;
             let mut batch: Vec<Value> = Vec::with_capacity(ROWS * n);
@@ -841,7 +841,7 @@ fn put_pairs(
     pairs: impl Iterator<Item = (i64, i64)>,
 ) -> Result<(), IndexError> {
     let many = format!(
-        "INSERT INTO {table} VALUES {}",
+        "INSERT OR FAIL INTO {table} VALUES {}",
         vec!["(?,?)"; PAIRS_PER_INSERT].join(",")
     );
     let mut batch: Vec<i64> = Vec::with_capacity(2 * PAIRS_PER_INSERT);
@@ -1448,7 +1448,7 @@ impl<'t> Writer<'t> {
 fn calls_insert(n: usize) -> String {
     let row = format!("({})", vec!["?"; CALL_COLUMNS.len()].join(","));
     format!(
-        "INSERT INTO calls({}) VALUES {}",
+        "INSERT OR FAIL INTO calls({}) VALUES {}",
         CALL_COLUMNS.join(", "),
         vec![row.as_str(); n].join(",")
     )

@@ -553,7 +553,8 @@ impl Matcher {
 
     /// Calls `f(pattern, captures)` for every match in the tree under `root` (each
     /// node in document order, its patterns in order); `pass` enters and leaves
-    /// each node on the same walk.
+    /// each node on the same walk (but the anonymous leaves it does not ask for,
+    /// [`crate::TreeVisitor::leaf_kinds`]).
     pub(crate) fn for_each<'t>(
         &self,
         root: Node<'t>,
@@ -574,12 +575,31 @@ impl Matcher {
         // the walk then descends into each listed child. Each node is listed once
         // this way (the patterns' own listing and the steps back up to the parent
         // come free).
-        // Per open node, its children and the next one to enter.
-        let mut open: Vec<(Node<'t>, Kids<'t>, usize)> = Vec::new();
+        // Per open node, its children, the next one to enter, and whether its
+        // anonymous leaves may be passed over.
+        let mut open: Vec<(Node<'t>, Kids<'t>, usize, bool)> = Vec::new();
         let mut spare: Vec<Kids<'t>> = Vec::new();
-        let (mut n, mut field) = (root, 0u16);
+        // Anonymous leaves no pattern starts at, the pass does not ask for and no
+        // branch rule of their parent reads are passed over (a third of a tree's
+        // nodes): the pass is told, for its depth.
+        let pass_leaves = match pass.as_deref() {
+            None => Some(&[][..]),
+            Some(p) => p.leaf_kinds(),
+        };
+        let passable = |k: &Kid<'t>| {
+            k.leaf
+                && !k.named
+                && pass_leaves
+                    .is_some_and(|set| !set.get(k.kind as usize).copied().unwrap_or(false))
+                && self
+                    .by_kind
+                    .get(k.kind as usize)
+                    .unwrap_or(&self.wild)
+                    .is_empty()
+        };
+        let mut at = Kid::of(root, 0);
         loop {
-            let kind = n.kind_id();
+            let (n, kind, field) = (at.node, at.kind, at.field);
             if let Some(p) = pass.as_deref_mut() {
                 // The innermost open node is `n`'s parent (none at the root).
                 p.enter(n, open.last().map(|o| o.0), src);
@@ -590,8 +610,18 @@ impl Matcher {
             }
             let list = self.by_kind.get(kind as usize).unwrap_or(&self.wild);
             // The children's fields are read only where something asks for them.
-            let fields = !list.is_empty() || branches.is_some_and(|b| b.borrow().asks(kind));
-            list_children((n.id(), kind), n, &mut run.kids[0], fields);
+            let ruled = branches.is_some_and(|b| b.borrow().asks(kind));
+            if at.leaf {
+                run.kids[0].0 = (n.id(), kind);
+                run.kids[0].1.clear();
+            } else {
+                list_children(
+                    (n.id(), kind),
+                    n,
+                    &mut run.kids[0],
+                    !list.is_empty() || ruled,
+                );
+            }
             for &pi in list {
                 let p = &self.patterns[pi as usize];
                 seen.start();
@@ -607,21 +637,27 @@ impl Matcher {
             }
             if !run.kids[0].1.is_empty() {
                 let fresh = spare.pop().unwrap_or_default();
-                open.push((n, std::mem::replace(&mut run.kids[0], fresh), 0));
+                open.push((n, std::mem::replace(&mut run.kids[0], fresh), 0, !ruled));
             } else {
                 leave(&mut pass, branches, n);
             }
             // The next node: the next child of the innermost open node with one left.
             loop {
-                let Some((_, kids, next)) = open.last_mut() else {
+                let Some((_, kids, next, skips)) = open.last_mut() else {
                     return;
                 };
                 if let Some(kid) = kids.1.get(*next) {
                     *next += 1;
-                    (n, field) = (kid.node, kid.field);
+                    if *skips && passable(kid) {
+                        if let Some(p) = pass.as_deref_mut() {
+                            p.skipped_leaf();
+                        }
+                        continue;
+                    }
+                    at = *kid;
                     break;
                 }
-                let (node, done, _) = open.pop().expect("an open node");
+                let (node, done, _, _) = open.pop().expect("an open node");
                 leave(&mut pass, branches, node);
                 spare.push(done);
             }
@@ -689,7 +725,9 @@ impl Matcher {
             .flatten();
         let count = run.kids[at].1.len();
         for pos in from..count {
-            let Kid { node: child, field } = run.kids[at].1[pos];
+            let Kid {
+                node: child, field, ..
+            } = run.kids[at].1[pos];
             let fits = want.field.is_none_or(|f| field == f) && last_named.is_none_or(|l| pos >= l);
             if fits {
                 self.node(&want.node, child, run, &mut |run| {
@@ -894,6 +932,36 @@ mod tests {
         }
     }
 
+    /// A [`Recorder`] that asks for no anonymous leaf: counts those passed over.
+    #[derive(Default)]
+    struct Skipping {
+        seen: Recorder,
+        skipped: usize,
+    }
+
+    impl crate::TreeVisitor for Skipping {
+        fn enter(
+            &mut self,
+            n: tree_sitter::Node<'_>,
+            parent: Option<tree_sitter::Node<'_>>,
+            src: &[u8],
+        ) {
+            self.seen.enter(n, parent, src);
+        }
+        fn leave(&mut self) {
+            self.seen.leave();
+        }
+        fn finish(self: Box<Self>, _: tree_sitter::Node<'_>, _: &[u8]) -> Option<String> {
+            None
+        }
+        fn leaf_kinds(&self) -> Option<&'static [bool]> {
+            Some(&[])
+        }
+        fn skipped_leaf(&mut self) {
+            self.skipped += 1;
+        }
+    }
+
     fn sorted(mut v: Found) -> Found {
         for m in &mut v {
             m.1.sort_unstable();
@@ -928,6 +996,55 @@ mod tests {
         crate::visit(tree.root_node(), src, &mut alone);
         assert_eq!(riding.events, alone.events);
         assert!(riding.open.is_empty() && !riding.events.is_empty());
+        // A pass that asks for no anonymous leaf: the same matches; it is entered
+        // at every other node, and told of each anonymous leaf no pattern starts at.
+        let mut found = Vec::new();
+        let mut skipping = Skipping::default();
+        matcher.for_each(
+            tree.root_node(),
+            src,
+            |p, caps| {
+                let caps = caps.iter().map(|(c, n)| key(CAPTURES[*c as usize], *n));
+                found.push((p, caps.collect()));
+            },
+            Some(&mut skipping),
+            None,
+        );
+        assert_eq!(found, ours);
+        // Anonymous leaves no pattern starts at, by (start, end, kind).
+        let mut leaves = std::collections::HashSet::new();
+        let mut cursor = tree.walk();
+        'all: loop {
+            let n = cursor.node();
+            if n.child_count() == 0
+                && !n.is_named()
+                && matcher
+                    .by_kind
+                    .get(n.kind_id() as usize)
+                    .unwrap_or(&matcher.wild)
+                    .is_empty()
+            {
+                leaves.insert((n.start_byte(), n.end_byte(), n.kind_id()));
+            }
+            if cursor.goto_first_child() {
+                continue;
+            }
+            while !cursor.goto_next_sibling() {
+                if !cursor.goto_parent() {
+                    break 'all;
+                }
+            }
+        }
+        let kept: Vec<_> = alone
+            .events
+            .iter()
+            .copied()
+            .filter(|&(_, start, end, kind)| !leaves.contains(&(start, end, kind)))
+            .collect();
+        assert_eq!(skipping.seen.events, kept);
+        let entered = alone.events.iter().filter(|e| e.0).count();
+        assert_eq!(skipping.skipped, entered - kept.len() / 2);
+        assert!(skipping.seen.open.is_empty());
         let names = query.capture_names();
         let mut theirs = Vec::new();
         let mut cursor = QueryCursor::new();

@@ -14,6 +14,15 @@ pub trait TreeVisitor {
     fn leave(&mut self);
     /// What the pass measured, as opaque text (stored with the file row).
     fn finish(self: Box<Self>, root: Node<'_>, src: &[u8]) -> Option<String>;
+    /// The kinds (by id) of anonymous leaves (`(`, `;`, keywords) this pass must
+    /// be entered at; `None`, the default: every node. A walk may pass over the
+    /// other anonymous leaves, calling [`TreeVisitor::skipped_leaf`] for each
+    /// instead of `enter` and `leave` (a third of a tree's nodes: C's punctuation).
+    fn leaf_kinds(&self) -> Option<&'static [bool]> {
+        None
+    }
+    /// A leaf child of the node last entered (and not left) was passed over.
+    fn skipped_leaf(&mut self) {}
 }
 
 /// Runs `v` over the tree under `root` with a walk of its own (where no

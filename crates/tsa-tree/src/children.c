@@ -20,6 +20,10 @@
 typedef struct {
   TSNode node;
   TSFieldId field;
+  // What ts_node_symbol, ts_node_is_named and ts_node_child_count() == 0 give.
+  TSSymbol kind;
+  bool named;
+  bool leaf;
 } TsaKid;
 
 typedef struct {
@@ -74,6 +78,12 @@ static void list(const TSTree *tree, const Subtree *parent, Length position, TSF
           tree,
         };
         sink->out[sink->len].field = field;
+        TSSymbol symbol = alias ? alias : ts_subtree_symbol(*child);
+        sink->out[sink->len].kind = ts_language_public_symbol(language, symbol);
+        sink->out[sink->len].named =
+            alias ? ts_language_symbol_metadata(language, alias).named : ts_subtree_named(*child);
+        sink->out[sink->len].leaf =
+            ts_subtree_child_count(*child) == 0 || child->ptr->visible_child_count == 0;
       }
       sink->len++;
     } else if (ts_subtree_child_count(*child) > 0 && child->ptr->visible_child_count > 0) {

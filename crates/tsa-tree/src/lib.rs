@@ -12,12 +12,30 @@
 use tree_sitter::Node;
 
 /// A child and the id of the field it is in (0: none), as a tree cursor standing
-/// on it reports ([`tree_sitter::TreeCursor::field_id`]).
+/// on it reports ([`tree_sitter::TreeCursor::field_id`]), with what a walk asks of
+/// every node, read from the same pass: its kind ([`Node::kind_id`]), whether it
+/// is named, and whether it is a leaf (no children).
 #[repr(C)]
 #[derive(Clone, Copy, Debug)]
 pub struct Kid<'t> {
     pub node: Node<'t>,
     pub field: u16,
+    pub kind: u16,
+    pub named: bool,
+    pub leaf: bool,
+}
+
+impl<'t> Kid<'t> {
+    /// `node` in field `field`, its other facts asked of tree-sitter's API.
+    pub fn of(node: Node<'t>, field: u16) -> Self {
+        Kid {
+            node,
+            field,
+            kind: node.kind_id(),
+            named: node.is_named(),
+            leaf: node.child_count() == 0,
+        }
+    }
 }
 
 /// Times tree-sitter's API listed children instead of the helper.
@@ -77,14 +95,12 @@ pub fn by_api<'t>(n: Node<'t>, out: &mut Vec<Kid<'t>>, fields: bool) {
     let mut cursor = n.walk();
     if cursor.goto_first_child() {
         loop {
-            out.push(Kid {
-                node: cursor.node(),
-                field: if fields {
-                    cursor.field_id().map_or(0, |f| f.get())
-                } else {
-                    0
-                },
-            });
+            let field = if fields {
+                cursor.field_id().map_or(0, |f| f.get())
+            } else {
+                0
+            };
+            out.push(Kid::of(cursor.node(), field));
             if !cursor.goto_next_sibling() {
                 break;
             }
@@ -94,8 +110,8 @@ pub fn by_api<'t>(n: Node<'t>, out: &mut Vec<Kid<'t>>, fields: bool) {
 
 /// For tests: at every node under `root`, the one-pass helper listed the
 /// children (no fallback) and they are tree-sitter's: the same nodes as
-/// `child(i)` and a cursor give, with the same kinds, spans, positions and fields
-/// (and no fields when none are asked). Returns how many children were checked,
+/// `child(i)` and a cursor give, with the same kinds, spans, positions, fields,
+/// named flags and leaves (and no fields when none are asked). Returns how many children were checked,
 /// or the first difference.
 pub fn agrees_under(root: Node<'_>) -> Result<usize, String> {
     let (mut kids, mut want, mut bare) = (Vec::new(), Vec::new(), Vec::new());
@@ -123,6 +139,7 @@ pub fn agrees_under(root: Node<'_>) -> Result<usize, String> {
                 || k.node != w.node
                 || shape(k.node) != shape(w.node)
                 || k.field != w.field
+                || (k.kind, k.named, k.leaf) != (w.kind, w.named, w.leaf)
                 || b.node != w.node
                 || b.field != 0
             {

@@ -500,6 +500,17 @@ impl tsa_lang::TreeVisitor for Measurer<'_> {
         self.frames.pop();
     }
 
+    /// None: the kinds it counts are named ones (a keyword never counts, see
+    /// [`KindSets`]); an anonymous leaf adds only to the depth.
+    fn leaf_kinds(&self) -> Option<&'static [bool]> {
+        Some(&[])
+    }
+
+    fn skipped_leaf(&mut self) {
+        // The depth `enter` would have taken at a child of the innermost node.
+        self.max_depth = self.max_depth.max(self.frames.len() as u32);
+    }
+
     /// A measurer's results are typed ([`Measurer::done`]): it writes no text, so
     /// a [`tsa_lang::FactsHook`] wraps it (health's `FactsPass`) rather than being it.
     fn finish(self: Box<Self>, _root: Node<'_>, _src: &[u8]) -> Option<String> {

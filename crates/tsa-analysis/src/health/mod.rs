@@ -556,6 +556,14 @@ impl tsa_lang::TreeVisitor for FactsPass {
         self.0.leave();
     }
 
+    fn leaf_kinds(&self) -> Option<&'static [bool]> {
+        self.0.leaf_kinds()
+    }
+
+    fn skipped_leaf(&mut self) {
+        self.0.skipped_leaf();
+    }
+
     fn finish(self: Box<Self>, root: tree_sitter::Node<'_>, _src: &[u8]) -> Option<String> {
         serde_json::to_string(&self.facts(root)).ok()
     }

@@ -173,7 +173,7 @@ fn function_smells_carry_line_and_fix() {
 #[test]
 fn facts_riding_the_extraction_walk_are_a_fresh_measure() {
     let hook = facts_hook();
-    let cases: [(Language, &str); 4] = [
+    let cases: [(Language, &str); 6] = [
         (
             Language::Python,
             "class A:\n    def m(self, x):\n        if x and y:\n            for i in x:\n                g(i)\n        return [h(v) for v in x if v]\n\ndef f():\n    while True:\n        break\n",
@@ -184,6 +184,10 @@ fn facts_riding_the_extraction_walk_are_a_fresh_measure() {
         ),
         (Language::Python, "def broken(:\n    if x\n        g(\n"),
         (Language::Json, "{\"a\": [1, {\"b\": [2, [3]]}]}"),
+        // The deepest nodes are anonymous leaves (`;`, brackets), which the
+        // extraction's walk passes over: the depth counts them all the same.
+        (Language::C, "void f(void) {{{{;}}}}\n"),
+        (Language::Json, "[[[[]]]]"),
     ];
     for (i, (lang, src)) in cases.into_iter().enumerate() {
         let x = tsa_lang::extract_with(lang, src.as_bytes(), Some(&hook)).unwrap();
