@@ -1444,7 +1444,10 @@ impl<'t> Writer<'t> {
     }
 }
 
-/// An insert of `n` call rows (their ids the next ones).
+/// An insert of `n` call rows (their ids the next ones). `OR FAIL`, as every
+/// multi-row insert of a cold build: an abort would have to undo the statement's
+/// earlier rows, so SQLite keeps a statement journal for it; a cold build has no
+/// triggers yet, and any failure discards the whole build.
 fn calls_insert(n: usize) -> String {
     let row = format!("({})", vec!["?"; CALL_COLUMNS.len()].join(","));
     format!(
