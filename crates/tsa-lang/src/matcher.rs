@@ -979,18 +979,23 @@ mod tests {
         let key = |name: &'static str, n: tree_sitter::Node<'_>| {
             (name, n.start_byte(), n.end_byte(), n.kind_id())
         };
-        let mut ours = Vec::new();
+        // The matches of the matcher's walk, with `pass` riding it.
+        let run = |pass: &mut dyn crate::TreeVisitor| {
+            let mut found: Found = Vec::new();
+            matcher.for_each(
+                tree.root_node(),
+                src,
+                |p, caps| {
+                    let caps = caps.iter().map(|(c, n)| key(CAPTURES[*c as usize], *n));
+                    found.push((p, caps.collect()));
+                },
+                Some(pass),
+                None,
+            );
+            found
+        };
         let mut riding = Recorder::default();
-        matcher.for_each(
-            tree.root_node(),
-            src,
-            |p, caps| {
-                let caps = caps.iter().map(|(c, n)| key(CAPTURES[*c as usize], *n));
-                ours.push((p, caps.collect()));
-            },
-            Some(&mut riding),
-            None,
-        );
+        let ours = run(&mut riding);
         // A pass riding the matcher's walk sees what a walk of its own sees.
         let mut alone = Recorder::default();
         crate::visit(tree.root_node(), src, &mut alone);
@@ -998,43 +1003,25 @@ mod tests {
         assert!(riding.open.is_empty() && !riding.events.is_empty());
         // A pass that asks for no anonymous leaf: the same matches; it is entered
         // at every other node, and told of each anonymous leaf no pattern starts at.
-        let mut found = Vec::new();
         let mut skipping = Skipping::default();
-        matcher.for_each(
-            tree.root_node(),
-            src,
-            |p, caps| {
-                let caps = caps.iter().map(|(c, n)| key(CAPTURES[*c as usize], *n));
-                found.push((p, caps.collect()));
-            },
-            Some(&mut skipping),
-            None,
-        );
-        assert_eq!(found, ours);
-        // Anonymous leaves no pattern starts at, by (start, end, kind).
-        let mut leaves = std::collections::HashSet::new();
-        let mut cursor = tree.walk();
-        'all: loop {
-            let n = cursor.node();
-            if n.child_count() == 0
-                && !n.is_named()
-                && matcher
-                    .by_kind
-                    .get(n.kind_id() as usize)
-                    .unwrap_or(&matcher.wild)
-                    .is_empty()
-            {
-                leaves.insert((n.start_byte(), n.end_byte(), n.kind_id()));
-            }
-            if cursor.goto_first_child() {
-                continue;
-            }
-            while !cursor.goto_next_sibling() {
-                if !cursor.goto_parent() {
-                    break 'all;
-                }
-            }
-        }
+        assert_eq!(run(&mut skipping), ours);
+        // Anonymous leaves no pattern starts at, by (start, end, kind): a leaf is
+        // left right after it is entered (a walk of its own enters every node).
+        let grammar = lang.grammar();
+        let leaves: std::collections::HashSet<_> = alone
+            .events
+            .windows(2)
+            .filter(|w| w[0].0 && !w[1].0)
+            .map(|w| (w[0].1, w[0].2, w[0].3))
+            .filter(|&(_, _, kind)| {
+                !grammar.node_kind_is_named(kind)
+                    && matcher
+                        .by_kind
+                        .get(kind as usize)
+                        .unwrap_or(&matcher.wild)
+                        .is_empty()
+            })
+            .collect();
         let kept: Vec<_> = alone
             .events
             .iter()

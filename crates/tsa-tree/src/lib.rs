@@ -111,8 +111,8 @@ pub fn by_api<'t>(n: Node<'t>, out: &mut Vec<Kid<'t>>, fields: bool) {
 /// For tests: at every node under `root`, the one-pass helper listed the
 /// children (no fallback) and they are tree-sitter's: the same nodes as
 /// `child(i)` and a cursor give, with the same kinds, spans, positions, fields,
-/// named flags and leaves (and no fields when none are asked). Returns how many children were checked,
-/// or the first difference.
+/// named flags and leaves (and no fields when none are asked). Returns how many
+/// children were checked, or the first difference.
 pub fn agrees_under(root: Node<'_>) -> Result<usize, String> {
     let (mut kids, mut want, mut bare) = (Vec::new(), Vec::new(), Vec::new());
     let mut stack = vec![root];

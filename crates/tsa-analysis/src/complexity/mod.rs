@@ -500,8 +500,8 @@ impl tsa_lang::TreeVisitor for Measurer<'_> {
         self.frames.pop();
     }
 
-    /// None: the kinds it counts are named ones (a keyword never counts, see
-    /// [`KindSets`]); an anonymous leaf adds only to the depth.
+    /// No anonymous leaf kind: the kinds it counts are named ones (a keyword never
+    /// counts, see [`KindSets`]); an anonymous leaf adds only to the depth.
     fn leaf_kinds(&self) -> Option<&'static [bool]> {
         Some(&[])
     }
