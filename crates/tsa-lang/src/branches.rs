@@ -182,17 +182,17 @@ pub(crate) struct BranchWalk<'t> {
     rules: &'static Rules,
     /// One per node the walk is inside, the root first.
     frames: Vec<Frame<'t>>,
-    /// Byte ranges of the definitions matched so far (a node of the same range
-    /// starts afresh, as [`Rules::classify`] reads them).
-    defs: FxHashSet<(usize, usize)>,
+    /// Byte ranges of the definitions matched ahead of the walk (a node of the
+    /// same range starts afresh, as [`Rules::classify`] reads them); dropped once
+    /// the walk is past their start (it enters nodes by non-decreasing start).
+    ahead: Vec<(usize, usize)>,
     /// Call nodes matched before the walk reached them (a pattern rooted above).
     wanted: FxHashSet<usize>,
     out: FxHashMap<usize, BranchKind>,
 }
 
 struct Frame<'t> {
-    id: usize,
-    range: (usize, usize),
+    node: Node<'t>,
     /// This node's kind (what its parent's rules give it).
     here: BranchKind,
     /// What its children inherit: `here`, or unconditional for a definition.
@@ -209,7 +209,7 @@ impl<'t> BranchWalk<'t> {
         Some(BranchWalk {
             rules: rules(lang).ok().flatten()?,
             frames: Vec::new(),
-            defs: FxHashSet::default(),
+            ahead: Vec::new(),
             wanted: FxHashSet::default(),
             out: FxHashMap::default(),
         })
@@ -230,11 +230,18 @@ impl<'t> BranchWalk<'t> {
                 Rules::kind(rules, field, node, &parent.seen).unwrap_or(parent.inherited)
             }
         };
-        let range = (node.start_byte(), node.end_byte());
-        let inherited = if self.defs.contains(&range) {
-            BranchKind::Unconditional
-        } else {
+        // (A node's range is read only while definitions lie ahead: most nodes
+        // never need it.)
+        let inherited = if self.ahead.is_empty() {
             here
+        } else {
+            let range = (node.start_byte(), node.end_byte());
+            self.ahead.retain(|r| r.0 >= range.0);
+            if self.ahead.contains(&range) {
+                BranchKind::Unconditional
+            } else {
+                here
+            }
         };
         let id = node.id();
         if !self.wanted.is_empty() && self.wanted.remove(&id) {
@@ -247,8 +254,7 @@ impl<'t> BranchWalk<'t> {
             .copied()
             .unwrap_or(NO_RULES);
         self.frames.push(Frame {
-            id,
-            range,
+            node,
             here,
             inherited,
             rules,
@@ -279,9 +285,11 @@ impl<'t> BranchWalk<'t> {
     /// A definition matched at `node` (the node the walk is at, or one under it).
     pub(crate) fn def(&mut self, node: Node<'_>) {
         let range = (node.start_byte(), node.end_byte());
-        self.defs.insert(range);
+        if !self.ahead.contains(&range) {
+            self.ahead.push(range);
+        }
         if let Some(top) = self.frames.last_mut()
-            && top.range == range
+            && (top.node.start_byte(), top.node.end_byte()) == range
         {
             top.inherited = BranchKind::Unconditional;
         }
@@ -291,7 +299,7 @@ impl<'t> BranchWalk<'t> {
     pub(crate) fn call(&mut self, node: Node<'_>) {
         let id = node.id();
         match self.frames.last() {
-            Some(top) if top.id == id => {
+            Some(top) if top.node.id() == id => {
                 self.out.insert(id, top.here);
             }
             _ => {

@@ -14,17 +14,29 @@ const MAX_LINES_ABOVE: usize = 40;
 
 /// The documentation of the definition `node`, clipped to `max` characters.
 pub fn doc_of(lang: Language, node: Node<'_>, src: &[u8], max: usize) -> Option<String> {
-    python_docstring(node, src, max).or_else(|| comment_above(lang, src, node.start_byte(), max))
+    docstring(|n, f| lang.field(n, f), node, src, max)
+        .or_else(|| comment_above(lang, src, node.start_byte(), max))
 }
 
 /// The string that opens a Python function or class body.
 pub fn python_docstring(def: Node<'_>, src: &[u8], max: usize) -> Option<String> {
+    docstring(|n, f| n.child_by_field_name(f), def, src, max)
+}
+
+/// The string that opens a function or class body as Python's docstring does;
+/// `field` finds a node's child in a field.
+fn docstring<'t>(
+    field: impl Fn(Node<'t>, &str) -> Option<Node<'t>>,
+    def: Node<'t>,
+    src: &[u8],
+    max: usize,
+) -> Option<String> {
     let def = match def.kind() {
-        "decorated_definition" => def.child_by_field_name("definition")?,
+        "decorated_definition" => field(def, "definition")?,
         "function_definition" | "class_definition" => def,
         _ => return None,
     };
-    let body = def.child_by_field_name("body")?;
+    let body = field(def, "body")?;
     let first = body.named_child(0)?;
     if first.kind() != "expression_statement" {
         return None;

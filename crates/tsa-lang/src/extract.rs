@@ -235,13 +235,14 @@ fn count_errors(root: Node<'_>) -> u32 {
     n
 }
 
-fn signature(node: Node<'_>, src: &[u8], family: crate::languages::Family) -> String {
+fn signature(node: Node<'_>, src: &[u8], lang: Language) -> String {
     use crate::languages::Family;
+    let family = lang.family();
     // Up to the body, without the comments between the header and the body
     // (`def f():  # note`): the end of the last child before the body that is not
     // a comment.
-    let end = node
-        .child_by_field_name("body")
+    let end = lang
+        .field(node, "body")
         .map(|b| {
             let mut kids = Vec::new();
             tsa_tree::children(node, &mut kids, false);
@@ -676,7 +677,7 @@ fn extract_tree(
         };
         let is_test = parent.is_some_and(|p| out.defs[p].is_test) || (spec.is_test_def)(node, src);
         out.defs.push(Def {
-            signature: signature(node, src, lang.family()),
+            signature: signature(node, src, lang),
             name,
             kind,
             qualname,
@@ -714,11 +715,11 @@ fn extract_tree(
     let named_around = innermost_around(&out.defs, |d| d.self_name.is_some());
     let type_scope =
         |cur: Option<usize>| -> Option<&str> { Some(out.defs[type_around[cur?]?].name.as_str()) };
-    for (var, ty) in raw_bindings {
+    for (var, ty, at) in raw_bindings {
         let scope = enclosing(&out.defs, var.start_byte());
         // `let x = &y;` / `let x = y.clone();`: `x` has the type `y` has (when known).
         let is_alias = ty.kind() == "identifier"
-            && ty.parent().is_some_and(|p| {
+            && parent_of(ty, at).is_some_and(|p| {
                 matches!(
                     p.kind(),
                     "reference_expression" | "let_declaration" | "field_expression" | "assignment"
@@ -923,6 +924,29 @@ fn extract_tree(
 /// A definition match: its node, kind, name and bases.
 type RawDef<'t> = (Node<'t>, DefKind, String, Vec<Base>);
 
+/// A typed binding: the variable, its type, and the node its pattern matched at
+/// (an ancestor of both; `None` from the query engine).
+type Binding<'t> = (Node<'t>, Node<'t>, Option<Node<'t>>);
+
+/// The parent of `node`, found down from `at` (an ancestor or `node` itself) when
+/// given: tree-sitter finds a parent by descending from the root, every child of
+/// each level before the one holding `node` (a module's thousand statements).
+fn parent_of<'t>(node: Node<'t>, at: Option<Node<'t>>) -> Option<Node<'t>> {
+    let Some(mut p) = at.filter(|a| a.id() != node.id()) else {
+        return node.parent();
+    };
+    loop {
+        // Not under `at` after all: the root's way.
+        let Some(c) = p.child_with_descendant(node) else {
+            return node.parent();
+        };
+        if c.id() == node.id() {
+            return Some(p);
+        }
+        p = c;
+    }
+}
+
 /// What one walk of the patterns over a tree found: definitions (node, kind, name,
 /// bases), calls (call, name, receiver, receiver is a path), import statements,
 /// typed bindings (variable, type) and locals, each in document order.
@@ -930,7 +954,7 @@ struct Found<'t> {
     defs: Vec<RawDef<'t>>,
     calls: Vec<(Node<'t>, Node<'t>, Option<Node<'t>>, bool)>,
     imports: Vec<Node<'t>>,
-    bindings: Vec<(Node<'t>, Node<'t>)>,
+    bindings: Vec<Binding<'t>>,
     locals: Vec<Node<'t>>,
     /// The branch of each call node (by id); `None` where the language states no
     /// rules.
@@ -941,7 +965,7 @@ struct Found<'t> {
 /// per node and kind: several patterns may match one node (with and without bases),
 /// their bases merged.
 fn merged_defs(mut raw: Vec<RawDef<'_>>) -> Vec<RawDef<'_>> {
-    raw.sort_by_key(|(n, _, _, _)| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
+    raw.sort_by_cached_key(|(n, _, _, _)| (n.start_byte(), std::cmp::Reverse(n.end_byte())));
     let mut merged: Vec<RawDef<'_>> = Vec::with_capacity(raw.len());
     for item in raw {
         match merged.last_mut() {
@@ -993,14 +1017,15 @@ fn find<'t>(
     let mut raw: Vec<(Node<'_>, DefKind, String, Vec<Base>)> = Vec::new();
     let mut raw_calls: Vec<(Node<'_>, Node<'_>, Option<Node<'_>>, bool)> = Vec::new();
     let mut raw_imports: Vec<Node<'_>> = Vec::new();
-    // `var` has static type `type` from here on (annotation, declaration, constructor).
-    let mut raw_bindings: Vec<(Node<'_>, Node<'_>)> = Vec::new();
+    // `var` has static type `type` from here on (annotation, declaration, constructor);
+    // the node the pattern matched at, when the matcher found it.
+    let mut raw_bindings: Vec<Binding<'_>> = Vec::new();
     // Names bound as local variables or parameters (they shadow outer definitions).
     let mut raw_locals: Vec<Node<'_>> = Vec::new();
     let branches = matcher
         .and_then(|_| crate::branches::BranchWalk::new(lang))
         .map(std::cell::RefCell::new);
-    let mut on_match = of_tree(root, |pattern, captures| {
+    let mut on_match = of_tree(root, |pattern, at, captures| {
         if pattern < queries.defs_end {
             let mut def_node = None;
             let mut name = None;
@@ -1068,14 +1093,20 @@ fn find<'t>(
                 }
                 raw_calls.push((call, name, receiver, path));
             } else if let (Some(v), Some(t)) = (bvar, btype) {
-                raw_bindings.push((v, t));
+                raw_bindings.push((v, t, at));
             }
         } else {
             raw_imports.extend(captures.iter().map(|c| c.1));
         }
     });
     match matcher {
-        Some(matcher) => matcher.for_each(root, src, &mut on_match, pass, branches.as_ref()),
+        Some(matcher) => matcher.for_each(
+            root,
+            src,
+            |p, at, caps| on_match(p, Some(at), caps),
+            pass,
+            branches.as_ref(),
+        ),
         None => {
             if let Some(pass) = pass {
                 crate::visit(root, src, pass);
@@ -1086,7 +1117,7 @@ fn find<'t>(
             while let Some(m) = matches.next() {
                 captures.clear();
                 captures.extend(m.captures().iter().map(|c| (c.index, c.node)));
-                on_match(m.pattern_index, &captures);
+                on_match(m.pattern_index, None, &captures);
             }
         }
     }
@@ -1103,7 +1134,8 @@ fn find<'t>(
     // Matches come in an order each engine chooses: what follows reads them in
     // document order (of two calls starting together, `f()` of `f().g()` first, as
     // the query cursor finishes them), whichever ran.
-    raw_calls.sort_by_key(|c| (c.0.start_byte(), c.0.end_byte()));
+    // (Keys read once per call: a node's end is a call into tree-sitter.)
+    raw_calls.sort_by_cached_key(|c| (c.0.start_byte(), c.0.end_byte()));
     raw_bindings.sort_by_key(|b| b.0.start_byte());
     raw_imports.sort_by_key(|n| n.start_byte());
     Ok(Found {
@@ -1117,7 +1149,7 @@ fn find<'t>(
 }
 
 /// A match handler whose nodes live as long as the tree `root` belongs to.
-fn of_tree<'t, F: FnMut(usize, &[(u32, Node<'t>)])>(_root: Node<'t>, f: F) -> F {
+fn of_tree<'t, F: FnMut(usize, Option<Node<'t>>, &[(u32, Node<'t>)])>(_root: Node<'t>, f: F) -> F {
     f
 }
 
@@ -1508,6 +1540,38 @@ fn enclosing(defs: &[Def], byte: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_parent_found_down_from_an_ancestor_is_tree_sitters() {
+        let src = b"import a\nx = y\nclass C:\n    def f(self, v: int):\n        w = g(v)\n        return [w, (v,)]\n";
+        let mut parser = Parser::new();
+        parser.set_language(&Language::Python.grammar()).unwrap();
+        let tree = parser.parse(&src[..], None).unwrap();
+        let mut all = Vec::new();
+        let mut stack = vec![tree.root_node()];
+        while let Some(n) = stack.pop() {
+            all.push(n);
+            let mut c = n.walk();
+            stack.extend(n.children(&mut c));
+        }
+        let (mut checked, mut outside) = (0, 0);
+        for &n in &all {
+            let want = n.parent().map(|p| p.id());
+            assert_eq!(parent_of(n, None).map(|p| p.id()), want);
+            // From every ancestor, the node itself, and a node elsewhere.
+            for &at in &all {
+                let under = at.start_byte() <= n.start_byte() && n.end_byte() <= at.end_byte();
+                outside += usize::from(!under);
+                assert_eq!(
+                    parent_of(n, Some(at)).map(|p| p.id()),
+                    want,
+                    "{n:?} from {at:?}"
+                );
+                checked += 1;
+            }
+        }
+        assert!(all.len() > 40 && outside > 0 && checked == all.len() * all.len());
+    }
 
     #[test]
     fn a_callback_lookup_finds_what_a_scan_of_every_parameter_finds() {

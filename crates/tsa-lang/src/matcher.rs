@@ -559,7 +559,7 @@ impl Matcher {
         &self,
         root: Node<'t>,
         src: &[u8],
-        mut f: impl FnMut(usize, &[(u32, Node<'t>)]),
+        mut f: impl FnMut(usize, Node<'t>, &[(u32, Node<'t>)]),
         mut pass: Option<&mut dyn crate::TreeVisitor>,
         branches: Option<&std::cell::RefCell<crate::branches::BranchWalk<'t>>>,
     ) {
@@ -632,7 +632,7 @@ impl Matcher {
                     if !seen.first(run.caps.iter().map(|(c, n)| (*c, n.id()))) {
                         return;
                     }
-                    f(pi as usize, &run.caps);
+                    f(pi as usize, n, &run.caps);
                 });
             }
             if !run.kids[0].1.is_empty() {
@@ -985,7 +985,7 @@ mod tests {
             matcher.for_each(
                 tree.root_node(),
                 src,
-                |p, caps| {
+                |p, _, caps| {
                     let caps = caps.iter().map(|(c, n)| key(CAPTURES[*c as usize], *n));
                     found.push((p, caps.collect()));
                 },

@@ -46,6 +46,24 @@ struct KindSets {
     /// The grammar's `operator` field (looked up once: a lookup by name scans
     /// every field name, and C has a binary expression every few nodes).
     operator_field: Option<std::num::NonZeroU16>,
+    /// The fields a function's or class's name and parameters are read from,
+    /// looked up once likewise.
+    fields: NameFields,
+}
+
+#[derive(Debug, Default)]
+struct NameFields {
+    name: Option<std::num::NonZeroU16>,
+    declarator: Option<std::num::NonZeroU16>,
+    parameters: Option<std::num::NonZeroU16>,
+    left: Option<std::num::NonZeroU16>,
+    key: Option<std::num::NonZeroU16>,
+    r#type: Option<std::num::NonZeroU16>,
+}
+
+/// `node`'s child in the field `field` (none when the grammar has no such field).
+fn child<'t>(node: Node<'t>, field: Option<std::num::NonZeroU16>) -> Option<Node<'t>> {
+    node.child_by_field_id(field?.get())
 }
 
 fn set_of(grammar: &tree_sitter::Language, kinds: &[String], named: bool) -> Vec<bool> {
@@ -84,6 +102,14 @@ impl Rules {
             nesting: set_of(grammar, &self.nesting, true),
             class: set_of(grammar, &self.classes, true),
             operator_field: grammar.field_id_for_name("operator"),
+            fields: NameFields {
+                name: grammar.field_id_for_name("name"),
+                declarator: grammar.field_id_for_name("declarator"),
+                parameters: grammar.field_id_for_name("parameters"),
+                left: grammar.field_id_for_name("left"),
+                key: grammar.field_id_for_name("key"),
+                r#type: grammar.field_id_for_name("type"),
+            },
         };
     }
 
@@ -235,13 +261,12 @@ pub fn functions(rules: &Rules, root: Node<'_>, src: &[u8]) -> Vec<FunctionCc> {
     while let Some((cur, parent)) = stack.pop() {
         if rules.is_function(cur) {
             out.push(FunctionCc {
-                name: function_name(cur, parent, src),
+                name: function_name(&rules.ids.fields, cur, parent, src),
                 line: cur.start_position().row as u32 + 1,
                 end_line: cur.end_position().row as u32 + 1,
                 complexity: of_function(rules, cur),
                 nesting: nesting_of(rules, cur),
-                parameters: cur
-                    .child_by_field_name("parameters")
+                parameters: child(cur, rules.ids.fields.parameters)
                     .map_or(0, |p| p.named_child_count() as u32),
             });
         }
@@ -257,21 +282,26 @@ fn text<'s>(node: Node<'_>, src: &'s [u8]) -> &'s str {
 
 /// The function's name: its `name` field, else the variable/key it is assigned to,
 /// else `<anonymous>`. `parent` is the node's (callers know it from their walk).
-fn function_name(node: Node<'_>, parent: Option<Node<'_>>, src: &[u8]) -> String {
-    if let Some(n) = node.child_by_field_name("name") {
+fn function_name(
+    fields: &NameFields,
+    node: Node<'_>,
+    parent: Option<Node<'_>>,
+    src: &[u8],
+) -> String {
+    if let Some(n) = child(node, fields.name) {
         return text(n, src).to_owned();
     }
-    if let Some(d) = node.child_by_field_name("declarator") {
+    if let Some(d) = child(node, fields.declarator) {
         // C/C++: the declarator's innermost identifier.
         let mut cur = d;
-        while let Some(inner) = cur.child_by_field_name("declarator") {
+        while let Some(inner) = child(cur, fields.declarator) {
             cur = inner;
         }
         return text(cur, src).to_owned();
     }
     if let Some(p) = parent {
-        for field in ["name", "left", "key"] {
-            if let Some(n) = p.child_by_field_name(field)
+        for field in [fields.name, fields.left, fields.key] {
+            if let Some(n) = child(p, field)
                 && n.id() != node.id()
             {
                 return text(n, src).to_owned();
@@ -332,9 +362,8 @@ pub fn classes(rules: &Rules, root: Node<'_>, src: &[u8]) -> Vec<ClassMethods> {
                 let mut c2 = n.walk();
                 inner.extend(n.children(&mut c2));
             }
-            let name = cur
-                .child_by_field_name("name")
-                .or_else(|| cur.child_by_field_name("type"))
+            let name = child(cur, rules.ids.fields.name)
+                .or_else(|| child(cur, rules.ids.fields.r#type))
                 .map_or_else(|| "<anonymous>".to_owned(), |n| text(n, src).to_owned());
             out.push(ClassMethods {
                 name,
@@ -440,13 +469,12 @@ impl<'r> Measurer<'r> {
                 self.classes[ci].methods += 1;
             }
             self.functions.push(FunctionCc {
-                name: function_name(node, parent_node, src),
+                name: function_name(&rules.ids.fields, node, parent_node, src),
                 line: node.start_position().row as u32 + 1,
                 end_line: node.end_position().row as u32 + 1,
                 complexity: 1,
                 nesting: 0,
-                parameters: node
-                    .child_by_field_name("parameters")
+                parameters: child(node, rules.ids.fields.parameters)
                     .map_or(0, |p| p.named_child_count() as u32),
             });
             return Frame {
@@ -466,9 +494,8 @@ impl<'r> Measurer<'r> {
             }
         }
         if has_kind(&rules.ids.class, kind) {
-            let name = node
-                .child_by_field_name("name")
-                .or_else(|| node.child_by_field_name("type"))
+            let name = child(node, rules.ids.fields.name)
+                .or_else(|| child(node, rules.ids.fields.r#type))
                 .map_or_else(|| "<anonymous>".to_owned(), |n| text(n, src).to_owned());
             self.classes.push(ClassMethods {
                 name,

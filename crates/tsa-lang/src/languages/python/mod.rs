@@ -2,7 +2,7 @@
 
 use tree_sitter::Node;
 
-use super::{Family, LanguageSpec, ModuleStyle, text};
+use super::{Family, Language, LanguageSpec, ModuleStyle, text};
 use crate::conventions::{
     Convention, Conventions, DefaultVisibility, EntryPoints, LineSyntax, ReturnForm, TestEntry,
     TestExt, TestFiles, TestNames, TestPaths, TestRunner,
@@ -105,12 +105,12 @@ fn imports_of(node: Node<'_>, src: &[u8], out: &mut Vec<Import>) {
                         });
                     }
                     "aliased_import" => {
-                        let module = child
-                            .child_by_field_name("name")
+                        let module = Language::Python
+                            .field(child, "name")
                             .map(|n| text(n, src))
                             .unwrap_or("");
-                        let alias = child
-                            .child_by_field_name("alias")
+                        let alias = Language::Python
+                            .field(child, "alias")
                             .map(|n| text(n, src))
                             .unwrap_or("");
                         out.push(Import {
@@ -126,7 +126,7 @@ fn imports_of(node: Node<'_>, src: &[u8], out: &mut Vec<Import>) {
             }
         }
         "import_from_statement" => {
-            let (module, level) = match node.child_by_field_name("module_name") {
+            let (module, level) = match Language::Python.field(node, "module_name") {
                 Some(m) if m.kind() == "relative_import" => {
                     let t = text(m, src);
                     let level = t.chars().take_while(|c| *c == '.').count() as u32;
@@ -159,13 +159,13 @@ fn imports_of(node: Node<'_>, src: &[u8], out: &mut Vec<Import>) {
                         (t.to_owned(), t.to_owned())
                     }
                     "aliased_import" => (
-                        child
-                            .child_by_field_name("name")
+                        Language::Python
+                            .field(child, "name")
                             .map(|n| text(n, src))
                             .unwrap_or("")
                             .to_owned(),
-                        child
-                            .child_by_field_name("alias")
+                        Language::Python
+                            .field(child, "alias")
                             .map(|n| text(n, src))
                             .unwrap_or("")
                             .to_owned(),
