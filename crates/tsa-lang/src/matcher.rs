@@ -602,7 +602,7 @@ impl Matcher {
             let (n, kind, field) = (at.node, at.kind, at.field);
             if let Some(p) = pass.as_deref_mut() {
                 // The innermost open node is `n`'s parent (none at the root).
-                p.enter(n, open.last().map(|o| o.0), src);
+                p.enter_kind(n, kind, open.last().map(|o| o.0), src);
             }
             // Before the patterns at `n`: a match there asks for `n`'s branch.
             if let Some(b) = branches {
@@ -625,7 +625,7 @@ impl Matcher {
             for &pi in list {
                 let p = &self.patterns[pi as usize];
                 seen.start();
-                self.node(&p.root, n, &mut run, &mut |run| {
+                self.node(&p.root, at, &mut run, &mut |run| {
                     if !p.preds.iter().all(|pred| holds(pred, &run.caps, src)) {
                         return;
                     }
@@ -664,27 +664,35 @@ impl Matcher {
         }
     }
 
-    fn node<'t>(&self, p: &PNode, n: Node<'t>, run: &mut Run<'t>, k: &mut dyn FnMut(&mut Run<'t>)) {
+    /// Matches `p` at `n` (a node with its kind and named flag, as the walk and the
+    /// child listing give them: no call into tree-sitter for either).
+    fn node<'t>(&self, p: &PNode, n: Kid<'t>, run: &mut Run<'t>, k: &mut dyn FnMut(&mut Run<'t>)) {
         if !p.alts.is_empty() {
             for alt in &p.alts {
                 let mark = run.caps.len();
-                run.caps.extend(p.captures.iter().map(|&c| (c, n)));
+                run.caps.extend(p.captures.iter().map(|&c| (c, n.node)));
                 self.node(alt, n, run, k);
                 run.caps.truncate(mark);
             }
             return;
         }
-        // As in tree-sitter, a wildcard never matches an error node.
+        // As in tree-sitter, a wildcard never matches an error node (the public
+        // kind of an error node is tree-sitter's error symbol).
+        let error = n.kind == u16::MAX;
         let accepted = match &p.kinds {
-            Kinds::Any => !n.is_error(),
-            Kinds::Named => n.is_named() && !n.is_error(),
-            Kinds::Set(ids) => ids.contains(&n.kind_id()),
+            Kinds::Any => !error,
+            Kinds::Named => n.named && !error,
+            Kinds::Set(ids) => ids.contains(&n.kind),
         };
-        if !accepted || p.absent.iter().any(|&f| n.child_by_field_id(f).is_some()) {
+        if !accepted
+            || p.absent
+                .iter()
+                .any(|&f| n.node.child_by_field_id(f).is_some())
+        {
             return;
         }
         let mark = run.caps.len();
-        run.caps.extend(p.captures.iter().map(|&c| (c, n)));
+        run.caps.extend(p.captures.iter().map(|&c| (c, n.node)));
         self.children(p, 0, n, 0, run, k);
         run.caps.truncate(mark);
     }
@@ -694,7 +702,7 @@ impl Matcher {
         &self,
         p: &PNode,
         i: usize,
-        n: Node<'t>,
+        n: Kid<'t>,
         from: usize,
         run: &mut Run<'t>,
         k: &mut dyn FnMut(&mut Run<'t>),
@@ -706,7 +714,7 @@ impl Matcher {
         // The children of `n`, listed once: an open loop over `n` (another pattern's,
         // or this one's earlier children) may hold them already.
         let level = run.level;
-        let key = (n.id(), n.kind_id());
+        let key = (n.node.id(), n.kind);
         let at = match (0..=level).find(|&l| run.kids.get(l).is_some_and(|k| k.0 == key)) {
             Some(l) => l,
             None => {
@@ -714,28 +722,27 @@ impl Matcher {
                     run.kids
                         .resize_with(level + 1, || ((usize::MAX, 0), Vec::new()));
                 }
-                list_children(key, n, &mut run.kids[level], true);
+                list_children(key, n.node, &mut run.kids[level], true);
                 level
             }
         };
         run.level += 1;
         // An anchored last child: no named child (comments included) after it.
         let last_named = (p.last && i + 1 == p.children.len())
-            .then(|| run.kids[at].1.iter().rposition(|k| k.node.is_named()))
+            .then(|| run.kids[at].1.iter().rposition(|k| k.named))
             .flatten();
         let count = run.kids[at].1.len();
         for pos in from..count {
-            let Kid {
-                node: child, field, ..
-            } = run.kids[at].1[pos];
-            let fits = want.field.is_none_or(|f| field == f) && last_named.is_none_or(|l| pos >= l);
+            let child = run.kids[at].1[pos];
+            let fits =
+                want.field.is_none_or(|f| child.field == f) && last_named.is_none_or(|l| pos >= l);
             if fits {
                 self.node(&want.node, child, run, &mut |run| {
                     self.children(p, i + 1, n, pos + 1, run, k)
                 });
             }
             // An anchored child may pass anonymous nodes, not named ones.
-            if want.immediate && child.is_named() {
+            if want.immediate && child.named {
                 break;
             }
         }

@@ -11,6 +11,12 @@ use tree_sitter::Node;
 /// extraction, for a [`crate::FactsHook`]'s pass).
 pub trait TreeVisitor {
     fn enter(&mut self, node: Node<'_>, parent: Option<Node<'_>>, src: &[u8]);
+    /// [`TreeVisitor::enter`], told `node`'s kind id ([`Node::kind_id`]) as the
+    /// walk read it (a pass that reads the kind saves asking tree-sitter again).
+    fn enter_kind(&mut self, node: Node<'_>, kind: u16, parent: Option<Node<'_>>, src: &[u8]) {
+        let _ = kind;
+        self.enter(node, parent, src);
+    }
     fn leave(&mut self);
     /// What the pass measured, as opaque text (stored with the file row).
     fn finish(self: Box<Self>, root: Node<'_>, src: &[u8]) -> Option<String>;

@@ -49,7 +49,16 @@ struct KindSets {
     /// The fields a function's or class's name and parameters are read from,
     /// looked up once likewise.
     fields: NameFields,
+    /// Per kind id, the roles above as bits ([`FUNCTION`], ...): the measurer's
+    /// one lookup per node.
+    roles: Vec<u8>,
 }
+
+const FUNCTION: u8 = 1;
+const DECISION: u8 = 2;
+const SHORT_CIRCUIT: u8 = 4;
+const NESTING: u8 = 8;
+const CLASS: u8 = 16;
 
 #[derive(Debug, Default)]
 struct NameFields {
@@ -110,7 +119,24 @@ impl Rules {
                 key: grammar.field_id_for_name("key"),
                 r#type: grammar.field_id_for_name("type"),
             },
+            roles: Vec::new(),
         };
+        let ids = &self.ids;
+        let roles = (0..ids.function.len())
+            .map(|k| {
+                [
+                    (&ids.function, FUNCTION),
+                    (&ids.decision, DECISION),
+                    (&ids.short_circuit, SHORT_CIRCUIT),
+                    (&ids.nesting, NESTING),
+                    (&ids.class, CLASS),
+                ]
+                .iter()
+                .filter(|(set, _)| set[k])
+                .fold(0, |bits, (_, bit)| bits | bit)
+            })
+            .collect();
+        self.ids.roles = roles;
     }
 
     fn is_class(&self, node: Node<'_>) -> bool {
@@ -457,14 +483,14 @@ impl<'r> Measurer<'r> {
     fn frame(
         &mut self,
         rules: &Rules,
-        node: Node<'_>,
+        (node, kind): (Node<'_>, u16),
         parent_node: Option<Node<'_>>,
         src: &[u8],
         parent: Frame,
     ) -> Frame {
-        // One kind lookup a node: every tree node passes here.
-        let kind = node.kind_id();
-        if has_kind(&rules.ids.function, kind) {
+        // Every tree node passes here: one lookup of its kind's roles.
+        let roles = rules.ids.roles.get(kind as usize).copied().unwrap_or(0);
+        if roles & FUNCTION != 0 {
             if let Container::Class(ci) = parent.container {
                 self.classes[ci].methods += 1;
             }
@@ -485,15 +511,17 @@ impl<'r> Measurer<'r> {
         }
         let mut f = parent;
         if let Some(fi) = parent.function {
-            if rules.is_decision_of(node, kind) {
+            if roles & DECISION != 0
+                || (roles & SHORT_CIRCUIT != 0 && rules.is_decision_of(node, kind))
+            {
                 self.functions[fi].complexity += 1;
             }
-            if has_kind(&rules.ids.nesting, kind) {
+            if roles & NESTING != 0 {
                 f.nest += 1;
                 self.functions[fi].nesting = self.functions[fi].nesting.max(f.nest);
             }
         }
-        if has_kind(&rules.ids.class, kind) {
+        if roles & CLASS != 0 {
             let name = child(node, rules.ids.fields.name)
                 .or_else(|| child(node, rules.ids.fields.r#type))
                 .map_or_else(|| "<anonymous>".to_owned(), |n| text(n, src).to_owned());
@@ -510,6 +538,10 @@ impl<'r> Measurer<'r> {
 
 impl tsa_lang::TreeVisitor for Measurer<'_> {
     fn enter(&mut self, node: Node<'_>, parent_node: Option<Node<'_>>, src: &[u8]) {
+        self.enter_kind(node, node.kind_id(), parent_node, src);
+    }
+
+    fn enter_kind(&mut self, node: Node<'_>, kind: u16, parent_node: Option<Node<'_>>, src: &[u8]) {
         self.max_depth = self.max_depth.max(self.frames.len() as u32);
         let parent = *self.frames.last().unwrap_or(&Frame {
             function: None,
@@ -517,7 +549,7 @@ impl tsa_lang::TreeVisitor for Measurer<'_> {
             container: Container::Other,
         });
         let frame = match self.rules {
-            Some(rules) => self.frame(rules, node, parent_node, src, parent),
+            Some(rules) => self.frame(rules, (node, kind), parent_node, src, parent),
             None => parent,
         };
         self.frames.push(frame);
@@ -588,6 +620,29 @@ mod tests {
             .into_iter()
             .map(|f| (f.name, f.complexity))
             .collect()
+    }
+
+    #[test]
+    fn each_kinds_roles_are_its_sets() {
+        let mut langs = 0;
+        for &lang in Language::ALL {
+            let Some(r) = rules(lang) else { continue };
+            langs += 1;
+            let ids = &r.ids;
+            assert_eq!(ids.roles.len(), ids.function.len(), "{lang:?}");
+            for (k, &roles) in ids.roles.iter().enumerate() {
+                for (set, bit) in [
+                    (&ids.function, FUNCTION),
+                    (&ids.decision, DECISION),
+                    (&ids.short_circuit, SHORT_CIRCUIT),
+                    (&ids.nesting, NESTING),
+                    (&ids.class, CLASS),
+                ] {
+                    assert_eq!(roles & bit != 0, set[k], "{lang:?} kind {k} role {bit}");
+                }
+            }
+        }
+        assert!(langs > 10);
     }
 
     #[test]

@@ -552,6 +552,16 @@ impl tsa_lang::TreeVisitor for FactsPass {
         self.0.enter(node, parent, src);
     }
 
+    fn enter_kind(
+        &mut self,
+        node: tree_sitter::Node<'_>,
+        kind: u16,
+        parent: Option<tree_sitter::Node<'_>>,
+        src: &[u8],
+    ) {
+        self.0.enter_kind(node, kind, parent, src);
+    }
+
     fn leave(&mut self) {
         self.0.leave();
     }
