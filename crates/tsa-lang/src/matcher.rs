@@ -676,9 +676,8 @@ impl Matcher {
             }
             return;
         }
-        // As in tree-sitter, a wildcard never matches an error node (the public
-        // kind of an error node is tree-sitter's error symbol).
-        let error = n.kind == u16::MAX;
+        // As in tree-sitter, a wildcard never matches an error node.
+        let error = n.is_error();
         let accepted = match &p.kinds {
             Kinds::Any => !error,
             Kinds::Named => n.named && !error,

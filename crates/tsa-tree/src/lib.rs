@@ -26,6 +26,12 @@ pub struct Kid<'t> {
 }
 
 impl<'t> Kid<'t> {
+    /// Whether this is an error node, as [`Node::is_error`] says: its kind is
+    /// tree-sitter's error symbol (`ts_builtin_sym_error`, the largest symbol id).
+    pub fn is_error(&self) -> bool {
+        self.kind == u16::MAX
+    }
+
     /// `node` in field `field`, its other facts asked of tree-sitter's API.
     pub fn of(node: Node<'t>, field: u16) -> Self {
         Kid {
@@ -111,7 +117,7 @@ pub fn by_api<'t>(n: Node<'t>, out: &mut Vec<Kid<'t>>, fields: bool) {
 /// For tests: at every node under `root`, the one-pass helper listed the
 /// children (no fallback) and they are tree-sitter's: the same nodes as
 /// `child(i)` and a cursor give, with the same kinds, spans, positions, fields,
-/// named flags and leaves (and no fields when none are asked). Returns how many
+/// named flags, leaves and error flags (and no fields when none are asked). Returns how many
 /// children were checked, or the first difference.
 pub fn agrees_under(root: Node<'_>) -> Result<usize, String> {
     let (mut kids, mut want, mut bare) = (Vec::new(), Vec::new(), Vec::new());
@@ -140,6 +146,7 @@ pub fn agrees_under(root: Node<'_>) -> Result<usize, String> {
                 || shape(k.node) != shape(w.node)
                 || k.field != w.field
                 || (k.kind, k.named, k.leaf) != (w.kind, w.named, w.leaf)
+                || k.is_error() != k.node.is_error()
                 || b.node != w.node
                 || b.field != 0
             {

@@ -46,9 +46,9 @@ struct KindSets {
     /// The grammar's `operator` field (looked up once: a lookup by name scans
     /// every field name, and C has a binary expression every few nodes).
     operator_field: Option<std::num::NonZeroU16>,
-    /// The fields a function's or class's name and parameters are read from,
-    /// looked up once likewise.
-    fields: NameFields,
+    /// The language the sets are of: its fields are looked up by id
+    /// ([`Language::field`]); none before `compile`.
+    lang: Option<Language>,
     /// Per kind id, the roles above as bits ([`FUNCTION`], ...): the measurer's
     /// one lookup per node.
     roles: Vec<u8>,
@@ -59,21 +59,6 @@ const DECISION: u8 = 2;
 const SHORT_CIRCUIT: u8 = 4;
 const NESTING: u8 = 8;
 const CLASS: u8 = 16;
-
-#[derive(Debug, Default)]
-struct NameFields {
-    name: Option<std::num::NonZeroU16>,
-    declarator: Option<std::num::NonZeroU16>,
-    parameters: Option<std::num::NonZeroU16>,
-    left: Option<std::num::NonZeroU16>,
-    key: Option<std::num::NonZeroU16>,
-    r#type: Option<std::num::NonZeroU16>,
-}
-
-/// `node`'s child in the field `field` (none when the grammar has no such field).
-fn child<'t>(node: Node<'t>, field: Option<std::num::NonZeroU16>) -> Option<Node<'t>> {
-    node.child_by_field_id(field?.get())
-}
 
 fn set_of(grammar: &tree_sitter::Language, kinds: &[String], named: bool) -> Vec<bool> {
     let n = grammar.node_kind_count();
@@ -102,7 +87,8 @@ impl Rules {
         has(&self.ids.function, node)
     }
 
-    fn compile(&mut self, grammar: &tree_sitter::Language) {
+    fn compile(&mut self, lang: Language) {
+        let grammar = &lang.grammar();
         self.ids = KindSets {
             function: set_of(grammar, &self.functions, true),
             decision: set_of(grammar, &self.decisions, true),
@@ -111,14 +97,7 @@ impl Rules {
             nesting: set_of(grammar, &self.nesting, true),
             class: set_of(grammar, &self.classes, true),
             operator_field: grammar.field_id_for_name("operator"),
-            fields: NameFields {
-                name: grammar.field_id_for_name("name"),
-                declarator: grammar.field_id_for_name("declarator"),
-                parameters: grammar.field_id_for_name("parameters"),
-                left: grammar.field_id_for_name("left"),
-                key: grammar.field_id_for_name("key"),
-                r#type: grammar.field_id_for_name("type"),
-            },
+            lang: Some(lang),
             roles: Vec::new(),
         };
         let ids = &self.ids;
@@ -137,6 +116,11 @@ impl Rules {
             })
             .collect();
         self.ids.roles = roles;
+    }
+
+    /// `node`'s child in the field `name` (none before `compile`).
+    fn field<'t>(&self, node: Node<'t>, name: &str) -> Option<Node<'t>> {
+        self.ids.lang?.field(node, name)
     }
 
     fn is_class(&self, node: Node<'_>) -> bool {
@@ -175,7 +159,7 @@ fn table() -> &'static HashMap<Language, Rules> {
             .filter_map(|&lang| {
                 let yaml = lang.conventions().complexity.get()?;
                 let mut rules: Rules = serde_norway::from_str(yaml).ok()?;
-                rules.compile(&lang.grammar());
+                rules.compile(lang);
                 Some((lang, rules))
             })
             .collect()
@@ -287,12 +271,13 @@ pub fn functions(rules: &Rules, root: Node<'_>, src: &[u8]) -> Vec<FunctionCc> {
     while let Some((cur, parent)) = stack.pop() {
         if rules.is_function(cur) {
             out.push(FunctionCc {
-                name: function_name(&rules.ids.fields, cur, parent, src),
+                name: function_name(rules, cur, parent, src),
                 line: cur.start_position().row as u32 + 1,
                 end_line: cur.end_position().row as u32 + 1,
                 complexity: of_function(rules, cur),
                 nesting: nesting_of(rules, cur),
-                parameters: child(cur, rules.ids.fields.parameters)
+                parameters: rules
+                    .field(cur, "parameters")
                     .map_or(0, |p| p.named_child_count() as u32),
             });
         }
@@ -308,26 +293,21 @@ fn text<'s>(node: Node<'_>, src: &'s [u8]) -> &'s str {
 
 /// The function's name: its `name` field, else the variable/key it is assigned to,
 /// else `<anonymous>`. `parent` is the node's (callers know it from their walk).
-fn function_name(
-    fields: &NameFields,
-    node: Node<'_>,
-    parent: Option<Node<'_>>,
-    src: &[u8],
-) -> String {
-    if let Some(n) = child(node, fields.name) {
+fn function_name(rules: &Rules, node: Node<'_>, parent: Option<Node<'_>>, src: &[u8]) -> String {
+    if let Some(n) = rules.field(node, "name") {
         return text(n, src).to_owned();
     }
-    if let Some(d) = child(node, fields.declarator) {
+    if let Some(d) = rules.field(node, "declarator") {
         // C/C++: the declarator's innermost identifier.
         let mut cur = d;
-        while let Some(inner) = child(cur, fields.declarator) {
+        while let Some(inner) = rules.field(cur, "declarator") {
             cur = inner;
         }
         return text(cur, src).to_owned();
     }
     if let Some(p) = parent {
-        for field in [fields.name, fields.left, fields.key] {
-            if let Some(n) = child(p, field)
+        for field in ["name", "left", "key"] {
+            if let Some(n) = rules.field(p, field)
                 && n.id() != node.id()
             {
                 return text(n, src).to_owned();
@@ -388,8 +368,9 @@ pub fn classes(rules: &Rules, root: Node<'_>, src: &[u8]) -> Vec<ClassMethods> {
                 let mut c2 = n.walk();
                 inner.extend(n.children(&mut c2));
             }
-            let name = child(cur, rules.ids.fields.name)
-                .or_else(|| child(cur, rules.ids.fields.r#type))
+            let name = rules
+                .field(cur, "name")
+                .or_else(|| rules.field(cur, "type"))
                 .map_or_else(|| "<anonymous>".to_owned(), |n| text(n, src).to_owned());
             out.push(ClassMethods {
                 name,
@@ -495,12 +476,13 @@ impl<'r> Measurer<'r> {
                 self.classes[ci].methods += 1;
             }
             self.functions.push(FunctionCc {
-                name: function_name(&rules.ids.fields, node, parent_node, src),
+                name: function_name(rules, node, parent_node, src),
                 line: node.start_position().row as u32 + 1,
                 end_line: node.end_position().row as u32 + 1,
                 complexity: 1,
                 nesting: 0,
-                parameters: child(node, rules.ids.fields.parameters)
+                parameters: rules
+                    .field(node, "parameters")
                     .map_or(0, |p| p.named_child_count() as u32),
             });
             return Frame {
@@ -522,8 +504,9 @@ impl<'r> Measurer<'r> {
             }
         }
         if roles & CLASS != 0 {
-            let name = child(node, rules.ids.fields.name)
-                .or_else(|| child(node, rules.ids.fields.r#type))
+            let name = rules
+                .field(node, "name")
+                .or_else(|| rules.field(node, "type"))
                 .map_or_else(|| "<anonymous>".to_owned(), |n| text(n, src).to_owned());
             self.classes.push(ClassMethods {
                 name,
