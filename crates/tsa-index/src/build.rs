@@ -784,7 +784,7 @@ fn apply_compiler_edges(
             let mut map: Sites = HashMap::new();
             let mut stmt = tx.prepare_cached(
                 "SELECT id, line, callee_id, target_id, resolution, caller_id, alt FROM calls
-                 WHERE id IN (SELECT id FROM calls_by_file WHERE file_id = ?1)",
+                 WHERE file_id = ?1",
             )?;
             let rows = stmt.query_map([fid], |r| {
                 Ok((

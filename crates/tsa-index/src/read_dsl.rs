@@ -200,8 +200,8 @@ impl Index {
             return Ok(Vec::new());
         }
         self.id_column(
-            "SELECT DISTINCT target_id FROM calls WHERE target_id IS NOT NULL AND id IN
-             (SELECT id FROM calls_by_caller WHERE caller_id IN (SELECT value FROM json_each(?1)))",
+            "SELECT DISTINCT target_id FROM calls WHERE target_id IS NOT NULL
+             AND caller_id IN (SELECT value FROM json_each(?1))",
             &ids_json(callers),
         )
     }
@@ -213,8 +213,8 @@ impl Index {
         }
         let mut stmt = self.conn.prepare_cached(
             "SELECT DISTINCT n.name FROM calls c JOIN names n ON n.id = c.callee_id
-             WHERE c.target_id IS NULL AND c.resolution = ?2 AND c.id IN
-               (SELECT id FROM calls_by_caller WHERE caller_id IN (SELECT value FROM json_each(?1)))",
+             WHERE c.target_id IS NULL AND c.resolution = ?2
+               AND c.caller_id IN (SELECT value FROM json_each(?1))",
         )?;
         let rows = stmt.query_map(
             params![ids_json(callers), Resolution::Unknown.code()],
@@ -230,7 +230,7 @@ impl Index {
         }
         let mut stmt = self.conn.prepare_cached(
             "SELECT DISTINCT caller_id, target_id FROM calls
-             WHERE id IN (SELECT id FROM calls_by_caller WHERE caller_id IN (SELECT value FROM json_each(?1)))
+             WHERE caller_id IN (SELECT value FROM json_each(?1))
                AND target_id IN (SELECT value FROM json_each(?1))
              ORDER BY caller_id, target_id",
         )?;
@@ -248,7 +248,7 @@ impl Index {
         let mut stmt = self.conn.prepare_cached(
             "SELECT DISTINCT caller_id, target_id FROM calls
              WHERE caller_id IS NOT NULL AND target_id IS NOT NULL
-               AND id IN (SELECT id FROM calls_by_caller WHERE caller_id IN (SELECT value FROM json_each(?1))
+               AND id IN (SELECT id FROM calls WHERE caller_id IN (SELECT value FROM json_each(?1))
                           UNION SELECT id FROM calls_by_target WHERE target_id IN (SELECT value FROM json_each(?1)))
              ORDER BY caller_id, target_id",
         )?;

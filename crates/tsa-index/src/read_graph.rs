@@ -286,12 +286,10 @@ impl Index {
             })?;
             Ok(rows.collect::<Result<_, _>>()?)
         };
-        let outgoing = run(
-            "SELECT tf.path, count(*) AS n FROM calls_by_file k JOIN calls c ON c.id = k.id
+        let outgoing = run("SELECT tf.path, count(*) AS n FROM calls c
              JOIN symbols t ON t.id = c.target_id JOIN files tf ON tf.id = t.file_id
-             WHERE k.file_id = ?1 AND c.target_id IS NOT NULL AND t.file_id != ?1
-             GROUP BY tf.path ORDER BY n DESC, tf.path",
-        )?;
+             WHERE c.file_id = ?1 AND c.target_id IS NOT NULL AND t.file_id != ?1
+             GROUP BY tf.path ORDER BY n DESC, tf.path")?;
         let incoming = run("SELECT cf.path, count(*) AS n FROM symbols t
              JOIN calls_by_target k ON k.target_id = t.id JOIN calls c ON c.id = k.id
              JOIN files cf ON cf.id = c.file_id

@@ -13,8 +13,9 @@ use crate::fault::checkpoint;
 /// Bumped whenever the schema or the extractor changes what it stores, or what a
 /// writer must keep (17: the skeleton stamp, meta `skeleton`, which a writer of an
 /// older version would leave as it was while changing files and imports; 18: the
-/// `calls_by_*` tables in place of the indexes on calls).
-pub const SCHEMA_VERSION: i64 = 18;
+/// `calls_by_*` tables in place of the indexes on calls; 19: by file and by caller
+/// indexes on calls again, kept as rows come, in place of two of those tables).
+pub const SCHEMA_VERSION: i64 = 19;
 
 /// The FTS tables of [`SCHEMA`] (one text for both users).
 macro_rules! fts_schema {
@@ -76,14 +77,17 @@ CREATE TABLE IF NOT EXISTS calls(
     package TEXT,
     branch INTEGER
 );
--- The call sites by target, callee name, caller and file: what an index on each
--- column of calls would hold, as tables a cold build fills from keys it sorted
--- itself (SQLite sorts each of these indexes far slower) and the triggers below
+-- The call sites by target and by callee name: what an index on each column
+-- would hold, as tables a cold build fills from keys it sorted itself (their keys
+-- come in no order; SQLite sorts such an index far slower) and the triggers below
 -- keep in step with calls afterwards.
 CREATE TABLE IF NOT EXISTS calls_by_target(target_id INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY(target_id, id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS calls_by_callee(callee_id INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY(callee_id, id)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS calls_by_caller(caller_id INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY(caller_id, id)) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS calls_by_file(file_id INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY(file_id, id)) WITHOUT ROWID;
+-- By file and by caller, indexes kept as rows come: a cold build writes call
+-- sites file after file, so their keys arrive in order (a file's definitions have
+-- ids above every earlier file's) and each lands at the right edge of its B-tree.
+CREATE INDEX IF NOT EXISTS calls_file ON calls(file_id);
+CREATE INDEX IF NOT EXISTS calls_caller ON calls(caller_id) WHERE caller_id IS NOT NULL;
 CREATE TABLE IF NOT EXISTS imports(
     id INTEGER PRIMARY KEY,
     file_id INTEGER NOT NULL,
@@ -131,15 +135,11 @@ pub(crate) const INDEXES: &str = r#"
 CREATE INDEX IF NOT EXISTS symbols_name ON symbols(name_id);
 CREATE INDEX IF NOT EXISTS symbols_file ON symbols(file_id);
 CREATE TRIGGER IF NOT EXISTS calls_keys_insert AFTER INSERT ON calls BEGIN
-    INSERT INTO calls_by_file VALUES (new.file_id, new.id);
     INSERT INTO calls_by_callee VALUES (new.callee_id, new.id);
-    INSERT INTO calls_by_caller SELECT new.caller_id, new.id WHERE new.caller_id IS NOT NULL;
     INSERT INTO calls_by_target SELECT new.target_id, new.id WHERE new.target_id IS NOT NULL;
 END;
 CREATE TRIGGER IF NOT EXISTS calls_keys_delete AFTER DELETE ON calls BEGIN
-    DELETE FROM calls_by_file WHERE file_id = old.file_id AND id = old.id;
     DELETE FROM calls_by_callee WHERE callee_id = old.callee_id AND id = old.id;
-    DELETE FROM calls_by_caller WHERE caller_id = old.caller_id AND id = old.id;
     DELETE FROM calls_by_target WHERE target_id = old.target_id AND id = old.id;
 END;
 CREATE TRIGGER IF NOT EXISTS calls_keys_target AFTER UPDATE OF target_id ON calls
@@ -147,14 +147,10 @@ WHEN old.target_id IS NOT new.target_id BEGIN
     DELETE FROM calls_by_target WHERE target_id = old.target_id AND id = old.id;
     INSERT OR IGNORE INTO calls_by_target SELECT new.target_id, new.id WHERE new.target_id IS NOT NULL;
 END;
-CREATE TRIGGER IF NOT EXISTS calls_keys_rest AFTER UPDATE OF id, file_id, callee_id, caller_id ON calls BEGIN
-    DELETE FROM calls_by_file WHERE file_id = old.file_id AND id = old.id;
+CREATE TRIGGER IF NOT EXISTS calls_keys_rest AFTER UPDATE OF id, callee_id ON calls BEGIN
     DELETE FROM calls_by_callee WHERE callee_id = old.callee_id AND id = old.id;
-    DELETE FROM calls_by_caller WHERE caller_id = old.caller_id AND id = old.id;
     DELETE FROM calls_by_target WHERE target_id = old.target_id AND id = old.id;
-    INSERT OR IGNORE INTO calls_by_file VALUES (new.file_id, new.id);
     INSERT OR IGNORE INTO calls_by_callee VALUES (new.callee_id, new.id);
-    INSERT OR IGNORE INTO calls_by_caller SELECT new.caller_id, new.id WHERE new.caller_id IS NOT NULL;
     INSERT OR IGNORE INTO calls_by_target SELECT new.target_id, new.id WHERE new.target_id IS NOT NULL;
 END;
 CREATE INDEX IF NOT EXISTS imports_file ON imports(file_id);
@@ -166,12 +162,12 @@ CREATE INDEX IF NOT EXISTS symbols_owner ON symbols(owner_id) WHERE owner_id IS 
 CREATE INDEX IF NOT EXISTS fields_file ON fields(file_id);
 "#;
 
-/// `column IN (list)`; for a column of calls (`c.file_id`, `c.callee_id`,
-/// `c.caller_id`, `c.target_id`) through its `calls_by_*` table, calls having no
-/// index of its own on it.
+/// `column IN (list)`; for a column of calls keyed in a table of its own
+/// (`c.callee_id`, `c.target_id`) through its `calls_by_*` table, calls having no
+/// index on it (by file and by caller, calls has its own).
 pub(crate) fn calls_keyed(column: &str, list: &str) -> String {
     match column.strip_prefix("c.") {
-        Some(col @ ("file_id" | "callee_id" | "caller_id" | "target_id")) => {
+        Some(col @ ("callee_id" | "target_id")) => {
             let table = &col[..col.len() - 3];
             format!("c.id IN (SELECT id FROM calls_by_{table} WHERE {col} IN ({list}))")
         }
@@ -690,20 +686,11 @@ const CALL_COLUMNS: [&str; 13] = [
     "branch",
 ];
 
-/// The `calls_by_*` rows of a cold build's call sites, written in key order: by
-/// file and by caller as each file's sites come (files come in id order, and a
-/// file's definitions have ids above every earlier file's), by target and by
-/// callee sorted once all are in (a key and id packed in one `u64`: 8 bytes a
-/// site each). A B-tree filled in key order is far cheaper than SQLite's own sort
-/// of the same index.
+/// The `calls_by_*` rows of a cold build's call sites, by target and by callee,
+/// sorted once all are in (a key and id packed in one `u64`: 8 bytes a site each)
+/// and written in key order. A B-tree filled in key order is far cheaper than
+/// SQLite's own sort of the same index.
 struct CallKeys {
-    file: i64,
-    /// The current file's rows by caller (sorted when the file ends).
-    by_caller: Vec<(i64, i64)>,
-    /// Rows by file and by caller not yet written: full statements go as they fill,
-    /// across files (most files have fewer sites than a statement takes).
-    file_rows: Pairs,
-    caller_rows: Pairs,
     by_target: Vec<u64>,
     by_callee: Vec<u64>,
     /// A key or id past `u32`: the packed lists are dropped and SQL fills those tables.
@@ -716,68 +703,35 @@ const PAIRS_PER_INSERT: usize = 128;
 impl CallKeys {
     fn new() -> Self {
         CallKeys {
-            file: 0,
-            by_caller: Vec::new(),
-            file_rows: Pairs::new("calls_by_file"),
-            caller_rows: Pairs::new("calls_by_caller"),
             by_target: Vec::new(),
             by_callee: Vec::new(),
             wide: false,
         }
     }
 
-    fn add(
-        &mut self,
-        tx: &Transaction<'_>,
-        id: i64,
-        site: &CallRow<'_>,
-        target: Option<i64>,
-    ) -> Result<(), IndexError> {
-        if site.file_id != self.file {
-            self.flush(tx)?;
-            self.file = site.file_id;
+    fn add(&mut self, id: i64, site: &CallRow<'_>, target: Option<i64>) {
+        if self.wide {
+            return;
         }
-        self.file_rows.push(tx, (site.file_id, id))?;
-        if let Some(caller) = site.caller_id {
-            self.by_caller.push((caller, id));
-        }
-        if !self.wide {
-            let pack = |key: i64| -> Option<u64> {
-                Some(
-                    (u64::from(u32::try_from(key).ok()?) << 32)
-                        | u64::from(u32::try_from(id).ok()?),
-                )
-            };
-            match (pack(site.callee_id), target.map(pack)) {
-                (Some(callee), Some(Some(t))) => {
-                    self.by_callee.push(callee);
-                    self.by_target.push(t);
-                }
-                (Some(callee), None) => self.by_callee.push(callee),
-                _ => {
-                    self.wide = true;
-                    self.by_target = Vec::new();
-                    self.by_callee = Vec::new();
-                }
+        let pack = |key: i64| -> Option<u64> {
+            Some((u64::from(u32::try_from(key).ok()?) << 32) | u64::from(u32::try_from(id).ok()?))
+        };
+        match (pack(site.callee_id), target.map(pack)) {
+            (Some(callee), Some(Some(t))) => {
+                self.by_callee.push(callee);
+                self.by_target.push(t);
+            }
+            (Some(callee), None) => self.by_callee.push(callee),
+            _ => {
+                self.wide = true;
+                self.by_target = Vec::new();
+                self.by_callee = Vec::new();
             }
         }
-        Ok(())
     }
 
-    /// Queues the current file's rows by caller, in key order.
-    fn flush(&mut self, tx: &Transaction<'_>) -> Result<(), IndexError> {
-        self.by_caller.sort_unstable();
-        for pair in self.by_caller.drain(..) {
-            self.caller_rows.push(tx, pair)?;
-        }
-        Ok(())
-    }
-
-    /// Writes every row left.
-    fn finish(mut self, tx: &Transaction<'_>) -> Result<(), IndexError> {
-        self.flush(tx)?;
-        self.file_rows.finish(tx)?;
-        self.caller_rows.finish(tx)?;
+    /// Writes every row.
+    fn finish(self, tx: &Transaction<'_>) -> Result<(), IndexError> {
         if self.wide {
             tx.execute_batch(
                 "INSERT INTO calls_by_target SELECT target_id, id FROM calls WHERE target_id IS NOT NULL ORDER BY 1, 2;
@@ -786,8 +740,11 @@ impl CallKeys {
             return Ok(());
         }
         let unpack = |k: u64| ((k >> 32) as i64, (k & 0xffff_ffff) as i64);
-        let mut by_target = std::mem::take(&mut self.by_target);
-        let mut by_callee = std::mem::take(&mut self.by_callee);
+        let CallKeys {
+            mut by_target,
+            mut by_callee,
+            ..
+        } = self;
         by_target.par_sort_unstable();
         // The callee keys are sorted on another core while this one writes the
         // target rows (the other cores have nothing else left to do).
@@ -803,34 +760,6 @@ impl CallKeys {
             written?;
             put_pairs(tx, "calls_by_callee", by_callee.into_iter().map(unpack))
         })
-    }
-}
-
-/// `(key, id)` rows of `table` waiting for a full multi-row insert.
-struct Pairs {
-    table: &'static str,
-    rows: Vec<(i64, i64)>,
-}
-
-impl Pairs {
-    fn new(table: &'static str) -> Self {
-        Pairs {
-            table,
-            rows: Vec::with_capacity(PAIRS_PER_INSERT),
-        }
-    }
-
-    fn push(&mut self, tx: &Transaction<'_>, pair: (i64, i64)) -> Result<(), IndexError> {
-        self.rows.push(pair);
-        if self.rows.len() == PAIRS_PER_INSERT {
-            put_pairs(tx, self.table, self.rows.drain(..))?;
-        }
-        Ok(())
-    }
-
-    /// Writes the rows left.
-    fn finish(&mut self, tx: &Transaction<'_>) -> Result<(), IndexError> {
-        put_pairs(tx, self.table, self.rows.drain(..))
     }
 }
 
@@ -999,7 +928,7 @@ impl<'t> Writer<'t> {
         }
         for sql in [
             "DELETE FROM symbols WHERE file_id = ?1",
-            "DELETE FROM calls WHERE id IN (SELECT id FROM calls_by_file WHERE file_id = ?1)",
+            "DELETE FROM calls WHERE file_id = ?1",
             "DELETE FROM imports WHERE file_id = ?1",
             "DELETE FROM inherits WHERE file_id = ?1",
             "DELETE FROM fields WHERE file_id = ?1",
@@ -1214,7 +1143,7 @@ impl<'t> Writer<'t> {
         {
             let mut stmt = self.tx.prepare_cached(
                 "SELECT id, caller_id, callee_id, receiver, receiver_type, shadowed, path_call, branch, line
-                 FROM calls WHERE id IN (SELECT id FROM calls_by_file WHERE file_id = ?1) AND alt = 0
+                 FROM calls WHERE file_id = ?1 AND alt = 0
                  ORDER BY line, id",
             )?;
             let mut rows = stmt.query([file_id])?;
@@ -1237,7 +1166,7 @@ impl<'t> Writer<'t> {
         self.tx
             .prepare_cached(
                 "UPDATE calls SET target_id = NULL, resolution = 5, confidence = 0, package = NULL
-                 WHERE id IN (SELECT id FROM calls_by_file WHERE file_id = ?1)
+                 WHERE file_id = ?1
                    AND (resolution = 7 OR package IS NOT NULL)",
             )?
             .execute([file_id])?;
@@ -1375,7 +1304,7 @@ impl<'t> Writer<'t> {
         stmt.raw_execute()?;
         if let Some(keys) = &mut self.keys {
             let target = (row.1.target != 0).then_some(row.1.target);
-            keys.add(self.tx, self.tx.last_insert_rowid(), site, target)?;
+            keys.add(self.tx.last_insert_rowid(), site, target);
         }
         Ok(())
     }
@@ -1406,7 +1335,7 @@ impl<'t> Writer<'t> {
                     let first = self.tx.last_insert_rowid() - part.len() as i64 + 1;
                     for (i, (site, b, _)) in part.iter().enumerate() {
                         let target = (b.target != 0).then_some(b.target);
-                        keys.add(self.tx, first + i as i64, site, target)?;
+                        keys.add(first + i as i64, site, target);
                     }
                 }
             }
@@ -1532,13 +1461,8 @@ pub(crate) mod tests {
 
     /// Rows of the `calls_by_*` tables and of `calls` that the other side lacks.
     pub(crate) const CALL_KEYS_ASTRAY: &str = "SELECT
-        (SELECT count(*) FROM (SELECT file_id, id FROM calls EXCEPT SELECT file_id, id FROM calls_by_file))
-      + (SELECT count(*) FROM (SELECT file_id, id FROM calls_by_file EXCEPT SELECT file_id, id FROM calls))
-      + (SELECT count(*) FROM (SELECT callee_id, id FROM calls EXCEPT SELECT callee_id, id FROM calls_by_callee))
+        (SELECT count(*) FROM (SELECT callee_id, id FROM calls EXCEPT SELECT callee_id, id FROM calls_by_callee))
       + (SELECT count(*) FROM (SELECT callee_id, id FROM calls_by_callee EXCEPT SELECT callee_id, id FROM calls))
-      + (SELECT count(*) FROM (SELECT caller_id, id FROM calls WHERE caller_id IS NOT NULL
-                               EXCEPT SELECT caller_id, id FROM calls_by_caller))
-      + (SELECT count(*) FROM (SELECT caller_id, id FROM calls_by_caller EXCEPT SELECT caller_id, id FROM calls))
       + (SELECT count(*) FROM (SELECT target_id, id FROM calls WHERE target_id IS NOT NULL
                                EXCEPT SELECT target_id, id FROM calls_by_target))
       + (SELECT count(*) FROM (SELECT target_id, id FROM calls_by_target EXCEPT SELECT target_id, id FROM calls))";
@@ -1547,8 +1471,8 @@ pub(crate) mod tests {
     /// tables without a new version would open old indexes as if they had the new
     /// columns. Change the schema, bump the version, then put the new digest here.
     const SCHEMA_DIGEST: (i64, &str) = (
-        18,
-        "2337bee1613c14fc931c11ed41d985e0722bdbdf007d027d751607d60fd5664f",
+        19,
+        "567f20283144eab05eef175e723d8dc0e9f107eeb5f481dda18edeec91bd6a52",
     );
 
     #[test]
