@@ -62,15 +62,6 @@ extern "C" fn sqlite_malloc(n: c_int) -> *mut c_void {
     unsafe { libmimalloc_sys::mi_malloc(n.max(0) as usize) }
 }
 
-/// SQLite's `xFree`.
-///
-/// # Safety
-/// `p` is null or a live block of [`sqlite_malloc`] / [`sqlite_realloc`].
-unsafe extern "C" fn sqlite_free(p: *mut c_void) {
-    // SAFETY: a block of this allocator (the caller's contract).
-    unsafe { libmimalloc_sys::mi_free(p) }
-}
-
 /// SQLite's `xRealloc`: null when it fails, the old block then left as it was.
 ///
 /// # Safety
@@ -114,7 +105,8 @@ extern "C" fn sqlite_shutdown(_: *mut c_void) {}
 unsafe fn configure_sqlite() {
     let methods = libsqlite3_sys::sqlite3_mem_methods {
         xMalloc: Some(sqlite_malloc),
-        xFree: Some(sqlite_free),
+        // mimalloc's own free, as tree-sitter's hand-over passes it.
+        xFree: Some(libmimalloc_sys::mi_free),
         xRealloc: Some(sqlite_realloc),
         xSize: Some(sqlite_size),
         xRoundup: Some(sqlite_roundup),

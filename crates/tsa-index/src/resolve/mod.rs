@@ -422,35 +422,26 @@ impl Model {
             generic,
             includes,
         } = skeleton;
-        // The three lookups are built at once, the per-file one on all cores (a
-        // cold build of the kernel waited most of a second on them, one core idle).
+        // The per-file lookups on all cores beside the project-wide ones (a cold
+        // build of the kernel waited most of a second on them, one core idle).
         let (by_file_name, (by_name, by_owner)) = rayon::join(
             || by_file_names(files.len(), &syms),
             || {
-                rayon::join(
-                    || {
-                        let mut by_name: HashMap<Arc<str>, Vec<usize>> = HashMap::default();
-                        for (i, s) in syms.iter().enumerate() {
-                            by_name.entry(s.name.clone()).or_default().push(i);
-                        }
-                        by_name
-                    },
-                    || {
-                        let mut by_owner: HashMap<Arc<str>, HashMap<Arc<str>, Vec<usize>>> =
-                            HashMap::default();
-                        for (i, s) in syms.iter().enumerate() {
-                            if let Some(owner) = &s.owner {
-                                by_owner
-                                    .entry(owner.clone())
-                                    .or_default()
-                                    .entry(s.name.clone())
-                                    .or_default()
-                                    .push(i);
-                            }
-                        }
+                let mut by_name: HashMap<Arc<str>, Vec<usize>> = HashMap::default();
+                let mut by_owner: HashMap<Arc<str>, HashMap<Arc<str>, Vec<usize>>> =
+                    HashMap::default();
+                for (i, s) in syms.iter().enumerate() {
+                    by_name.entry(s.name.clone()).or_default().push(i);
+                    if let Some(owner) = &s.owner {
                         by_owner
-                    },
-                )
+                            .entry(owner.clone())
+                            .or_default()
+                            .entry(s.name.clone())
+                            .or_default()
+                            .push(i);
+                    }
+                }
+                (by_name, by_owner)
             },
         );
         static NEXT_UID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
