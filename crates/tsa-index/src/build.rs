@@ -543,6 +543,8 @@ fn build_cold(
         Ok::<_, IndexError>((stamp, skeleton))
     })();
     drop(fresh);
+    // The FTS side file, copied in (or of a build that failed).
+    store::discard_fts_side(&store::fts_side(&tmp));
     let (stamp, skeleton) = match written {
         Ok(w) => w,
         Err(e) => {

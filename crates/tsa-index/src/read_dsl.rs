@@ -7,6 +7,7 @@ use rusqlite::params;
 use crate::IndexError;
 use crate::read::Index;
 use crate::resolve::Resolution;
+use crate::store::calls_of_callers;
 
 /// One definition in the compact form the DSL evaluators hold in memory.
 #[derive(Clone, Debug, PartialEq)]
@@ -200,8 +201,10 @@ impl Index {
             return Ok(Vec::new());
         }
         self.id_column(
-            "SELECT DISTINCT target_id FROM calls WHERE target_id IS NOT NULL
-             AND caller_id IN (SELECT value FROM json_each(?1))",
+            &format!(
+                "SELECT DISTINCT target_id FROM calls WHERE target_id IS NOT NULL AND id IN ({})",
+                calls_of_callers("SELECT value FROM json_each(?1)")
+            ),
             &ids_json(callers),
         )
     }
@@ -211,11 +214,11 @@ impl Index {
         if callers.is_empty() {
             return Ok(Vec::new());
         }
-        let mut stmt = self.conn.prepare_cached(
+        let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT DISTINCT n.name FROM calls c JOIN names n ON n.id = c.callee_id
-             WHERE c.target_id IS NULL AND c.resolution = ?2
-               AND c.caller_id IN (SELECT value FROM json_each(?1))",
-        )?;
+             WHERE c.target_id IS NULL AND c.resolution = ?2 AND c.id IN ({})",
+            calls_of_callers("SELECT value FROM json_each(?1)")
+        ))?;
         let rows = stmt.query_map(
             params![ids_json(callers), Resolution::Unknown.code()],
             |r| r.get::<_, String>(0),
@@ -228,12 +231,13 @@ impl Index {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let mut stmt = self.conn.prepare_cached(
+        let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT DISTINCT caller_id, target_id FROM calls
-             WHERE caller_id IN (SELECT value FROM json_each(?1))
+             WHERE id IN ({})
                AND target_id IN (SELECT value FROM json_each(?1))
              ORDER BY caller_id, target_id",
-        )?;
+            calls_of_callers("SELECT value FROM json_each(?1)")
+        ))?;
         let rows = stmt.query_map([ids_json(ids)], |r| {
             Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
         })?;
@@ -245,13 +249,14 @@ impl Index {
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        let mut stmt = self.conn.prepare_cached(
+        let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT DISTINCT caller_id, target_id FROM calls
              WHERE caller_id IS NOT NULL AND target_id IS NOT NULL
-               AND id IN (SELECT id FROM calls WHERE caller_id IN (SELECT value FROM json_each(?1))
+               AND id IN ({}
                           UNION SELECT id FROM calls_by_target WHERE target_id IN (SELECT value FROM json_each(?1)))
              ORDER BY caller_id, target_id",
-        )?;
+            calls_of_callers("SELECT value FROM json_each(?1)")
+        ))?;
         let rows = stmt.query_map([ids_json(ids)], |r| {
             Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
         })?;

@@ -14,8 +14,9 @@ use crate::fault::checkpoint;
 /// writer must keep (17: the skeleton stamp, meta `skeleton`, which a writer of an
 /// older version would leave as it was while changing files and imports; 18: the
 /// `calls_by_*` tables in place of the indexes on calls; 19: by file and by caller
-/// indexes on calls again, kept as rows come, in place of two of those tables).
-pub const SCHEMA_VERSION: i64 = 19;
+/// indexes on calls again, kept as rows come, in place of two of those tables; 20:
+/// one index by file and caller for both).
+pub const SCHEMA_VERSION: i64 = 20;
 
 /// The FTS tables of [`SCHEMA`] (one text for both users).
 macro_rules! fts_schema {
@@ -83,11 +84,11 @@ CREATE TABLE IF NOT EXISTS calls(
 -- keep in step with calls afterwards.
 CREATE TABLE IF NOT EXISTS calls_by_target(target_id INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY(target_id, id)) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS calls_by_callee(callee_id INTEGER NOT NULL, id INTEGER NOT NULL, PRIMARY KEY(callee_id, id)) WITHOUT ROWID;
--- By file and by caller, indexes kept as rows come: a cold build writes call
--- sites file after file, so their keys arrive in order (a file's definitions have
--- ids above every earlier file's) and each lands at the right edge of its B-tree.
-CREATE INDEX IF NOT EXISTS calls_file ON calls(file_id);
-CREATE INDEX IF NOT EXISTS calls_caller ON calls(caller_id) WHERE caller_id IS NOT NULL;
+-- By file, then caller: an index kept as rows come (a cold build writes call sites
+-- file after file, so each file's keys land at the right edge of the B-tree). The
+-- call sites inside a definition are found through its file ([`calls_of_callers`]):
+-- one index to keep instead of two.
+CREATE INDEX IF NOT EXISTS calls_file ON calls(file_id, caller_id);
 CREATE TABLE IF NOT EXISTS imports(
     id INTEGER PRIMARY KEY,
     file_id INTEGER NOT NULL,
@@ -164,15 +165,26 @@ CREATE INDEX IF NOT EXISTS fields_file ON fields(file_id);
 
 /// `column IN (list)`; for a column of calls keyed in a table of its own
 /// (`c.callee_id`, `c.target_id`) through its `calls_by_*` table, calls having no
-/// index on it (by file and by caller, calls has its own).
+/// index on it; by caller (`c.caller_id`) through the callers' files
+/// ([`calls_of_callers`]).
 pub(crate) fn calls_keyed(column: &str, list: &str) -> String {
     match column.strip_prefix("c.") {
         Some(col @ ("callee_id" | "target_id")) => {
             let table = &col[..col.len() - 3];
             format!("c.id IN (SELECT id FROM calls_by_{table} WHERE {col} IN ({list}))")
         }
+        Some("caller_id") => format!("c.id IN ({})", calls_of_callers(list)),
         _ => format!("{column} IN ({list})"),
     }
+}
+
+/// The ids of the call sites inside the definitions `list` (a list or a query of
+/// symbol ids), sought by each one's file and its own id in `calls_file`.
+pub(crate) fn calls_of_callers(list: &str) -> String {
+    format!(
+        "SELECT k.id FROM symbols s JOIN calls k ON k.file_id = s.file_id AND k.caller_id = s.id
+         WHERE s.id IN ({list})"
+    )
 }
 
 /// The FTS tables, whose settings a cold build changes and puts back.
@@ -230,12 +242,13 @@ pub(crate) fn fts_side(fresh: &Path) -> std::path::PathBuf {
 /// segment each: on its own connection, so beside the build's writer (on the
 /// kernel the FTS inserts are a tenth of what a file's parse costs, and the
 /// resolution leaves a core free). [`copy_fts`] then moves the result in. Stops
-/// early, with nothing to copy, when `stop` turns true.
+/// early, with nothing to copy, when `stop` turns true. The file is closed on
+/// return: the build's connection, which has it attached, reads it next.
 pub(crate) fn build_fts_apart<'a>(
     path: &Path,
     rows: impl Iterator<Item = (i64, &'a str, &'a str)>,
     stop: &std::sync::atomic::AtomicBool,
-) -> Result<Connection, IndexError> {
+) -> Result<(), IndexError> {
     let mut conn = Connection::open(path)?;
     bulk_settings(&conn)?;
     conn.execute_batch(FTS_SCHEMA)?;
@@ -255,15 +268,19 @@ pub(crate) fn build_fts_apart<'a>(
     }
     tx.execute_batch(&optimize_fts())?;
     tx.commit()?;
-    Ok(conn)
+    conn.close().map_err(|(_, e)| e)?;
+    Ok(())
 }
 
 /// A file only this build writes, thrown away if it stops: no journal, no syncs,
-/// locked for the whole connection, temporary tables in memory.
+/// locked for the whole connection, temporary tables in memory. The settings are
+/// `main`'s alone: a database attached later keeps SQLite's defaults (the FTS
+/// side file, which another connection writes meanwhile, is locked only while
+/// it is read).
 fn bulk_settings(conn: &Connection) -> Result<(), IndexError> {
-    conn.pragma_update(None, "journal_mode", "OFF")?;
-    conn.pragma_update(None, "synchronous", "OFF")?;
-    conn.pragma_update(None, "locking_mode", "EXCLUSIVE")?;
+    conn.pragma_update(Some("main"), "journal_mode", "OFF")?;
+    conn.pragma_update(Some("main"), "synchronous", "OFF")?;
+    conn.pragma_update(Some("main"), "locking_mode", "EXCLUSIVE")?;
     conn.pragma_update(None, "temp_store", "MEMORY")?;
     Ok(())
 }
@@ -273,40 +290,23 @@ pub(crate) fn discard_fts_side(path: &Path) {
     let _ = std::fs::remove_file(path);
 }
 
-/// Puts the FTS tables [`build_fts_apart`] filled (`side`) in place of the empty
-/// ones of the build in `tx`: FTS5's storage is ordinary tables, copied row for
-/// row (after the merge, a few blocks of postings per thousand symbols). The FTS
-/// tables of `tx`'s connection must not have been used in the transaction: FTS5
-/// would keep what it read of them.
-pub(crate) fn copy_fts(tx: &Transaction<'_>, side: &Connection) -> Result<(), IndexError> {
-    use rusqlite::types::Value;
-    // Rows a multi-row insert takes (a column size row per symbol: many).
-    const ROWS: usize = 64;
+/// The name the FTS side file ([`fts_side`]) is attached under to a cold build's
+/// connection ([`open_fresh`]).
+const FTS_SIDE: &str = "fts_side";
+
+/// Puts the FTS tables [`build_fts_apart`] filled in the side file in place of the
+/// empty ones of the build in `tx`: FTS5's storage is ordinary tables, each
+/// copied whole by `INSERT INTO t SELECT * FROM side.t`, which SQLite carries out
+/// record by record without decoding them (its transfer optimization: same
+/// columns and keys, an empty target). The FTS tables of `tx`'s connection must
+/// not have been used in the transaction: FTS5 would keep what it read of them.
+pub(crate) fn copy_fts(tx: &Transaction<'_>) -> Result<(), IndexError> {
     for table in FTS_TABLES {
         for shadow in FTS_SHADOWS {
             let name = format!("{table}_{shadow}");
-            tx.execute(&format!("DELETE FROM {name}"), [])?;
-            let mut read = side.prepare(&format!("SELECT * FROM {name}"))?;
-            let n = read.column_count();
-            let row = format!("({})", vec!["?"; n].join(","));
-            let mut many = tx.prepare(&format!(
-                "INSERT OR FAIL INTO {name} VALUES {}",
-                vec![row.as_str(); ROWS].join(",")
+            tx.execute_batch(&format!(
+                "DELETE FROM main.{name}; INSERT INTO main.{name} SELECT * FROM {FTS_SIDE}.{name};"
             ))?;
-            let mut batch: Vec<Value> = Vec::with_capacity(ROWS * n);
-            let mut rows = read.query([])?;
-            while let Some(r) = rows.next()? {
-                for i in 0..n {
-                    batch.push(r.get(i)?);
-                }
-                if batch.len() == ROWS * n {
-                    many.execute(rusqlite::params_from_iter(batch.drain(..)))?;
-                }
-            }
-            let mut one = tx.prepare(&format!("INSERT INTO {name} VALUES {row}"))?;
-            for values in batch.chunks(n) {
-                one.execute(rusqlite::params_from_iter(values))?;
-            }
         }
     }
     Ok(())
@@ -477,6 +477,19 @@ pub fn open_fresh(root: &Path) -> Result<(Connection, std::path::PathBuf), Index
     conn.execute(
         "INSERT INTO meta(key, value) VALUES('schema_version', ?1)",
         params![SCHEMA_VERSION.to_string()],
+    )?;
+    // The FTS side file, its tables made now and attached (outside any
+    // transaction, as SQLite asks) so that `copy_fts` reads it from this
+    // connection; `build_fts_apart` fills it meanwhile on its own.
+    let side = fts_side(&tmp);
+    {
+        let side = Connection::open(&side)?;
+        bulk_settings(&side)?;
+        side.execute_batch(FTS_SCHEMA)?;
+    }
+    conn.execute(
+        &format!("ATTACH DATABASE ?1 AS {FTS_SIDE}"),
+        [side.to_string_lossy()],
     )?;
     Ok((conn, tmp))
 }
@@ -1471,8 +1484,8 @@ pub(crate) mod tests {
     /// tables without a new version would open old indexes as if they had the new
     /// columns. Change the schema, bump the version, then put the new digest here.
     const SCHEMA_DIGEST: (i64, &str) = (
-        19,
-        "567f20283144eab05eef175e723d8dc0e9f107eeb5f481dda18edeec91bd6a52",
+        20,
+        "8ed2b5f5dee8e8a61b7d7238d3cee5ba10ef10650bb712dd4df6ab9c10cf4d39",
     );
 
     #[test]

@@ -546,11 +546,11 @@ pub(super) fn write(
         let t = Instant::now();
         let side = fts.join().unwrap_or_else(|e| std::panic::resume_unwind(e));
         written?;
-        crate::store::copy_fts(tx, &side?)?;
+        side?;
+        crate::store::copy_fts(tx)?;
         report.write_ms += t.elapsed().as_millis();
         Ok::<_, IndexError>(())
     })?;
-    crate::store::discard_fts_side(fts_side);
     // Ids are 1.. in walk order.
     let file_idx = (0..n).map(|k| (k as i64 + 1, k)).collect();
     let skeleton = model.skeleton();
