@@ -67,7 +67,8 @@ fn plain(rel: &str) -> bool {
 /// Project file `rel` opened by the kernel beneath `root` in one call (Linux's
 /// `openat2`: no symlink at the leaf, none leading out of the root, no absolute
 /// one), where [`confined`] resolves every folder of the path with a call or two
-/// each (a tenth of a build's system time). `None` when the kernel refuses for
+/// each (its `readlink`s alone were a quarter of the time a Django build spent
+/// opening and reading its files). `None` when the kernel refuses for
 /// any reason, an absolute link inside the root as well as a link out or an old
 /// kernel: the caller then asks [`confined`], whose answer is the rule.
 #[cfg(target_os = "linux")]
