@@ -9,6 +9,13 @@ use crate::read::Index;
 use crate::resolve::Resolution;
 use crate::store::calls_of_callers;
 
+/// The ids of the call sites inside the definitions of the JSON list `?1`.
+fn calls_of_json_callers() -> &'static str {
+    static SQL: std::sync::LazyLock<String> =
+        std::sync::LazyLock::new(|| calls_of_callers("SELECT value FROM json_each(?1)"));
+    &SQL
+}
+
 /// One definition in the compact form the DSL evaluators hold in memory.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DslSymbol {
@@ -203,7 +210,7 @@ impl Index {
         self.id_column(
             &format!(
                 "SELECT DISTINCT target_id FROM calls WHERE target_id IS NOT NULL AND id IN ({})",
-                calls_of_callers("SELECT value FROM json_each(?1)")
+                calls_of_json_callers()
             ),
             &ids_json(callers),
         )
@@ -217,7 +224,7 @@ impl Index {
         let mut stmt = self.conn.prepare_cached(&format!(
             "SELECT DISTINCT n.name FROM calls c JOIN names n ON n.id = c.callee_id
              WHERE c.target_id IS NULL AND c.resolution = ?2 AND c.id IN ({})",
-            calls_of_callers("SELECT value FROM json_each(?1)")
+            calls_of_json_callers()
         ))?;
         let rows = stmt.query_map(
             params![ids_json(callers), Resolution::Unknown.code()],
@@ -236,7 +243,7 @@ impl Index {
              WHERE id IN ({})
                AND target_id IN (SELECT value FROM json_each(?1))
              ORDER BY caller_id, target_id",
-            calls_of_callers("SELECT value FROM json_each(?1)")
+            calls_of_json_callers()
         ))?;
         let rows = stmt.query_map([ids_json(ids)], |r| {
             Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))
@@ -255,7 +262,7 @@ impl Index {
                AND id IN ({}
                           UNION SELECT id FROM calls_by_target WHERE target_id IN (SELECT value FROM json_each(?1)))
              ORDER BY caller_id, target_id",
-            calls_of_callers("SELECT value FROM json_each(?1)")
+            calls_of_json_callers()
         ))?;
         let rows = stmt.query_map([ids_json(ids)], |r| {
             Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?))

@@ -249,9 +249,9 @@ pub(crate) fn build_fts_apart<'a>(
     rows: impl Iterator<Item = (i64, &'a str, &'a str)>,
     stop: &std::sync::atomic::AtomicBool,
 ) -> Result<(), IndexError> {
+    // The tables are there: `open_fresh` made them when it attached the file.
     let mut conn = Connection::open(path)?;
     bulk_settings(&conn)?;
-    conn.execute_batch(FTS_SCHEMA)?;
     // A bulk load merges the segments once, at the end, rather than as they come.
     conn.execute_batch(&fts_bulk())?;
     let tx = conn.transaction()?;
