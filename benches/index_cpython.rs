@@ -11,6 +11,11 @@
 //! child process (its sources never count in the builds' peak RSS). The syncs
 //! run in this process after its cold builds, as in a serving process (the MCP server,
 //! the watcher): a sync of a few files starts from the skeleton the last build kept.
+//!
+//! Two floors, by hand: `TSA_BENCH_RAW_PARSE=<folder>` with `TSA_BENCH_RAW_WHAT=visit`
+//! (parse, then a bare visit of every node: the least any extraction costs) prints
+//! wall and CPU microseconds; `TSA_BENCH_WRITE_FLOOR=<folder>` (a folder indexed
+//! before) writes that index's rows again from memory, SQLite's share alone.
 
 use std::io::Write;
 use std::time::{Duration, Instant};
@@ -164,7 +169,8 @@ const RAW_PARSE: &str = "TSA_BENCH_RAW_PARSE";
 /// The child's side of [`raw_parse`]: prints wall and CPU microseconds and bytes.
 /// Run by hand with `TSA_BENCH_RAW_PARSE=<folder>`, `TSA_BENCH_RAW_WHAT=extract`
 /// (parse and extract) or `facts` (and health's facts) times a build's parsing
-/// workers without the writer and resolution: where the time beyond the parse goes.
+/// workers without the writer and resolution: where the time beyond the parse goes;
+/// `visit` (parse and a bare visit of every node) is the floor of any extraction.
 fn raw_parse_here(root: &std::path::Path) {
     let files = tsa_index::walk(root, &BuildOptions::full().walk).files;
     let sources: Vec<(tsa_lang::Language, Vec<u8>)> = files
@@ -180,6 +186,7 @@ fn raw_parse_here(root: &std::path::Path) {
             .map(|(l, b)| match what.as_str() {
                 "extract" => tsa_lang::extract_with(*l, b, None).map_or(0, |_| 1),
                 "facts" => tsa_lang::extract_with(*l, b, hook.as_ref()).map_or(0, |_| 1),
+                "visit" => tsa_lang::parse_and_visit(*l, b).unwrap().map_or(0, |_| 1),
                 _ => tsa_lang::parse_only(*l, b).unwrap().map_or(0, |_| 1),
             })
             .sum::<usize>()
@@ -190,6 +197,132 @@ fn raw_parse_here(root: &std::path::Path) {
         "{} {} {bytes}",
         wall.as_micros(),
         cpu.as_micros()
+    );
+}
+
+/// The floor of a cold build's writes: every row of the index under `root` (built
+/// before), held in memory, then written again by one thread into a fresh file with
+/// the same tables and a cold build's settings, through prepared statements, in one
+/// transaction; then the secondary indexes and triggers; then the FTS rows (name,
+/// its words, qualified name; name) and their merge. Nothing is parsed, bound or
+/// resolved: only SQLite's share. Prints the CPU milliseconds of each step and
+/// each table's rows and wall time (by hand: `TSA_BENCH_WRITE_FLOOR=<folder>`).
+fn write_floor(root: &std::path::Path) {
+    use rusqlite::types::Value;
+    let old = rusqlite::Connection::open(index_dir(root).join("index.db")).unwrap();
+    let fts_like = |n: &str| n.starts_with("symbols_fts") || n.starts_with("symbols_trigram");
+    let master: Vec<(String, String, String)> = old
+        .prepare("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite%' ORDER BY rowid")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    let tables: Vec<&(String, String, String)> = master
+        .iter()
+        .filter(|(t, n, _)| t == "table" && !fts_like(n))
+        .collect();
+    let rows: Vec<(String, usize, Vec<Value>)> = tables
+        .iter()
+        .map(|(_, name, _)| {
+            let mut st = old.prepare(&format!("SELECT * FROM {name}")).unwrap();
+            let cols = st.column_count();
+            let mut flat = Vec::new();
+            let mut q = st.query([]).unwrap();
+            while let Some(r) = q.next().unwrap() {
+                for c in 0..cols {
+                    flat.push(r.get::<_, Value>(c).unwrap());
+                }
+            }
+            (name.clone(), cols, flat)
+        })
+        .collect();
+    let fts_rows: Vec<(i64, String, String)> = old
+        .prepare("SELECT s.id, n.name, s.qualname FROM symbols s JOIN names n ON n.id = s.name_id ORDER BY s.id")
+        .unwrap()
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    drop(old);
+    let dir = tempfile::tempdir().unwrap();
+    let mut new = rusqlite::Connection::open(dir.path().join("floor.db")).unwrap();
+    new.execute_batch(
+        "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;
+         PRAGMA temp_store=MEMORY; PRAGMA cache_size=-8000;",
+    )
+    .unwrap();
+    for (_, _, sql) in &tables {
+        new.execute_batch(sql).unwrap();
+    }
+    let tx = new.transaction().unwrap();
+    let mut by_table = Vec::new();
+    let ((), _, rows_cpu) = timed(|| {
+        for (name, cols, flat) in &rows {
+            let t = Instant::now();
+            let marks = vec!["?"; *cols].join(",");
+            let mut st = tx
+                .prepare(&format!("INSERT INTO {name} VALUES ({marks})"))
+                .unwrap();
+            for row in flat.chunks_exact(*cols) {
+                st.execute(rusqlite::params_from_iter(row.iter())).unwrap();
+            }
+            by_table.push(format!(
+                "{name} {} {:.0} ms",
+                flat.len() / cols,
+                ms(t.elapsed())
+            ));
+        }
+    });
+    let ((), _, index_cpu) = timed(|| {
+        for (t, _, sql) in &master {
+            if t == "index" || t == "trigger" {
+                tx.execute_batch(sql).unwrap();
+            }
+        }
+    });
+    let ((), _, fts_cpu) = timed(|| {
+        for (t, n, sql) in &master {
+            if t == "table" && (n == "symbols_fts" || n == "symbols_trigram") {
+                tx.execute_batch(sql).unwrap();
+            }
+        }
+        let mut fts = tx
+            .prepare(
+                "INSERT INTO symbols_fts(rowid, name, words, qualname) VALUES (?1, ?2, ?3, ?4)",
+            )
+            .unwrap();
+        let mut tri = tx
+            .prepare("INSERT INTO symbols_trigram(rowid, name) VALUES (?1, ?2)")
+            .unwrap();
+        for (id, name, qualname) in &fts_rows {
+            let words = tsa_index::identifier_words(name);
+            fts.execute(rusqlite::params![id, name, words, qualname])
+                .unwrap();
+            tri.execute(rusqlite::params![id, name]).unwrap();
+        }
+        drop((fts, tri));
+        tx.execute_batch(
+            "INSERT INTO symbols_fts(symbols_fts) VALUES('optimize');
+             INSERT INTO symbols_trigram(symbols_trigram) VALUES('optimize');",
+        )
+        .unwrap();
+    });
+    let ((), _, commit_cpu) = timed(|| tx.commit().unwrap());
+    let n: usize = rows.iter().map(|(_, c, f)| f.len() / c).sum();
+    let _ = writeln!(
+        std::io::stdout().lock(),
+        "write floor: {n} rows {:.0} ms CPU, indexes {:.0} ms, FTS ({} symbols) {:.0} ms, commit {:.0} ms",
+        ms(rows_cpu),
+        ms(index_cpu),
+        fts_rows.len(),
+        ms(fts_cpu),
+        ms(commit_cpu)
+    );
+    let _ = writeln!(
+        std::io::stdout().lock(),
+        "  by table (rows, wall): {}",
+        by_table.join(", ")
     );
 }
 
@@ -246,6 +379,10 @@ fn main() {
     };
     if let Some(root) = std::env::var_os(RAW_PARSE) {
         raw_parse_here(std::path::Path::new(&root));
+        return;
+    }
+    if let Some(root) = std::env::var_os("TSA_BENCH_WRITE_FLOOR") {
+        write_floor(std::path::Path::new(&root));
         return;
     }
     let runs = env_count("TSA_BENCH_RUNS", 5);

@@ -455,6 +455,26 @@ pub fn parse_only(lang: Language, src: &[u8]) -> Result<Option<u32>, ExtractErro
     Ok(parse_tree(lang, src, None)?.map(|t| u32::from(t.root_node().has_error())))
 }
 
+/// [`parse_only`], then a bare visit of every node of the tree (its children
+/// listed as the extraction lists them, nothing asked of them): the least any
+/// walk over the tree costs. The benchmark's floor of an extraction; returns the
+/// nodes visited.
+pub fn parse_and_visit(lang: Language, src: &[u8]) -> Result<Option<usize>, ExtractError> {
+    let blanked = crate::noise::blank(lang, src);
+    let src = blanked.as_deref().unwrap_or(src);
+    let Some(tree) = parse_tree(lang, src, None)? else {
+        return Ok(None);
+    };
+    let (mut stack, mut kids, mut seen) = (vec![tree.root_node()], Vec::new(), 0);
+    while let Some(n) = stack.pop() {
+        seen += 1;
+        tsa_tree::children(n, &mut kids, false);
+        stack.extend(kids.iter().filter(|k| !k.leaf).map(|k| k.node));
+        seen += kids.iter().filter(|k| k.leaf).count();
+    }
+    Ok(Some(seen))
+}
+
 /// Parses `src` with this thread's parser of `lang`, from `old` (an earlier tree,
 /// edited to match `src`) when given.
 fn parse_tree(
@@ -1540,6 +1560,34 @@ fn enclosing(defs: &[Def], byte: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The bench's floor visits every node tree-sitter's API lists, once.
+    #[test]
+    fn a_bare_visit_sees_every_node() {
+        for (lang, src) in [
+            (
+                Language::Python,
+                &b"class C(B):\n    def f(self, v):\n        return g(v)[1:]  # c\n"[..],
+            ),
+            (
+                Language::C,
+                b"#include <x.h>\nstatic int f(int a) { return g(a, \"s\") + 1; }\n",
+            ),
+        ] {
+            let mut parser = Parser::new();
+            parser.set_language(&lang.grammar()).unwrap();
+            let tree = parser.parse(src, None).unwrap();
+            let mut want = 0;
+            let mut stack = vec![tree.root_node()];
+            while let Some(n) = stack.pop() {
+                want += 1;
+                let mut c = n.walk();
+                stack.extend(n.children(&mut c));
+            }
+            assert!(want > 20);
+            assert_eq!(parse_and_visit(lang, src).unwrap(), Some(want), "{lang:?}");
+        }
+    }
 
     #[test]
     fn a_parent_found_down_from_an_ancestor_is_tree_sitters() {

@@ -20,8 +20,8 @@ pub use conventions::{
     PublicApi, ReturnForm, Routes, TestEntry, TestExt, TestFiles, TestNames, TestPaths, TestRunner,
 };
 pub use extract::{
-    ExtractError, FactsHook, Prior, extract, extract_again, extract_with, parse_only,
-    use_query_cursor, validate_queries,
+    ExtractError, FactsHook, Prior, extract, extract_again, extract_with, parse_and_visit,
+    parse_only, use_query_cursor, validate_queries,
 };
 pub use languages::{Family, Language, ModuleStyle, Tier};
 pub use model::{Base, BaseKind, BranchKind, CallSite, Def, DefKind, Field, FileExtract, Import};
