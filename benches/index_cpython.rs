@@ -206,7 +206,8 @@ fn raw_parse_here(root: &std::path::Path) {
 /// transaction; then the secondary indexes and triggers; then the FTS rows (name,
 /// its words, qualified name; name) and their merge. Nothing is parsed, bound or
 /// resolved: only SQLite's share. Prints the CPU milliseconds of each step and
-/// each table's rows and wall time (by hand: `TSA_BENCH_WRITE_FLOOR=<folder>`).
+/// each table's rows and wall time (by hand: `TSA_BENCH_WRITE_FLOOR=<folder>`, with
+/// `TSA_BENCH_WRITE_ROWS` rows to a statement, default 1).
 fn write_floor(root: &std::path::Path) {
     use rusqlite::types::Value;
     let old = rusqlite::Connection::open(index_dir(root).join("index.db")).unwrap();
@@ -257,15 +258,24 @@ fn write_floor(root: &std::path::Path) {
     }
     let tx = new.transaction().unwrap();
     let mut by_table = Vec::new();
+    // Rows per statement (`TSA_BENCH_WRITE_ROWS`, default 1): many to a statement
+    // share its per-call costs.
+    let per = env_count("TSA_BENCH_WRITE_ROWS", 1).max(1);
     let ((), _, rows_cpu) = timed(|| {
         for (name, cols, flat) in &rows {
             let t = Instant::now();
-            let marks = vec!["?"; *cols].join(",");
-            let mut st = tx
-                .prepare(&format!("INSERT INTO {name} VALUES ({marks})"))
-                .unwrap();
-            for row in flat.chunks_exact(*cols) {
-                st.execute(rusqlite::params_from_iter(row.iter())).unwrap();
+            let marks = format!("({})", vec!["?"; *cols].join(","));
+            let insert =
+                |n: usize| format!("INSERT INTO {name} VALUES {}", vec![&*marks; n].join(","));
+            let mut many = tx.prepare(&insert(per)).unwrap();
+            let mut one = tx.prepare(&insert(1)).unwrap();
+            let mut chunks = flat.chunks_exact(*cols * per);
+            for rows in &mut chunks {
+                many.execute(rusqlite::params_from_iter(rows.iter()))
+                    .unwrap();
+            }
+            for row in chunks.remainder().chunks_exact(*cols) {
+                one.execute(rusqlite::params_from_iter(row.iter())).unwrap();
             }
             by_table.push(format!(
                 "{name} {} {:.0} ms",
