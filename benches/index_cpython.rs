@@ -204,7 +204,8 @@ fn raw_parse_here(root: &std::path::Path) {
 /// before), held in memory, then written again by one thread into a fresh file with
 /// the same tables and a cold build's settings, through prepared statements, in one
 /// transaction; then the secondary indexes and triggers; then the FTS rows (name,
-/// its words, qualified name; name) and their merge. Nothing is parsed, bound or
+/// its words, qualified name; name) and their merge, by the build's own FTS code
+/// into a file of their own (as a cold build fills them). Nothing is parsed, bound or
 /// resolved: only SQLite's share. Prints the CPU milliseconds of each step and
 /// each table's rows and wall time (by hand: `TSA_BENCH_WRITE_FLOOR=<folder>`, with
 /// `TSA_BENCH_WRITE_ROWS` rows to a statement, default 1).
@@ -212,13 +213,26 @@ fn write_floor(root: &std::path::Path) {
     use rusqlite::types::Value;
     let old = rusqlite::Connection::open(index_dir(root).join("index.db")).unwrap();
     let fts_like = |n: &str| n.starts_with("symbols_fts") || n.starts_with("symbols_trigram");
-    let master: Vec<(String, String, String)> = old
-        .prepare("SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite%' ORDER BY rowid")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    // The rows of a three-column query.
+    fn triples<
+        A: rusqlite::types::FromSql,
+        B: rusqlite::types::FromSql,
+        C: rusqlite::types::FromSql,
+    >(
+        conn: &rusqlite::Connection,
+        sql: &str,
+    ) -> Vec<(A, B, C)> {
+        conn.prepare(sql)
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    }
+    let master: Vec<(String, String, String)> = triples(
+        &old,
+        "SELECT type, name, sql FROM sqlite_master WHERE sql IS NOT NULL AND name NOT LIKE 'sqlite%' ORDER BY rowid",
+    );
     let tables: Vec<&(String, String, String)> = master
         .iter()
         .filter(|(t, n, _)| t == "table" && !fts_like(n))
@@ -238,21 +252,15 @@ fn write_floor(root: &std::path::Path) {
             (name.clone(), cols, flat)
         })
         .collect();
-    let fts_rows: Vec<(i64, String, String)> = old
-        .prepare("SELECT s.id, n.name, s.qualname FROM symbols s JOIN names n ON n.id = s.name_id ORDER BY s.id")
-        .unwrap()
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .unwrap()
-        .map(Result::unwrap)
-        .collect();
+    let fts_rows: Vec<(i64, String, String)> = triples(
+        &old,
+        "SELECT s.id, n.name, s.qualname FROM symbols s JOIN names n ON n.id = s.name_id ORDER BY s.id",
+    );
     drop(old);
     let dir = tempfile::tempdir().unwrap();
-    let mut new = rusqlite::Connection::open(dir.path().join("floor.db")).unwrap();
-    new.execute_batch(
-        "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; PRAGMA locking_mode=EXCLUSIVE;
-         PRAGMA temp_store=MEMORY; PRAGMA cache_size=-8000;",
-    )
-    .unwrap();
+    // A cold build's connection: its bulk settings and page cache.
+    let mut new = tsa_index::open_bulk(&dir.path().join("floor.db")).unwrap();
+    new.pragma_update(None, "cache_size", -8_000).unwrap();
     for (_, _, sql) in &tables {
         new.execute_batch(sql).unwrap();
     }
@@ -270,8 +278,8 @@ fn write_floor(root: &std::path::Path) {
             let mut many = tx.prepare(&insert(per)).unwrap();
             let mut one = tx.prepare(&insert(1)).unwrap();
             let mut chunks = flat.chunks_exact(*cols * per);
-            for rows in &mut chunks {
-                many.execute(rusqlite::params_from_iter(rows.iter()))
+            for batch in &mut chunks {
+                many.execute(rusqlite::params_from_iter(batch.iter()))
                     .unwrap();
             }
             for row in chunks.remainder().chunks_exact(*cols) {
@@ -291,34 +299,14 @@ fn write_floor(root: &std::path::Path) {
             }
         }
     });
-    let ((), _, fts_cpu) = timed(|| {
-        for (t, n, sql) in &master {
-            if t == "table" && (n == "symbols_fts" || n == "symbols_trigram") {
-                tx.execute_batch(sql).unwrap();
-            }
-        }
-        let mut fts = tx
-            .prepare(
-                "INSERT INTO symbols_fts(rowid, name, words, qualname) VALUES (?1, ?2, ?3, ?4)",
-            )
-            .unwrap();
-        let mut tri = tx
-            .prepare("INSERT INTO symbols_trigram(rowid, name) VALUES (?1, ?2)")
-            .unwrap();
-        for (id, name, qualname) in &fts_rows {
-            let words = tsa_index::identifier_words(name);
-            fts.execute(rusqlite::params![id, name, words, qualname])
-                .unwrap();
-            tri.execute(rusqlite::params![id, name]).unwrap();
-        }
-        drop((fts, tri));
-        tx.execute_batch(
-            "INSERT INTO symbols_fts(symbols_fts) VALUES('optimize');
-             INSERT INTO symbols_trigram(symbols_trigram) VALUES('optimize');",
-        )
-        .unwrap();
-    });
     let ((), _, commit_cpu) = timed(|| tx.commit().unwrap());
+    // The FTS rows in a file of their own, by the build's own code (its FTS thread).
+    let ((), _, fts_cpu) = timed(|| {
+        let rows = fts_rows
+            .iter()
+            .map(|(id, n, q)| (*id, n.as_str(), q.as_str()));
+        tsa_index::write_fts_file(&dir.path().join("floor-fts.db"), rows).unwrap();
+    });
     let n: usize = rows.iter().map(|(_, c, f)| f.len() / c).sum();
     let _ = writeln!(
         std::io::stdout().lock(),

@@ -45,7 +45,8 @@ pub use read_trust::{OpenCallSites, OpenSites, PackageImport};
 pub use resolve::Resolution;
 pub use scip_import::{DEFAULT_SCIP, ScipReport};
 pub use store::{
-    SCHEMA_VERSION, identifier_words, index_dir, index_path, lock_builds_within, state_path,
+    SCHEMA_VERSION, identifier_words, index_dir, index_path, lock_builds_within, open_bulk,
+    state_path, write_fts_file,
 };
 pub use tsa_lang::BranchKind;
 pub use walk::{

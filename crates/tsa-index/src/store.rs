@@ -250,8 +250,7 @@ pub(crate) fn build_fts_apart<'a>(
     stop: &std::sync::atomic::AtomicBool,
 ) -> Result<(), IndexError> {
     // The tables are there: `open_fresh` made them when it attached the file.
-    let mut conn = Connection::open(path)?;
-    bulk_settings(&conn)?;
+    let mut conn = open_bulk(path)?;
     // A bulk load merges the segments once, at the end, rather than as they come.
     conn.execute_batch(&fts_bulk())?;
     let tx = conn.transaction()?;
@@ -272,17 +271,30 @@ pub(crate) fn build_fts_apart<'a>(
     Ok(())
 }
 
-/// A file only this build writes, thrown away if it stops: no journal, no syncs,
-/// locked for the whole connection, temporary tables in memory. The settings are
-/// `main`'s alone: a database attached later keeps SQLite's defaults (the FTS
-/// side file, which another connection writes meanwhile, is locked only while
-/// it is read).
-fn bulk_settings(conn: &Connection) -> Result<(), IndexError> {
+/// A connection to a file only this build writes, thrown away if it stops: no
+/// journal, no syncs, locked for the whole connection, temporary tables in memory.
+/// The settings are `main`'s alone: a database attached later keeps SQLite's
+/// defaults (the FTS side file, which another connection writes meanwhile, is
+/// locked only while it is read). The index benchmark's write floor writes
+/// through it too.
+pub fn open_bulk(path: &Path) -> Result<Connection, IndexError> {
+    let conn = Connection::open(path)?;
     conn.pragma_update(Some("main"), "journal_mode", "OFF")?;
     conn.pragma_update(Some("main"), "synchronous", "OFF")?;
     conn.pragma_update(Some("main"), "locking_mode", "EXCLUSIVE")?;
     conn.pragma_update(None, "temp_store", "MEMORY")?;
-    Ok(())
+    Ok(conn)
+}
+
+/// A new file at `path` holding the FTS tables alone, filled from `rows` (symbol
+/// id, name, qualified name) as a cold build fills its FTS side file: the index
+/// benchmark's floor of that step.
+pub fn write_fts_file<'a>(
+    path: &Path,
+    rows: impl Iterator<Item = (i64, &'a str, &'a str)>,
+) -> Result<(), IndexError> {
+    open_bulk(path)?.execute_batch(FTS_SCHEMA)?;
+    build_fts_apart(path, rows, &std::sync::atomic::AtomicBool::new(false))
 }
 
 /// Removes a cold build's FTS side file ([`fts_side`]).
@@ -464,10 +476,9 @@ pub fn open_fresh(root: &Path) -> Result<(Connection, std::path::PathBuf), Index
             std::fs::remove_file(&stale)?;
         }
     }
-    let conn = Connection::open(&tmp)?;
+    let conn = open_bulk(&tmp)?;
     // A cold build's multi-row inserts (calls by size, key tables) stay prepared.
     conn.set_prepared_statement_cache_capacity(64);
-    bulk_settings(&conn)?;
     conn.pragma_update(None, "cache_size", -8_000)?;
     // The secondary indexes are built after the bulk insert: their sorts may use
     // every core.
@@ -482,11 +493,7 @@ pub fn open_fresh(root: &Path) -> Result<(Connection, std::path::PathBuf), Index
     // transaction, as SQLite asks) so that `copy_fts` reads it from this
     // connection; `build_fts_apart` fills it meanwhile on its own.
     let side = fts_side(&tmp);
-    {
-        let side = Connection::open(&side)?;
-        bulk_settings(&side)?;
-        side.execute_batch(FTS_SCHEMA)?;
-    }
+    open_bulk(&side)?.execute_batch(FTS_SCHEMA)?;
     conn.execute(
         &format!("ATTACH DATABASE ?1 AS {FTS_SIDE}"),
         [side.to_string_lossy()],

@@ -450,9 +450,14 @@ fn kind_of(capture: &str) -> Option<DefKind> {
 /// Parses `src` and nothing else (the physical lower bound of indexing, for
 /// benchmarks); returns the number of nodes with errors, or `None` if no tree.
 pub fn parse_only(lang: Language, src: &[u8]) -> Result<Option<u32>, ExtractError> {
+    Ok(parse_blanked(lang, src)?.map(|t| u32::from(t.root_node().has_error())))
+}
+
+/// The tree of `src` with the language's noise blanked first, as the
+/// extraction parses it.
+fn parse_blanked(lang: Language, src: &[u8]) -> Result<Option<tree_sitter::Tree>, ExtractError> {
     let blanked = crate::noise::blank(lang, src);
-    let src = blanked.as_deref().unwrap_or(src);
-    Ok(parse_tree(lang, src, None)?.map(|t| u32::from(t.root_node().has_error())))
+    parse_tree(lang, blanked.as_deref().unwrap_or(src), None)
 }
 
 /// [`parse_only`], then a bare visit of every node of the tree (its children
@@ -460,9 +465,7 @@ pub fn parse_only(lang: Language, src: &[u8]) -> Result<Option<u32>, ExtractErro
 /// walk over the tree costs. The benchmark's floor of an extraction; returns the
 /// nodes visited.
 pub fn parse_and_visit(lang: Language, src: &[u8]) -> Result<Option<usize>, ExtractError> {
-    let blanked = crate::noise::blank(lang, src);
-    let src = blanked.as_deref().unwrap_or(src);
-    let Some(tree) = parse_tree(lang, src, None)? else {
+    let Some(tree) = parse_blanked(lang, src)? else {
         return Ok(None);
     };
     let (mut stack, mut kids, mut seen) = (vec![tree.root_node()], Vec::new(), 0);
