@@ -20,7 +20,7 @@ import scip
 
 RESOLUTION = {0: "local", 1: "project", 2: "stdlib", 3: "builtin", 4: "external", 5: "unknown"}
 
-LANGS = {"python": ("python",), "typescript": ("typescript", "javascript", "tsx", "jsx")}
+LANGS = {"python": ("python",), "typescript": ("typescript", "javascript", "tsx", "jsx"), "java": ("java",)}
 
 
 def res_name(code: int) -> str:
@@ -308,6 +308,8 @@ class Comparison:
         self.tsa = tsa
         self.src = Sources(root)
         self.typescript = oracle == "typescript"
+        # `new X(...)` and `name<T>(...)` call shapes (TypeScript and Java).
+        self.new_and_generics = oracle in ("typescript", "java")
         langs = LANGS[oracle]
         self.doc_paths = {d.path for d in docs}
         # The comparable universe: tsa files of the oracle's languages that the oracle indexed.
@@ -509,7 +511,7 @@ class Comparison:
                     continue
                 text = self.src.span_text(d.path, o)
                 called = at_call_position(self.src.after(d.path, o.line, o.end_col),
-                                          self.src.before(d.path, o.line, o.col), self.typescript)
+                                          self.src.before(d.path, o.line, o.col), self.new_and_generics)
                 key = symbol_key(d.path, o.symbol)
                 if key.endswith(CONSTRUCTOR) and text != "constructor":
                     # `new X(...)` names X's constructor; tsa's callee is the class X.

@@ -63,6 +63,8 @@ def ensure_oracles(base: Path) -> dict[str, list[str]]:
 
 
 def oracle_version(kind: str, base: Path) -> str:
+    if kind == "java":
+        return java_version()
     pkg = base / "oracles" / "node_modules" / "@sourcegraph" / f"scip-{kind}" / "package.json"
     try:
         return json.loads(pkg.read_text())["version"]
@@ -70,7 +72,27 @@ def oracle_version(kind: str, base: Path) -> str:
         return "?"
 
 
+def oracle_name(kind: str, base: Path) -> str:
+    if kind == "java":
+        return f"javac@{java_version()}"
+    return f"scip-{kind}@{oracle_version(kind, base)}"
+
+
+def java_version() -> str:
+    try:
+        p = subprocess.run(["javac", "-version"], capture_output=True, text=True)
+        return (p.stdout or p.stderr).split()[-1]
+    except (OSError, IndexError):
+        return "?"
+
+
 # ---------------------------------------------------------------- corpora
+
+DEBIAN_POOL = "https://deb.debian.org/debian/pool/main"
+
+
+def _debian_pool_dir(source: str) -> str:
+    return f"{source[:4]}/{source}" if source.startswith("lib") else f"{source[0]}/{source}"
 
 
 def fetch(c: dict, base: Path) -> Path:
@@ -96,6 +118,25 @@ def fetch(c: dict, base: Path) -> Path:
         if not (dl / fname).exists():
             raise RuntimeError(f"npm pack did not produce {fname}")
         return dl / fname
+    if c["registry"] == "debian":
+        # A Debian source package's upstream tarball (`SOURCE_VERSION.orig.tar.*`).
+        import urllib.request
+
+        stem = f"{name}_{ver}.orig.tar."
+        for f in dl.iterdir():
+            if f.name.startswith(stem):
+                return f
+        for ext in ("xz", "gz", "bz2"):
+            url = f"{DEBIAN_POOL}/{_debian_pool_dir(name)}/{stem}{ext}"
+            try:
+                with urllib.request.urlopen(url, timeout=120) as r:
+                    data = r.read()
+            except OSError:
+                continue
+            log(f"downloaded {url}")
+            (dl / f"{stem}{ext}").write_bytes(data)
+            return dl / f"{stem}{ext}"
+        raise RuntimeError(f"no {stem}{{xz,gz,bz2}} under {DEBIAN_POOL}/{_debian_pool_dir(name)}")
     raise ValueError(f"unknown registry {c['registry']!r}")
 
 
@@ -144,7 +185,7 @@ def prepare(c: dict, base: Path) -> Path:
         _remove(root / d)
     if c["oracle"] == "python":
         _write_pyright_config(c, root, base)
-    else:
+    elif c["oracle"] == "typescript":
         _write_tsconfig(c, root)
     stamp.write_text(recipe)
     return root
@@ -214,10 +255,14 @@ def run_oracle(c: dict, root: Path, base: Path, oracles: dict, fresh: bool) -> t
     unless FRESH); returns (path, seconds the oracle took, cached?)."""
     work = base / "work" / f"{c['name']}-{c['version']}"
     work.mkdir(parents=True, exist_ok=True)
-    out = work / "index.scip"
+    out = work / ("index.json" if c["oracle"] == "java" else "index.scip")
     meta = work / "oracle.json"
     key = {"oracle": c["oracle"], "version": oracle_version(c["oracle"], base),
            "corpus": c}
+    if c["oracle"] == "java":
+        import hashlib
+
+        key["source"] = hashlib.sha256(JAVA_ORACLE.read_bytes()).hexdigest()[:16]
     if not fresh and out.exists() and meta.exists():
         m = json.loads(meta.read_text())
         if m.get("key") == key:
@@ -231,15 +276,39 @@ def run_oracle(c: dict, root: Path, base: Path, oracles: dict, fresh: bool) -> t
             "index", "--cwd", str(root), "--project-name", c["name"],
             "--project-version", c["version"], "--environment", str(envfile),
             "--output", str(out), "--show-progress-rate-limit", "30"]
+    elif c["oracle"] == "java":
+        out = work / "index.json"
+        out.unlink(missing_ok=True)
+        cmd = _java_oracle_cmd(c, root, out)
     else:
         cmd = oracles["typescript"] + [
             "index", "--cwd", str(root), "--output", str(out), "--no-progress-bar"]
     env = dict(os.environ)
     env.setdefault("NODE_OPTIONS", "--max-old-space-size=8192")
-    log(f"oracle scip-{c['oracle']} on {c['name']} ...")
+    log(f"oracle {oracle_name(c['oracle'], base)} on {c['name']} ...")
     run(cmd, cwd=root, log_to=work / "oracle.log", env=env, timeout=3 * 3600)
     secs = time.monotonic() - t0
     if not out.exists() or out.stat().st_size < 200:
         raise RuntimeError(f"oracle wrote no usable index ({out}); see {work / 'oracle.log'}")
     meta.write_text(json.dumps({"key": key, "seconds": secs}, indent=2))
     return out, secs, False
+
+
+JAVA_ORACLE = ORACLE_PKG / "java" / "JavaCallOracle.java"
+DEBIAN_JARS = Path("/usr/share/java")
+
+
+def _java_oracle_cmd(c: dict, root: Path, out: Path) -> list[str]:
+    """javac over every `.java` file of the corpus (`module-info.java` aside: the
+    tree is compiled as one unnamed module), with the Debian jars the corpus
+    names (`java_classpath`, e.g. junit4, from /usr/share/java) on the class path."""
+    files = sorted(str(p.relative_to(root)) for p in root.rglob("*.java")
+                   if p.name != "module-info.java" and not any(part.startswith(".") for part in p.relative_to(root).parts))
+    jars = []
+    for j in c.get("java_classpath", []):
+        jar = DEBIAN_JARS / f"{j}.jar"
+        if jar.exists():
+            jars.append(str(jar))
+        else:
+            log(f"  {jar} is missing (apt-get install the package that ships it); calls into it stay unjudged")
+    return ["java", "-Xss16m", str(JAVA_ORACLE), str(out), str(root), ":".join(jars)] + files

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Call-graph accuracy of tsa against compiler-grade oracles (scip-python, scip-typescript).
+"""Call-graph accuracy of tsa against compiler-grade oracles (scip-python, scip-typescript, javac).
 
     python3 bench/accuracy/run.py                  # every corpus in corpora.toml
     python3 bench/accuracy/run.py --corpus flask   # one (repeatable)
@@ -48,13 +48,13 @@ def run_one(c: dict, args, base: Path, oracles: dict) -> dict:
     # --with-scip: tsa imports the oracle's own SCIP file (`index.scip` at the root is
     # picked up by the build), which measures the import, not the heuristics.
     placed = root / "index.scip"
-    if args.with_scip:
+    if args.with_scip and scip_path.suffix == ".scip":
         shutil.copyfile(scip_path, placed)
     else:
         placed.unlink(missing_ok=True)
     tsa_secs = prepare.run_tsa(args.tsa_bin, root, work)
     t0 = time.monotonic()
-    docs = scip.read_index(str(scip_path))
+    docs = scip.read_any(str(scip_path))
     tsa = compare.Tsa(root / ".tsa" / "index.db")
     cmp = compare.Comparison(tsa, docs, root, c["oracle"])
     scores = cmp.scores()
@@ -63,7 +63,7 @@ def run_one(c: dict, args, base: Path, oracles: dict) -> dict:
     return {
         "corpus": c["name"],
         "package": f"{c['package']}=={c['version']}" if c["registry"] == "pypi" else f"{c['package']}@{c['version']}",
-        "oracle": f"scip-{c['oracle']}@{prepare.oracle_version(c['oracle'], base)}",
+        "oracle": prepare.oracle_name(c["oracle"], base),
         "oracle_seconds": round(oracle_secs, 1),
         "oracle_cached": cached,
         "tsa_seconds": round(tsa_secs, 2),

@@ -169,3 +169,24 @@ def descriptor_kind(symbol: str) -> str:
     if last == "!":
         return "macro"
     return ""
+
+
+def read_json(path: str) -> list[Document]:
+    """Documents of an oracle that writes SCIP's shape as JSON (the javac oracle,
+    oracles/java/JavaCallOracle.java): {"documents": [{"path": P, "occurrences":
+    [[line, col, end_col, symbol, roles], ...]}]}, 0-based, UTF-16 columns."""
+    import json
+
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    docs: dict[str, Document] = {}
+    for d in data["documents"]:
+        doc = docs.setdefault(d["path"], Document(path=d["path"], language=d.get("language", "")))
+        for line, col, end_col, symbol, roles in d["occurrences"]:
+            doc.occurrences.append(Occurrence(line, col, line, end_col, symbol, roles))
+    return list(docs.values())
+
+
+def read_any(path: str) -> list[Document]:
+    """A SCIP protobuf index, or the JSON form when the file name ends in `.json`."""
+    return read_json(path) if str(path).endswith(".json") else read_index(path)

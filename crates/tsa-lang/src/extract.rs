@@ -846,6 +846,52 @@ fn extract_tree(
         }
         Some(cur)
     };
+    // `new B().a().b()`, `T.FIELD.m()`, `x.find().owner()`: the head's type, then
+    // each step for the resolver to type in turn (`B@a@b`, `T#FIELD@m`), where
+    // the language states its types (Python's and JS's chains are left as they were).
+    let typed_chains = !matches!(
+        lang.family(),
+        crate::languages::Family::Python | crate::languages::Family::Js
+    );
+    let chain = |scope: Option<usize>, recv: &str| -> Option<String> {
+        use crate::chain::Step;
+        if !typed_chains {
+            return None;
+        }
+        let steps = crate::chain::steps(recv)?;
+        let (first, mut rest) = steps.split_first()?;
+        let mut out = match first {
+            Step::New(t) => t.clone(),
+            Step::Call(f) if !rest.is_empty() => f.clone(),
+            Step::Call(_) => return None,
+            Step::Name(n) if spec.self_receivers.contains(&n.as_str()) => {
+                type_scope(scope)?.to_owned()
+            }
+            Step::Name(n) => match receiver_owner(&out.defs, &named_around, scope, n)
+                .or_else(|| type_of(scope, n))
+            {
+                Some(t) => t,
+                // A type's name (`Type.FIELD.m()`, `Outer.this.m()`).
+                None if n.starts_with(|c: char| c.is_uppercase() || c == '$') => n.clone(),
+                None => return None,
+            },
+        };
+        if let [Step::Name(t), more @ ..] = rest
+            && spec.self_receivers.contains(&t.as_str())
+        {
+            rest = more;
+        }
+        for s in rest {
+            let (mark, name) = match s {
+                Step::Call(m) => ('@', m),
+                Step::Name(f) => ('#', f),
+                Step::New(_) => return None,
+            };
+            out.push(mark);
+            out.push_str(name);
+        }
+        Some(out)
+    };
     let locals: rustc_hash::FxHashSet<(Option<usize>, &str)> = raw_locals
         .iter()
         .map(|n| (enclosing(&out.defs, n.start_byte()), text(*n, src)))
@@ -892,6 +938,7 @@ fn extract_tree(
         if callee.is_empty() {
             continue;
         }
+        let receiver_node = receiver;
         let receiver = receiver.map(|r| receiver_text(r, src));
         let scope = enclosing(&out.defs, call.start_byte());
         let receiver_type = match &receiver {
@@ -899,7 +946,15 @@ fn extract_tree(
                 .type_at(call.start_byte(), r)
                 .or_else(|| type_of(scope, r))
                 .or_else(|| field_path(scope, r))
-                .or_else(|| called_head(r)),
+                .or_else(|| called_head(r))
+                .or_else(|| {
+                    // The whole receiver (its stored text may be cut), within the window.
+                    let node = receiver_node?;
+                    let text = src
+                        .get(node.byte_range())
+                        .filter(|b| b.len() <= RECEIVER_WINDOW)?;
+                    chain(scope, std::str::from_utf8(text).ok()?)
+                }),
             _ => None,
         };
         let shadowed = receiver.is_none() && shadowed(scope, callee);

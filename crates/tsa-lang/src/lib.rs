@@ -3,6 +3,7 @@
 //! one parse of one file. Knows nothing about storage or resolution across files.
 
 mod branches;
+mod chain;
 mod conventions;
 pub mod docs;
 mod extract;

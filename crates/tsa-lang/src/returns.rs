@@ -340,16 +340,18 @@ pub(crate) fn receiver_type_name(raw: &str) -> Option<String> {
         && !t.starts_with(['.', ':'])
         && t.chars()
             .next()
-            .is_some_and(|c| c.is_alphabetic() || c == '_');
+            .is_some_and(|c| c.is_alphabetic() || c == '_' || c == '$');
     ok.then(|| t.to_owned())
 }
 
-/// A plain identifier (a leading `$` allowed, as PHP and shell spell variables).
+/// A plain identifier (a leading `$` allowed, as PHP and shell spell variables;
+/// `$` inside, as Java allows: `$Gson$Types`).
 pub(crate) fn is_identifier(s: &str) -> bool {
     let s = s.trim_start_matches('$');
     !s.is_empty()
         && !s.starts_with(|c: char| c.is_ascii_digit())
-        && s.chars().all(|c| c.is_alphanumeric() || c == '_')
+        && s.chars()
+            .all(|c| c.is_alphanumeric() || c == '_' || c == '$')
 }
 
 #[cfg(test)]

@@ -399,6 +399,22 @@ fn top_level(m: &Model, files: &[usize], name: &str) -> Vec<usize> {
         .collect()
 }
 
+/// Members `name` of the top-level type that the last segment of `module` names
+/// (`import static a.b.C.f` binds C's `f`), in `files`.
+fn static_members(m: &Model, files: &[usize], module: &str, name: &str) -> Vec<usize> {
+    let ty = module.rsplit(['.', '/', ':']).next().unwrap_or(module);
+    files
+        .iter()
+        .flat_map(|&f| m.in_file(f, name).iter().copied())
+        .filter(|&s| {
+            callable(m.syms[s].kind)
+                && m.syms[s]
+                    .parent
+                    .is_some_and(|p| m.syms[p].kind.is_type() && &*m.syms[p].name == ty)
+        })
+        .collect()
+}
+
 enum Target {
     Symbol(usize),
     Module(Vec<usize>),
@@ -638,7 +654,7 @@ fn go_package(m: &Model, call: &MCall<'_>, test: bool) -> Option<Binding> {
 /// method sees its class's methods), innermost first. Only where the file defines
 /// the name inside another definition: else no walk, which would cost the call's
 /// nesting depth.
-fn in_caller_scopes(m: &Model, call: &MCall<'_>, test: bool) -> Option<usize> {
+fn in_caller_scopes(m: &Model, call: &MCall<'_>, test: bool) -> Option<Binding> {
     let lang = m.files[call.file].lang;
     let here = m.in_file(call.file, call.callee);
     let nested = here.iter().any(|&s| m.syms[s].parent.is_some());
@@ -649,18 +665,33 @@ fn in_caller_scopes(m: &Model, call: &MCall<'_>, test: bool) -> Option<usize> {
             scope = m.syms[sc].parent;
             continue;
         }
-        // (An empty list allocates nothing.)
+        // (An empty list allocates nothing.) A constructor is never called by
+        // its bare name (`new Foo()` inside `Foo` is the class, as anywhere).
         let inner: Vec<usize> = here
             .iter()
             .copied()
-            .filter(|&s| m.syms[s].parent == Some(sc))
+            .filter(|&s| m.syms[s].parent == Some(sc) && !is_constructor(m, s))
             .collect();
-        if let Some(s) = m.unique(inner, test) {
-            return Some(s);
+        if let Some(s) = m.unique(inner.clone(), test) {
+            return Some(local(s));
+        }
+        if let Some(b) = m.build_variants(&inner, test) {
+            return Some(b);
         }
         scope = m.syms[sc].parent;
     }
     None
+}
+
+/// A constructor of a language that names it after its class (Java, C#, C++):
+/// a method of the class's own name inside the class.
+fn is_constructor(m: &Model, s: usize) -> bool {
+    let sym = &m.syms[s];
+    sym.kind == DefKind::Method
+        && m.files[sym.file].lang.overloads()
+        && sym
+            .parent
+            .is_some_and(|p| m.syms[p].kind.is_type() && m.syms[p].name == sym.name)
 }
 
 pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
@@ -672,8 +703,21 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
         None => {
             // 1. The caller's scopes: enclosing definitions (so a method sees its
             //    class's methods), then the file's top level.
-            if let Some(s) = in_caller_scopes(m, call, test) {
-                return local(s);
+            if let Some(b) = in_caller_scopes(m, call, test) {
+                return b;
+            }
+            // `f()` inside a method meaning `this.f()` of a base type (innermost
+            // enclosing type first), where a bare call may mean `this.f()`.
+            if lang.implicit_self() && !call.shadowed {
+                let mut scope = m.enclosing_type_sym(call.caller);
+                while let Some(t) = scope {
+                    if !m.syms[t].bases.is_empty()
+                        && let Some(b) = m.inherited(call, vec![t], name)
+                    {
+                        return b;
+                    }
+                    scope = m.enclosing_type_sym(m.syms[t].parent);
+                }
             }
             // A local variable or parameter of that name hides the rest.
             if call.shadowed {
@@ -702,7 +746,10 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                 return match import_target(m, file, imp) {
                     Target::Symbol(s) => bound(s, 0.9),
                     Target::Module(files) => {
-                        let cands = top_level(m, &files, name);
+                        let mut cands = top_level(m, &files, name);
+                        if cands.is_empty() && lang.family() == tsa_lang::Family::Jvm {
+                            cands = static_members(m, &files, &imp.module, name);
+                        }
                         match m.unique(cands.clone(), test) {
                             Some(s) => bound(s, 0.9),
                             None => m
@@ -728,6 +775,46 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                 && let Some(b) = super::c_family::resolve_bare(m, call, test)
             {
                 return b;
+            }
+            // Java, Kotlin, Scala: the types (and Kotlin's top-level functions)
+            // of the caller's package, its folder, before on-demand imports.
+            if lang.family() == tsa_lang::Family::Jvm {
+                let package: Vec<usize> = m
+                    .generic
+                    .by_dir
+                    .get(dir_of(&m.files[file].path))
+                    .into_iter()
+                    .flatten()
+                    .copied()
+                    .filter(|&f| f != file && m.files[f].lang == lang)
+                    .collect();
+                let cands: Vec<usize> = top_level(m, &package, name)
+                    .into_iter()
+                    .filter(|&s| callable(m.syms[s].kind))
+                    .collect();
+                if let Some(s) = m.unique(cands.clone(), test) {
+                    return bound(s, 0.9);
+                }
+                if let Some(b) = m.build_variants(&cands, test) {
+                    return b;
+                }
+            }
+            // Static on-demand imports (`import static a.b.C.*`): C's members.
+            if lang.family() == tsa_lang::Family::Jvm {
+                let statics: Vec<usize> = m.imports[file]
+                    .iter()
+                    .filter(|i| i.alias == "*")
+                    .flat_map(|imp| match module(m, file, imp) {
+                        Module::Files(files) => static_members(m, &files, &imp.module, name),
+                        _ => Vec::new(),
+                    })
+                    .collect();
+                if let Some(s) = m.unique(statics.clone(), test) {
+                    return bound(s, 0.8);
+                }
+                if let Some(b) = m.build_variants(&statics, test) {
+                    return b;
+                }
             }
             // 3. Names brought in by wildcard / namespace / include imports.
             let via_imports = with_wildcard_files(m, file, |files| {
@@ -787,7 +874,12 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                     None => Binding::UNKNOWN,
                 };
             }
-            let recv = recv.trim_start_matches('$');
+            // PHP's `$x`; elsewhere `$` is part of a name (Java's `$Gson$Types`).
+            let recv = if lang.family() == tsa_lang::Family::Php {
+                recv.trim_start_matches('$')
+            } else {
+                recv
+            };
             // JS/TS: `z.coerce.number()`, a namespace re-exported by an imported
             // module (`import * as z`; `export * as coerce from './coerce'`).
             if lang.family() == tsa_lang::Family::Js
@@ -846,10 +938,15 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                     _ => Binding::UNKNOWN,
                 };
             }
-            let simple = recv.chars().all(|c| c.is_alphanumeric() || c == '_');
+            let simple = recv
+                .chars()
+                .all(|c| c.is_alphanumeric() || c == '_' || c == '$');
             // A receiver that names a type: `Type.staticMethod()`, `Type::f()`.
             if simple
-                && recv.chars().next().is_some_and(char::is_uppercase)
+                && recv
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_uppercase() || c == '$')
                 && let Some(b) = method(m, call, recv, name)
             {
                 return b;

@@ -520,6 +520,8 @@ impl Model {
         let lang = self.files[call.file].lang;
         let found = if ty.contains('!') {
             self.callback_param(call, ty)?
+        } else if ty.contains('@') {
+            self.chain_type(call, ty)?
         } else if ty.contains('#') {
             self.field_path(call, ty)?
         } else {
@@ -655,6 +657,69 @@ impl Model {
             cur = self.field_of(t, field, 0)?;
         }
         Some(cur)
+    }
+
+    /// `Base@m#f@n` (extraction's mark for a chain such as `new Base().m().f.n()`):
+    /// the base type (a class, or what a function returns), then each step in
+    /// turn: `@m` the declared return type of method `m`, `#f` field `f`'s type.
+    /// A step past a type outside the project is not known (a library's method
+    /// may return a project type: `list.get(0)`), so the chain is `None`.
+    fn chain_type(&self, call: &MCall<'_>, chain: &str) -> Option<TypeRef> {
+        let first = chain.find(['@', '#']).unwrap_or(chain.len());
+        let mut cur = self.type_named(call.file, call.caller, &chain[..first], 0)?;
+        let mut rest = &chain[first..];
+        while let Some(mark) = rest.chars().next() {
+            let body = &rest[1..];
+            let end = body.find(['@', '#']).unwrap_or(body.len());
+            let name = &body[..end];
+            rest = &body[end..];
+            let TypeRef::Sym(t) = cur else {
+                return None;
+            };
+            cur = if mark == '#' {
+                self.field_of(t, name, 0)?
+            } else {
+                self.returned_by(call, t, name)?
+            };
+        }
+        Some(cur)
+    }
+
+    /// The type that method `name` of type `t` (or inherited by it) is declared to
+    /// return, when every overload of it declares the same one.
+    fn returned_by(&self, call: &MCall<'_>, t: usize, name: &str) -> Option<TypeRef> {
+        let t = self.through_aliases(t)?;
+        let family = self.files[self.syms[t].file].lang.family();
+        let mut ms: Vec<usize> = self
+            .owned(&self.syms[t].name, name)
+            .iter()
+            .copied()
+            .filter(|&s| {
+                let sym = &self.syms[s];
+                sym.kind.is_callable()
+                    && self.files[sym.file].lang.family() == family
+                    && self.methods_may_live(t, sym.file)
+            })
+            .collect();
+        if ms.is_empty() {
+            ms = self
+                .inherited(call, self.with_impls(t), name)?
+                .targets()
+                .collect();
+        }
+        let (&m0, others) = ms.split_first()?;
+        let returns = self.syms[m0].returns.as_deref()?;
+        if others
+            .iter()
+            .any(|&m| self.syms[m].returns.as_deref() != Some(returns))
+        {
+            return None;
+        }
+        let sym = &self.syms[m0];
+        if returns == "Self" {
+            return self.enclosing_type_sym(sym.parent).map(TypeRef::Sym);
+        }
+        self.type_named(sym.file, sym.parent, returns, 1)
     }
 
     /// The type of field `field` of type `t`: declared on the type (in a file its
@@ -1000,7 +1065,29 @@ impl Model {
                     && s.kind == f.kind
                     && s.parent.is_none()
             });
-        if same { variants(c, 0.9) } else { None }
+        if same || self.overloads(&c) {
+            variants(c, 0.9)
+        } else {
+            None
+        }
+    }
+
+    /// Whether `cands` (two or more) are overloads of one method: one type's
+    /// methods of one name, in a language where parameters tell them apart. A
+    /// call of the name may reach each (the call site's argument types pick one,
+    /// which the index does not judge), so each is a target.
+    fn overloads(&self, cands: &[usize]) -> bool {
+        let Some((&first, rest)) = cands.split_first() else {
+            return false;
+        };
+        let f = &self.syms[first];
+        !rest.is_empty()
+            && f.parent.is_some()
+            && self.files[f.file].lang.overloads()
+            && cands.iter().all(|&x| {
+                let s = &self.syms[x];
+                s.parent == f.parent && s.name == f.name && s.kind.is_callable()
+            })
     }
 
     /// The methods `name` of the project types that implement interface `iface`
@@ -1187,7 +1274,10 @@ impl Model {
                 found.retain(|&m| !in_interface(m));
             }
             if !found.is_empty() {
-                return self.unique(found, test).map(|s| bound(s, 0.8));
+                return match self.unique(found.clone(), test) {
+                    Some(s) => Some(bound(s, 0.8)),
+                    None => self.build_variants(&found, test),
+                };
             }
             if next.is_empty() {
                 return None;

@@ -139,6 +139,9 @@ pub(crate) struct LanguageSpec {
     /// A bare `f()` inside a method may mean `this.f()` (Java, C#, C++, Kotlin, Swift,
     /// Ruby); false where it never does (JavaScript, TypeScript, PHP).
     pub implicit_self: bool,
+    /// Methods of one type may share a name, told apart by their parameters
+    /// (Java, Kotlin, Scala, C#, C++, Swift): such a set is one callee name.
+    pub overloads: bool,
     /// What the analyses need to know about the language (`conventions.rs`).
     pub conventions: Conventions,
     /// Attribute-like macros blanked before parsing (one per line, `#` comments),
@@ -173,6 +176,7 @@ impl LanguageSpec {
             stdlib: "",
             module_style: ModuleStyle::None,
             implicit_self: true,
+            overloads: false,
             owner_of: |_, _| None,
             conventions: Conventions::UNSTATED,
             noise_macros: "",
@@ -386,6 +390,11 @@ impl Language {
     /// Whether a bare call inside a method may name a method of the same type.
     pub fn implicit_self(self) -> bool {
         self.spec().implicit_self
+    }
+
+    /// Whether one type may define several methods of one name (overloads).
+    pub fn overloads(self) -> bool {
+        self.spec().overloads
     }
 
     pub fn module_style(self) -> ModuleStyle {

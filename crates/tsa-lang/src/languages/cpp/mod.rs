@@ -19,6 +19,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     qual_sep: "::",
     imports_of,
     is_test_def,
+    overloads: true,
     self_receivers: &["this"],
     // The cast keywords parse as template calls; C++ code calls the C library
     // unqualified just as C does.

@@ -17,6 +17,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     qual_sep: ".",
     imports_of,
     is_test_def,
+    overloads: true,
     self_receivers: &["this"],
     builtins: include_str!("builtins.txt"),
     stdlib: include_str!("stdlib.txt"),

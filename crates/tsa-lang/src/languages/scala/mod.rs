@@ -17,6 +17,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     imports: ("scala/imports.scm", include_str!("imports.scm")),
     qual_sep: ".",
     imports_of,
+    overloads: true,
     self_receivers: &["this"],
     stdlib: include_str!("stdlib.txt"),
     module_style: ModuleStyle::Qualified,

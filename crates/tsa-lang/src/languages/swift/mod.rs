@@ -18,6 +18,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     qual_sep: ".",
     imports_of,
     is_test_def,
+    overloads: true,
     self_receivers: &["self"],
     builtins: include_str!("builtins.txt"),
     stdlib: include_str!("stdlib.txt"),

@@ -1,0 +1,191 @@
+//! Receivers written as chains (`new Builder().a().b()`, `Type.FIELD.m()`,
+//! `repo.find(id).owner()`): split into their steps, so the resolver can type
+//! each step from the one before (a constructor's class, a field's declared
+//! type, a method's declared return type).
+//!
+//! The resolver reads a chain as `Base` followed by steps, each `@name` (the
+//! value a method `name` returns) or `#name` (the field `name`):
+//! `new Builder().a().b()` is `Builder@a@b`, `Type.FIELD.m()` is `Type#FIELD@m`.
+
+use crate::returns::{is_identifier, receiver_type_name, unwrap_generic};
+
+/// One step of a chain.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// `new X(...)` (only first): the class `X`.
+    New(String),
+    /// `name(...)`: a call.
+    Call(String),
+    /// `name`: a variable, field, type or package name.
+    Name(String),
+}
+
+/// The steps of `recv`, or `None` when some part is not a plain name, call or
+/// `new` (an index, a cast, a literal, a lambda), or the text was cut.
+pub(crate) fn steps(recv: &str) -> Option<Vec<Step>> {
+    if recv.contains('…') {
+        return None;
+    }
+    let parts = top_level_dots(recv)?;
+    let mut out = Vec::with_capacity(parts.len());
+    let mut i = 0;
+    while i < parts.len() {
+        let p = parts[i].trim();
+        if i == 0
+            && let Some(rest) = p.strip_prefix("new ")
+        {
+            // `new a.b.X<T>(...) { ... }`: the dotted type runs to the part with `(`.
+            let mut ty = rest.trim().to_owned();
+            while !ty.contains('(') {
+                i += 1;
+                ty.push('.');
+                ty.push_str(parts.get(i)?.trim());
+            }
+            let open = ty.find('(')?;
+            let name = receiver_type_name(unwrap_generic(ty[..open].trim()))?;
+            // `a.b.Outer.Inner`: from the first type-like (capitalized) segment on.
+            let segs: Vec<&str> = name.split('.').collect();
+            let from = segs
+                .iter()
+                .position(|p| p.starts_with(|c: char| c.is_uppercase() || c == '$'))
+                .unwrap_or(segs.len() - 1);
+            out.push(Step::New(segs[from..].join(".")));
+            i += 1;
+            continue;
+        }
+        // `<T>name(...)` (Java's explicit type arguments) or `name(...)`.
+        let p = match p.strip_prefix('<') {
+            Some(_) => p[matching(p, '<', '>')? + 1..].trim_start(),
+            None => p,
+        };
+        match p.find('(') {
+            Some(open) => {
+                let name = p[..open].trim();
+                if !is_identifier(name) || matching(&p[open..], '(', ')')? + open + 1 != p.len() {
+                    return None;
+                }
+                out.push(Step::Call(name.to_owned()));
+            }
+            None if is_identifier(p) => out.push(Step::Name(p.to_owned())),
+            None => return None,
+        }
+        i += 1;
+    }
+    Some(out)
+}
+
+/// The byte offset of the bracket closing the one `s` starts with.
+fn matching(s: &str, open: char, close: char) -> Option<usize> {
+    let mut depth = 0i32;
+    for (i, c) in s.char_indices() {
+        if c == open {
+            depth += 1;
+        } else if c == close {
+            depth -= 1;
+            if depth == 0 {
+                return Some(i);
+            }
+        }
+    }
+    None
+}
+
+/// `recv` split at the dots outside brackets, strings and generic arguments.
+fn top_level_dots(recv: &str) -> Option<Vec<&str>> {
+    let mut parts = Vec::new();
+    let mut depth = 0i32;
+    let mut angle = 0i32;
+    let mut quote: Option<char> = None;
+    let mut prev = '\0';
+    let mut start = 0;
+    for (i, c) in recv.char_indices() {
+        if let Some(q) = quote {
+            if c == q && prev != '\\' {
+                quote = None;
+            }
+            prev = if prev == '\\' && c == '\\' { '\0' } else { c };
+            continue;
+        }
+        match c {
+            '"' | '\'' => quote = Some(c),
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => depth -= 1,
+            '<' if depth == 0 => angle += 1,
+            '>' if depth == 0 && angle > 0 => angle -= 1,
+            '.' if depth == 0 && angle == 0 => {
+                parts.push(&recv[start..i]);
+                start = i + 1;
+            }
+            _ => {}
+        }
+        if depth < 0 {
+            return None;
+        }
+        prev = c;
+    }
+    if depth != 0 || quote.is_some() {
+        return None;
+    }
+    parts.push(&recv[start..]);
+    Some(parts)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Step, steps};
+
+    fn s(x: &str) -> Vec<Step> {
+        steps(x).unwrap()
+    }
+
+    #[test]
+    fn splits_chains_into_steps() {
+        use Step::*;
+        assert_eq!(
+            s("new GsonBuilder() .setPrettyPrinting() .create()"),
+            [
+                New("GsonBuilder".into()),
+                Call("setPrettyPrinting".into()),
+                Call("create".into())
+            ]
+        );
+        assert_eq!(
+            s("new TypeToken<List<String>>() {}"),
+            [New("TypeToken".into())]
+        );
+        assert_eq!(
+            s("new a.b.Outer.Inner(x, y.z())"),
+            [New("Outer.Inner".into())]
+        );
+        assert_eq!(
+            s("Excluder.DEFAULT.withVersion(1.0)"),
+            [
+                Name("Excluder".into()),
+                Name("DEFAULT".into()),
+                Call("withVersion".into())
+            ]
+        );
+        assert_eq!(
+            s("e.getAsJsonObject().get(\"a.b\")"),
+            [
+                Name("e".into()),
+                Call("getAsJsonObject".into()),
+                Call("get".into())
+            ]
+        );
+        assert_eq!(
+            s("Collections.<String>emptyList()"),
+            [Name("Collections".into()), Call("emptyList".into())]
+        );
+        assert_eq!(s("make(a, (b) -> b.c())"), [Call("make".into())]);
+        for bad in [
+            "a[0].b()",
+            "((Foo) x).y()",
+            "\"s\".trim()",
+            "f()…",
+            "a.b() + c",
+        ] {
+            assert_eq!(steps(bad), None, "{bad}");
+        }
+    }
+}
