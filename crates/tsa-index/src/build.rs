@@ -1682,6 +1682,7 @@ fn load_symbols(
             let sig = r.get_ref(10)?.as_str().unwrap_or("");
             let lang = files_lang[file];
             let returns = written_type(lang, kind, &name, sig).map(Arc::from);
+            let params = lang.param_range(&name, sig);
             syms.push(MSym {
                 id,
                 file,
@@ -1689,6 +1690,7 @@ fn load_symbols(
                 kind,
                 owner,
                 returns,
+                params,
                 parent: None,
                 is_test: r.get(8)?,
                 self_name: r.get::<_, Option<String>>(9)?.map(Arc::from),
@@ -1820,6 +1822,7 @@ struct RawCall {
     callee_id: i64,
     line: u32,
     branch: Option<i64>,
+    arity: Option<i64>,
 }
 
 /// A further-target row: its site's columns, then its target, class and
@@ -1881,7 +1884,8 @@ fn call_rows(tx: &rusqlite::Transaction<'_>, rest: &str) -> Result<Vec<RawCall>,
     let mut out = Vec::new();
     let mut stmt = tx.prepare(&format!(
         "SELECT c.id, c.file_id, c.caller_id, c.receiver, c.path_call, c.target_id, c.resolution,
-                c.receiver_type, c.shadowed, c.confidence, c.callee_id, c.line, c.branch, {rest}"
+                c.receiver_type, c.shadowed, c.confidence, c.callee_id, c.line, c.branch, c.arity,
+                {rest}"
     ))?;
     let mut q = stmt.query([])?;
     while let Some(r) = q.next()? {
@@ -1899,7 +1903,8 @@ fn call_rows(tx: &rusqlite::Transaction<'_>, rest: &str) -> Result<Vec<RawCall>,
             callee_id: r.get(10)?,
             line: r.get(11)?,
             branch: r.get(12)?,
-            callee: r.get(13)?,
+            arity: r.get(13)?,
+            callee: r.get(14)?,
         });
     }
     Ok(out)
@@ -2079,6 +2084,7 @@ fn resolve(
                     receiver_type: c.receiver_type.as_deref(),
                     shadowed: c.shadowed,
                     path: c.path,
+                    arity: c.arity.and_then(|a| u8::try_from(a).ok()),
                 },
             })
         })
@@ -2096,8 +2102,8 @@ fn resolve(
         "UPDATE calls SET target_id = ?2, resolution = ?3, confidence = ?4 WHERE id = ?1",
     )?;
     let mut insert_alt = tx.prepare_cached(
-        "INSERT INTO calls(file_id, caller_id, callee_id, receiver, receiver_type, shadowed, path_call, line, target_id, resolution, confidence, alt, branch)
-         SELECT file_id, caller_id, callee_id, receiver, receiver_type, shadowed, path_call, line, ?2, ?3, ?4, 1, branch
+        "INSERT INTO calls(file_id, caller_id, callee_id, receiver, receiver_type, shadowed, path_call, line, target_id, resolution, confidence, alt, branch, arity)
+         SELECT file_id, caller_id, callee_id, receiver, receiver_type, shadowed, path_call, line, ?2, ?3, ?4, 1, branch, arity
          FROM calls WHERE id = ?1",
     )?;
     let mut resolved = 0;

@@ -16,7 +16,7 @@ use crate::fault::checkpoint;
 /// `calls_by_*` tables in place of the indexes on calls; 19: by file and by caller
 /// indexes on calls again, kept as rows come, in place of two of those tables; 20:
 /// one index by file and caller for both).
-pub const SCHEMA_VERSION: i64 = 20;
+pub const SCHEMA_VERSION: i64 = 21;
 
 /// The FTS tables of [`SCHEMA`] (one text for both users).
 macro_rules! fts_schema {
@@ -76,7 +76,8 @@ CREATE TABLE IF NOT EXISTS calls(
     confidence REAL NOT NULL DEFAULT 0,
     alt INTEGER NOT NULL DEFAULT 0,
     package TEXT,
-    branch INTEGER
+    branch INTEGER,
+    arity INTEGER
 );
 -- The call sites by target and by callee name: what an index on each column
 -- would hold, as tables a cold build fills from keys it sorted itself (their keys
@@ -690,7 +691,7 @@ pub struct Writer<'t> {
 /// 8, 4, 2 and 1 for a file's last rows.
 const CALL_INSERT_ROWS: [usize; 5] = [16, 8, 4, 2, 1];
 /// The columns of a call row but its id, in [`bind_call`]'s order.
-const CALL_COLUMNS: [&str; 13] = [
+const CALL_COLUMNS: [&str; 14] = [
     "file_id",
     "caller_id",
     "callee_id",
@@ -704,6 +705,7 @@ const CALL_COLUMNS: [&str; 13] = [
     "confidence",
     "alt",
     "branch",
+    "arity",
 ];
 
 /// The `calls_by_*` rows of a cold build's call sites, by target and by callee,
@@ -1157,12 +1159,13 @@ impl<'t> Writer<'t> {
             bool,
             bool,
             Option<i64>,
+            Option<i64>,
         );
         let mut stored: FxHashMap<Key, std::collections::VecDeque<(i64, u32)>> =
             FxHashMap::default();
         {
             let mut stmt = self.tx.prepare_cached(
-                "SELECT id, caller_id, callee_id, receiver, receiver_type, shadowed, path_call, branch, line
+                "SELECT id, caller_id, callee_id, receiver, receiver_type, shadowed, path_call, branch, line, arity
                  FROM calls WHERE file_id = ?1 AND alt = 0
                  ORDER BY line, id",
             )?;
@@ -1176,6 +1179,7 @@ impl<'t> Writer<'t> {
                     r.get(5)?,
                     r.get(6)?,
                     r.get(7)?,
+                    r.get(9)?,
                 );
                 stored
                     .entry(key)
@@ -1201,6 +1205,7 @@ impl<'t> Writer<'t> {
                 site.shadowed,
                 site.path,
                 site.branch,
+                site.arity,
             );
             match stored.get_mut(&key).and_then(|q| q.pop_front()) {
                 Some((id, line)) => {
@@ -1255,6 +1260,7 @@ impl<'t> Writer<'t> {
             path: c.path,
             line: c.line,
             branch: c.branch.map(tsa_lang::BranchKind::code),
+            arity: c.arity.map(i64::from),
         })
     }
 
@@ -1428,6 +1434,7 @@ fn bind_call(
         &confidence,
         alt,
         &site.branch,
+        &site.arity,
     ];
     for v in values {
         stmt.raw_bind_parameter(*at, v)?;
@@ -1449,6 +1456,8 @@ pub(crate) struct CallRow<'a> {
     pub line: u32,
     /// [`tsa_lang::BranchKind::code`]; `None` where the language has no branch rules.
     pub branch: Option<i64>,
+    /// The argument count, where the language picks overloads by it.
+    pub arity: Option<i64>,
 }
 
 /// An import's columns.

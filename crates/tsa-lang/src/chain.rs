@@ -12,7 +12,7 @@ use crate::returns::{is_identifier, receiver_type_name, unwrap_generic};
 /// One step of a chain.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub(crate) enum Step {
-    /// `new X(...)` (only first): the class `X`.
+    /// `new X(...)` or `((X) e)` (only first): a value of type `X`.
     New(String),
     /// `name(...)`: a call.
     Call(String),
@@ -53,6 +53,16 @@ pub(crate) fn steps(recv: &str) -> Option<Vec<Step>> {
             i += 1;
             continue;
         }
+        // `((Type) expr)`: a cast, a value of `Type`.
+        if i == 0
+            && p.starts_with('(')
+            && matching(p, '(', ')') == Some(p.len() - 1)
+            && let Some(ty) = cast_type(p[1..p.len() - 1].trim())
+        {
+            out.push(Step::New(ty));
+            i += 1;
+            continue;
+        }
         // `<T>name(...)` (Java's explicit type arguments) or `name(...)`.
         let p = match p.strip_prefix('<') {
             Some(_) => p[matching(p, '<', '>')? + 1..].trim_start(),
@@ -72,6 +82,21 @@ pub(crate) fn steps(recv: &str) -> Option<Vec<Step>> {
         i += 1;
     }
     Some(out)
+}
+
+/// `(Type) expr` -> `Type` (a capitalized type name: `(a) - b` is no cast).
+fn cast_type(inner: &str) -> Option<String> {
+    if !inner.starts_with('(') {
+        return None;
+    }
+    let close = matching(inner, '(', ')')?;
+    if inner[close + 1..].trim().is_empty() {
+        return None;
+    }
+    let ty = receiver_type_name(unwrap_generic(inner[1..close].trim()))?;
+    let last = ty.rsplit('.').next().unwrap_or(&ty);
+    last.starts_with(|c: char| c.is_uppercase())
+        .then(|| last.to_owned())
 }
 
 /// The byte offset of the bracket closing the one `s` starts with.
@@ -178,9 +203,15 @@ mod tests {
             [Name("Collections".into()), Call("emptyList".into())]
         );
         assert_eq!(s("make(a, (b) -> b.c())"), [Call("make".into())]);
+        assert_eq!(
+            s("((JsonPrimitive) popStack()).getAsString()"),
+            [New("JsonPrimitive".into()), Call("getAsString".into())]
+        );
+        assert_eq!(s("((Map<K, V>) o)"), [New("Map".into())]);
         for bad in [
             "a[0].b()",
-            "((Foo) x).y()",
+            "((a) - b).y()",
+            "(x).y()",
             "\"s\".trim()",
             "f()…",
             "a.b() + c",

@@ -738,7 +738,27 @@ fn extract_tree(
     let named_around = innermost_around(&out.defs, |d| d.self_name.is_some());
     let type_scope =
         |cur: Option<usize>| -> Option<&str> { Some(out.defs[type_around[cur?]?].name.as_str()) };
+    // Java, C#: `Connection con = new HttpConnection()` states `Connection`; the
+    // initializer's class (the rule for `var x = new Foo()`) gives way to it.
+    let declared_first = matches!(
+        lang.family(),
+        crate::languages::Family::Jvm | crate::languages::Family::CSharp
+    );
+    let declared: rustc_hash::FxHashSet<usize> = if declared_first {
+        raw_bindings
+            .iter()
+            .filter(|(var, ty, _)| {
+                ty.end_byte() <= var.start_byte() && receiver_type_name(text(*ty, src)).is_some()
+            })
+            .map(|(var, _, _)| var.id())
+            .collect()
+    } else {
+        Default::default()
+    };
     for (var, ty, at) in raw_bindings {
+        if declared.contains(&var.id()) && ty.start_byte() > var.start_byte() {
+            continue;
+        }
         let scope = enclosing(&out.defs, var.start_byte());
         // `let x = &y;` / `let x = y.clone();`: `x` has the type `y` has (when known).
         let is_alias = ty.kind() == "identifier"
@@ -811,10 +831,15 @@ fn extract_tree(
             }
         }
         if implicit_self {
-            return fields
-                .get(&(type_scope(scope)?.to_owned(), recv.to_owned()))
-                .cloned()
-                .flatten();
+            // A field of the enclosing type, or of a type around it (an inner
+            // class reads its outer class's fields), innermost first.
+            let mut cur = scope.and_then(|c| type_around[c]);
+            while let Some(t) = cur {
+                if let Some(found) = fields.get(&(out.defs[t].name.clone(), recv.to_owned())) {
+                    return found.clone();
+                }
+                cur = out.defs[t].parent.and_then(|p| type_around[p]);
+            }
         }
         None
     };
@@ -967,6 +992,11 @@ fn extract_tree(
             enclosing: scope,
             line: line_of(call),
             branch: branch_of.as_ref().and_then(|m| m.get(&call.id()).copied()),
+            arity: if spec.fixed_arity {
+                arguments(call)
+            } else {
+                None
+            },
         });
     }
     out.calls.sort_by_key(|c| c.line);
@@ -1443,6 +1473,17 @@ fn receiver_owner(
         cur = d.parent.and_then(|p| named_around[p]);
     }
     None
+}
+
+/// The number of arguments of a call node with an `arguments` list.
+fn arguments(call: Node<'_>) -> Option<u8> {
+    let args = call.child_by_field_name("arguments")?;
+    let mut cursor = args.walk();
+    let n = args
+        .named_children(&mut cursor)
+        .filter(|c| !c.kind().contains("comment"))
+        .count();
+    u8::try_from(n).ok()
 }
 
 /// `Engine()` / `pkg.make(a, b)` as a receiver: the value a call returns; its

@@ -35,6 +35,7 @@ pub(crate) fn add(lang: Language, src: &[u8], x: &mut FileExtract) {
                 enclosing: Some(i),
                 line: d.line,
                 branch: None,
+                arity: None,
             });
         }
     }

@@ -222,6 +222,8 @@ pub struct CallSite {
     pub line: u32,
     /// The branch the call sits in; `None` where the language states no branch rules.
     pub branch: Option<BranchKind>,
+    /// The number of arguments, where the language picks an overload by it (Java).
+    pub arity: Option<u8>,
 }
 
 /// One name bound by an import statement.

@@ -344,6 +344,62 @@ pub(crate) fn receiver_type_name(raw: &str) -> Option<String> {
     ok.then(|| t.to_owned())
 }
 
+/// The (least, most) arguments of `name(params)` in a signature: parameters
+/// are the top-level commas' parts (generic arguments and annotations' own
+/// parentheses kept whole); a trailing varargs `T... xs` takes any count.
+pub(crate) fn param_range(name: &str, signature: &str) -> Option<(u8, u8)> {
+    let mut from = 0;
+    let open = loop {
+        let at = from + signature[from..].find(name)?;
+        let after = signature[at + name.len()..].trim_start();
+        let starts_word = signature[..at]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !(c.is_alphanumeric() || c == '_' || c == '$'));
+        if starts_word && after.starts_with('(') {
+            break signature.len() - after.len();
+        }
+        from = at + name.len();
+    };
+    let mut depth = 0i32;
+    let mut angle = 0i32;
+    let mut params: Vec<(usize, usize)> = Vec::new();
+    let mut start = open + 1;
+    let mut end = None;
+    for (i, c) in signature[open..].char_indices() {
+        let i = open + i;
+        match c {
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' => {
+                depth -= 1;
+                if depth == 0 {
+                    params.push((start, i));
+                    end = Some(i);
+                    break;
+                }
+            }
+            '<' => angle += 1,
+            '>' => angle -= 1,
+            ',' if depth == 1 && angle == 0 => {
+                params.push((start, i));
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    end?;
+    let parts: Vec<&str> = params
+        .iter()
+        .map(|&(a, b)| signature[a..b].trim())
+        .filter(|p| !p.is_empty())
+        .collect();
+    let n = u8::try_from(parts.len()).ok()?;
+    Some(match parts.last() {
+        Some(last) if last.contains("...") => (n - 1, u8::MAX),
+        _ => (n, n),
+    })
+}
+
 /// A plain identifier (a leading `$` allowed, as PHP and shell spell variables;
 /// `$` inside, as Java allows: `$Gson$Types`).
 pub(crate) fn is_identifier(s: &str) -> bool {
@@ -357,6 +413,36 @@ pub(crate) fn is_identifier(s: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parameter_ranges_from_signatures() {
+        let r = |name: &str, sig: &str| param_range(name, sig);
+        assert_eq!(
+            r(
+                "value",
+                "public JsonWriter value(String value) throws IOException"
+            ),
+            Some((1, 1))
+        );
+        assert_eq!(
+            r(
+                "of",
+                "static <K, V> Map<K, V> of(Map<K, V> m, @Named(\"a,b\") int x)"
+            ),
+            Some((2, 2))
+        );
+        assert_eq!(r("none", "void none()"), Some((0, 0)));
+        assert_eq!(
+            r("fmt", "String fmt(String f, Object... args)"),
+            Some((1, u8::MAX))
+        );
+        assert_eq!(r("get", "Getter getter; int get(int[] a)"), Some((1, 1)));
+        assert_eq!(
+            r("Foo", "public Foo(int a, List<Map<String, Integer>> b)"),
+            Some((2, 2))
+        );
+        assert_eq!(r("missing", "void other()"), None);
+    }
 
     fn rt(lang: &str, name: &str, sig: &str) -> Option<String> {
         return_type(Language::from_name(lang)?, name, sig)

@@ -77,7 +77,12 @@ struct Site {
     path: bool,
     /// [`tsa_lang::BranchKind::code`], [`NO_BRANCH`] when unknown.
     branch: u8,
+    /// The argument count, [`NO_ARITY`] when not stated.
+    arity: u8,
 }
+
+/// A site whose argument count is not stated.
+const NO_ARITY: u8 = u8::MAX;
 
 /// A site whose language states no branch rules.
 const NO_BRANCH: u8 = u8::MAX;
@@ -131,6 +136,7 @@ impl Kept {
                 kind: d.kind,
                 owner: d.owner.as_deref().map(|o| s.arc(o)),
                 returns: written_type(f.language, d.kind, &d.name, &d.signature).map(|t| s.arc(&t)),
+                params: f.language.param_range(&d.name, &d.signature),
                 parent: d.parent.map(|p| base + p),
                 is_test: d.is_test || is_test,
                 self_name: d.self_name.as_deref().map(|n| s.arc(n)),
@@ -164,6 +170,7 @@ impl Kept {
                     .branch
                     .and_then(|b| u8::try_from(b.code()).ok())
                     .unwrap_or(NO_BRANCH),
+                arity: c.arity.unwrap_or(NO_ARITY),
             });
         }
         self.imports.push(
@@ -230,6 +237,7 @@ fn bind_file(model: &Model, kept: &Kept, k: usize) -> Bound {
                 receiver_type: kept.strings.get(c.receiver_type),
                 shadowed: c.shadowed,
                 path: c.path,
+                arity: (c.arity != NO_ARITY).then_some(c.arity),
             });
             alts.extend(b.alts.iter().map(|a| {
                 (
@@ -322,6 +330,7 @@ fn write_refs(
             path: c.path,
             line: c.line,
             branch: (c.branch != NO_BRANCH).then_some(i64::from(c.branch)),
+            arity: (c.arity != NO_ARITY).then_some(i64::from(c.arity)),
         };
         if i64::from(first.resolution) != Resolution::Unknown.code() {
             resolved += 1;

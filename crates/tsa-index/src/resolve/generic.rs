@@ -21,10 +21,36 @@ pub(super) struct Modules {
     by_dir: HashMap<String, Vec<usize>>,
     /// Dotted path suffixes without extension (`com.x.Foo`, `x.Foo`, `Foo`) -> files.
     by_suffix: HashMap<String, Vec<usize>>,
+    /// JVM packages: the folder below its source root (`com/x` of
+    /// `src/main/java/com/x` and `src/test/java/com/x`) -> JVM files in it.
+    by_package: HashMap<String, Vec<usize>>,
     /// Go modules (`go.mod`): module path -> folder.
     go_modules: Vec<GoModule>,
     /// npm packages (`package.json` with a name), longest name first.
     js_packages: Vec<JsPackage>,
+}
+
+/// A JVM file's folder below its source root: what follows the last `java`,
+/// `kotlin` or `scala` folder (Maven's and Gradle's `src/main/java`,
+/// `src/test/kotlin`), else the folder itself. The files of one package in the
+/// main and the test tree share it.
+fn jvm_package_dir(dir: &str) -> &str {
+    let mut best = dir;
+    for root in ["java", "kotlin", "scala"] {
+        if let Some(rest) = dir.strip_prefix(&format!("{root}/")) {
+            best = if rest.len() < best.len() { rest } else { best };
+        }
+        if let Some(i) = dir.rfind(&format!("/{root}/")) {
+            let rest = &dir[i + root.len() + 2..];
+            if rest.len() < best.len() {
+                best = rest;
+            }
+        }
+        if dir == root || dir.ends_with(&format!("/{root}")) {
+            best = "";
+        }
+    }
+    best
 }
 
 pub(super) fn dir_of(path: &str) -> &str {
@@ -45,6 +71,7 @@ impl Modules {
             by_path: HashMap::default(),
             by_dir: HashMap::default(),
             by_suffix: HashMap::default(),
+            by_package: HashMap::default(),
             go_modules: layout.go_modules.clone(),
             js_packages: {
                 let mut p = layout.js_packages.clone();
@@ -53,6 +80,12 @@ impl Modules {
             },
         };
         for (i, f) in files.iter().enumerate() {
+            if f.lang.family() == tsa_lang::Family::Jvm {
+                m.by_package
+                    .entry(jvm_package_dir(dir_of(&f.path)).to_owned())
+                    .or_default()
+                    .push(i);
+            }
             m.by_path.insert(f.path.clone(), i);
             m.by_dir
                 .entry(dir_of(&f.path).to_owned())
@@ -407,7 +440,7 @@ fn static_members(m: &Model, files: &[usize], module: &str, name: &str) -> Vec<u
         .iter()
         .flat_map(|&f| m.in_file(f, name).iter().copied())
         .filter(|&s| {
-            callable(m.syms[s].kind)
+            callable_in(m.files[m.syms[s].file].lang, m.syms[s].kind)
                 && m.syms[s]
                     .parent
                     .is_some_and(|p| m.syms[p].kind.is_type() && &*m.syms[p].name == ty)
@@ -576,6 +609,11 @@ pub(super) fn import(m: &Model, file: usize, imp: &MImport) -> ImportBinding {
     }
 }
 
+/// [`callable`], and a JVM interface: `new Listener() { ... }` makes one.
+fn callable_in(lang: Language, kind: DefKind) -> bool {
+    callable(kind) || (kind == DefKind::Interface && lang.family() == tsa_lang::Family::Jvm)
+}
+
 fn callable(kind: DefKind) -> bool {
     matches!(
         kind,
@@ -591,11 +629,28 @@ fn callable(kind: DefKind) -> bool {
 /// Methods `name` of type `owner` in the family, preferring the caller's file.
 fn method(m: &Model, call: &MCall<'_>, owner: &str, name: &str) -> Option<Binding> {
     let lang = m.files[call.file].lang;
-    let cands: Vec<usize> = m
+    let mut cands: Vec<usize> = m
         .by_owner_any(owner, name)
         .into_iter()
-        .filter(|&s| lang.can_call(m.files[m.syms[s].file].lang))
+        .filter(|&s| lang.can_call(m.files[m.syms[s].file].lang) && m.fits(call, s))
         .collect();
+    if cands.is_empty() {
+        // A type nested in `owner` (`Outer.Inner`, `new Outer.Inner()`).
+        cands = m
+            .named_all(name)
+            .iter()
+            .copied()
+            .filter(|&s| {
+                let sym = &m.syms[s];
+                sym.kind.is_type()
+                    && sym.owner.is_none()
+                    && sym
+                        .parent
+                        .is_some_and(|p| m.syms[p].kind.is_type() && &*m.syms[p].name == owner)
+                    && lang.can_call(m.files[sym.file].lang)
+            })
+            .collect();
+    }
     let test = m.caller_is_test(call);
     let here: Vec<usize> = cands
         .iter()
@@ -670,7 +725,7 @@ fn in_caller_scopes(m: &Model, call: &MCall<'_>, test: bool) -> Option<Binding> 
         let inner: Vec<usize> = here
             .iter()
             .copied()
-            .filter(|&s| m.syms[s].parent == Some(sc) && !is_constructor(m, s))
+            .filter(|&s| m.syms[s].parent == Some(sc) && !is_constructor(m, s) && m.fits(call, s))
             .collect();
         if let Some(s) = m.unique(inner.clone(), test) {
             return Some(local(s));
@@ -725,7 +780,8 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
             }
             let go = lang.module_style() == ModuleStyle::GoPackage;
             // A Go method declared at top level is never called by its bare name.
-            let plain = |s: usize| callable(m.syms[s].kind) && !(go && m.syms[s].owner.is_some());
+            let plain =
+                |s: usize| callable_in(lang, m.syms[s].kind) && !(go && m.syms[s].owner.is_some());
             let top: Vec<usize> = top_level(m, &[file], name)
                 .into_iter()
                 .filter(|&s| plain(s))
@@ -781,8 +837,8 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
             if lang.family() == tsa_lang::Family::Jvm {
                 let package: Vec<usize> = m
                     .generic
-                    .by_dir
-                    .get(dir_of(&m.files[file].path))
+                    .by_package
+                    .get(jvm_package_dir(dir_of(&m.files[file].path)))
                     .into_iter()
                     .flatten()
                     .copied()
@@ -790,7 +846,7 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
                     .collect();
                 let cands: Vec<usize> = top_level(m, &package, name)
                     .into_iter()
-                    .filter(|&s| callable(m.syms[s].kind))
+                    .filter(|&s| callable_in(lang, m.syms[s].kind))
                     .collect();
                 if let Some(s) = m.unique(cands.clone(), test) {
                     return bound(s, 0.9);
@@ -961,7 +1017,23 @@ pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
 
 #[cfg(test)]
 mod tests {
-    use super::{join, strip_ext};
+    use super::{join, jvm_package_dir, strip_ext};
+
+    #[test]
+    fn jvm_packages_span_source_roots() {
+        assert_eq!(
+            jvm_package_dir("gson/src/main/java/com/google/gson"),
+            "com/google/gson"
+        );
+        assert_eq!(
+            jvm_package_dir("gson/src/test/java/com/google/gson"),
+            "com/google/gson"
+        );
+        assert_eq!(jvm_package_dir("src/main/kotlin/okio"), "okio");
+        assert_eq!(jvm_package_dir("src/main/java"), "");
+        assert_eq!(jvm_package_dir("java/util"), "util");
+        assert_eq!(jvm_package_dir("lib/x"), "lib/x");
+    }
 
     #[test]
     fn joins_relative_paths() {

@@ -122,6 +122,9 @@ pub struct MSym {
     pub callback_sig: Option<Arc<str>>,
     /// Seen by its own file only (a C or C++ `static` function).
     pub file_local: bool,
+    /// The (least, most) arguments it takes, where a call's argument count picks
+    /// among overloads ([`Language::fixed_arity`]).
+    pub params: Option<(u8, u8)>,
 }
 
 /// An import binding of the model.
@@ -156,6 +159,8 @@ pub struct MCall<'a> {
     /// definition in the caller's own scopes can be meant, never an import or a
     /// same-named definition elsewhere.
     pub shadowed: bool,
+    /// The number of arguments, where the language picks overloads by it.
+    pub arity: Option<u8>,
 }
 
 /// What a stated type refers to.
@@ -566,6 +571,7 @@ impl Model {
                 sym.kind.is_callable()
                     && self.files[sym.file].lang.family() == type_lang.family()
                     && self.methods_may_live(t, sym.file)
+                    && self.fits(call, s)
             })
             .collect();
         let here: Vec<usize> = own
@@ -619,6 +625,7 @@ impl Model {
             path: false,
             receiver_type: None,
             shadowed: false,
+            arity: None,
         };
         let mut f = self.resolve(&as_call).target?;
         // `new Observable(cb)`: the class's constructor.
@@ -854,6 +861,7 @@ impl Model {
             path: ty.contains("::"),
             receiver_type: None,
             shadowed: false,
+            arity: None,
         };
         let mut found = self.by_style(&as_name);
         // Where a name must be imported or declared to be used (Python, JS/TS,
@@ -971,6 +979,7 @@ impl Model {
             path: false,
             receiver_type: None,
             shadowed: false,
+            arity: None,
         };
         let b = self.resolve(&call);
         match b.target {
@@ -1069,6 +1078,16 @@ impl Model {
             variants(c, 0.9)
         } else {
             None
+        }
+    }
+
+    /// Whether method `s` takes the call's argument count (true where either is
+    /// not known): an overload that cannot take it is not the one called, and a
+    /// type whose own overloads all refuse it calls an inherited one.
+    fn fits(&self, call: &MCall<'_>, s: usize) -> bool {
+        match (call.arity, self.syms[s].params) {
+            (Some(n), Some((least, most))) => least <= n && n <= most,
+            _ => true,
         }
     }
 
@@ -1251,12 +1270,14 @@ impl Model {
                                 sym.kind.is_callable()
                                     && (sym.parent == Some(b)
                                         || sym.owner.as_deref() == Some(&**base_name))
+                                    && self.fits(call, s)
                             }),
                     );
                     // Rust: a trait's provided methods; Go: methods of an embedded type.
                     found.extend(self.owned(base_name, name).iter().copied().filter(|&s| {
                         self.files[self.syms[s].file].lang == self.files[self.syms[b].file].lang
                             && self.methods_may_live(b, self.syms[s].file)
+                            && self.fits(call, s)
                     }));
                     next.push(b);
                 }

@@ -142,6 +142,9 @@ pub(crate) struct LanguageSpec {
     /// Methods of one type may share a name, told apart by their parameters
     /// (Java, Kotlin, Scala, C#, C++, Swift): such a set is one callee name.
     pub overloads: bool,
+    /// A call's argument count picks among overloads: parameters have no default
+    /// values (Java; varargs take any count from their position on).
+    pub fixed_arity: bool,
     /// What the analyses need to know about the language (`conventions.rs`).
     pub conventions: Conventions,
     /// Attribute-like macros blanked before parsing (one per line, `#` comments),
@@ -177,6 +180,7 @@ impl LanguageSpec {
             module_style: ModuleStyle::None,
             implicit_self: true,
             overloads: false,
+            fixed_arity: false,
             owner_of: |_, _| None,
             conventions: Conventions::UNSTATED,
             noise_macros: "",
@@ -395,6 +399,20 @@ impl Language {
     /// Whether one type may define several methods of one name (overloads).
     pub fn overloads(self) -> bool {
         self.spec().overloads
+    }
+
+    /// Whether a call's argument count picks among overloads (see [`Language::param_range`]).
+    pub fn fixed_arity(self) -> bool {
+        self.spec().fixed_arity
+    }
+
+    /// The (least, most) arguments a definition takes, from its signature (`name(...)`),
+    /// where [`Language::fixed_arity`]; varargs make the most `u8::MAX`.
+    pub fn param_range(self, name: &str, signature: &str) -> Option<(u8, u8)> {
+        if !self.fixed_arity() {
+            return None;
+        }
+        crate::returns::param_range(name, signature)
     }
 
     pub fn module_style(self) -> ModuleStyle {

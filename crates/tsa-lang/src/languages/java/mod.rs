@@ -18,6 +18,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
     imports_of,
     is_test_def,
     overloads: true,
+    fixed_arity: true,
     self_receivers: &["this"],
     builtins: include_str!("builtins.txt"),
     stdlib: include_str!("stdlib.txt"),
