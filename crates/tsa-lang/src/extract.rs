@@ -905,6 +905,9 @@ fn extract_tree(
             && spec.self_receivers.contains(&t.as_str())
         {
             rest = more;
+        } else if rest.is_empty() && matches!(first, Step::Name(_)) {
+            // A plain name (`Math`, `x`) is no chain: the ordinary rules read it.
+            return None;
         }
         for s in rest {
             let (mark, name) = match s {
@@ -971,7 +974,6 @@ fn extract_tree(
                 .type_at(call.start_byte(), r)
                 .or_else(|| type_of(scope, r))
                 .or_else(|| field_path(scope, r))
-                .or_else(|| called_head(r))
                 .or_else(|| {
                     // The whole receiver (its stored text may be cut), within the window.
                     let node = receiver_node?;
@@ -979,7 +981,8 @@ fn extract_tree(
                         .get(node.byte_range())
                         .filter(|b| b.len() <= RECEIVER_WINDOW)?;
                     chain(scope, std::str::from_utf8(text).ok()?)
-                }),
+                })
+                .or_else(|| called_head(r)),
             _ => None,
         };
         let shadowed = receiver.is_none() && shadowed(scope, callee);

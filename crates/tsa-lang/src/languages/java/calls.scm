@@ -29,3 +29,6 @@
 (local_variable_declaration
   declarator: (variable_declarator name: (identifier) @binding.var
     value: (object_creation_expression type: (_) @binding.type)))
+; `for (Shape s : shapes)`, `catch (IOException e)`, `(Shape s) -> ...`.
+(enhanced_for_statement type: (_) @binding.type name: (identifier) @binding.var)
+(catch_formal_parameter (catch_type (_) @binding.type .) name: (identifier) @binding.var)
