@@ -205,8 +205,11 @@ _NEW_BEFORE = re.compile(r"\bnew\s+(?:[A-Za-z_$][\w$]*\s*\.\s*)*$")
 
 
 def at_call_position(after: str, before: str, typescript: bool) -> bool:
-    """Is the reference called: `name(`, `name?.(`, `name!(`, `name<T>(`, `new name`."""
+    """Is the reference called: `name(`, `name?.(`, `name!(`, `name<T>(`, `new name`,
+    or passed to be called as a method reference (`Foo::name`)."""
     if typescript and _NEW_BEFORE.search(before):
+        return True
+    if typescript and before.rstrip().endswith("::"):
         return True
     s = after.lstrip()
     if typescript:

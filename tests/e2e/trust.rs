@@ -216,6 +216,18 @@ fn public_api_is_never_safe_and_the_basis_names_it() {
         ("OpenStore", "exported from Go package store"),
         ("jsApi", "exported by package jspkg"),
         ("cjsApi", "exported by package jspkg"),
+        (
+            "Codec.encodeApi",
+            "public in the library module at javalib (pom.xml)",
+        ),
+        (
+            "Codec.hookApi",
+            "public in the library module at javalib (pom.xml)",
+        ),
+        (
+            "Codec.Sink.sinkApi",
+            "public in the library module at javalib (pom.xml)",
+        ),
     ] {
         let v = callers(root, name);
         assert_eq!(v["verdict"], "INFO", "{name}: {v}");
@@ -253,6 +265,10 @@ fn public_api_is_never_safe_and_the_basis_names_it() {
         "Hidden",
         "RunTool",
         "jsLocal",
+        "packageOnly",
+        "secretHelper",
+        "hiddenPublic",
+        "appOnly",
     ] {
         let i = impact(root, name);
         assert_eq!(i["public_api"], false, "{name}: {i}");

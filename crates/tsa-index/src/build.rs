@@ -1673,24 +1673,22 @@ fn load_symbols(
                 Ok(n)
             };
             let name = shared(r.get(2)?, 3)?;
-            let owner = match r.get::<_, Option<i64>>(5)? {
-                Some(oid) => Some(shared(oid, 6)?),
-                None => None,
-            };
+            let owner = r
+                .get::<_, Option<i64>>(5)?
+                .map(|o| shared(o, 6))
+                .transpose()?;
             sym_idx.insert(id, syms.len());
             parents.push(r.get::<_, Option<i64>>(7)?);
             let sig = r.get_ref(10)?.as_str().unwrap_or("");
             let lang = files_lang[file];
-            let returns = written_type(lang, kind, &name, sig).map(Arc::from);
-            let params = lang.param_range(&name, sig);
             syms.push(MSym {
                 id,
                 file,
+                returns: written_type(lang, kind, &name, sig).map(Arc::from),
+                params: tsa_lang::param_range(lang, &name, sig),
                 name,
                 kind,
                 owner,
-                returns,
-                params,
                 parent: None,
                 is_test: r.get(8)?,
                 self_name: r.get::<_, Option<String>>(9)?.map(Arc::from),

@@ -99,6 +99,49 @@ fn cast_type(inner: &str) -> Option<String> {
         .then(|| last.to_owned())
 }
 
+/// `recv` as the resolver reads a chain (`Base@m#f`), or `None` when it is no
+/// chain (a plain name) or some step is not typed: `self_type` is the enclosing
+/// type (for `this.a().b()`), `var_type` a variable's stated type.
+pub(crate) fn marked<'a>(
+    recv: &str,
+    self_receivers: &[&str],
+    self_type: impl Fn() -> Option<&'a str>,
+    var_type: impl Fn(&str) -> Option<String>,
+) -> Option<String> {
+    let steps = steps(recv)?;
+    let (first, mut rest) = steps.split_first()?;
+    let mut out = match first {
+        Step::New(t) => t.clone(),
+        Step::Call(f) if !rest.is_empty() => f.clone(),
+        Step::Call(_) => return None,
+        Step::Name(n) if self_receivers.contains(&n.as_str()) => self_type()?.to_owned(),
+        Step::Name(n) => match var_type(n) {
+            Some(t) => t,
+            // A type's name (`Type.FIELD.m()`, `Outer.this.m()`).
+            None if n.starts_with(|c: char| c.is_uppercase() || c == '$') => n.clone(),
+            None => return None,
+        },
+    };
+    if let [Step::Name(t), more @ ..] = rest
+        && self_receivers.contains(&t.as_str())
+    {
+        rest = more;
+    } else if rest.is_empty() && matches!(first, Step::Name(_)) {
+        // A plain name (`Math`, `x`) is no chain: the ordinary rules read it.
+        return None;
+    }
+    for s in rest {
+        let (mark, name) = match s {
+            Step::Call(m) => ('@', m),
+            Step::Name(f) => ('#', f),
+            Step::New(_) => return None,
+        };
+        out.push(mark);
+        out.push_str(name);
+    }
+    Some(out)
+}
+
 /// The byte offset of the bracket closing the one `s` starts with.
 fn matching(s: &str, open: char, close: char) -> Option<usize> {
     let mut depth = 0i32;
@@ -161,6 +204,27 @@ mod tests {
 
     fn s(x: &str) -> Vec<Step> {
         steps(x).unwrap()
+    }
+
+    #[test]
+    fn chains_are_marked_for_the_resolver() {
+        let m = |r: &str| {
+            super::marked(
+                r,
+                &["this"],
+                || Some("Self_"),
+                |v| (v == "b").then(|| "Builder".to_owned()),
+            )
+        };
+        assert_eq!(m("new B().a().c()").as_deref(), Some("B@a@c"));
+        assert_eq!(m("b.name(x).size(2)").as_deref(), Some("Builder@name@size"));
+        assert_eq!(m("T.FIELD.copy()").as_deref(), Some("T#FIELD@copy"));
+        assert_eq!(m("this.f.g()").as_deref(), Some("Self_#f@g"));
+        assert_eq!(m("Outer.this").as_deref(), Some("Outer"));
+        assert_eq!(m("make().x()").as_deref(), Some("make@x"));
+        assert_eq!(m("Math"), None);
+        assert_eq!(m("unknown.x()"), None);
+        assert_eq!(m("make()"), None);
     }
 
     #[test]

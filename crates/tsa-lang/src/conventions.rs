@@ -286,6 +286,10 @@ pub enum PublicApi {
     GoExported,
     /// Exports of a package's entry module (`package.json` `main`/`exports`).
     EcmaPackageExport,
+    /// Visible members (Java `public`/`protected`, an interface's members; Kotlin
+    /// and Scala unless `private`/`internal`) of visible types in a JVM library
+    /// module: a Maven, Gradle, Ant or Bazel build that is not an application.
+    JvmLibrary,
     /// No rule yet: public API of this language is not detected (answers rest on
     /// the project's own callers and unresolved call sites only).
     Undetected,

@@ -645,78 +645,8 @@ fn extract_tree(
         facts,
         ..FileExtract::default()
     };
-    let raw = merged_defs(raw);
 
-    // Nesting: a stack of open definitions gives each its innermost parent.
-    let mut stack: Vec<usize> = Vec::new();
-    for (node, kind, name, bases) in raw {
-        while let Some(&top) = stack.last() {
-            if out.defs[top].end_byte >= node.end_byte()
-                && out.defs[top].start_byte <= node.start_byte()
-            {
-                break;
-            }
-            stack.pop();
-        }
-        let parent = stack.last().copied();
-        let mut kind = kind;
-        let mut owner = None;
-        if let Some(p) = parent {
-            let pd = &out.defs[p];
-            if kind == DefKind::Function && pd.kind.is_type() {
-                kind = DefKind::Method;
-                owner = Some(pd.name.clone());
-            }
-        }
-        let mut self_name = None;
-        let mut owner_prefix = String::new();
-        if owner.is_none()
-            && matches!(kind, DefKind::Function | DefKind::Method)
-            && let Some((o, receiver)) = (spec.owner_of)(node, src)
-        {
-            let o = (spec.clean_type_name)(&o);
-            if !o.is_empty() {
-                kind = DefKind::Method;
-                owner_prefix = format!("{o}{}", spec.qual_sep);
-                owner = Some(o);
-                self_name = receiver.filter(|r| !r.is_empty() && r != "_");
-            }
-        }
-        let qualname = match parent {
-            // Past MAX_QUALIFIED_DEPTH enclosing definitions the qualified name keeps
-            // the outermost and the enclosing one only: a file nesting thousands of
-            // functions must not store names of quadratic total length.
-            Some(p) if stack.len() >= MAX_QUALIFIED_DEPTH => format!(
-                "{outer}{sep}\u{2026}{sep}{parent}{sep}{owner_prefix}{name}",
-                outer = out.defs[stack[0]].qualname,
-                parent = out.defs[p].name,
-                sep = spec.qual_sep,
-            ),
-            Some(p) => format!(
-                "{}{}{owner_prefix}{}",
-                out.defs[p].qualname, spec.qual_sep, name
-            ),
-            None => format!("{owner_prefix}{name}"),
-        };
-        let is_test = parent.is_some_and(|p| out.defs[p].is_test) || (spec.is_test_def)(node, src);
-        out.defs.push(Def {
-            signature: signature(node, src, lang),
-            name,
-            kind,
-            qualname,
-            parent,
-            owner,
-            line: line_of(node),
-            end_line: node.end_position().row as u32 + 1,
-            start_byte: node.start_byte(),
-            end_byte: node.end_byte(),
-            is_test,
-            bases,
-            self_name,
-            doc: crate::docs::doc_of(lang, node, src, crate::docs::DOC_CHARS),
-        });
-        stack.push(out.defs.len() - 1);
-    }
+    place_defs(&mut out.defs, merged_defs(raw), lang, src);
 
     // Static types of variables per scope, and of fields per owning type name
     // (`self.repo = Repo()`, `private Repo repo;`, `store: Store` in a struct). A
@@ -879,46 +809,15 @@ fn extract_tree(
         crate::languages::Family::Python | crate::languages::Family::Js
     );
     let chain = |scope: Option<usize>, recv: &str| -> Option<String> {
-        use crate::chain::Step;
         if !typed_chains {
             return None;
         }
-        let steps = crate::chain::steps(recv)?;
-        let (first, mut rest) = steps.split_first()?;
-        let mut out = match first {
-            Step::New(t) => t.clone(),
-            Step::Call(f) if !rest.is_empty() => f.clone(),
-            Step::Call(_) => return None,
-            Step::Name(n) if spec.self_receivers.contains(&n.as_str()) => {
-                type_scope(scope)?.to_owned()
-            }
-            Step::Name(n) => match receiver_owner(&out.defs, &named_around, scope, n)
-                .or_else(|| type_of(scope, n))
-            {
-                Some(t) => t,
-                // A type's name (`Type.FIELD.m()`, `Outer.this.m()`).
-                None if n.starts_with(|c: char| c.is_uppercase() || c == '$') => n.clone(),
-                None => return None,
-            },
-        };
-        if let [Step::Name(t), more @ ..] = rest
-            && spec.self_receivers.contains(&t.as_str())
-        {
-            rest = more;
-        } else if rest.is_empty() && matches!(first, Step::Name(_)) {
-            // A plain name (`Math`, `x`) is no chain: the ordinary rules read it.
-            return None;
-        }
-        for s in rest {
-            let (mark, name) = match s {
-                Step::Call(m) => ('@', m),
-                Step::Name(f) => ('#', f),
-                Step::New(_) => return None,
-            };
-            out.push(mark);
-            out.push_str(name);
-        }
-        Some(out)
+        crate::chain::marked(
+            recv,
+            spec.self_receivers,
+            || type_scope(scope),
+            |n| receiver_owner(&out.defs, &named_around, scope, n).or_else(|| type_of(scope, n)),
+        )
     };
     let locals: rustc_hash::FxHashSet<(Option<usize>, &str)> = raw_locals
         .iter()
@@ -1070,6 +969,81 @@ struct Found<'t> {
     /// The branch of each call node (by id); `None` where the language states no
     /// rules.
     branches: Option<rustc_hash::FxHashMap<usize, crate::model::BranchKind>>,
+}
+
+/// The definitions found, in source order, each given its innermost enclosing
+/// definition (a stack of open ones), its kind in context (a function inside a
+/// type is a method), its owner and qualified name.
+fn place_defs(defs: &mut Vec<Def>, raw: Vec<RawDef<'_>>, lang: Language, src: &[u8]) {
+    let spec = lang.spec();
+    // Nesting: a stack of open definitions gives each its innermost parent.
+    let mut stack: Vec<usize> = Vec::new();
+    for (node, kind, name, bases) in raw {
+        while let Some(&top) = stack.last() {
+            if defs[top].end_byte >= node.end_byte() && defs[top].start_byte <= node.start_byte() {
+                break;
+            }
+            stack.pop();
+        }
+        let parent = stack.last().copied();
+        let mut kind = kind;
+        let mut owner = None;
+        if let Some(p) = parent {
+            let pd = &defs[p];
+            if kind == DefKind::Function && pd.kind.is_type() {
+                kind = DefKind::Method;
+                owner = Some(pd.name.clone());
+            }
+        }
+        let mut self_name = None;
+        let mut owner_prefix = String::new();
+        if owner.is_none()
+            && matches!(kind, DefKind::Function | DefKind::Method)
+            && let Some((o, receiver)) = (spec.owner_of)(node, src)
+        {
+            let o = (spec.clean_type_name)(&o);
+            if !o.is_empty() {
+                kind = DefKind::Method;
+                owner_prefix = format!("{o}{}", spec.qual_sep);
+                owner = Some(o);
+                self_name = receiver.filter(|r| !r.is_empty() && r != "_");
+            }
+        }
+        let qualname = match parent {
+            // Past MAX_QUALIFIED_DEPTH enclosing definitions the qualified name keeps
+            // the outermost and the enclosing one only: a file nesting thousands of
+            // functions must not store names of quadratic total length.
+            Some(p) if stack.len() >= MAX_QUALIFIED_DEPTH => format!(
+                "{outer}{sep}\u{2026}{sep}{parent}{sep}{owner_prefix}{name}",
+                outer = defs[stack[0]].qualname,
+                parent = defs[p].name,
+                sep = spec.qual_sep,
+            ),
+            Some(p) => format!(
+                "{}{}{owner_prefix}{}",
+                defs[p].qualname, spec.qual_sep, name
+            ),
+            None => format!("{owner_prefix}{name}"),
+        };
+        let is_test = parent.is_some_and(|p| defs[p].is_test) || (spec.is_test_def)(node, src);
+        defs.push(Def {
+            signature: signature(node, src, lang),
+            name,
+            kind,
+            qualname,
+            parent,
+            owner,
+            line: line_of(node),
+            end_line: node.end_position().row as u32 + 1,
+            start_byte: node.start_byte(),
+            end_byte: node.end_byte(),
+            is_test,
+            bases,
+            self_name,
+            doc: crate::docs::doc_of(lang, node, src, crate::docs::DOC_CHARS),
+        });
+        stack.push(defs.len() - 1);
+    }
 }
 
 /// Definition matches in document order (an outer one before those it holds), one

@@ -26,6 +26,6 @@ pub use extract::{
 };
 pub use languages::{Family, Language, ModuleStyle, Tier};
 pub use model::{Base, BaseKind, BranchKind, CallSite, Def, DefKind, Field, FileExtract, Import};
-pub use returns::{alias_target, callback_param_type, return_type, type_name};
+pub use returns::{alias_target, callback_param_type, param_range, return_type, type_name};
 pub use test_paths::is_test_path;
 pub use visit::{TreeVisitor, visit};

@@ -344,10 +344,19 @@ pub(crate) fn receiver_type_name(raw: &str) -> Option<String> {
     ok.then(|| t.to_owned())
 }
 
+/// The (least, most) arguments a definition of `lang` takes, from its signature,
+/// where the language picks overloads by argument count ([`Language::fixed_arity`]).
+pub fn param_range(lang: Language, name: &str, signature: &str) -> Option<(u8, u8)> {
+    if !lang.fixed_arity() {
+        return None;
+    }
+    params_in(name, signature)
+}
+
 /// The (least, most) arguments of `name(params)` in a signature: parameters
 /// are the top-level commas' parts (generic arguments and annotations' own
 /// parentheses kept whole); a trailing varargs `T... xs` takes any count.
-pub(crate) fn param_range(name: &str, signature: &str) -> Option<(u8, u8)> {
+fn params_in(name: &str, signature: &str) -> Option<(u8, u8)> {
     let mut from = 0;
     let open = loop {
         let at = from + signature[from..].find(name)?;
@@ -416,7 +425,7 @@ mod tests {
 
     #[test]
     fn parameter_ranges_from_signatures() {
-        let r = |name: &str, sig: &str| param_range(name, sig);
+        let r = |name: &str, sig: &str| params_in(name, sig);
         assert_eq!(
             r(
                 "value",

@@ -6,7 +6,8 @@
 // Every class, interface, enum, record, method and constructor declared in the
 // given files gets a definition occurrence at its name; every method call
 // (`name(...)`, `x.name(...)`) and every `new X(...)` whose target javac binds
-// gets a reference occurrence at the called name. Symbols follow SCIP's
+// gets a reference occurrence at the called name, and so does a method
+// reference (`Foo::bar`, a method passed to be called). Symbols follow SCIP's
 // descriptor shapes so the harness reads them as it reads scip-python's:
 // `java pkg/Outer#Inner#` for a type, `java pkg/Outer#name(int,java.lang.String).`
 // for a method (the erased parameter types are the disambiguator), and a
@@ -253,6 +254,21 @@ public class JavaCallOracle {
                 }
             }
             return super.visitMethodInvocation(node, v);
+        }
+
+        @Override
+        public Void visitMemberReference(MemberReferenceTree node, Void v) {
+            // `Foo::bar` passes `bar` to be called: a reference at `bar`.
+            Element e = trees.getElement(getCurrentPath());
+            String name = node.getName().toString();
+            if (e instanceof ExecutableElement m && node.getMode() == MemberReferenceTree.ReferenceMode.INVOKE) {
+                long end = pos.getEndPosition(unit, node);
+                long at = end < 0 ? -1 : end - name.length();
+                if (at >= 0 && text.subSequence((int) at, (int) end).toString().equals(name)) {
+                    add(at, name.length(), methodSymbol(m), 0);
+                }
+            }
+            return super.visitMemberReference(node, v);
         }
 
         @Override

@@ -20,6 +20,12 @@
 //!   named by an export statement or `module.exports`), or a public method of an exported class, in a
 //!   file of a package (the nearest `package.json` above it) not marked private.
 //!
+//! - Java, Kotlin, Scala: a visible member of visible types (Java: `public` or
+//!   `protected`, or a member of an interface; Kotlin, Scala: not `private` or
+//!   `internal`) in a library module: the nearest build file above it (`pom.xml`,
+//!   `build.gradle[.kts]`, `build.xml`, `BUILD[.bazel]`) builds no application
+//!   (Gradle's `application` plugin, Spring Boot, a Maven `war`).
+//!
 //! Other languages have no public-API rule yet: their definitions are never public.
 
 use std::collections::{HashMap, HashSet};
@@ -315,6 +321,8 @@ pub struct Facts {
     texts: HashMap<String, Option<String>>,
     /// Per folder: `Some(private)` when it holds a package.json.
     package_json: HashMap<String, Option<bool>>,
+    /// Per folder: `Some((build file, is an application))` when it holds a JVM build file.
+    jvm_build: HashMap<String, Option<(&'static str, bool)>>,
 }
 
 impl Facts {
@@ -358,6 +366,7 @@ impl Facts {
             Some(PublicApi::RustLibraryCrate) => self.rust(index, s),
             Some(PublicApi::GoExported) => Ok(self.go(root, s)),
             Some(PublicApi::EcmaPackageExport) => Ok(self.js(root, s)),
+            Some(PublicApi::JvmLibrary) => Ok(self.jvm(root, s)),
             Some(PublicApi::Undetected) | None => Ok(None),
         }
     }
@@ -540,6 +549,39 @@ impl Facts {
         })
     }
 
+    fn jvm(&mut self, root: &Path, s: &Subject) -> Option<String> {
+        let mut cur = Some(s);
+        while let Some(d) = cur {
+            if !jvm_visible(&s.language, d) {
+                return None;
+            }
+            cur = d.parent.as_deref();
+        }
+        for d in ancestors(dir_of(&s.file)) {
+            let found = match self.jvm_build.get(d) {
+                Some(f) => *f,
+                None => {
+                    let f = JVM_BUILD_FILES.iter().find_map(|&name| {
+                        let text = crate::security::read_text_in_root(root, &join(d, name)).ok()?;
+                        Some((name, jvm_application(&text)))
+                    });
+                    self.jvm_build.insert(d.to_owned(), f);
+                    f
+                }
+            };
+            if let Some((file, application)) = found {
+                return (!application).then(|| {
+                    format!(
+                        "'{}' is public in the library module at {} ({file})",
+                        s.qualname,
+                        if d.is_empty() { "." } else { d }
+                    )
+                });
+            }
+        }
+        None
+    }
+
     /// The folder of the nearest package.json above `file`, when that package is
     /// not marked `"private": true`.
     fn package_of(&mut self, root: &Path, file: &str) -> Option<String> {
@@ -571,9 +613,101 @@ impl Facts {
     }
 }
 
+/// Build files of a JVM module, nearest first in a folder.
+const JVM_BUILD_FILES: [&str; 6] = [
+    "pom.xml",
+    "build.gradle.kts",
+    "build.gradle",
+    "build.xml",
+    "BUILD.bazel",
+    "BUILD",
+];
+
+/// Whether a JVM build file builds an application rather than a library.
+fn jvm_application(text: &str) -> bool {
+    let squashed: String = text.split_whitespace().collect();
+    [
+        "id(\"application\")",
+        "id'application'",
+        "id\"application\"",
+        "plugin:'application'",
+        "plugin:\"application\"",
+        "org.springframework.boot",
+        "spring-boot-maven-plugin",
+        "<packaging>war</packaging>",
+        "java_binary(",
+    ]
+    .iter()
+    .any(|m| squashed.contains(m))
+}
+
+/// The modifier words of a JVM signature: the words before the definition's
+/// name (annotations and their arguments skipped).
+fn jvm_modifiers<'a>(signature: &'a str, name: &str) -> Vec<&'a str> {
+    let head = signature.split('(').next().unwrap_or(signature);
+    let head = head.find(&format!(" {name}")).map_or(head, |i| &head[..i]);
+    head.split_whitespace()
+        .filter(|w| !w.starts_with('@'))
+        .collect()
+}
+
+/// Whether a JVM definition is visible outside its module by its own modifiers.
+fn jvm_visible(language: &str, d: &Subject) -> bool {
+    let words = jvm_modifiers(&d.signature, &d.name);
+    match language {
+        "java" => {
+            let in_interface = d.parent.as_deref().is_some_and(|p| p.kind == "interface");
+            words.iter().any(|w| matches!(*w, "public" | "protected"))
+                || (in_interface && !words.contains(&"private"))
+        }
+        _ => !words
+            .iter()
+            .any(|w| matches!(*w, "private" | "internal" | "private[this]")),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jvm_visibility_and_applications() {
+        let subject = |kind: &str, name: &str, sig: &str, parent: Option<Subject>| Subject {
+            id: None,
+            name: name.into(),
+            qualname: name.into(),
+            kind: kind.into(),
+            owner: None,
+            file: "lib/src/main/java/a/A.java".into(),
+            language: "java".into(),
+            signature: sig.into(),
+            line: 1,
+            is_test: false,
+            parent: parent.map(Box::new),
+        };
+        let iface = subject("interface", "Api", "public interface Api", None);
+        let m = subject("method", "run", "void run();", Some(iface.clone()));
+        assert!(jvm_visible("java", &m));
+        let p = subject("method", "go", "@Override public final int go(int a)", None);
+        assert!(jvm_visible("java", &p));
+        let q = subject("method", "hook", "protected void hook()", None);
+        assert!(jvm_visible("java", &q));
+        let pkg = subject("method", "local", "static int local()", None);
+        assert!(!jvm_visible("java", &pkg));
+        let pri = subject("method", "secret", "private void secret()", Some(iface));
+        assert!(!jvm_visible("java", &pri));
+        let k = subject("function", "open", "fun open(path: String): Buffer", None);
+        assert!(jvm_visible("kotlin", &k));
+        let ki = subject("function", "hidden", "internal fun hidden()", None);
+        assert!(!jvm_visible("kotlin", &ki));
+        assert!(jvm_application("plugins {\n  id 'application'\n}"));
+        assert!(jvm_application(
+            "plugins { id(\"org.springframework.boot\") }"
+        ));
+        assert!(!jvm_application(
+            "<project><packaging>jar</packaging></project>"
+        ));
+    }
 
     #[test]
     fn all_and_export_statements_are_read() {

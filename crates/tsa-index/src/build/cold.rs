@@ -136,7 +136,7 @@ impl Kept {
                 kind: d.kind,
                 owner: d.owner.as_deref().map(|o| s.arc(o)),
                 returns: written_type(f.language, d.kind, &d.name, &d.signature).map(|t| s.arc(&t)),
-                params: f.language.param_range(&d.name, &d.signature),
+                params: tsa_lang::param_range(f.language, &d.name, &d.signature),
                 parent: d.parent.map(|p| base + p),
                 is_test: d.is_test || is_test,
                 self_name: d.self_name.as_deref().map(|n| s.arc(n)),

@@ -750,269 +750,289 @@ fn is_constructor(m: &Model, s: usize) -> bool {
 }
 
 pub(super) fn resolve(m: &Model, call: &MCall<'_>) -> Binding {
+    match call.receiver {
+        None => bare(m, call),
+        Some(recv) => on_receiver(m, call, recv),
+    }
+}
+
+/// Java, Kotlin, Scala: a bare name among the types (and Kotlin's top-level
+/// functions) of the caller's package, then the members of on-demand static
+/// imports (`import static a.b.C.*`).
+fn jvm_package_or_statics(m: &Model, call: &MCall<'_>, test: bool) -> Option<Binding> {
+    let (file, name) = (call.file, call.callee);
+    let lang = m.files[file].lang;
+    // The package's types, before on-demand imports.
+    let package: Vec<usize> = m
+        .generic
+        .by_package
+        .get(jvm_package_dir(dir_of(&m.files[file].path)))
+        .into_iter()
+        .flatten()
+        .copied()
+        .filter(|&f| f != file && m.files[f].lang == lang)
+        .collect();
+    let cands: Vec<usize> = top_level(m, &package, name)
+        .into_iter()
+        .filter(|&s| callable_in(lang, m.syms[s].kind))
+        .collect();
+    if let Some(s) = m.unique(cands.clone(), test) {
+        return Some(bound(s, 0.9));
+    }
+    if let Some(b) = m.build_variants(&cands, test) {
+        return Some(b);
+    }
+    // Static on-demand imports (`import static a.b.C.*`): C's members.
+    let statics: Vec<usize> = m.imports[file]
+        .iter()
+        .filter(|i| i.alias == "*")
+        .flat_map(|imp| match module(m, file, imp) {
+            Module::Files(files) => static_members(m, &files, &imp.module, name),
+            _ => Vec::new(),
+        })
+        .collect();
+    if let Some(s) = m.unique(statics.clone(), test) {
+        return Some(bound(s, 0.8));
+    }
+    if let Some(b) = m.build_variants(&statics, test) {
+        return Some(b);
+    }
+    None
+}
+
+/// A call without a receiver: `f()`.
+fn bare(m: &Model, call: &MCall<'_>) -> Binding {
     let file = call.file;
     let lang = m.files[file].lang;
     let name = call.callee;
     let test = m.caller_is_test(call);
-    match call.receiver {
-        None => {
-            // 1. The caller's scopes: enclosing definitions (so a method sees its
-            //    class's methods), then the file's top level.
-            if let Some(b) = in_caller_scopes(m, call, test) {
-                return b;
-            }
-            // `f()` inside a method meaning `this.f()` of a base type (innermost
-            // enclosing type first), where a bare call may mean `this.f()`.
-            if lang.implicit_self() && !call.shadowed {
-                let mut scope = m.enclosing_type_sym(call.caller);
-                while let Some(t) = scope {
-                    if !m.syms[t].bases.is_empty()
-                        && let Some(b) = m.inherited(call, vec![t], name)
-                    {
-                        return b;
-                    }
-                    scope = m.enclosing_type_sym(m.syms[t].parent);
-                }
-            }
-            // A local variable or parameter of that name hides the rest.
-            if call.shadowed {
-                return Binding::UNKNOWN;
-            }
-            let go = lang.module_style() == ModuleStyle::GoPackage;
-            // A Go method declared at top level is never called by its bare name.
-            let plain =
-                |s: usize| callable_in(lang, m.syms[s].kind) && !(go && m.syms[s].owner.is_some());
-            let top: Vec<usize> = top_level(m, &[file], name)
-                .into_iter()
-                .filter(|&s| plain(s))
-                .collect();
-            if let Some(s) = m.unique(top, test) {
-                return local(s);
-            }
-            if lang.family() == tsa_lang::Family::Js
-                && let Some(s) = merged_interface(m, &top_level(m, &[file], name))
-            {
-                return local(s);
-            }
-            if go && let Some(b) = go_package(m, call, test) {
-                return b;
-            }
-            // 2. A name bound by an import.
-            if let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == name) {
-                return match import_target(m, file, imp) {
-                    Target::Symbol(s) => bound(s, 0.9),
-                    Target::Module(files) => {
-                        let mut cands = top_level(m, &files, name);
-                        if cands.is_empty() && lang.family() == tsa_lang::Family::Jvm {
-                            cands = static_members(m, &files, &imp.module, name);
-                        }
-                        match m.unique(cands.clone(), test) {
-                            Some(s) => bound(s, 0.9),
-                            None => m
-                                .build_variants(&cands, test)
-                                .or_else(|| {
-                                    // A module called as a function (`const X =
-                                    // require('./x'); new X()`): its default export,
-                                    // never a name its own imports bring in.
-                                    (cands.is_empty() && !go_style(m, file))
-                                        .then(|| exported(m, &files, "default", 6))
-                                        .flatten()
-                                        .map(|s| bound(s, 0.9))
-                                })
-                                .unwrap_or(Binding::UNKNOWN),
-                        }
-                    }
-                    Target::Outside(r) => Binding::class(r),
-                    Target::Unknown => Binding::UNKNOWN,
-                };
-            }
-            // C, C++: the headers the file reaches, then the linker.
-            if lang.family() == tsa_lang::Family::C
-                && let Some(b) = super::c_family::resolve_bare(m, call, test)
+
+    // 1. The caller's scopes: enclosing definitions (so a method sees its
+    //    class's methods), then the file's top level.
+    if let Some(b) = in_caller_scopes(m, call, test) {
+        return b;
+    }
+    // `f()` inside a method meaning `this.f()` of a base type (innermost
+    // enclosing type first), where a bare call may mean `this.f()`.
+    if lang.implicit_self() && !call.shadowed {
+        let mut scope = m.enclosing_type_sym(call.caller);
+        while let Some(t) = scope {
+            if !m.syms[t].bases.is_empty()
+                && let Some(b) = m.inherited(call, vec![t], name)
             {
                 return b;
             }
-            // Java, Kotlin, Scala: the types (and Kotlin's top-level functions)
-            // of the caller's package, its folder, before on-demand imports.
-            if lang.family() == tsa_lang::Family::Jvm {
-                let package: Vec<usize> = m
-                    .generic
-                    .by_package
-                    .get(jvm_package_dir(dir_of(&m.files[file].path)))
-                    .into_iter()
-                    .flatten()
-                    .copied()
-                    .filter(|&f| f != file && m.files[f].lang == lang)
-                    .collect();
-                let cands: Vec<usize> = top_level(m, &package, name)
-                    .into_iter()
-                    .filter(|&s| callable_in(lang, m.syms[s].kind))
-                    .collect();
-                if let Some(s) = m.unique(cands.clone(), test) {
-                    return bound(s, 0.9);
-                }
-                if let Some(b) = m.build_variants(&cands, test) {
-                    return b;
-                }
-            }
-            // Static on-demand imports (`import static a.b.C.*`): C's members.
-            if lang.family() == tsa_lang::Family::Jvm {
-                let statics: Vec<usize> = m.imports[file]
-                    .iter()
-                    .filter(|i| i.alias == "*")
-                    .flat_map(|imp| match module(m, file, imp) {
-                        Module::Files(files) => static_members(m, &files, &imp.module, name),
-                        _ => Vec::new(),
-                    })
-                    .collect();
-                if let Some(s) = m.unique(statics.clone(), test) {
-                    return bound(s, 0.8);
-                }
-                if let Some(b) = m.build_variants(&statics, test) {
-                    return b;
-                }
-            }
-            // 3. Names brought in by wildcard / namespace / include imports.
-            let via_imports = with_wildcard_files(m, file, |files| {
-                files
-                    .iter()
-                    .flat_map(|files| top_level(m, files, name))
-                    .filter(|&s| callable(m.syms[s].kind))
-                    .collect::<Vec<_>>()
-            });
-            if let Some(s) = m.unique(via_imports, test) {
-                return bound(s, 0.8);
-            }
-            // 4. Builtins.
-            if lang.is_builtin(name) {
-                return Binding::class(Resolution::Builtin);
-            }
-            // 5. A unique definition of the family.
-            let cands: Vec<usize> = m
-                .named_any(name)
-                .into_iter()
-                .filter(|&s| {
-                    let k = m.syms[s].kind;
-                    callable(k)
-                        && k != DefKind::Method
-                        && lang.can_call(m.files[m.syms[s].file].lang)
-                        && !m.syms[s].file_local
-                })
-                .collect();
-            match m.unique_fallback(cands, call) {
-                Some(s) => bound(s, 0.5),
-                None => Binding::UNKNOWN,
-            }
-        }
-        Some(recv) => {
-            // The receiver variable of the enclosing method (Go's `s` in
-            // `func (s *Store) Find()`): its type is the method's owner.
-            let mut scope = call.caller;
-            while let Some(sc) = scope {
-                let sym = &m.syms[sc];
-                if sym.self_name.as_deref() == Some(recv)
-                    && let Some(owner) = &sym.owner
-                {
-                    return method(m, call, owner, name).unwrap_or(Binding::UNKNOWN);
-                }
-                scope = sym.parent;
-            }
-            if matches!(recv, "super" | "parent" | "base") {
-                // `super.m()`, PHP `parent::m()`, C# `base.M()`: start at the bases.
-                return match m.enclosing_type_sym(call.caller) {
-                    Some(t) => m.inherited(call, vec![t], name).unwrap_or(Binding::UNKNOWN),
-                    None => Binding::UNKNOWN,
-                };
-            }
-            if lang.self_receivers().contains(&recv) {
-                return match m.enclosing_type(call.caller) {
-                    Some(owner) => method(m, call, owner, name).unwrap_or(Binding::UNKNOWN),
-                    None => Binding::UNKNOWN,
-                };
-            }
-            // PHP's `$x`; elsewhere `$` is part of a name (Java's `$Gson$Types`).
-            let recv = if lang.family() == tsa_lang::Family::Php {
-                recv.trim_start_matches('$')
-            } else {
-                recv
-            };
-            // JS/TS: `z.coerce.number()`, a namespace re-exported by an imported
-            // module (`import * as z`; `export * as coerce from './coerce'`).
-            if lang.family() == tsa_lang::Family::Js
-                && let Some((head, rest)) = recv.split_once('.')
-                && let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == head)
-                && let Target::Module(mut files) = import_target(m, file, imp)
-            {
-                for seg in rest.split('.') {
-                    match namespace_export(m, &files, seg) {
-                        Some(next) => files = next,
-                        None => return Binding::UNKNOWN,
-                    }
-                }
-                return match exported(m, &files, name, 0) {
-                    Some(s) => bound(s, 0.9),
-                    None => Binding::UNKNOWN,
-                };
-            }
-            // An imported module or type.
-            if let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == recv) {
-                return match import_target(m, file, imp) {
-                    Target::Module(files) => {
-                        let cands = top_level(m, &files, name);
-                        match m.unique(cands.clone(), test) {
-                            Some(s) => bound(s, 0.9),
-                            None => m
-                                .build_variants(&cands, test)
-                                .or_else(|| {
-                                    // Re-exported by a barrel (`import * as core`).
-                                    (cands.is_empty() && !go_style(m, file))
-                                        .then(|| exported(m, &files, name, 0))
-                                        .flatten()
-                                        .map(|s| bound(s, 0.9))
-                                })
-                                .unwrap_or(Binding::UNKNOWN),
-                        }
-                    }
-                    Target::Symbol(s) if m.syms[s].kind.is_type() => {
-                        let owner = Arc::clone(&m.syms[s].name);
-                        method(m, call, &owner, name).unwrap_or(Binding::UNKNOWN)
-                    }
-                    // A namespace (`export namespace util { export function f() }`).
-                    Target::Symbol(s) if m.syms[s].kind == DefKind::Module => {
-                        let members: Vec<usize> = m
-                            .in_file(m.syms[s].file, name)
-                            .iter()
-                            .copied()
-                            .filter(|&x| m.syms[x].parent == Some(s))
-                            .collect();
-                        match m.unique(members, test) {
-                            Some(x) => bound(x, 0.9),
-                            None => Binding::UNKNOWN,
-                        }
-                    }
-                    Target::Outside(r) => Binding::class(r),
-                    _ => Binding::UNKNOWN,
-                };
-            }
-            let simple = recv
-                .chars()
-                .all(|c| c.is_alphanumeric() || c == '_' || c == '$');
-            // A receiver that names a type: `Type.staticMethod()`, `Type::f()`.
-            if simple
-                && recv
-                    .chars()
-                    .next()
-                    .is_some_and(|c| c.is_uppercase() || c == '$')
-                && let Some(b) = method(m, call, recv, name)
-            {
-                return b;
-            }
-            if simple && lang.is_stdlib_module(recv) {
-                return Binding::class(Resolution::Stdlib);
-            }
-            Binding::UNKNOWN
+            scope = m.enclosing_type_sym(m.syms[t].parent);
         }
     }
+    // A local variable or parameter of that name hides the rest.
+    if call.shadowed {
+        return Binding::UNKNOWN;
+    }
+    let go = lang.module_style() == ModuleStyle::GoPackage;
+    // A Go method declared at top level is never called by its bare name.
+    let plain = |s: usize| callable_in(lang, m.syms[s].kind) && !(go && m.syms[s].owner.is_some());
+    let top: Vec<usize> = top_level(m, &[file], name)
+        .into_iter()
+        .filter(|&s| plain(s))
+        .collect();
+    if let Some(s) = m.unique(top, test) {
+        return local(s);
+    }
+    if lang.family() == tsa_lang::Family::Js
+        && let Some(s) = merged_interface(m, &top_level(m, &[file], name))
+    {
+        return local(s);
+    }
+    if go && let Some(b) = go_package(m, call, test) {
+        return b;
+    }
+    // 2. A name bound by an import.
+    if let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == name) {
+        return match import_target(m, file, imp) {
+            Target::Symbol(s) => bound(s, 0.9),
+            Target::Module(files) => {
+                let mut cands = top_level(m, &files, name);
+                if cands.is_empty() && lang.family() == tsa_lang::Family::Jvm {
+                    cands = static_members(m, &files, &imp.module, name);
+                }
+                match m.unique(cands.clone(), test) {
+                    Some(s) => bound(s, 0.9),
+                    None => m
+                        .build_variants(&cands, test)
+                        .or_else(|| {
+                            // A module called as a function (`const X =
+                            // require('./x'); new X()`): its default export,
+                            // never a name its own imports bring in.
+                            (cands.is_empty() && !go_style(m, file))
+                                .then(|| exported(m, &files, "default", 6))
+                                .flatten()
+                                .map(|s| bound(s, 0.9))
+                        })
+                        .unwrap_or(Binding::UNKNOWN),
+                }
+            }
+            Target::Outside(r) => Binding::class(r),
+            Target::Unknown => Binding::UNKNOWN,
+        };
+    }
+    // C, C++: the headers the file reaches, then the linker.
+    if lang.family() == tsa_lang::Family::C
+        && let Some(b) = super::c_family::resolve_bare(m, call, test)
+    {
+        return b;
+    }
+    if lang.family() == tsa_lang::Family::Jvm
+        && let Some(b) = jvm_package_or_statics(m, call, test)
+    {
+        return b;
+    }
+    // 3. Names brought in by wildcard / namespace / include imports.
+    let via_imports = with_wildcard_files(m, file, |files| {
+        files
+            .iter()
+            .flat_map(|files| top_level(m, files, name))
+            .filter(|&s| callable(m.syms[s].kind))
+            .collect::<Vec<_>>()
+    });
+    if let Some(s) = m.unique(via_imports, test) {
+        return bound(s, 0.8);
+    }
+    // 4. Builtins.
+    if lang.is_builtin(name) {
+        return Binding::class(Resolution::Builtin);
+    }
+    // 5. A unique definition of the family.
+    let cands: Vec<usize> = m
+        .named_any(name)
+        .into_iter()
+        .filter(|&s| {
+            let k = m.syms[s].kind;
+            callable(k)
+                && k != DefKind::Method
+                && lang.can_call(m.files[m.syms[s].file].lang)
+                && !m.syms[s].file_local
+        })
+        .collect();
+    match m.unique_fallback(cands, call) {
+        Some(s) => bound(s, 0.5),
+        None => Binding::UNKNOWN,
+    }
+}
+
+/// A call on a receiver: `x.f()`, `Type.f()`, `this.f()`, `pkg.f()`.
+fn on_receiver(m: &Model, call: &MCall<'_>, recv: &str) -> Binding {
+    let file = call.file;
+    let lang = m.files[file].lang;
+    let name = call.callee;
+    let test = m.caller_is_test(call);
+
+    // The receiver variable of the enclosing method (Go's `s` in
+    // `func (s *Store) Find()`): its type is the method's owner.
+    let mut scope = call.caller;
+    while let Some(sc) = scope {
+        let sym = &m.syms[sc];
+        if sym.self_name.as_deref() == Some(recv)
+            && let Some(owner) = &sym.owner
+        {
+            return method(m, call, owner, name).unwrap_or(Binding::UNKNOWN);
+        }
+        scope = sym.parent;
+    }
+    if matches!(recv, "super" | "parent" | "base") {
+        // `super.m()`, PHP `parent::m()`, C# `base.M()`: start at the bases.
+        return match m.enclosing_type_sym(call.caller) {
+            Some(t) => m.inherited(call, vec![t], name).unwrap_or(Binding::UNKNOWN),
+            None => Binding::UNKNOWN,
+        };
+    }
+    if lang.self_receivers().contains(&recv) {
+        return match m.enclosing_type(call.caller) {
+            Some(owner) => method(m, call, owner, name).unwrap_or(Binding::UNKNOWN),
+            None => Binding::UNKNOWN,
+        };
+    }
+    // PHP's `$x`; elsewhere `$` is part of a name (Java's `$Gson$Types`).
+    let recv = if lang.family() == tsa_lang::Family::Php {
+        recv.trim_start_matches('$')
+    } else {
+        recv
+    };
+    // JS/TS: `z.coerce.number()`, a namespace re-exported by an imported
+    // module (`import * as z`; `export * as coerce from './coerce'`).
+    if lang.family() == tsa_lang::Family::Js
+        && let Some((head, rest)) = recv.split_once('.')
+        && let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == head)
+        && let Target::Module(mut files) = import_target(m, file, imp)
+    {
+        for seg in rest.split('.') {
+            match namespace_export(m, &files, seg) {
+                Some(next) => files = next,
+                None => return Binding::UNKNOWN,
+            }
+        }
+        return match exported(m, &files, name, 0) {
+            Some(s) => bound(s, 0.9),
+            None => Binding::UNKNOWN,
+        };
+    }
+    // An imported module or type.
+    if let Some(imp) = m.imports[file].iter().rev().find(|i| i.alias == recv) {
+        return match import_target(m, file, imp) {
+            Target::Module(files) => {
+                let cands = top_level(m, &files, name);
+                match m.unique(cands.clone(), test) {
+                    Some(s) => bound(s, 0.9),
+                    None => m
+                        .build_variants(&cands, test)
+                        .or_else(|| {
+                            // Re-exported by a barrel (`import * as core`).
+                            (cands.is_empty() && !go_style(m, file))
+                                .then(|| exported(m, &files, name, 0))
+                                .flatten()
+                                .map(|s| bound(s, 0.9))
+                        })
+                        .unwrap_or(Binding::UNKNOWN),
+                }
+            }
+            Target::Symbol(s) if m.syms[s].kind.is_type() => {
+                let owner = Arc::clone(&m.syms[s].name);
+                method(m, call, &owner, name).unwrap_or(Binding::UNKNOWN)
+            }
+            // A namespace (`export namespace util { export function f() }`).
+            Target::Symbol(s) if m.syms[s].kind == DefKind::Module => {
+                let members: Vec<usize> = m
+                    .in_file(m.syms[s].file, name)
+                    .iter()
+                    .copied()
+                    .filter(|&x| m.syms[x].parent == Some(s))
+                    .collect();
+                match m.unique(members, test) {
+                    Some(x) => bound(x, 0.9),
+                    None => Binding::UNKNOWN,
+                }
+            }
+            Target::Outside(r) => Binding::class(r),
+            _ => Binding::UNKNOWN,
+        };
+    }
+    let simple = recv
+        .chars()
+        .all(|c| c.is_alphanumeric() || c == '_' || c == '$');
+    // A receiver that names a type: `Type.staticMethod()`, `Type::f()`.
+    if simple
+        && recv
+            .chars()
+            .next()
+            .is_some_and(|c| c.is_uppercase() || c == '$')
+        && let Some(b) = method(m, call, recv, name)
+    {
+        return b;
+    }
+    if simple && lang.is_stdlib_module(recv) {
+        return Binding::class(Resolution::Stdlib);
+    }
+    Binding::UNKNOWN
 }
 
 #[cfg(test)]

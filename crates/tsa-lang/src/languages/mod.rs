@@ -401,18 +401,9 @@ impl Language {
         self.spec().overloads
     }
 
-    /// Whether a call's argument count picks among overloads (see [`Language::param_range`]).
+    /// Whether a call's argument count picks among overloads (see `param_range`).
     pub fn fixed_arity(self) -> bool {
         self.spec().fixed_arity
-    }
-
-    /// The (least, most) arguments a definition takes, from its signature (`name(...)`),
-    /// where [`Language::fixed_arity`]; varargs make the most `u8::MAX`.
-    pub fn param_range(self, name: &str, signature: &str) -> Option<(u8, u8)> {
-        if !self.fixed_arity() {
-            return None;
-        }
-        crate::returns::param_range(name, signature)
     }
 
     pub fn module_style(self) -> ModuleStyle {

@@ -21,6 +21,9 @@
 (object_creation_expression type: (scoped_type_identifier (type_identifier) @name .)) @reference.call
 (object_creation_expression
   type: (generic_type (scoped_type_identifier (type_identifier) @name .))) @reference.call
+; Method references pass a method to be called: `Foo::bar`, `this::run`, `x::m`
+; are call sites of `bar`, `run`, `m` (an agent asking who calls `bar` must see them).
+(method_reference (_) @receiver . (identifier) @name .) @reference.call
 ; Variable types the code states: locals, parameters and fields (`Repo repo`), and
 ; `var x = new Foo()`.
 (local_variable_declaration type: (_) @binding.type declarator: (variable_declarator name: (identifier) @binding.var))

@@ -54,7 +54,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         return_type: Convention::Is(ReturnForm::BeforeName),
         ripgrep_type: Convention::Is("java"),
         doc_path_extensions: Convention::Is(&["java"]),
-        public_api: Convention::Is(crate::conventions::PublicApi::Undetected),
+        public_api: Convention::Is(crate::conventions::PublicApi::JvmLibrary),
         routes: Convention::Is(crate::conventions::Routes::Spring),
         branches: Convention::Is(include_str!("branches.txt")),
     },

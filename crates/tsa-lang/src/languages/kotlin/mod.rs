@@ -53,7 +53,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         return_type: Convention::Is(ReturnForm::ColonAfterParams),
         ripgrep_type: Convention::Is("kotlin"),
         doc_path_extensions: Convention::Is(&["kt"]),
-        public_api: Convention::Is(crate::conventions::PublicApi::Undetected),
+        public_api: Convention::Is(crate::conventions::PublicApi::JvmLibrary),
         routes: Convention::Is(crate::conventions::Routes::Spring),
         branches: Convention::Is(include_str!("branches.txt")),
     },

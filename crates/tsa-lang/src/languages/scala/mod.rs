@@ -52,7 +52,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         return_type: Convention::Is(ReturnForm::ColonAfterParams),
         ripgrep_type: Convention::Is("scala"),
         doc_path_extensions: Convention::NotApplicable,
-        public_api: Convention::Is(crate::conventions::PublicApi::Undetected),
+        public_api: Convention::Is(crate::conventions::PublicApi::JvmLibrary),
         routes: Convention::Is(crate::conventions::Routes::None),
         branches: Convention::NotApplicable,
     },
