@@ -276,6 +276,29 @@ fn public_api_is_never_safe_and_the_basis_names_it() {
     }
 }
 
+/// Java: a method passed as a method reference (`Refs::onlyByRef`, `this::m`) has
+/// that site as its caller; one passed from a receiver tsa cannot type
+/// (`o::pokedThroughUnknown`, `o` a lambda parameter) leaves an open site of the
+/// name, so the answer is a lower bound, never `NOT_FOUND` and complete.
+#[test]
+fn java_method_references_are_callers_or_open_sites() {
+    let p = project("trust");
+    let root = &p.root;
+    for name in ["Refs.onlyByRef", "Refs.refByThis"] {
+        let v = callers(root, name);
+        assert_eq!(v["caller_count"], 1, "{name}: {v}");
+        assert_eq!(
+            v["callers"][0]["qualified_name"], "Refs.pokeAll",
+            "{name}: {v}"
+        );
+    }
+    let v = callers(root, "Refs.pokedThroughUnknown");
+    assert_ne!(v["verdict"], "NOT_FOUND", "{v}");
+    assert_ne!(v["completeness"], "complete", "{v}");
+    let i = impact(root, "Refs.pokedThroughUnknown");
+    assert_ne!(i["verdict"], "SAFE", "{i}");
+}
+
 /// A flask-like package: `pkg/helpers.py` is imported by ten views; `url_for` and
 /// `old_api` are re-exported by `pkg/__init__.py` (public API); `join_path` is
 /// called by two views.
