@@ -179,3 +179,38 @@ fn a_header_that_stops_including_another_unbinds_its_includers_calls_on_sync() {
     let v = callers(&p.root, "kmalloc", Some("include/linux/slab.h"));
     assert_eq!(caller_files(&v), Vec::<String>::new(), "{v}");
 }
+
+/// `nav impact` of an overloaded method (one qualified name, one file) answers for
+/// the overload set: every caller of any overload, not "ambiguous".
+#[test]
+fn impact_of_an_overloaded_method_answers_for_the_set() {
+    let p = project("java");
+    let v = json(
+        &p.root,
+        &[
+            "nav",
+            "impact",
+            "--mode",
+            "function_impact",
+            "--function-name",
+            "Node.attr",
+        ],
+    )
+    .1;
+    assert_ne!(v["ambiguous"], true, "{v}");
+    assert_eq!(v["function"], "Node.attr", "{v}");
+    assert_eq!(v["definition"].as_array().map(Vec::len), Some(2), "{v}");
+    let warned = v["warnings"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|w| w.as_str().is_some_and(|w| w.contains("2 overloads")));
+    assert!(warned, "{v}");
+    let names: Vec<&str> = v["callers"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c["qualified_name"].as_str())
+        .collect();
+    assert!(names.contains(&"Element.href"), "{v}");
+}

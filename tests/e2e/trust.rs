@@ -399,3 +399,39 @@ async fn edit_impact_follows_the_changed_definitions() {
     assert!(v["affected_files"].to_string().contains("pkg/__init__.py"));
     client.cancel().await.unwrap();
 }
+
+/// Swift's implicit member expressions (`.delay(1)`: a static member of the type
+/// the context expects, no receiver written) are call sites: a function called
+/// only that way is never `NOT_FOUND` and complete, nor SAFE to change.
+#[test]
+fn swift_implicit_member_calls_are_callers_or_open_sites() {
+    let p = project("trust");
+    let root = &p.root;
+    for name in ["Endpoint.delay", "Endpoint.endpoints"] {
+        let v = callers(root, name);
+        assert_ne!(v["verdict"], "NOT_FOUND", "{name}: {v}");
+        let bound = v["caller_count"].as_u64().unwrap_or(0) > 0;
+        assert!(bound || v["completeness"] != "complete", "{name}: {v}");
+        let i = impact(root, name);
+        assert_ne!(i["verdict"], "SAFE", "{name}: {i}");
+    }
+}
+
+/// Swift public API: `public` members of public types in a SwiftPM package that
+/// declares a library product; an internal function is not.
+#[test]
+fn swift_public_api_follows_the_package_manifest() {
+    let p = project("trust");
+    let root = &p.root;
+    let v = callers(root, "Endpoint.delay");
+    assert_eq!(v["public_api"], true, "{v}");
+    assert!(
+        v["public_api_reasons"]
+            .to_string()
+            .contains("Swift package at swiftpkg"),
+        "{v}"
+    );
+    assert_eq!(v["unresolved_sites"][0]["call"], ".delay", "{v}");
+    let v = callers(root, "ping");
+    assert_eq!(v["public_api"], false, "{v}");
+}

@@ -2,7 +2,7 @@
 //! only, test edges counted apart) with its direct neighbours, and the blast radius
 //! of a set of seeds (breadth-first up and down).
 
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 
 use serde::Serialize;
 use tsa_envelope::ImpactLevel;
@@ -174,15 +174,31 @@ pub fn edge_rows(v: &[(SymbolRow, Hop)]) -> Vec<EdgeRow> {
 
 /// The risk of `def`: its direct neighbours, module-level callers and score.
 pub fn assess(index: &Index, def: &SymbolRow) -> Result<Risk, ToolError> {
+    assess_set(index, std::slice::from_ref(def))
+}
+
+/// The risk of a set of definitions changed together (an overload set: one
+/// qualified name, one file): the union of their neighbours, each call site once,
+/// calls between members of the set left out. `defs` must not be empty.
+pub fn assess_set(index: &Index, defs: &[SymbolRow]) -> Result<Risk, ToolError> {
+    let ids: Vec<i64> = defs.iter().map(|d| d.id).collect();
+    let members: HashSet<i64> = ids.iter().copied().collect();
     let mut g = IndexGraph::new(index);
-    let up = g
-        .neighbors(&[def.id], Dir::Up)?
-        .remove(&def.id)
-        .unwrap_or_default();
-    let down = g
-        .neighbors(&[def.id], Dir::Down)?
-        .remove(&def.id)
-        .unwrap_or_default();
+    let merge = |mut by: HashMap<i64, Vec<Hop>>| -> Vec<Hop> {
+        let mut seen = HashSet::new();
+        let mut out = Vec::new();
+        for id in &ids {
+            for h in by.remove(id).unwrap_or_default() {
+                let inner = members.len() > 1 && members.contains(&h.node);
+                if !inner && seen.insert((h.node, h.line)) {
+                    out.push(h);
+                }
+            }
+        }
+        out
+    };
+    let up = merge(g.neighbors(&ids, Dir::Up)?);
+    let down = merge(g.neighbors(&ids, Dir::Down)?);
     let mut syms = HashMap::new();
     load_symbols(index, &mut syms, up.iter().chain(&down).map(|h| h.node))?;
     let pair = |hops: Vec<Hop>| -> Vec<(SymbolRow, Hop)> {
@@ -192,8 +208,8 @@ pub fn assess(index: &Index, def: &SymbolRow) -> Result<Risk, ToolError> {
     };
     let callers = pair(up);
     let callees = pair(down);
-    let module_callers = module_callers(index, def)?;
-    let factors = factors(index, def, &callers, &callees, &module_callers)?;
+    let module_callers = module_callers(index, &ids)?;
+    let factors = factors(index, defs, &callers, &callees, &module_callers)?;
     let (score, level, points) = risk_score(&factors);
     Ok(Risk {
         factors,
@@ -206,17 +222,24 @@ pub fn assess(index: &Index, def: &SymbolRow) -> Result<Risk, ToolError> {
     })
 }
 
-/// Files whose module-level code calls `def`, with the call lines, sorted.
-fn module_callers(index: &Index, def: &SymbolRow) -> Result<Vec<(String, Vec<u32>)>, ToolError> {
+/// Files whose module-level code calls one of `ids`, with the call lines, sorted.
+fn module_callers(index: &Index, ids: &[i64]) -> Result<Vec<(String, Vec<u32>)>, ToolError> {
     let mut module_callers: Vec<(String, Vec<u32>)> = Vec::new();
-    for site in index.callers(&[def.id])? {
+    for site in index.callers(ids)? {
         if site.caller.is_some() {
             continue;
         }
         match module_callers.iter_mut().find(|(f, _)| *f == site.file) {
-            Some((_, lines)) => lines.push(site.line),
+            Some((_, lines)) => {
+                if !lines.contains(&site.line) {
+                    lines.push(site.line);
+                }
+            }
             None => module_callers.push((site.file, vec![site.line])),
         }
+    }
+    for (_, lines) in &mut module_callers {
+        lines.sort_unstable();
     }
     module_callers.sort();
     Ok(module_callers)
@@ -225,7 +248,7 @@ fn module_callers(index: &Index, def: &SymbolRow) -> Result<Vec<(String, Vec<u32
 /// The risk factors from production neighbours only.
 fn factors(
     index: &Index,
-    def: &SymbolRow,
+    defs: &[SymbolRow],
     callers: &[(SymbolRow, Hop)],
     callees: &[(SymbolRow, Hop)],
     module_callers: &[(String, Vec<u32>)],
@@ -247,12 +270,13 @@ fn factors(
         rows.iter()
             .map(|s| s.file.as_str())
             .chain(modules.iter().copied())
-            .filter(|f| *f != def.file)
+            .filter(|f| defs.iter().all(|d| d.file != *f))
             .collect::<BTreeSet<_>>()
             .len()
     };
     let mut g = IndexGraph::production(index);
-    let chain = bfs(&mut g, &[def.id], Dir::Up, 5)?.max_depth_reached;
+    let seeds: Vec<i64> = defs.iter().map(|d| d.id).collect();
+    let chain = bfs(&mut g, &seeds, Dir::Up, 5)?.max_depth_reached;
     Ok(RiskFactors {
         fan_in: prod_callers.len() + prod_modules.len(),
         cross_file_callers: other_files(&prod_callers, &prod_modules),
@@ -262,11 +286,12 @@ fn factors(
     })
 }
 
-/// Production callers of `def` within `depth`, the definition itself excluded.
-pub fn upstream(index: &Index, def: &SymbolRow, depth: u32) -> Result<usize, ToolError> {
+/// Production callers of `defs` within `depth`, the definitions themselves excluded.
+pub fn upstream(index: &Index, defs: &[SymbolRow], depth: u32) -> Result<usize, ToolError> {
     let mut prod = IndexGraph::production(index);
-    let up = bfs(&mut prod, &[def.id], Dir::Up, depth)?;
-    Ok(up.nodes.len() - 1)
+    let seeds: Vec<i64> = defs.iter().map(|d| d.id).collect();
+    let up = bfs(&mut prod, &seeds, Dir::Up, depth)?;
+    Ok(up.nodes.len().saturating_sub(seeds.len()))
 }
 
 /// A file holding affected functions.

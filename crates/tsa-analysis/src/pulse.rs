@@ -349,6 +349,7 @@ fn group_callees(rows: Vec<CallRow>) -> Vec<Callee> {
         let name = match &r.target {
             Some(t) => t.qualname.clone(),
             None => match &r.receiver {
+                Some(recv) if recv == "." => format!(".{}", r.callee_name),
                 Some(recv) => format!("{recv}.{}", r.callee_name),
                 None => r.callee_name.clone(),
             },

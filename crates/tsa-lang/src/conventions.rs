@@ -290,6 +290,10 @@ pub enum PublicApi {
     /// and Scala unless `private`/`internal`) of visible types in a JVM library
     /// module: a Maven, Gradle, Ant or Bazel build that is not an application.
     JvmLibrary,
+    /// `public`/`open` members (members of a public protocol, of a `public
+    /// extension` unless marked narrower) of visible types in a SwiftPM package
+    /// that declares a library product, outside its executable targets.
+    SwiftLibrary,
     /// No rule yet: public API of this language is not detected (answers rest on
     /// the project's own callers and unresolved call sites only).
     Undetected,

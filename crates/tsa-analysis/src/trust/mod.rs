@@ -241,16 +241,18 @@ impl Trust {
             .with("completeness", self.completeness.as_str())
             .with("public_api", !self.public_api.is_empty());
         if !self.public_api.is_empty() {
-            s = s.with("public_api_count", self.public_api.len()).with(
-                "public_api_reasons",
-                json!(
-                    self.public_api
-                        .iter()
-                        .take(MAX_REASONS)
-                        .map(|p| p.reason.clone())
-                        .collect::<Vec<_>>()
-                ),
-            );
+            // One line per reason: the overloads of one name give the same.
+            let mut seen = BTreeSet::new();
+            let reasons: Vec<String> = self
+                .public_api
+                .iter()
+                .filter(|p| seen.insert(p.reason.as_str()))
+                .take(MAX_REASONS)
+                .map(|p| p.reason.clone())
+                .collect();
+            s = s
+                .with("public_api_count", self.public_api.len())
+                .with("public_api_reasons", json!(reasons));
         }
         if !s.payload().contains_key("unresolved_call_sites") {
             s = s.with("unresolved_call_sites", self.open.total);

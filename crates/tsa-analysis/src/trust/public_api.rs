@@ -323,6 +323,8 @@ pub struct Facts {
     package_json: HashMap<String, Option<bool>>,
     /// Per folder: `Some((build file, is an application))` when it holds a JVM build file.
     jvm_build: HashMap<String, Option<(&'static str, bool)>>,
+    /// Per folder: the text of its `Package.swift`, if it has one.
+    swift_package: HashMap<String, Option<String>>,
 }
 
 impl Facts {
@@ -367,6 +369,7 @@ impl Facts {
             Some(PublicApi::GoExported) => Ok(self.go(root, s)),
             Some(PublicApi::EcmaPackageExport) => Ok(self.js(root, s)),
             Some(PublicApi::JvmLibrary) => Ok(self.jvm(root, s)),
+            Some(PublicApi::SwiftLibrary) => Ok(self.swift(root, s)),
             Some(PublicApi::Undetected) | None => Ok(None),
         }
     }
@@ -582,6 +585,51 @@ impl Facts {
         None
     }
 
+    fn swift(&mut self, root: &Path, s: &Subject) -> Option<String> {
+        let mut cur = Some(s);
+        while let Some(d) = cur {
+            if !swift_visible(d) {
+                return None;
+            }
+            cur = d.parent.as_deref();
+        }
+        for d in ancestors(dir_of(&s.file)) {
+            let text = self
+                .swift_package
+                .entry(d.to_owned())
+                .or_insert_with(|| {
+                    crate::security::read_text_in_root(root, &join(d, "Package.swift")).ok()
+                })
+                .as_deref();
+            let Some(text) = text else { continue };
+            let squashed: String = text.split_whitespace().collect();
+            if !squashed.contains(".library(") {
+                return None;
+            }
+            // `Sources/<target>/...`: an executable target is no library's API.
+            let rel = if d.is_empty() {
+                s.file.as_str()
+            } else {
+                s.file.get(d.len() + 1..).unwrap_or("")
+            };
+            let target = rel
+                .strip_prefix("Sources/")
+                .and_then(|r| r.split('/').next());
+            if let Some(t) = target {
+                let exe = format!(".executableTarget(name:\"{t}\"");
+                if squashed.contains(&exe) || rel.ends_with("/main.swift") {
+                    return None;
+                }
+            }
+            return Some(format!(
+                "'{}' is public in the Swift package at {} (Package.swift declares a library)",
+                s.qualname,
+                if d.is_empty() { "." } else { d }
+            ));
+        }
+        None
+    }
+
     /// The folder of the nearest package.json above `file`, when that package is
     /// not marked `"private": true`.
     fn package_of(&mut self, root: &Path, file: &str) -> Option<String> {
@@ -641,14 +689,59 @@ fn jvm_application(text: &str) -> bool {
     .any(|m| squashed.contains(m))
 }
 
-/// The modifier words of a JVM signature: the words before the definition's
-/// name (annotations and their arguments skipped).
+/// The modifier words of a signature: the words before the definition's name,
+/// annotations and attributes (`@Deprecated("x")`, `@available(iOS 13, *)`) and
+/// their arguments skipped.
 fn jvm_modifiers<'a>(signature: &'a str, name: &str) -> Vec<&'a str> {
-    let head = signature.split('(').next().unwrap_or(signature);
+    let mut rest = signature.trim_start();
+    while let Some(after) = rest.strip_prefix('@') {
+        let end = after
+            .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
+            .unwrap_or(after.len());
+        let mut tail = &after[end..];
+        if tail.starts_with('(') {
+            let mut depth = 0usize;
+            let mut close = tail.len();
+            for (i, c) in tail.char_indices() {
+                match c {
+                    '(' => depth += 1,
+                    ')' => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            close = i + 1;
+                            break;
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            tail = &tail[close..];
+        }
+        rest = tail.trim_start();
+    }
+    let head = rest.split('(').next().unwrap_or(rest);
     let head = head.find(&format!(" {name}")).map_or(head, |i| &head[..i]);
-    head.split_whitespace()
-        .filter(|w| !w.starts_with('@'))
-        .collect()
+    head.split_whitespace().collect()
+}
+
+/// Whether a Swift definition is visible outside its module by its own modifiers
+/// or its container's: `public`/`open`, or no narrower word inside a public
+/// protocol or a `public extension`; an extension itself passes unless private.
+fn swift_visible(d: &Subject) -> bool {
+    let words = jvm_modifiers(&d.signature, &d.name);
+    let narrow = words
+        .iter()
+        .any(|w| matches!(*w, "private" | "fileprivate" | "internal"));
+    if narrow {
+        return false;
+    }
+    if words.iter().any(|w| matches!(*w, "public" | "open")) || d.kind == "impl" {
+        return true;
+    }
+    d.parent.as_deref().is_some_and(|p| {
+        let public = jvm_modifiers(&p.signature, &p.name).contains(&"public");
+        public && matches!(p.kind.as_str(), "interface" | "impl")
+    })
 }
 
 /// Whether a JVM definition is visible outside its module by its own modifiers.
@@ -696,6 +789,13 @@ mod tests {
         assert!(!jvm_visible("java", &pkg));
         let pri = subject("method", "secret", "private void secret()", Some(iface));
         assert!(!jvm_visible("java", &pri));
+        let ann = subject(
+            "method",
+            "old",
+            "@Deprecated(since = \"2\") public void old()",
+            None,
+        );
+        assert!(jvm_visible("java", &ann));
         let k = subject("function", "open", "fun open(path: String): Buffer", None);
         assert!(jvm_visible("kotlin", &k));
         let ki = subject("function", "hidden", "internal fun hidden()", None);
@@ -707,6 +807,44 @@ mod tests {
         assert!(!jvm_application(
             "<project><packaging>jar</packaging></project>"
         ));
+    }
+
+    #[test]
+    fn swift_visibility() {
+        let subject = |kind: &str, name: &str, sig: &str, parent: Option<Subject>| Subject {
+            id: None,
+            name: name.into(),
+            qualname: name.into(),
+            kind: kind.into(),
+            owner: None,
+            file: "Sources/Net/A.swift".into(),
+            language: "swift".into(),
+            signature: sig.into(),
+            line: 1,
+            is_test: false,
+            parent: parent.map(Box::new),
+        };
+        let e = subject("enum", "Endpoint", "public enum Endpoint", None);
+        let m = subject(
+            "method",
+            "delay",
+            "@available(iOS 13, *) public static func delay(_ s: Int) -> Endpoint",
+            Some(e.clone()),
+        );
+        assert!(swift_visible(&m) && swift_visible(&e));
+        let internal = subject("method", "tick", "static func tick()", Some(e));
+        assert!(!swift_visible(&internal));
+        let proto = subject("interface", "Shape", "public protocol Shape", None);
+        let req = subject("method", "area", "func area() -> Double", Some(proto));
+        assert!(swift_visible(&req));
+        let ext = subject("impl", "Circle", "public extension Circle", None);
+        let by_ext = subject("method", "grow", "func grow()", Some(ext.clone()));
+        assert!(swift_visible(&by_ext));
+        let hidden = subject("method", "peek", "fileprivate func peek()", Some(ext));
+        assert!(!swift_visible(&hidden));
+        let plain = subject("impl", "Circle", "extension Circle", None);
+        let member = subject("method", "shrink", "func shrink()", Some(plain));
+        assert!(!swift_visible(&member));
     }
 
     #[test]

@@ -352,6 +352,8 @@ pub(crate) fn module_named(file: &str, qualifier: &str, layout: &tsa_index::Layo
 pub fn callee_full(row: &CallRow) -> String {
     match &row.receiver {
         Some(r) if row.path_call => format!("{r}::{}", row.callee_name),
+        // Swift's implicit member (`.delay(1)`): the receiver is the bare `.`.
+        Some(r) if r == "." => format!(".{}", row.callee_name),
         Some(r) => format!("{r}.{}", row.callee_name),
         None => row.callee_name.clone(),
     }

@@ -47,7 +47,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         return_type: Convention::Is(ReturnForm::Arrow),
         ripgrep_type: Convention::Is("swift"),
         doc_path_extensions: Convention::Is(&["swift"]),
-        public_api: Convention::Is(crate::conventions::PublicApi::Undetected),
+        public_api: Convention::Is(crate::conventions::PublicApi::SwiftLibrary),
         routes: Convention::Is(crate::conventions::Routes::None),
         branches: Convention::Is(include_str!("branches.txt")),
     },

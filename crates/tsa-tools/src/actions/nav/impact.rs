@@ -214,7 +214,16 @@ fn one_function(
         Lookup::NotFound(miss) => return Ok(with_payload(miss.into_success(), &unresolved)),
     };
     let mut picked = None;
-    if defs.len() > 1 {
+    if defs.len() > 1 && overload_set(&defs) {
+        // One qualified name in one file: the overloads of a method change
+        // together as far as an agent can tell, so they are answered as one.
+        picked = Some(format!(
+            "'{}' has {} overloads in {}; answered for all of them together (every caller of any overload)",
+            defs[0].qualname,
+            defs.len(),
+            defs[0].file
+        ));
+    } else if defs.len() > 1 {
         match exact_pick(name, &defs) {
             Some((d, w)) if args.file_path.is_some() => {
                 defs = vec![d];
@@ -232,9 +241,9 @@ fn one_function(
             }
         }
     }
-    let def = defs.remove(0);
-    let r = impact::assess(index, &def)?;
-    let trust = Assessor::new(index, ctx.root()?).assess(std::slice::from_ref(&def), 0)?;
+    let r = impact::assess_set(index, &defs)?;
+    let trust = Assessor::new(index, ctx.root()?).assess(&defs, 0)?;
+    let def = defs[0].clone();
     let from_risk = impact_level(r.level, &r.factors);
     // Unresolved same-name call sites, an unknown graph and public API raise the
     // level: nothing here is SAFE unless every caller is known and counted.
@@ -252,7 +261,7 @@ fn one_function(
         mode: mode_name(mode),
         function: def.qualname.clone(),
         file: def.file.clone(),
-        definition: definitions(std::slice::from_ref(&def)),
+        definition: definitions(&defs),
         impact_level: level_name(level),
         verdict_basis: basis,
     };
@@ -275,7 +284,7 @@ fn one_function(
     } else {
         let payload = FunctionImpact {
             risk: r.row(&def, include_tests),
-            upstream_affected: impact::upstream(index, &def, depth)?,
+            upstream_affected: impact::upstream(index, &defs, depth)?,
             depth,
         };
         let s = with_neighbour_lists(with_payload(s, &payload), &r, limit);
@@ -293,6 +302,17 @@ fn one_function(
         s = s.with_warning(w);
     }
     Ok(s)
+}
+
+/// Several definitions of one qualified name in one file, every one a function
+/// or method: the overloads of one method (Java, C#, C++, Kotlin, ...).
+fn overload_set(defs: &[SymbolRow]) -> bool {
+    let first = &defs[0];
+    defs.iter().all(|d| {
+        d.qualname == first.qualname
+            && d.file == first.file
+            && matches!(d.kind.as_str(), "function" | "method")
+    })
 }
 
 fn impact_summary(label: &str, name: &str, def: &SymbolRow, r: &Risk, open: u64) -> String {
