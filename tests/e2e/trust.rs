@@ -435,3 +435,29 @@ fn swift_public_api_follows_the_package_manifest() {
     let v = callers(root, "ping");
     assert_eq!(v["public_api"], false, "{v}");
 }
+
+/// C# and PHP public API: public members of a `.csproj` library (not of an `Exe`,
+/// not a member without a modifier) and members not `private` of a Composer
+/// library.
+#[test]
+fn dotnet_and_composer_public_api() {
+    let p = project("trust");
+    let root = &p.root;
+    for (name, public) in [
+        ("Logging.Log.Write", true),
+        ("Logging.Log.Emit", false),
+        ("Tool.Program.Report", false),
+        ("StreamHandler.setFormatter", true),
+        ("StreamHandler.check", false),
+    ] {
+        let v = callers(root, name);
+        assert_eq!(v["public_api"], public, "{name}: {v}");
+    }
+    let v = callers(root, "Logging.Log.Write");
+    assert!(
+        v["public_api_reasons"]
+            .to_string()
+            .contains("library project dotnetlib/Logging.csproj"),
+        "{v}"
+    );
+}

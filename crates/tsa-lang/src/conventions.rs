@@ -294,6 +294,13 @@ pub enum PublicApi {
     /// extension` unless marked narrower) of visible types in a SwiftPM package
     /// that declares a library product, outside its executable targets.
     SwiftLibrary,
+    /// `public`/`protected` members (an interface's members) of public types in a
+    /// `.csproj` project that builds a library: not an `Exe`/`WinExe`, a web app
+    /// or a test project.
+    DotnetLibrary,
+    /// Members not `private` (PHP's default is public) in a Composer package whose
+    /// `composer.json` is not `"type": "project"`.
+    ComposerLibrary,
     /// No rule yet: public API of this language is not detected (answers rest on
     /// the project's own callers and unresolved call sites only).
     Undetected,

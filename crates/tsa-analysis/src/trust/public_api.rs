@@ -325,6 +325,10 @@ pub struct Facts {
     jvm_build: HashMap<String, Option<(&'static str, bool)>>,
     /// Per folder: the text of its `Package.swift`, if it has one.
     swift_package: HashMap<String, Option<String>>,
+    /// Per folder: its `.csproj` (file name, builds a library), if it has one.
+    csproj: HashMap<String, Option<(String, bool)>>,
+    /// Per folder: whether its `composer.json` is a library, if it has one.
+    composer: HashMap<String, Option<bool>>,
 }
 
 impl Facts {
@@ -370,6 +374,8 @@ impl Facts {
             Some(PublicApi::EcmaPackageExport) => Ok(self.js(root, s)),
             Some(PublicApi::JvmLibrary) => Ok(self.jvm(root, s)),
             Some(PublicApi::SwiftLibrary) => Ok(self.swift(root, s)),
+            Some(PublicApi::DotnetLibrary) => Ok(self.dotnet(root, s)),
+            Some(PublicApi::ComposerLibrary) => Ok(self.composer(root, s)),
             Some(PublicApi::Undetected) | None => Ok(None),
         }
     }
@@ -630,6 +636,72 @@ impl Facts {
         None
     }
 
+    fn dotnet(&mut self, root: &Path, s: &Subject) -> Option<String> {
+        let mut cur = Some(s);
+        while let Some(d) = cur {
+            if d.kind != "module" && !dotnet_visible(d) {
+                return None;
+            }
+            cur = d.parent.as_deref();
+        }
+        for d in ancestors(dir_of(&s.file)) {
+            let found = self
+                .csproj
+                .entry(d.to_owned())
+                .or_insert_with(|| {
+                    // The folder's entries are read only to find the project's name.
+                    let mut names: Vec<String> = std::fs::read_dir(root.join(d))
+                        .ok()?
+                        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+                        .filter(|n| n.ends_with(".csproj"))
+                        .collect();
+                    names.sort();
+                    let name = names.into_iter().next()?;
+                    let text = crate::security::read_text_in_root(root, &join(d, &name)).ok()?;
+                    Some((name, !dotnet_application(&text)))
+                })
+                .clone();
+            if let Some((name, library)) = found {
+                return library.then(|| {
+                    format!(
+                        "'{}' is public in the library project {}",
+                        s.qualname,
+                        join(d, &name)
+                    )
+                });
+            }
+        }
+        None
+    }
+
+    fn composer(&mut self, root: &Path, s: &Subject) -> Option<String> {
+        let mut cur = Some(s);
+        while let Some(d) = cur {
+            if jvm_modifiers(&d.signature, &d.name).contains(&"private") {
+                return None;
+            }
+            cur = d.parent.as_deref();
+        }
+        for d in ancestors(dir_of(&s.file)) {
+            let found = *self.composer.entry(d.to_owned()).or_insert_with(|| {
+                let text =
+                    crate::security::read_text_in_root(root, &join(d, "composer.json")).ok()?;
+                let squashed: String = text.split_whitespace().collect();
+                Some(!squashed.contains("\"type\":\"project\""))
+            });
+            if let Some(library) = found {
+                return library.then(|| {
+                    format!(
+                        "'{}' is public in the Composer package at {}",
+                        s.qualname,
+                        if d.is_empty() { "." } else { d }
+                    )
+                });
+            }
+        }
+        None
+    }
+
     /// The folder of the nearest package.json above `file`, when that package is
     /// not marked `"private": true`.
     fn package_of(&mut self, root: &Path, file: &str) -> Option<String> {
@@ -694,6 +766,11 @@ fn jvm_application(text: &str) -> bool {
 /// their arguments skipped.
 fn jvm_modifiers<'a>(signature: &'a str, name: &str) -> Vec<&'a str> {
     let mut rest = signature.trim_start();
+    // C# attributes: `[Obsolete("x")] public void F()`.
+    while rest.starts_with('[') {
+        let close = rest.find(']').map_or(rest.len(), |i| i + 1);
+        rest = rest[close..].trim_start();
+    }
     while let Some(after) = rest.strip_prefix('@') {
         let end = after
             .find(|c: char| !(c.is_alphanumeric() || c == '_' || c == '.'))
@@ -722,6 +799,34 @@ fn jvm_modifiers<'a>(signature: &'a str, name: &str) -> Vec<&'a str> {
     let head = rest.split('(').next().unwrap_or(rest);
     let head = head.find(&format!(" {name}")).map_or(head, |i| &head[..i]);
     head.split_whitespace().collect()
+}
+
+/// Whether a `.csproj` builds an application or a test project, not a library.
+fn dotnet_application(text: &str) -> bool {
+    let squashed: String = text.split_whitespace().collect();
+    [
+        "<OutputType>Exe</OutputType>",
+        "<OutputType>WinExe</OutputType>",
+        "Sdk=\"Microsoft.NET.Sdk.Web\"",
+        "<IsTestProject>true</IsTestProject>",
+        "Include=\"Microsoft.NET.Test.Sdk\"",
+    ]
+    .iter()
+    .any(|m| squashed.contains(&m.split_whitespace().collect::<String>()))
+}
+
+/// Whether a C# definition is visible outside its assembly by its own modifiers:
+/// `public` or `protected` (not `private protected`), or an interface's member
+/// with no narrower word.
+fn dotnet_visible(d: &Subject) -> bool {
+    let words = jvm_modifiers(&d.signature, &d.name);
+    if words.contains(&"private") {
+        return false;
+    }
+    if words.iter().any(|w| matches!(*w, "public" | "protected")) {
+        return true;
+    }
+    !words.contains(&"internal") && d.parent.as_deref().is_some_and(|p| p.kind == "interface")
 }
 
 /// Whether a Swift definition is visible outside its module by its own modifiers
@@ -807,6 +912,65 @@ mod tests {
         assert!(!jvm_application(
             "<project><packaging>jar</packaging></project>"
         ));
+    }
+
+    #[test]
+    fn dotnet_and_composer_rules() {
+        let subject = |kind: &str, name: &str, sig: &str, parent: Option<Subject>| Subject {
+            id: None,
+            name: name.into(),
+            qualname: name.into(),
+            kind: kind.into(),
+            owner: None,
+            file: "src/Lib/A.cs".into(),
+            language: "csharp".into(),
+            signature: sig.into(),
+            line: 1,
+            is_test: false,
+            parent: parent.map(Box::new),
+        };
+        let c = subject("class", "Log", "public static class Log", None);
+        let m = subject(
+            "method",
+            "Write",
+            "[Obsolete(\"x\")] public static void Write(string s)",
+            Some(c.clone()),
+        );
+        assert!(dotnet_visible(&m));
+        let p = subject(
+            "method",
+            "Hook",
+            "protected internal void Hook()",
+            Some(c.clone()),
+        );
+        assert!(dotnet_visible(&p));
+        let pp = subject(
+            "method",
+            "Peek",
+            "private protected void Peek()",
+            Some(c.clone()),
+        );
+        assert!(!dotnet_visible(&pp));
+        let dflt = subject("method", "Tick", "void Tick()", Some(c));
+        assert!(!dotnet_visible(&dflt));
+        let i = subject("interface", "ILog", "public interface ILog", None);
+        let req = subject("method", "Emit", "void Emit(string s);", Some(i));
+        assert!(dotnet_visible(&req));
+        let top = subject("class", "Impl", "class Impl", None);
+        assert!(!dotnet_visible(&top));
+        assert!(dotnet_application(
+            "<Project Sdk=\"Microsoft.NET.Sdk\"><PropertyGroup><OutputType>Exe</OutputType></PropertyGroup></Project>"
+        ));
+        assert!(dotnet_application(
+            "<Project Sdk=\"Microsoft.NET.Sdk.Web\"></Project>"
+        ));
+        assert!(!dotnet_application(
+            "<Project Sdk=\"Microsoft.NET.Sdk\"><PropertyGroup><TargetFramework>net8.0</TargetFramework></PropertyGroup></Project>"
+        ));
+        assert_eq!(
+            jvm_modifiers("private function secret($x)", "secret"),
+            ["private", "function"]
+        );
     }
 
     #[test]

@@ -54,7 +54,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         return_type: Convention::Is(ReturnForm::BeforeName),
         ripgrep_type: Convention::Is("csharp"),
         doc_path_extensions: Convention::Is(&["cs"]),
-        public_api: Convention::Is(crate::conventions::PublicApi::Undetected),
+        public_api: Convention::Is(crate::conventions::PublicApi::DotnetLibrary),
         routes: Convention::Is(crate::conventions::Routes::None),
         branches: Convention::Is(include_str!("branches.txt")),
     },

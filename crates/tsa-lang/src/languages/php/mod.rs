@@ -46,7 +46,7 @@ pub(crate) static SPEC: LanguageSpec = LanguageSpec {
         return_type: Convention::Is(ReturnForm::ColonAfterParams),
         ripgrep_type: Convention::Is("php"),
         doc_path_extensions: Convention::Is(&["php"]),
-        public_api: Convention::Is(crate::conventions::PublicApi::Undetected),
+        public_api: Convention::Is(crate::conventions::PublicApi::ComposerLibrary),
         routes: Convention::Is(crate::conventions::Routes::None),
         branches: Convention::Is(include_str!("branches.txt")),
     },
